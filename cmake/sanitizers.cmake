@@ -1,0 +1,11 @@
+# ACCEL_SANITIZE=address builds everything with ASan+UBSan; =thread with TSan.
+if(ACCEL_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+elseif(ACCEL_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT ACCEL_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "ACCEL_SANITIZE must be '', 'address' or 'thread'")
+endif()

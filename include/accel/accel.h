@@ -1,0 +1,505 @@
+/* accel.h: the user API of libaccel, a portable accelerator runtime.
+ *
+ * One C interface over CUDA, Intel XPU, Ascend, Gaudi, Cambricon, Tecorigin,
+ * Apple, OpenCL and the CPU, chosen at run time. It is the C form of
+ * DeepSpeed's accelerator abstraction (`get_accelerator()`).
+ *
+ * Conventions (every function below follows them):
+ * - Every call that can fail returns accel_status_t; ACCEL_OK is 0. On failure
+ *   accel_last_error() gives a sentence naming what failed and why. A failed
+ *   call changes nothing: outputs are written only on success.
+ * - Inputs come before outputs; outputs are pointers named `out`.
+ * - Device index ACCEL_CURRENT_DEVICE (-1) means the calling thread's current
+ *   device. The current device and the current stream are per thread.
+ * - Thread rules: every function may be called from any thread unless its
+ *   comment says otherwise. A handle must not be destroyed while another thread
+ *   is still using it.
+ * - Detection never initialises a vendor runtime (fork-safe). A runtime is
+ *   initialised lazily, once, by the first call that needs a device.
+ * - Structs that may grow start with `size_t struct_size`; set it to
+ *   sizeof(the struct) before passing it in (ACCEL_STRUCT_INIT does that).
+ */
+#ifndef ACCEL_ACCEL_H
+#define ACCEL_ACCEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(ACCEL_BUILDING_LIBRARY) && defined(__GNUC__)
+#define ACCEL_API __attribute__((visibility("default")))
+#else
+#define ACCEL_API
+#endif
+
+#define ACCEL_VERSION_MAJOR 0
+#define ACCEL_VERSION_MINOR 1
+#define ACCEL_VERSION_PATCH 0
+
+/* The library version this program runs against, as "MAJOR.MINOR.PATCH". */
+ACCEL_API const char *accel_version(void);
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum accel_status {
+    ACCEL_OK = 0,
+    ACCEL_ERROR_INVALID_ARGUMENT = 1, /* NULL handle, bad size, unknown name... */
+    ACCEL_ERROR_NOT_FOUND = 2,        /* no such backend, op builder, key */
+    ACCEL_ERROR_UNAVAILABLE = 3,      /* vendor runtime or hardware missing */
+    ACCEL_ERROR_UNSUPPORTED = 4,      /* this backend lacks the capability */
+    ACCEL_ERROR_OUT_OF_MEMORY = 5,
+    ACCEL_ERROR_NOT_READY = 6,        /* queried work has not finished */
+    ACCEL_ERROR_DEVICE_ERROR = 7,     /* the vendor runtime failed (code kept) */
+    ACCEL_ERROR_INTERNAL = 8,         /* a bug in accel */
+} accel_status_t;
+
+/* Constant name of a status, e.g. "ACCEL_ERROR_NOT_FOUND"; never NULL. */
+ACCEL_API const char *accel_status_name(accel_status_t status);
+
+/* The calling thread's sentence about its most recent failure ("" if none).
+ * The pointer stays valid until this thread's next accel call. */
+ACCEL_API const char *accel_last_error(void);
+
+/* The vendor's own error code behind the thread's last DEVICE_ERROR (0 if the
+ * last failure did not come from a vendor runtime). */
+ACCEL_API int64_t accel_last_vendor_error(void);
+
+/* ---------------------------------------------------------------- handles */
+
+/* An opened accelerator: one backend and its devices. Thread-safe. */
+typedef struct accel accel_t;
+/* An ordered queue of device work on one device. */
+typedef struct accel_stream accel_stream_t;
+/* A marker in a stream; can be waited on and timed. */
+typedef struct accel_event accel_event_t;
+/* Recorded stream work that can be replayed. */
+typedef struct accel_graph accel_graph_t;
+/* A named op builder of the backend (DeepSpeed's OpBuilder). */
+typedef struct accel_op_builder accel_op_builder_t;
+
+#define ACCEL_CURRENT_DEVICE (-1)
+#define ACCEL_STRUCT_INIT(type) ((type){.struct_size = sizeof(type)})
+
+/* ---------------------------------------------------------------- selection */
+
+/* The process-wide accelerator, chosen on the first call and cached.
+ * Choice: ACCEL_ACCELERATOR, else DS_ACCELERATOR (exact names), else the
+ * auto-detect cascade (see accel_detect). The handle is owned by the library;
+ * do not close it. Thread-safe; concurrent first calls agree on one choice. */
+ACCEL_API accel_status_t accel_get(accel_t **out);
+
+/* Replace the process-wide accelerator with `acc` (from accel_open). The
+ * library takes ownership of `acc`; the previous process-wide accelerator
+ * stays valid until process exit, since other threads may still hold it. */
+ACCEL_API accel_status_t accel_set(accel_t *acc);
+
+/* Open the backend named `name` explicitly (not process-wide). The caller
+ * owns the result and releases it with accel_close. NOT_FOUND for an unknown
+ * name, UNAVAILABLE when its runtime or hardware is missing. */
+ACCEL_API accel_status_t accel_open(const char *name, accel_t **out);
+
+/* Release an accelerator from accel_open: frees cached memory, streams it
+ * owns and the backend state. Fails for the process-wide accelerator. Every
+ * stream, event, graph and allocation of `acc` must be released first. */
+ACCEL_API accel_status_t accel_close(accel_t *acc);
+
+/* How `acc` was chosen: "override", "auto detect", "model specified"
+ * (accel_set) or "explicit" (accel_open). NULL for a NULL handle. */
+ACCEL_API const char *accel_selection_method(const accel_t *acc);
+
+struct accel_backend_ops; /* declared in accel_backend.h */
+
+/* Add a backend (the C form of subclassing DeepSpeedAccelerator). `ops` must
+ * stay valid for the process lifetime. Refused when the name is taken, the ABI
+ * version differs or required slots are NULL. A backend registered under a
+ * name of the cascade (e.g. "xpu.external") takes that slot in auto-detect. */
+ACCEL_API accel_status_t accel_register_backend(const struct accel_backend_ops *ops);
+
+/* One candidate of the auto-detect cascade and why it was or was not taken. */
+typedef struct accel_candidate {
+    size_t struct_size;
+    char name[32];
+    bool built;        /* compiled into this library or registered */
+    bool available;    /* its runtime loaded and reported >= 1 device */
+    bool chosen;       /* auto-detect would pick it */
+    int device_count;  /* -1 when unknown */
+    char reason[256];  /* e.g. "libcuda.so.1 not found (tried ...)" */
+} accel_candidate_t;
+
+/* Run the cascade's probes now (no runtime is initialised) and describe every
+ * candidate in cascade order. Writes min(cap, total) entries; *out_count gets
+ * the total. Each entry's struct_size must be set by the caller. */
+ACCEL_API accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap,
+                                      size_t *out_count);
+
+/* Names accepted by ACCEL_ACCELERATOR / DS_ACCELERATOR / accel_open, as one
+ * string "['cuda', 'cpu', ...]" in DeepSpeed's list order plus registered
+ * backends. Owned by the library, valid until the next registration. */
+ACCEL_API const char *accel_supported_names(void);
+
+/* ---------------------------------------------------------------- identity and flags */
+
+/* Backend name, e.g. "cuda". NULL (with last error set) for a bad handle. */
+ACCEL_API const char *accel_name(const accel_t *acc);
+
+/* Device string in DeepSpeed's form: a negative index gives the bare name
+ * ("cuda", DeepSpeed's device_name(None)), index >= 0 gives "cuda:1". Backends
+ * that ignore the index in DeepSpeed (cpu, hpu) always give the bare name.
+ * Writes at most `cap` bytes including the NUL; INVALID_ARGUMENT if too small. */
+ACCEL_API accel_status_t accel_device_name(const accel_t *acc, int device, char *out,
+                                           size_t cap);
+
+/* The current device's string, e.g. "cuda:3" (cpu: "cpu"). */
+ACCEL_API accel_status_t accel_current_device_name(accel_t *acc, char *out, size_t cap);
+
+typedef enum accel_flag {
+    ACCEL_FLAG_IS_AVAILABLE = 0,
+    ACCEL_FLAG_SYNCHRONIZED_DEVICE = 1,
+    ACCEL_FLAG_USE_HOST_TIMERS = 2,
+    ACCEL_FLAG_RESOLVES_DATA_DEPENDENCY = 3,
+    ACCEL_FLAG_HANDLES_MEMORY_BACKPRESSURE = 4,
+    ACCEL_FLAG_TRITON_SUPPORTED = 5,
+    ACCEL_FLAG_NVTX_DOMAIN_SUPPORTED = 6,
+    ACCEL_FLAG_PREFER_TRITON_GROUPED_MM = 7,
+    ACCEL_FLAG_BF16_SUPPORTED = 8,
+    ACCEL_FLAG_FP16_SUPPORTED = 9,
+    ACCEL_FLAG_GRAPHS_SUPPORTED = 10,
+    ACCEL_FLAG_STREAMS_SUPPORTED = 11,
+    ACCEL_FLAG_EVENTS_SUPPORTED = 12,
+    ACCEL_FLAG_COUNT_ = 13
+} accel_flag_t;
+
+/* Name of a flag as DeepSpeed spells the method, e.g. "is_synchronized_device". */
+ACCEL_API const char *accel_flag_name(accel_flag_t flag);
+
+/* DeepSpeed's boolean methods (is_synchronized_device, use_host_timers, ...)
+ * for this backend, on the current device where it matters (bf16/fp16). */
+ACCEL_API accel_status_t accel_query_flag(accel_t *acc, accel_flag_t flag, bool *out);
+
+/* torch.distributed backend name: "nccl", "gloo", "hccl"...; UNSUPPORTED
+ * where DeepSpeed answers None (mps). */
+ACCEL_API accel_status_t accel_communication_backend_name(const accel_t *acc,
+                                                          const char **out);
+
+/* The current torch.compile backend name (default per backend: "inductor",
+ * "hpu_backend" on hpu). The pointer is valid until the next set. */
+ACCEL_API accel_status_t accel_get_compile_backend(accel_t *acc, const char **out);
+
+/* Set it; INVALID_ARGUMENT with DeepSpeed's sentence ("X not supported by cpu.
+ * Supported Backends are [...]") when `name` is not in the backend's list. */
+ACCEL_API accel_status_t accel_set_compile_backend(accel_t *acc, const char *name);
+
+/* ---------------------------------------------------------------- devices */
+
+ACCEL_API accel_status_t accel_device_count(accel_t *acc, int *out);
+
+/* Make `device` the calling thread's current device. */
+ACCEL_API accel_status_t accel_set_device(accel_t *acc, int device);
+
+/* The calling thread's current device index. */
+ACCEL_API accel_status_t accel_current_device(accel_t *acc, int *out);
+
+/* Block until all work on the device (every stream) has finished. */
+ACCEL_API accel_status_t accel_synchronize(accel_t *acc, int device);
+
+/* What a device is. Fields a runtime does not report hold "" or -1. */
+typedef struct accel_device_properties {
+    size_t struct_size;
+    char name[256];
+    char vendor[64];
+    uint64_t total_memory;       /* bytes */
+    int compute_major;           /* compute capability or equivalent; -1 unknown */
+    int compute_minor;
+    int multiprocessor_count;    /* SMs, compute units, cores; -1 unknown */
+    char pci_bus_id[32];         /* "0000:3b:00.0" or "" */
+    char uuid[64];               /* or "" */
+    char driver_version[64];     /* or "" */
+} accel_device_properties_t;
+
+ACCEL_API accel_status_t accel_device_properties(accel_t *acc, int device,
+                                                 accel_device_properties_t *out);
+
+/* ---------------------------------------------------------------- random numbers */
+/* Every backend runs the same Philox4x32-10 stream (DESIGN.md §4), so the same
+ * seed gives the same bits everywhere. A device's state is (seed, offset). */
+
+#define ACCEL_RNG_STATE_SIZE 16 /* seed then offset, little-endian u64 each */
+
+/* Seed the current device's generator (offset back to 0). */
+ACCEL_API accel_status_t accel_manual_seed(accel_t *acc, uint64_t seed);
+/* Seed every device's generator. */
+ACCEL_API accel_status_t accel_manual_seed_all(accel_t *acc, uint64_t seed);
+/* Seed the current device from the OS entropy source; the seed used is in out. */
+ACCEL_API accel_status_t accel_seed(accel_t *acc, uint64_t *out);
+/* The seed the current device's generator was last seeded with. */
+ACCEL_API accel_status_t accel_initial_seed(accel_t *acc, uint64_t *out);
+/* Copy a device's state blob (ACCEL_RNG_STATE_SIZE bytes) into `out`. */
+ACCEL_API accel_status_t accel_get_rng_state(accel_t *acc, int device, uint8_t *out,
+                                             size_t cap);
+/* Restore it; INVALID_ARGUMENT unless size == ACCEL_RNG_STATE_SIZE. */
+ACCEL_API accel_status_t accel_set_rng_state(accel_t *acc, int device, const uint8_t *state,
+                                             size_t size);
+
+/* Fills of `count` elements of device memory at `ptr`, queued on `stream`
+ * (NULL = the thread's current stream of the current device). The generator
+ * offset advances when the call returns, so consecutive fills never overlap.
+ * INVALID_ARGUMENT if [ptr, ptr + 4*count) is not inside one live allocation. */
+ACCEL_API accel_status_t accel_rng_uniform_f32(accel_t *acc, float *ptr, size_t count,
+                                               accel_stream_t *stream);
+ACCEL_API accel_status_t accel_rng_normal_f32(accel_t *acc, float *ptr, size_t count,
+                                              accel_stream_t *stream);
+ACCEL_API accel_status_t accel_rng_u32(accel_t *acc, uint32_t *ptr, size_t count,
+                                       accel_stream_t *stream);
+
+/* ---------------------------------------------------------------- streams */
+
+/* Create a stream on `device`. priority: 0 normal, negative = higher (CUDA's
+ * convention); clamped to what the backend supports. Caller owns it. */
+ACCEL_API accel_status_t accel_stream_create(accel_t *acc, int device, int priority,
+                                             accel_stream_t **out);
+/* Waits for the stream's queued work, then frees it. Default streams and NULL
+ * are refused. */
+ACCEL_API accel_status_t accel_stream_destroy(accel_stream_t *stream);
+ACCEL_API accel_status_t accel_stream_synchronize(accel_stream_t *stream);
+/* ACCEL_OK when all queued work finished, ACCEL_ERROR_NOT_READY otherwise. */
+ACCEL_API accel_status_t accel_stream_query(accel_stream_t *stream);
+/* Work queued on `stream` after this call waits for `event` to complete. */
+ACCEL_API accel_status_t accel_stream_wait_event(accel_stream_t *stream, accel_event_t *event);
+
+typedef void (*accel_host_fn_t)(void *user_data);
+/* Run `fn(user_data)` on a library thread once the work queued before it on
+ * `stream` has finished. `fn` must not call accel functions on this stream. */
+ACCEL_API accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t fn,
+                                                   void *user_data);
+
+/* The device's default stream (owned by `acc`, never destroyed by the user). */
+ACCEL_API accel_status_t accel_default_stream(accel_t *acc, int device, accel_stream_t **out);
+/* The calling thread's current stream on `device` (its default stream until
+ * set otherwise). */
+ACCEL_API accel_status_t accel_current_stream(accel_t *acc, int device, accel_stream_t **out);
+/* Make `stream` current on its device for the calling thread (DeepSpeed's
+ * `with stream(s)`); NULL restores the default stream of the current device. */
+ACCEL_API accel_status_t accel_set_current_stream(accel_t *acc, accel_stream_t *stream);
+/* The device a stream belongs to. */
+ACCEL_API accel_status_t accel_stream_device(const accel_stream_t *stream, int *out);
+
+/* ---------------------------------------------------------------- events */
+
+#define ACCEL_EVENT_DEFAULT 0u
+#define ACCEL_EVENT_TIMING 1u /* record timestamps for accel_event_elapsed_ms */
+
+ACCEL_API accel_status_t accel_event_create(accel_t *acc, int device, unsigned flags,
+                                            accel_event_t **out);
+ACCEL_API accel_status_t accel_event_destroy(accel_event_t *event);
+/* Mark the point in `stream` (NULL = current stream) the event completes at. */
+ACCEL_API accel_status_t accel_event_record(accel_event_t *event, accel_stream_t *stream);
+ACCEL_API accel_status_t accel_event_synchronize(accel_event_t *event);
+/* ACCEL_OK when complete (or never recorded), ACCEL_ERROR_NOT_READY otherwise. */
+ACCEL_API accel_status_t accel_event_query(accel_event_t *event);
+/* Milliseconds between two completed events created with ACCEL_EVENT_TIMING. */
+ACCEL_API accel_status_t accel_event_elapsed_ms(accel_event_t *start, accel_event_t *end,
+                                                float *out);
+
+/* ---------------------------------------------------------------- memory */
+
+typedef enum accel_copy_kind {
+    ACCEL_COPY_HOST_TO_HOST = 0,
+    ACCEL_COPY_HOST_TO_DEVICE = 1,
+    ACCEL_COPY_DEVICE_TO_HOST = 2,
+    ACCEL_COPY_DEVICE_TO_DEVICE = 3,
+} accel_copy_kind_t;
+
+/* Device memory from the caching allocator of the current device, ordered on
+ * the thread's current stream. size 0 gives NULL and ACCEL_OK. */
+ACCEL_API accel_status_t accel_malloc(accel_t *acc, size_t size, void **out);
+/* Return memory from accel_malloc/_async. NULL is a no-op. INVALID_ARGUMENT for
+ * a pointer accel did not allocate (or already freed). */
+ACCEL_API accel_status_t accel_free(accel_t *acc, void *ptr);
+/* Same, ordered on `stream`: the block is reused by other streams only after
+ * the work queued on `stream` before the free has finished. */
+ACCEL_API accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *stream,
+                                            void **out);
+ACCEL_API accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream);
+
+/* Copy `size` bytes. Device ranges must lie inside one live allocation.
+ * The synchronous form returns when the copy is done. */
+ACCEL_API accel_status_t accel_memcpy(accel_t *acc, void *dst, const void *src, size_t size,
+                                      accel_copy_kind_t kind);
+ACCEL_API accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src,
+                                            size_t size, accel_copy_kind_t kind,
+                                            accel_stream_t *stream);
+/* Set `size` bytes of device memory to the byte `value`. */
+ACCEL_API accel_status_t accel_memset(accel_t *acc, void *dst, int value, size_t size);
+ACCEL_API accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t size,
+                                            accel_stream_t *stream);
+
+/* Page-locked host memory (fast, asynchronous copies). Caller frees it with
+ * accel_host_free. */
+ACCEL_API accel_status_t accel_host_alloc(accel_t *acc, size_t size, void **out);
+ACCEL_API accel_status_t accel_host_free(accel_t *acc, void *ptr);
+/* Pin an existing host range in place; undo with accel_host_unregister(ptr). */
+ACCEL_API accel_status_t accel_host_register(accel_t *acc, void *ptr, size_t size);
+ACCEL_API accel_status_t accel_host_unregister(accel_t *acc, void *ptr);
+/* True when `ptr` lies anywhere inside memory pinned through this accelerator. */
+ACCEL_API accel_status_t accel_is_pinned(accel_t *acc, const void *ptr, bool *out);
+
+/* Allocator statistics of one device, with torch's meanings: "allocated" is
+ * memory in blocks handed out, "reserved" (= DeepSpeed's "cached") is memory
+ * obtained from the runtime, used or cached. */
+typedef struct accel_memory_stats {
+    size_t struct_size;
+    uint64_t allocated_bytes, allocated_bytes_peak;
+    uint64_t reserved_bytes, reserved_bytes_peak;
+    uint64_t requested_bytes, requested_bytes_peak; /* sizes as asked, before rounding */
+    uint64_t allocation_count, allocation_count_peak;
+    uint64_t segment_count, segment_count_peak;      /* runtime allocations */
+    uint64_t alloc_retries;                          /* cache freed after an OOM */
+    uint64_t ooms;                                   /* OOM returned to the caller */
+} accel_memory_stats_t;
+
+ACCEL_API accel_status_t accel_memory_allocated(accel_t *acc, int device, uint64_t *out);
+ACCEL_API accel_status_t accel_max_memory_allocated(accel_t *acc, int device, uint64_t *out);
+ACCEL_API accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device);
+ACCEL_API accel_status_t accel_memory_reserved(accel_t *acc, int device, uint64_t *out);
+ACCEL_API accel_status_t accel_max_memory_reserved(accel_t *acc, int device, uint64_t *out);
+ACCEL_API accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device);
+/* DeepSpeed's legacy names: memory_cached == memory_reserved. */
+#define accel_memory_cached accel_memory_reserved
+#define accel_max_memory_cached accel_max_memory_reserved
+#define accel_reset_max_memory_cached accel_reset_max_memory_reserved
+/* Reset every peak to the current value. */
+ACCEL_API accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device);
+ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t *out);
+/* The same figures under torch's key names ("allocated_bytes.all.current"...):
+ * entry `index` of the list; NOT_FOUND past the end. */
+ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
+                                                  const char **out_key, uint64_t *out_value);
+/* Give cached, unused blocks of every device back to the runtime. */
+ACCEL_API accel_status_t accel_empty_cache(accel_t *acc);
+/* Device memory in bytes: total, and free right now (as the runtime sees it). */
+ACCEL_API accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out);
+ACCEL_API accel_status_t accel_available_memory(accel_t *acc, int device, uint64_t *out);
+
+/* ---------------------------------------------------------------- dtypes and tensors */
+
+typedef enum accel_dtype {
+    ACCEL_DTYPE_F32 = 0, /* torch.float */
+    ACCEL_DTYPE_F16 = 1, /* torch.half */
+    ACCEL_DTYPE_BF16 = 2,
+    ACCEL_DTYPE_F64 = 3,
+    ACCEL_DTYPE_U8 = 4,
+    ACCEL_DTYPE_I32 = 5,
+    ACCEL_DTYPE_I64 = 6,
+    ACCEL_DTYPE_COUNT_ = 7
+} accel_dtype_t;
+
+/* "float32", "float16", "bfloat16", ... (torch's names); NULL if unknown. */
+ACCEL_API const char *accel_dtype_name(accel_dtype_t dtype);
+/* The DLPack type of a dtype; INVALID_ARGUMENT if unknown. */
+ACCEL_API accel_status_t accel_dtype_to_dlpack(accel_dtype_t dtype, DLDataType *out);
+
+/* DeepSpeed's supported_dtypes() in its order. Writes min(cap, n), *out_count = n. */
+ACCEL_API accel_status_t accel_supported_dtypes(accel_t *acc, accel_dtype_t *out, size_t cap,
+                                                size_t *out_count);
+
+/* The DLPack device type of this backend's memory (kDLCPU, kDLCUDA...). */
+ACCEL_API accel_status_t accel_dlpack_device_type(const accel_t *acc, int32_t *out);
+
+/* Allocate a contiguous tensor on `device`: fills `out` (data, device, ndim,
+ * dtype; shape copied into library-owned storage, strides NULL = compact).
+ * Release it with accel_tensor_free. _zeros also clears it. */
+ACCEL_API accel_status_t accel_tensor_empty(accel_t *acc, int device, accel_dtype_t dtype,
+                                            int32_t ndim, const int64_t *shape, DLTensor *out);
+ACCEL_API accel_status_t accel_tensor_zeros(accel_t *acc, int device, accel_dtype_t dtype,
+                                            int32_t ndim, const int64_t *shape, DLTensor *out);
+/* Frees data and shape of a tensor from accel_tensor_empty/zeros; zeroes *t. */
+ACCEL_API accel_status_t accel_tensor_free(accel_t *acc, DLTensor *tensor);
+/* DeepSpeed's on_accelerator: the tensor's device type is this backend's. */
+ACCEL_API accel_status_t accel_on_accelerator(const accel_t *acc, const DLTensor *tensor,
+                                              bool *out);
+
+/* ---------------------------------------------------------------- graphs */
+
+/* A graph records the work queued on one stream between capture_begin and
+ * capture_end, then replays it. UNSUPPORTED where the backend has none
+ * (DeepSpeed's create_graph() returning None). Caller owns the graph. */
+ACCEL_API accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out);
+ACCEL_API accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_stream_t *stream);
+ACCEL_API accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *stream);
+/* Queue the recorded work again on `stream` (NULL = the capture stream). */
+ACCEL_API accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream);
+ACCEL_API accel_status_t accel_graph_destroy(accel_graph_t *graph);
+
+/* ---------------------------------------------------------------- profiling */
+
+/* Open a named range in the vendor profiler (NVTX on cuda, CNPX on mlu) and
+ * in accel's own trace recorder. domain and category may be NULL; they are
+ * honoured where ACCEL_FLAG_NVTX_DOMAIN_SUPPORTED. Ranges nest per thread. */
+ACCEL_API accel_status_t accel_range_push(accel_t *acc, const char *msg, const char *domain,
+                                          const char *category);
+/* Close the calling thread's innermost range; NOT_FOUND if none is open. */
+ACCEL_API accel_status_t accel_range_pop(accel_t *acc, const char *domain);
+
+/* ---------------------------------------------------------------- lazy init */
+
+typedef void (*accel_lazy_fn_t)(accel_t *acc, void *user_data);
+/* Run `fn` now if the runtime is initialised, else when it first initialises
+ * (on the initialising thread). Backends that run it at once in DeepSpeed
+ * (cpu, hpu) do so here too. */
+ACCEL_API accel_status_t accel_lazy_call(accel_t *acc, accel_lazy_fn_t fn, void *user_data);
+/* Whether the backend's runtime has been initialised in this process. */
+ACCEL_API accel_status_t accel_is_initialized(const accel_t *acc, bool *out);
+
+/* ---------------------------------------------------------------- op builders */
+
+/* Look a builder up by DeepSpeed's class name ("CPUAdamBuilder"). NOT_FOUND
+ * for an unknown name: DeepSpeed's NotImplementedBuilder meaning. The builder
+ * is owned by `acc`. */
+ACCEL_API accel_status_t accel_get_op_builder(accel_t *acc, const char *class_name,
+                                              accel_op_builder_t **out);
+/* Number of builders of this backend, and each by index (for reports). */
+ACCEL_API accel_status_t accel_op_builder_count(accel_t *acc, size_t *out);
+ACCEL_API accel_status_t accel_op_builder_at(accel_t *acc, size_t index,
+                                             accel_op_builder_t **out);
+/* Class name ("CPUAdamBuilder") and op name ("cpu_adam"). */
+ACCEL_API const char *accel_op_builder_class_name(const accel_op_builder_t *builder);
+ACCEL_API const char *accel_op_builder_op_name(const accel_op_builder_t *builder);
+/* Can it build and run here? On false, `reason` (may be NULL) says why. */
+ACCEL_API accel_status_t accel_op_builder_is_compatible(accel_op_builder_t *builder, bool *out,
+                                                        char *reason, size_t reason_cap);
+/* Build (JIT-compile where the backend compiles) and return the op's function
+ * table, whose layout the op's own header defines. Cached: later calls return
+ * the same table. */
+ACCEL_API accel_status_t accel_op_builder_load(accel_op_builder_t *builder, const void **out);
+
+/* ---------------------------------------------------------------- environment */
+
+/* Names of the variables that restrict visible devices ("CUDA_VISIBLE_DEVICES").
+ * The array and strings are owned by the library. */
+ACCEL_API accel_status_t accel_visible_devices_envs(const accel_t *acc,
+                                                   const char *const **out_names,
+                                                   size_t *out_count);
+/* Prefixes of variables a multi-node launcher forwards ("NCCL"). */
+ACCEL_API accel_status_t accel_export_envs(const accel_t *acc, const char *const **out_prefixes,
+                                           size_t *out_count);
+
+/* Receives one variable assignment; return 0 on success. */
+typedef int (*accel_env_setter_t)(void *ctx, const char *name, const char *value);
+/* Write "0,2" style lists of `ids` into every visible-devices variable:
+ * through `setter(ctx, ...)`, or into the process environment when setter is
+ * NULL (not thread-safe against concurrent getenv, as setenv never is). */
+ACCEL_API accel_status_t accel_set_visible_devices_envs(const accel_t *acc, const int *ids,
+                                                        size_t count, accel_env_setter_t setter,
+                                                        void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_ACCEL_H */

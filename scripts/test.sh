@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test.sh: every test, as CI runs it: install what is missing; build with gcc
+# and run all tests; build with clang (warnings are errors); run the suite
+# under ASan+UBSan and the threading tests under TSan; check that an installed
+# accel is found by find_package and pkg-config.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+accel_install_missing
+
+jobs=$(nproc)
+configure() { # dir, extra cmake args...
+    local dir=$1; shift
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+    ninja -C "$dir" -j "$jobs"
+}
+
+echo "== gcc build + all tests"
+configure build
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== clang build (warnings as errors)"
+CC=clang configure build-clang
+ctest --test-dir build-clang --output-on-failure -j "$jobs" -L conformance
+
+echo "== ASan + UBSan: all tests, then the conformance suite without the cache"
+CC=clang configure build-asan -DACCEL_SANITIZE=address
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build-asan --output-on-failure -j "$jobs"
+ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
+
+echo "== TSan: threading tests"
+CC=clang configure build-tsan -DACCEL_SANITIZE=thread
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir build-tsan --output-on-failure -L threads
+
+echo "== install: find_package(accel) and pkg-config"
+bash scripts/check-install.sh build
+echo "test.sh: all stages passed"

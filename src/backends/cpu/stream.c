@@ -1,0 +1,558 @@
+/* stream.c: the CPU backend's streams, events and host callbacks.
+ * The default stream (NULL) runs each item at once on the calling thread; a
+ * created stream is a FIFO of work items served by its own worker thread, so
+ * items on one stream run in order and items on different streams overlap.
+ * Threads: every function here may be called from any thread. A stream's
+ * queue and counters are guarded by its lock, an event's state by its own;
+ * see cpu.h for the lock order and for who owns what. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/cpu/cpu.h"
+
+/* An event is complete when the newest record issued (`generation`) has run
+ * (`completed` caught up). Records are numbered so that re-recording an event
+ * makes it pending again and so that a wait refers to the record that was
+ * newest when the wait was issued, as in CUDA. Generation 0 = never recorded. */
+struct accel_cpu_event {
+    unsigned flags;
+    atomic_uint refs;
+    pthread_mutex_t lock;          /* guards the fields below */
+    pthread_cond_t completed_cond; /* broadcast when `completed` advances */
+    uint64_t generation;           /* records issued so far */
+    uint64_t completed;            /* highest record that has run */
+    int64_t timestamp_ns;          /* CLOCK_MONOTONIC when `completed` ran */
+};
+
+static int64_t clock_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- events */
+
+void accel_cpu_event_retain(accel_cpu_event_t *event)
+{
+    atomic_fetch_add_explicit(&event->refs, 1, memory_order_relaxed);
+}
+
+void accel_cpu_event_release(accel_cpu_event_t *event)
+{
+    if (atomic_fetch_sub_explicit(&event->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pthread_cond_destroy(&event->completed_cond);
+    pthread_mutex_destroy(&event->lock);
+    free(event);
+}
+
+/* Issue a new record: the event is pending until event_complete(generation). */
+static uint64_t event_issue_record(accel_cpu_event_t *event)
+{
+    uint64_t generation;
+    pthread_mutex_lock(&event->lock);
+    generation = ++event->generation;
+    pthread_mutex_unlock(&event->lock);
+    return generation;
+}
+
+/* The record a wait issued now refers to (0: never recorded, nothing to wait for). */
+static uint64_t event_current_record(accel_cpu_event_t *event)
+{
+    uint64_t generation;
+    pthread_mutex_lock(&event->lock);
+    generation = event->generation;
+    pthread_mutex_unlock(&event->lock);
+    return generation;
+}
+
+/* Record `generation` ran now. An older record finishing after a newer one
+ * (two streams) changes nothing: completion only moves forward. */
+static void event_complete(accel_cpu_event_t *event, uint64_t generation)
+{
+    int64_t now = clock_now_ns();
+    pthread_mutex_lock(&event->lock);
+    if (generation > event->completed) {
+        event->completed = generation;
+        event->timestamp_ns = now;
+        pthread_cond_broadcast(&event->completed_cond);
+    }
+    pthread_mutex_unlock(&event->lock);
+}
+
+static void event_wait_for(accel_cpu_event_t *event, uint64_t generation)
+{
+    pthread_mutex_lock(&event->lock);
+    while (event->completed < generation)
+        pthread_cond_wait(&event->completed_cond, &event->lock);
+    pthread_mutex_unlock(&event->lock);
+}
+
+accel_status_t accel_cpu_event_create(void *self, int device, unsigned flags, void **out)
+{
+    accel_cpu_event_t *event;
+    if ((flags & ~ACCEL_EVENT_TIMING) != 0)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "cpu: event flags 0x%x include unknown bits (only "
+                                   "ACCEL_EVENT_TIMING = 0x%x is defined)",
+                                   flags, ACCEL_EVENT_TIMING);
+    event = calloc(1, sizeof *event);
+    if (event == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "cpu: out of host memory for an event");
+    event->flags = flags;
+    atomic_init(&event->refs, 1);
+    pthread_mutex_init(&event->lock, NULL);
+    pthread_cond_init(&event->completed_cond, NULL);
+    *out = event;
+    return ACCEL_OK;
+}
+
+void accel_cpu_event_destroy(void *self, int device, void *event)
+{
+    if (event != NULL)
+        accel_cpu_event_release(event); /* queued records keep their own reference */
+}
+
+accel_status_t accel_cpu_event_record(void *self, int device, void *event, void *stream)
+{
+    accel_cpu_work_t work = {.kind = ACCEL_CPU_WORK_EVENT_RECORD};
+    work.u.event.event = event;
+    return accel_cpu_stream_submit(stream, &work, 1);
+}
+
+accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
+{
+    accel_cpu_event_t *e = event;
+    event_wait_for(e, event_current_record(e));
+    return ACCEL_OK;
+}
+
+accel_status_t accel_cpu_event_query(void *self, int device, void *event)
+{
+    accel_cpu_event_t *e = event;
+    bool done;
+    pthread_mutex_lock(&e->lock);
+    done = e->completed >= e->generation;
+    pthread_mutex_unlock(&e->lock);
+    return done ? ACCEL_OK : ACCEL_ERROR_NOT_READY; /* NOT_READY is an answer, not an error */
+}
+
+/* Copy what elapsed_ms needs out of one event under its lock. */
+static void event_timing_state(accel_cpu_event_t *event, bool *recorded, bool *done,
+                               int64_t *timestamp_ns)
+{
+    pthread_mutex_lock(&event->lock);
+    *recorded = event->generation > 0;
+    *done = event->completed >= event->generation;
+    *timestamp_ns = event->timestamp_ns;
+    pthread_mutex_unlock(&event->lock);
+}
+
+accel_status_t accel_cpu_event_elapsed_ms(void *self, int device, void *start, void *end,
+                                          float *out)
+{
+    accel_cpu_event_t *a = start, *b = end;
+    bool a_recorded, a_done, b_recorded, b_done;
+    int64_t a_ns, b_ns;
+
+    if (!(a->flags & ACCEL_EVENT_TIMING) || !(b->flags & ACCEL_EVENT_TIMING))
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "cpu: elapsed time needs two events created with "
+                                   "ACCEL_EVENT_TIMING (the %s event was not)",
+                                   !(a->flags & ACCEL_EVENT_TIMING) ? "start" : "end");
+    event_timing_state(a, &a_recorded, &a_done, &a_ns);
+    event_timing_state(b, &b_recorded, &b_done, &b_ns);
+    if (!a_recorded || !b_recorded)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "cpu: elapsed time of an event that was never recorded "
+                                   "(the %s event)",
+                                   !a_recorded ? "start" : "end");
+    if (!a_done || !b_done)
+        return accel_backend_error(ACCEL_ERROR_NOT_READY, "cpu: the %s event has not completed yet",
+                                   !a_done ? "start" : "end");
+    *out = (float)((double)(b_ns - a_ns) / 1e6);
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- running work */
+
+/* Fill in an event item's generation as it enters a running stream. Must be
+ * called in submission order, which is what makes waits and records on one
+ * stream refer to each other correctly. */
+static void work_prepare(accel_cpu_work_t *work)
+{
+    if (work->kind == ACCEL_CPU_WORK_EVENT_RECORD)
+        work->u.event.generation = event_issue_record(work->u.event.event);
+    else if (work->kind == ACCEL_CPU_WORK_EVENT_WAIT)
+        work->u.event.generation = event_current_record(work->u.event.event);
+}
+
+static void work_run(const accel_cpu_work_t *work)
+{
+    switch (work->kind) {
+    case ACCEL_CPU_WORK_COPY:
+        /* memmove: a device-to-device copy inside one block may overlap. */
+        memmove(work->u.copy.dst, work->u.copy.src, work->u.copy.size);
+        break;
+    case ACCEL_CPU_WORK_SET: memset(work->u.set.dst, work->u.set.value, work->u.set.size); break;
+    case ACCEL_CPU_WORK_RNG:
+        accel_cpu_rng_run(work->u.rng.kind, work->u.rng.ptr, work->u.rng.count, work->u.rng.seed,
+                          work->u.rng.offset);
+        break;
+    case ACCEL_CPU_WORK_CALLBACK: work->u.callback.fn(work->u.callback.user_data); break;
+    case ACCEL_CPU_WORK_EVENT_RECORD:
+        event_complete(work->u.event.event, work->u.event.generation);
+        break;
+    case ACCEL_CPU_WORK_EVENT_WAIT:
+        event_wait_for(work->u.event.event, work->u.event.generation);
+        break;
+    }
+}
+
+static bool work_has_event(const accel_cpu_work_t *work)
+{
+    return work->kind == ACCEL_CPU_WORK_EVENT_RECORD || work->kind == ACCEL_CPU_WORK_EVENT_WAIT;
+}
+
+static void work_free(accel_cpu_work_t *work)
+{
+    if (work_has_event(work))
+        accel_cpu_event_release(work->u.event.event);
+    free(work);
+}
+
+static void *stream_worker_main(void *arg)
+{
+    accel_cpu_stream_t *stream = arg;
+    pthread_mutex_lock(&stream->lock);
+    for (;;) {
+        accel_cpu_work_t *work;
+        while (stream->head == NULL && !stream->stopping)
+            pthread_cond_wait(&stream->work_ready, &stream->lock);
+        if (stream->head == NULL)
+            break; /* stopping and drained */
+        work = stream->head;
+        stream->head = work->next;
+        if (stream->head == NULL)
+            stream->tail = NULL;
+        pthread_mutex_unlock(&stream->lock);
+
+        work_run(work);
+        work_free(work);
+
+        pthread_mutex_lock(&stream->lock);
+        stream->completed++;
+        pthread_cond_broadcast(&stream->work_done);
+    }
+    pthread_mutex_unlock(&stream->lock);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- submission */
+
+static void submit_inline(const accel_cpu_work_t *items, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        accel_cpu_work_t work = items[i];
+        work_prepare(&work);
+        work_run(&work);
+    }
+}
+
+/* Called with stream->lock held. */
+static accel_status_t submit_capture(accel_cpu_stream_t *stream, const accel_cpu_work_t *items,
+                                     size_t count)
+{
+    accel_status_t status = accel_cpu_graph_reserve(stream->capture, count);
+    if (status != ACCEL_OK)
+        return status;
+    for (size_t i = 0; i < count; i++)
+        accel_cpu_graph_append(stream->capture, &items[i]);
+    return ACCEL_OK;
+}
+
+/* Called with stream->lock held. Allocates every node before touching any
+ * state, so a failure leaves the stream and the events as they were. */
+static accel_status_t submit_queue(accel_cpu_stream_t *stream, const accel_cpu_work_t *items,
+                                   size_t count)
+{
+    accel_cpu_work_t *first = NULL, *last = NULL;
+    for (size_t i = 0; i < count; i++) {
+        accel_cpu_work_t *node = malloc(sizeof *node);
+        if (node == NULL) {
+            while (first != NULL) {
+                accel_cpu_work_t *next = first->next;
+                free(first);
+                first = next;
+            }
+            return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                       "cpu: out of host memory queueing %zu work item(s) on a "
+                                       "stream",
+                                       count);
+        }
+        *node = items[i];
+        node->next = NULL;
+        if (last != NULL)
+            last->next = node;
+        else
+            first = node;
+        last = node;
+    }
+    for (accel_cpu_work_t *node = first; node != NULL; node = node->next) {
+        if (work_has_event(node))
+            accel_cpu_event_retain(node->u.event.event);
+        work_prepare(node);
+    }
+    if (stream->tail != NULL)
+        stream->tail->next = first;
+    else
+        stream->head = first;
+    stream->tail = last;
+    stream->submitted += count;
+    pthread_cond_signal(&stream->work_ready);
+    return ACCEL_OK;
+}
+
+accel_status_t accel_cpu_stream_submit(accel_cpu_stream_t *stream, const accel_cpu_work_t *items,
+                                       size_t count)
+{
+    accel_status_t status;
+    if (count == 0)
+        return ACCEL_OK;
+    if (stream == NULL) {
+        submit_inline(items, count);
+        return ACCEL_OK;
+    }
+    pthread_mutex_lock(&stream->lock);
+    if (stream->capture != NULL)
+        status = submit_capture(stream, items, count);
+    else
+        status = submit_queue(stream, items, count);
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+accel_status_t accel_cpu_stream_capture_begin(accel_cpu_stream_t *stream, accel_cpu_graph_t *graph)
+{
+    accel_status_t status = ACCEL_OK;
+    pthread_mutex_lock(&stream->lock);
+    if (stream->capture != NULL)
+        status = accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                     "cpu: the stream is already capturing a graph");
+    else
+        stream->capture = graph;
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+accel_status_t accel_cpu_stream_capture_end(accel_cpu_stream_t *stream,
+                                            accel_cpu_graph_t **out_graph)
+{
+    accel_status_t status = ACCEL_OK;
+    pthread_mutex_lock(&stream->lock);
+    if (stream->capture == NULL) {
+        status = accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                     "cpu: graph capture end on a stream that is not capturing");
+    } else {
+        *out_graph = stream->capture;
+        stream->capture = NULL;
+    }
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+/* ---------------------------------------------------------------- stream lifetime */
+
+static void stream_release(accel_cpu_stream_t *stream)
+{
+    if (atomic_fetch_sub_explicit(&stream->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pthread_cond_destroy(&stream->work_done);
+    pthread_cond_destroy(&stream->work_ready);
+    pthread_mutex_destroy(&stream->lock);
+    free(stream);
+}
+
+/* Start the worker with every signal blocked, so the application's signal
+ * handlers keep running on its own threads. */
+static int stream_start_worker(accel_cpu_stream_t *stream)
+{
+    sigset_t all, saved;
+    int rc;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    rc = pthread_create(&stream->worker, NULL, stream_worker_main, stream);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    if (rc == 0)
+        pthread_setname_np(stream->worker, "accel-cpu-strm");
+    return rc;
+}
+
+/* Priorities are accepted and ignored: every worker is an ordinary thread. */
+accel_status_t accel_cpu_stream_create(void *self, int device, int priority, void **out)
+{
+    accel_cpu_backend_t *cpu = self;
+    accel_cpu_stream_t *stream = calloc(1, sizeof *stream);
+    int rc;
+
+    if (stream == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "cpu: out of host memory for a stream");
+    stream->device = device;
+    atomic_init(&stream->refs, 1);
+    pthread_mutex_init(&stream->lock, NULL);
+    pthread_cond_init(&stream->work_ready, NULL);
+    pthread_cond_init(&stream->work_done, NULL);
+    rc = stream_start_worker(stream);
+    if (rc != 0) {
+        stream_release(stream);
+        return accel_backend_error(rc == EAGAIN ? ACCEL_ERROR_OUT_OF_MEMORY : ACCEL_ERROR_INTERNAL,
+                                   "cpu: could not start the stream's worker thread: %s",
+                                   strerror(rc));
+    }
+    pthread_mutex_lock(&cpu->streams_lock);
+    stream->next_live = cpu->streams;
+    cpu->streams = stream;
+    pthread_mutex_unlock(&cpu->streams_lock);
+    *out = stream;
+    return ACCEL_OK;
+}
+
+static void stream_unlink(accel_cpu_backend_t *cpu, accel_cpu_stream_t *stream)
+{
+    pthread_mutex_lock(&cpu->streams_lock);
+    for (accel_cpu_stream_t **link = &cpu->streams; *link != NULL; link = &(*link)->next_live) {
+        if (*link == stream) {
+            *link = stream->next_live;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cpu->streams_lock);
+}
+
+/* Runs every queued item, then joins the worker. A capture still open on the
+ * stream is abandoned (its partial graph freed). */
+void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
+{
+    accel_cpu_stream_t *stream = stream_handle;
+    accel_cpu_graph_t *abandoned;
+    if (stream == NULL)
+        return;
+    stream_unlink(self, stream);
+    pthread_mutex_lock(&stream->lock);
+    stream->stopping = true;
+    abandoned = stream->capture;
+    stream->capture = NULL;
+    pthread_cond_signal(&stream->work_ready);
+    pthread_mutex_unlock(&stream->lock);
+    pthread_join(stream->worker, NULL);
+    if (abandoned != NULL)
+        accel_cpu_graph_free(abandoned);
+    stream_release(stream);
+}
+
+/* Wait until the first `ticket` items ever submitted have run. */
+static void stream_wait_ticket(accel_cpu_stream_t *stream, uint64_t ticket)
+{
+    pthread_mutex_lock(&stream->lock);
+    while (stream->completed < ticket)
+        pthread_cond_wait(&stream->work_done, &stream->lock);
+    pthread_mutex_unlock(&stream->lock);
+}
+
+static uint64_t stream_ticket(accel_cpu_stream_t *stream)
+{
+    uint64_t ticket;
+    pthread_mutex_lock(&stream->lock);
+    ticket = stream->submitted;
+    pthread_mutex_unlock(&stream->lock);
+    return ticket;
+}
+
+accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream_handle)
+{
+    accel_cpu_stream_t *stream = stream_handle;
+    if (stream != NULL)
+        stream_wait_ticket(stream, stream_ticket(stream));
+    return ACCEL_OK; /* the default stream never has anything pending */
+}
+
+accel_status_t accel_cpu_stream_query(void *self, int device, void *stream_handle)
+{
+    accel_cpu_stream_t *stream = stream_handle;
+    bool idle;
+    if (stream == NULL)
+        return ACCEL_OK;
+    pthread_mutex_lock(&stream->lock);
+    idle = stream->completed == stream->submitted;
+    pthread_mutex_unlock(&stream->lock);
+    return idle ? ACCEL_OK : ACCEL_ERROR_NOT_READY;
+}
+
+/* On the default stream this blocks the caller until the event completes,
+ * since later default-stream work runs inline right after it returns. */
+accel_status_t accel_cpu_stream_wait_event(void *self, int device, void *stream, void *event)
+{
+    accel_cpu_work_t work = {.kind = ACCEL_CPU_WORK_EVENT_WAIT};
+    work.u.event.event = event;
+    return accel_cpu_stream_submit(stream, &work, 1);
+}
+
+accel_status_t accel_cpu_stream_add_callback(void *self, int device, void *stream,
+                                             accel_host_fn_t fn, void *user_data)
+{
+    accel_cpu_work_t work = {.kind = ACCEL_CPU_WORK_CALLBACK};
+    if (fn == NULL)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "cpu: host callback function is NULL");
+    work.u.callback.fn = fn;
+    work.u.callback.user_data = user_data;
+    return accel_cpu_stream_submit(stream, &work, 1);
+}
+
+/* Waits for what was queued on the device's streams when the call began;
+ * work queued afterwards (by other threads) is not waited for. Streams are
+ * referenced while waited on, so a concurrent stream_destroy is safe. */
+accel_status_t accel_cpu_device_synchronize(void *self, int device)
+{
+    accel_cpu_backend_t *cpu = self;
+    accel_cpu_stream_t **streams = NULL;
+    uint64_t *tickets = NULL;
+    size_t count = 0, n = 0;
+
+    pthread_mutex_lock(&cpu->streams_lock);
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live)
+        count += s->device == device;
+    if (count > 0) {
+        streams = malloc(count * sizeof *streams);
+        tickets = malloc(count * sizeof *tickets);
+    }
+    if (count > 0 && (streams == NULL || tickets == NULL)) {
+        pthread_mutex_unlock(&cpu->streams_lock);
+        free(streams);
+        free(tickets);
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "cpu: out of host memory synchronizing device %d", device);
+    }
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live) {
+        if (s->device != device)
+            continue;
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+        tickets[n] = stream_ticket(s);
+        streams[n++] = s;
+    }
+    pthread_mutex_unlock(&cpu->streams_lock);
+
+    for (size_t i = 0; i < n; i++) {
+        stream_wait_ticket(streams[i], tickets[i]);
+        stream_release(streams[i]);
+    }
+    free(streams);
+    free(tickets);
+    return ACCEL_OK;
+}

@@ -1,0 +1,822 @@
+/* allocator.c: the caching device allocator. Segments come from the device's
+ * raw allocator, are cut into blocks, and freed blocks stay cached for reuse
+ * with stream-ordered safety (see allocator.h for the rules).
+ *
+ * Ownership: the allocator owns every segment, block record and pending event
+ * it creates; destroy releases them all. Blocks handed out are owned by the
+ * caller until accel_allocator_free.
+ * Threads: one mutex per allocator, held for the whole body of every public
+ * function, including the calls into the device callbacks.
+ */
+#include "allocator.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+#define ALLOC_ROUND         ((size_t)512)     /* block size granularity */
+#define ALLOC_SMALL_LIMIT   ((size_t)1 << 20) /* rounded sizes below use the small pool */
+#define ALLOC_SEGMENT_ROUND ((size_t)2 << 20) /* small segment size; large segment rounding */
+
+/* A node of a treap (a randomised balanced tree) keyed by (key, tie). The
+ * live tree uses (address, 0); the free trees use (size, address). */
+typedef struct alloc_node {
+    struct alloc_node *left, *right;
+    uint64_t key, tie;
+    uint32_t priority;
+} alloc_node_t;
+
+typedef struct alloc_event alloc_event_t;
+typedef struct alloc_segment alloc_segment_t;
+
+/* One piece of a segment. A block is either live (in the live tree) or free
+ * (in its pool's free tree while caching). A free block with `event` set was
+ * freed on `stream` and may be reused by other streams only once that event
+ * has completed; event NULL means any stream may reuse it. */
+typedef struct alloc_block {
+    alloc_node_t node; /* first member: a node pointer is a block pointer */
+    alloc_segment_t *segment;
+    uintptr_t addr;
+    size_t size;      /* bytes the block spans (rounded) */
+    size_t requested; /* bytes the caller asked for; 0 while free */
+    bool live;
+    void *stream;
+    alloc_event_t *event;
+    struct alloc_block *prev, *next;             /* address order in the segment */
+    struct alloc_block *event_prev, *event_next; /* blocks waiting on the same event */
+} alloc_block_t;
+
+/* One allocation from the raw allocator. */
+struct alloc_segment {
+    uintptr_t base;
+    size_t size;
+    bool small;
+    alloc_block_t *first;
+    alloc_segment_t *prev, *next;
+};
+
+/* An event recorded when blocks were freed; it lives while some free block
+ * still waits on it (`blocks`), and is destroyed once it completed or once no
+ * block needs it any more. */
+struct alloc_event {
+    void *handle;
+    void *stream;
+    uint64_t sequence; /* recording order, to pick the later of two on a stream */
+    bool retiring;
+    alloc_block_t *blocks;
+    alloc_event_t *prev, *next; /* the allocator's pending list */
+};
+
+struct accel_allocator {
+    pthread_mutex_t lock;
+    accel_allocator_device_t device;
+    bool caching;
+    bool has_events;
+    alloc_node_t *live;
+    alloc_node_t *free_small, *free_large;
+    alloc_segment_t *segments;
+    alloc_event_t *pending;
+    uint64_t event_sequence;
+    uint32_t rng;
+    accel_memory_stats_t stats;
+};
+
+/* ---------------------------------------------------------------- treap */
+
+static bool node_before(const alloc_node_t *node, uint64_t key, uint64_t tie)
+{
+    return node->key < key || (node->key == key && node->tie < tie);
+}
+
+static bool key_before(uint64_t key, uint64_t tie, const alloc_node_t *node)
+{
+    return key < node->key || (key == node->key && tie < node->tie);
+}
+
+/* Join two treaps where every key of `lo` precedes every key of `hi`. */
+static alloc_node_t *tree_join(alloc_node_t *lo, alloc_node_t *hi)
+{
+    if (!lo)
+        return hi;
+    if (!hi)
+        return lo;
+    if (lo->priority > hi->priority) {
+        lo->right = tree_join(lo->right, hi);
+        return lo;
+    }
+    hi->left = tree_join(lo, hi->left);
+    return hi;
+}
+
+/* Split `root` into the nodes before (key, tie) and the others. */
+static void tree_split(alloc_node_t *root, uint64_t key, uint64_t tie, alloc_node_t **lo,
+                       alloc_node_t **hi)
+{
+    if (!root) {
+        *lo = NULL;
+        *hi = NULL;
+        return;
+    }
+    if (node_before(root, key, tie)) {
+        tree_split(root->right, key, tie, &root->right, hi);
+        *lo = root;
+        return;
+    }
+    tree_split(root->left, key, tie, lo, &root->left);
+    *hi = root;
+}
+
+static alloc_node_t *tree_insert(alloc_node_t *root, alloc_node_t *node)
+{
+    if (!root)
+        return node;
+    if (node->priority > root->priority) {
+        tree_split(root, node->key, node->tie, &node->left, &node->right);
+        return node;
+    }
+    if (key_before(node->key, node->tie, root))
+        root->left = tree_insert(root->left, node);
+    else
+        root->right = tree_insert(root->right, node);
+    return root;
+}
+
+static alloc_node_t *tree_remove(alloc_node_t *root, const alloc_node_t *node)
+{
+    if (!root)
+        return NULL;
+    if (root == node)
+        return tree_join(root->left, root->right);
+    if (key_before(node->key, node->tie, root))
+        root->left = tree_remove(root->left, node);
+    else
+        root->right = tree_remove(root->right, node);
+    return root;
+}
+
+/* The first node at or after (key, tie), or NULL. */
+static alloc_node_t *tree_ceiling(alloc_node_t *root, uint64_t key, uint64_t tie)
+{
+    alloc_node_t *best = NULL;
+    while (root) {
+        if (node_before(root, key, tie)) {
+            root = root->right;
+        } else {
+            best = root;
+            root = root->left;
+        }
+    }
+    return best;
+}
+
+/* The first node strictly after `node`, or NULL. */
+static alloc_node_t *tree_after(alloc_node_t *root, const alloc_node_t *node)
+{
+    alloc_node_t *best = NULL;
+    while (root) {
+        if (key_before(node->key, node->tie, root)) {
+            best = root;
+            root = root->left;
+        } else {
+            root = root->right;
+        }
+    }
+    return best;
+}
+
+/* The last node whose key is <= key (ties ignored), or NULL. */
+static alloc_node_t *tree_floor(alloc_node_t *root, uint64_t key)
+{
+    alloc_node_t *best = NULL;
+    while (root) {
+        if (root->key <= key) {
+            best = root;
+            root = root->right;
+        } else {
+            root = root->left;
+        }
+    }
+    return best;
+}
+
+/* ---------------------------------------------------------------- trees of blocks */
+
+static alloc_block_t *block_of(alloc_node_t *node)
+{
+    return (alloc_block_t *)node;
+}
+
+static uint32_t allocator_random(accel_allocator_t *allocator)
+{
+    uint32_t x = allocator->rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    allocator->rng = x;
+    return x;
+}
+
+static alloc_node_t **free_root(accel_allocator_t *allocator, const alloc_block_t *block)
+{
+    return block->segment->small ? &allocator->free_small : &allocator->free_large;
+}
+
+static void free_insert(accel_allocator_t *allocator, alloc_block_t *block)
+{
+    block->node.left = block->node.right = NULL;
+    block->node.key = block->size;
+    block->node.tie = block->addr;
+    alloc_node_t **root = free_root(allocator, block);
+    *root = tree_insert(*root, &block->node);
+}
+
+static void free_remove(accel_allocator_t *allocator, alloc_block_t *block)
+{
+    alloc_node_t **root = free_root(allocator, block);
+    *root = tree_remove(*root, &block->node);
+}
+
+static void live_insert(accel_allocator_t *allocator, alloc_block_t *block)
+{
+    block->node.left = block->node.right = NULL;
+    block->node.key = block->addr;
+    block->node.tie = 0;
+    allocator->live = tree_insert(allocator->live, &block->node);
+}
+
+static void live_remove(accel_allocator_t *allocator, alloc_block_t *block)
+{
+    allocator->live = tree_remove(allocator->live, &block->node);
+}
+
+static alloc_block_t *live_find(accel_allocator_t *allocator, uintptr_t addr)
+{
+    alloc_node_t *node = tree_floor(allocator->live, addr);
+    return node ? block_of(node) : NULL;
+}
+
+/* ---------------------------------------------------------------- statistics */
+
+static void stat_add(uint64_t *current, uint64_t *peak, uint64_t amount)
+{
+    *current += amount;
+    if (*current > *peak)
+        *peak = *current;
+}
+
+static void stats_block_live(accel_allocator_t *allocator, const alloc_block_t *block, bool live)
+{
+    accel_memory_stats_t *s = &allocator->stats;
+    if (live) {
+        stat_add(&s->allocated_bytes, &s->allocated_bytes_peak, block->size);
+        stat_add(&s->requested_bytes, &s->requested_bytes_peak, block->requested);
+        stat_add(&s->allocation_count, &s->allocation_count_peak, 1);
+        return;
+    }
+    s->allocated_bytes -= block->size;
+    s->requested_bytes -= block->requested;
+    s->allocation_count -= 1;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void event_link(alloc_event_t *event, alloc_block_t *block)
+{
+    block->event = event;
+    block->stream = event->stream;
+    block->event_prev = NULL;
+    block->event_next = event->blocks;
+    if (event->blocks)
+        event->blocks->event_prev = block;
+    event->blocks = block;
+}
+
+static void event_unlink(alloc_block_t *block)
+{
+    alloc_event_t *event = block->event;
+    if (block->event_prev)
+        block->event_prev->event_next = block->event_next;
+    else
+        event->blocks = block->event_next;
+    if (block->event_next)
+        block->event_next->event_prev = block->event_prev;
+    block->event = NULL;
+    block->event_prev = block->event_next = NULL;
+}
+
+/* Destroy the backend event and forget it (whether or not it completed). */
+static void event_discard(accel_allocator_t *allocator, alloc_event_t *event)
+{
+    if (event->prev)
+        event->prev->next = event->next;
+    else
+        allocator->pending = event->next;
+    if (event->next)
+        event->next->prev = event->prev;
+    allocator->device.event_destroy(allocator->device.ctx, event->handle);
+    free(event);
+}
+
+/* Make `block` wait on `event` (NULL: on nothing). An event no block waits on
+ * any more is discarded, unless it is being retired right now. */
+static void block_set_event(accel_allocator_t *allocator, alloc_block_t *block,
+                            alloc_event_t *event)
+{
+    alloc_event_t *old = block->event;
+    if (old == event)
+        return;
+    if (old)
+        event_unlink(block);
+    if (event)
+        event_link(event, block);
+    if (old && !old->blocks && !old->retiring)
+        event_discard(allocator, old);
+}
+
+/* Record a new event on `stream` and add it to the pending list. */
+static accel_status_t event_record(accel_allocator_t *allocator, void *stream, alloc_event_t **out)
+{
+    alloc_event_t *event = calloc(1, sizeof *event);
+    if (!event)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "allocator: host out of memory while recording a free event");
+    accel_status_t status =
+        allocator->device.event_record_new(allocator->device.ctx, stream, &event->handle);
+    if (status != ACCEL_OK) {
+        free(event);
+        return status;
+    }
+    event->stream = stream;
+    event->sequence = ++allocator->event_sequence;
+    event->next = allocator->pending;
+    if (allocator->pending)
+        allocator->pending->prev = event;
+    allocator->pending = event;
+    *out = event;
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- segments */
+
+static void segment_release(accel_allocator_t *allocator, alloc_segment_t *segment)
+{
+    alloc_block_t *block = segment->first;
+    if (allocator->caching)
+        free_remove(allocator, block);
+    allocator->device.raw_free(allocator->device.ctx, (void *)segment->base);
+    allocator->stats.reserved_bytes -= segment->size;
+    allocator->stats.segment_count -= 1;
+    if (segment->prev)
+        segment->prev->next = segment->next;
+    else
+        allocator->segments = segment->next;
+    if (segment->next)
+        segment->next->prev = segment->prev;
+    free(block);
+    free(segment);
+}
+
+/* A segment whose only block is free and usable by every stream. */
+static bool segment_idle(const alloc_segment_t *segment)
+{
+    const alloc_block_t *block = segment->first;
+    return !block->live && !block->next && !block->event;
+}
+
+/* Give back every idle segment; returns how many were released. */
+static size_t segments_release_idle(accel_allocator_t *allocator)
+{
+    size_t released = 0;
+    alloc_segment_t *segment = allocator->segments;
+    while (segment) {
+        alloc_segment_t *next = segment->next;
+        if (segment_idle(segment)) {
+            segment_release(allocator, segment);
+            released++;
+        }
+        segment = next;
+    }
+    return released;
+}
+
+/* Get a segment of `size` bytes from the raw allocator, as one free block
+ * (in the free tree when caching). Sets no error text of its own: the raw
+ * allocator's status and sentence are returned unchanged. */
+static accel_status_t segment_new(accel_allocator_t *allocator, size_t size, bool small,
+                                  alloc_block_t **out)
+{
+    alloc_segment_t *segment = calloc(1, sizeof *segment);
+    alloc_block_t *block = calloc(1, sizeof *block);
+    void *base = NULL;
+    accel_status_t status = ACCEL_OK;
+    if (!segment || !block) {
+        status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                             "allocator: host out of memory for segment bookkeeping");
+        goto fail;
+    }
+    status = allocator->device.raw_alloc(allocator->device.ctx, size, &base);
+    if (status == ACCEL_OK && !base)
+        status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                             "allocator: the raw allocator returned NULL for %zu bytes", size);
+    if (status != ACCEL_OK)
+        goto fail;
+
+    segment->base = (uintptr_t)base;
+    segment->size = size;
+    segment->small = small;
+    segment->first = block;
+    segment->next = allocator->segments;
+    if (allocator->segments)
+        allocator->segments->prev = segment;
+    allocator->segments = segment;
+    stat_add(&allocator->stats.reserved_bytes, &allocator->stats.reserved_bytes_peak, size);
+    stat_add(&allocator->stats.segment_count, &allocator->stats.segment_count_peak, 1);
+
+    block->segment = segment;
+    block->addr = segment->base;
+    block->size = size;
+    block->node.priority = allocator_random(allocator);
+    if (allocator->caching)
+        free_insert(allocator, block);
+    *out = block;
+    return ACCEL_OK;
+
+fail:
+    free(block);
+    free(segment);
+    return status;
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+/* Whether two adjacent free blocks can become one without letting any
+ * stream reuse memory sooner than it could before. */
+static bool blocks_mergeable(const alloc_block_t *a, const alloc_block_t *b)
+{
+    if (a->live || b->live)
+        return false;
+    if (!a->event && !b->event)
+        return true;
+    return a->event && b->event && a->stream == b->stream;
+}
+
+/* Fold `upper` (the block right after `lower`) into `lower`; neither is in a
+ * free tree. When both wait on events of the same stream, the later event
+ * covers both. */
+static void blocks_join(accel_allocator_t *allocator, alloc_block_t *lower, alloc_block_t *upper)
+{
+    if (lower->event && upper->event && upper->event->sequence > lower->event->sequence)
+        block_set_event(allocator, lower, upper->event);
+    block_set_event(allocator, upper, NULL);
+    lower->size += upper->size;
+    lower->next = upper->next;
+    if (upper->next)
+        upper->next->prev = lower;
+    free(upper);
+}
+
+/* `block` is free and in no free tree: fold in its mergeable neighbours and
+ * put the result in its pool's free tree. */
+static void block_coalesce(accel_allocator_t *allocator, alloc_block_t *block)
+{
+    if (block->prev && blocks_mergeable(block->prev, block)) {
+        alloc_block_t *lower = block->prev;
+        free_remove(allocator, lower);
+        blocks_join(allocator, lower, block);
+        block = lower;
+    }
+    if (block->next && blocks_mergeable(block, block->next)) {
+        free_remove(allocator, block->next);
+        blocks_join(allocator, block, block->next);
+    }
+    free_insert(allocator, block);
+}
+
+/* The event completed: its blocks become reusable by every stream (or, in
+ * passthrough mode, their segments go back to the raw allocator). */
+static void event_retire(accel_allocator_t *allocator, alloc_event_t *event)
+{
+    event->retiring = true;
+    while (event->blocks) {
+        alloc_block_t *block = event->blocks;
+        block_set_event(allocator, block, NULL);
+        if (allocator->caching) {
+            free_remove(allocator, block);
+            block_coalesce(allocator, block);
+        } else {
+            segment_release(allocator, block->segment);
+        }
+    }
+    event_discard(allocator, event);
+}
+
+/* Retire every pending event that has completed. A query error leaves the
+ * event pending (its blocks are then only reused on their own stream). */
+static void events_poll(accel_allocator_t *allocator)
+{
+    alloc_event_t *event = allocator->pending;
+    while (event) {
+        alloc_event_t *next = event->next;
+        if (allocator->device.event_query(allocator->device.ctx, event->handle) == ACCEL_OK)
+            event_retire(allocator, event);
+        event = next;
+    }
+}
+
+/* Best fit among the cached blocks `stream` may use now, or NULL. */
+static alloc_block_t *pool_find(accel_allocator_t *allocator, bool small, size_t size, void *stream)
+{
+    alloc_node_t *root = small ? allocator->free_small : allocator->free_large;
+    for (alloc_node_t *node = tree_ceiling(root, size, 0); node; node = tree_after(root, node)) {
+        alloc_block_t *block = block_of(node);
+        if (!block->event || block->stream == stream)
+            return block;
+    }
+    return NULL;
+}
+
+static bool block_should_split(const alloc_block_t *block, size_t size)
+{
+    size_t remainder = block->size - size;
+    if (block->segment->small)
+        return remainder >= ALLOC_ROUND;
+    return remainder > ALLOC_SMALL_LIMIT;
+}
+
+/* Hand out the free block `block` for a request of `size` rounded bytes
+ * (`requested` as asked), splitting off a cached remainder when worth it. */
+static accel_status_t block_take(accel_allocator_t *allocator, alloc_block_t *block, size_t size,
+                                 size_t requested)
+{
+    alloc_block_t *rest = NULL;
+    if (allocator->caching && block_should_split(block, size)) {
+        rest = calloc(1, sizeof *rest);
+        if (!rest)
+            return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                               "allocator: host out of memory while splitting a block");
+    }
+    if (allocator->caching)
+        free_remove(allocator, block);
+    if (rest) {
+        rest->segment = block->segment;
+        rest->addr = block->addr + size;
+        rest->size = block->size - size;
+        rest->node.priority = allocator_random(allocator);
+        rest->prev = block;
+        rest->next = block->next;
+        if (block->next)
+            block->next->prev = rest;
+        block->next = rest;
+        block->size = size;
+        if (block->event)
+            block_set_event(allocator, rest, block->event);
+        free_insert(allocator, rest);
+    }
+    block_set_event(allocator, block, NULL);
+    block->live = true;
+    block->requested = requested;
+    live_insert(allocator, block);
+    stats_block_live(allocator, block, true);
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- public */
+
+static bool device_valid(const accel_allocator_device_t *device)
+{
+    if (!device || !device->raw_alloc || !device->raw_free)
+        return false;
+    bool any = device->event_record_new || device->event_query || device->event_destroy;
+    bool all = device->event_record_new && device->event_query && device->event_destroy;
+    return !any || all;
+}
+
+accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bool caching,
+                                      accel_allocator_t **out)
+{
+    if (!out)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "allocator: create needs a place to store the allocator (out is NULL)");
+    if (!device_valid(device))
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "allocator: the device needs raw_alloc and raw_free, and either all "
+                           "or none of event_record_new, event_query and event_destroy");
+    accel_allocator_t *allocator = calloc(1, sizeof *allocator);
+    if (!allocator)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "allocator: host out of memory");
+    if (pthread_mutex_init(&allocator->lock, NULL) != 0) {
+        free(allocator);
+        return accel_error(ACCEL_ERROR_INTERNAL, "allocator: could not create its mutex");
+    }
+    allocator->device = *device;
+    allocator->caching = caching;
+    allocator->has_events = device->event_record_new != NULL;
+    allocator->rng = 0x9e3779b9u;
+    allocator->stats.struct_size = sizeof allocator->stats;
+    *out = allocator;
+    return ACCEL_OK;
+}
+
+void accel_allocator_destroy(accel_allocator_t *allocator)
+{
+    if (!allocator)
+        return;
+    while (allocator->pending) {
+        alloc_event_t *event = allocator->pending;
+        allocator->pending = event->next;
+        allocator->device.event_destroy(allocator->device.ctx, event->handle);
+        free(event);
+    }
+    while (allocator->segments) {
+        alloc_segment_t *segment = allocator->segments;
+        allocator->segments = segment->next;
+        for (alloc_block_t *block = segment->first; block;) {
+            alloc_block_t *next = block->next;
+            free(block);
+            block = next;
+        }
+        allocator->device.raw_free(allocator->device.ctx, (void *)segment->base);
+        free(segment);
+    }
+    pthread_mutex_destroy(&allocator->lock);
+    free(allocator);
+}
+
+/* A new segment for `size` rounded bytes (`requested` as asked); on
+ * OUT_OF_MEMORY, release idle cached segments and try once more. Called with
+ * the lock held. */
+static accel_status_t allocator_grow(accel_allocator_t *allocator, size_t size, size_t requested,
+                                     bool small, alloc_block_t **out)
+{
+    size_t segment_size = size;
+    if (allocator->caching)
+        segment_size = small ? ALLOC_SEGMENT_ROUND
+                             : (size + ALLOC_SEGMENT_ROUND - 1) & ~(ALLOC_SEGMENT_ROUND - 1);
+    accel_status_t status = segment_new(allocator, segment_size, small, out);
+    if (status != ACCEL_ERROR_OUT_OF_MEMORY)
+        return status;
+    if (allocator->caching && segments_release_idle(allocator) > 0) {
+        allocator->stats.alloc_retries += 1;
+        status = segment_new(allocator, segment_size, small, out);
+        if (status != ACCEL_ERROR_OUT_OF_MEMORY)
+            return status;
+    }
+    char reason[512];
+    accel_error_copy(reason, sizeof reason);
+    allocator->stats.ooms += 1;
+    return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                       "device out of memory: tried to allocate %zu bytes with %" PRIu64
+                       " bytes reserved and %" PRIu64 " bytes allocated (%s)",
+                       requested, allocator->stats.reserved_bytes, allocator->stats.allocated_bytes,
+                       reason);
+}
+
+static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, size_t size,
+                                             void *stream, void **out)
+{
+    if (size > SIZE_MAX - 2 * ALLOC_SEGMENT_ROUND) {
+        allocator->stats.ooms += 1;
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "device out of memory: %zu bytes is more than any device holds", size);
+    }
+    /* Passthrough asks the raw allocator for the exact size, so sanitizers
+     * see the real bounds. */
+    size_t rounded = allocator->caching ? (size + ALLOC_ROUND - 1) & ~(ALLOC_ROUND - 1) : size;
+    bool small = rounded < ALLOC_SMALL_LIMIT;
+    if (allocator->has_events)
+        events_poll(allocator);
+    alloc_block_t *block = NULL;
+    if (allocator->caching)
+        block = pool_find(allocator, small, rounded, stream);
+    accel_status_t status = ACCEL_OK;
+    if (!block)
+        status = allocator_grow(allocator, rounded, size, small, &block);
+    if (status == ACCEL_OK)
+        status = block_take(allocator, block, rounded, size);
+    if (status == ACCEL_OK)
+        *out = (void *)block->addr;
+    return status;
+}
+
+accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, void *stream,
+                                     void **out)
+{
+    if (!allocator || !out)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "allocator: alloc needs an allocator and an output pointer");
+    if (size == 0) {
+        *out = NULL;
+        return ACCEL_OK;
+    }
+    pthread_mutex_lock(&allocator->lock);
+    accel_status_t status = allocator_alloc_locked(allocator, size, stream, out);
+    pthread_mutex_unlock(&allocator->lock);
+    return status;
+}
+
+static accel_status_t allocator_free_locked(accel_allocator_t *allocator, void *ptr, void *stream)
+{
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    if (!block || block->addr != (uintptr_t)ptr)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "allocator: pointer %p was not allocated by this allocator or was "
+                           "already freed",
+                           ptr);
+    alloc_event_t *event = NULL;
+    if (allocator->has_events) {
+        accel_status_t status = event_record(allocator, stream, &event);
+        if (status != ACCEL_OK)
+            return status;
+    }
+    live_remove(allocator, block);
+    stats_block_live(allocator, block, false);
+    block->live = false;
+    block->requested = 0;
+    block->stream = stream;
+    if (event)
+        block_set_event(allocator, block, event);
+    if (!allocator->caching) {
+        /* Passthrough: back to the raw allocator now, or once the stream's
+         * work that may still use it is done. */
+        if (!event)
+            segment_release(allocator, block->segment);
+        return ACCEL_OK;
+    }
+    block_coalesce(allocator, block);
+    return ACCEL_OK;
+}
+
+/* NULL is accepted and ignored, like free(NULL) (alloc of 0 bytes gives NULL). */
+accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream)
+{
+    if (!allocator)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "allocator: free needs an allocator");
+    if (!ptr)
+        return ACCEL_OK;
+    pthread_mutex_lock(&allocator->lock);
+    accel_status_t status = allocator_free_locked(allocator, ptr, stream);
+    pthread_mutex_unlock(&allocator->lock);
+    return status;
+}
+
+/* Only the bytes the caller asked for count as inside a block, so the
+ * returned base and size bound every valid access. */
+accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *ptr,
+                                      void **out_base, size_t *out_size)
+{
+    if (!allocator || !ptr)
+        return ACCEL_ERROR_NOT_FOUND;
+    pthread_mutex_lock(&allocator->lock);
+    accel_status_t status = ACCEL_ERROR_NOT_FOUND;
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    if (block && (uintptr_t)ptr - block->addr < block->requested) {
+        if (out_base)
+            *out_base = (void *)block->addr;
+        if (out_size)
+            *out_size = block->requested;
+        status = ACCEL_OK;
+    }
+    pthread_mutex_unlock(&allocator->lock);
+    return status;
+}
+
+void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out)
+{
+    if (!allocator || !out)
+        return;
+    pthread_mutex_lock(&allocator->lock);
+    *out = allocator->stats;
+    pthread_mutex_unlock(&allocator->lock);
+}
+
+void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which)
+{
+    if (!allocator)
+        return;
+    pthread_mutex_lock(&allocator->lock);
+    accel_memory_stats_t *s = &allocator->stats;
+    if (which & ACCEL_PEAK_ALLOCATED) {
+        s->allocated_bytes_peak = s->allocated_bytes;
+        s->requested_bytes_peak = s->requested_bytes;
+        s->allocation_count_peak = s->allocation_count;
+    }
+    if (which & ACCEL_PEAK_RESERVED) {
+        s->reserved_bytes_peak = s->reserved_bytes;
+        s->segment_count_peak = s->segment_count;
+    }
+    pthread_mutex_unlock(&allocator->lock);
+}
+
+void accel_allocator_empty_cache(accel_allocator_t *allocator)
+{
+    if (!allocator)
+        return;
+    pthread_mutex_lock(&allocator->lock);
+    if (allocator->has_events)
+        events_poll(allocator);
+    segments_release_idle(allocator);
+    pthread_mutex_unlock(&allocator->lock);
+}

@@ -1,0 +1,65 @@
+/* allocator.h: the caching device allocator, one per device, over a backend's
+ * raw alloc/free.
+ *
+ * - Sizes are rounded to 512 B; requests under 1 MiB come from 2 MiB segments
+ *   ("small pool"), larger ones from segments rounded up to 2 MiB ("large
+ *   pool"), and cached blocks larger than needed are split (the remainder
+ *   stays cached) when the remainder is worth keeping. Adjacent free blocks of
+ *   a segment merge again.
+ * - Stream ordering: a freed block remembers the stream it was freed on. The
+ *   next request on that stream may reuse it at once; a request on another
+ *   stream reuses it only after an event recorded at free time has completed.
+ * - Out of memory from the raw allocator: release every cached, unused
+ *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY.
+ * - caching = false passes every request straight to raw alloc/free (for
+ *   sanitizers: ACCEL_ALLOC_CONF=caching:0); statistics still count.
+ * Threads: every function is thread-safe (one mutex per allocator).
+ * Ownership: the allocator owns its segments; destroy gives them all back.
+ */
+#ifndef ACCEL_CORE_ALLOCATOR_H
+#define ACCEL_CORE_ALLOCATOR_H
+
+#include "accel/accel.h"
+
+typedef struct accel_allocator accel_allocator_t;
+
+/* What the allocator needs from a device. `ctx` is passed back unchanged.
+ * Streams and events are backend handles; stream NULL = default stream. */
+typedef struct accel_allocator_device {
+    void *ctx;
+    accel_status_t (*raw_alloc)(void *ctx, size_t size, void **out);
+    void (*raw_free)(void *ctx, void *ptr);
+    /* (optional, as a group) when NULL, blocks are reused across streams at once
+     * (a backend whose streams all complete work before returning). */
+    accel_status_t (*event_record_new)(void *ctx, void *stream, void **out_event);
+    accel_status_t (*event_query)(void *ctx, void *event); /* OK or NOT_READY */
+    void (*event_destroy)(void *ctx, void *event);
+} accel_allocator_device_t;
+
+accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bool caching,
+                                      accel_allocator_t **out);
+/* Frees every segment (live blocks too: call it only when nothing uses them). */
+void accel_allocator_destroy(accel_allocator_t *allocator);
+
+/* size 0 -> *out = NULL, ACCEL_OK. */
+accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, void *stream,
+                                     void **out);
+/* INVALID_ARGUMENT when ptr is not the start of a live block. */
+accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream);
+
+/* Find the live block holding `ptr` (any byte inside it): its start and the
+ * size the user asked for. NOT_FOUND when none. Sets no error text. */
+accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *ptr,
+                                      void **out_base, size_t *out_size);
+
+void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out);
+
+#define ACCEL_PEAK_ALLOCATED 1u
+#define ACCEL_PEAK_RESERVED 2u
+#define ACCEL_PEAK_ALL 0xffu
+void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
+
+/* Give every cached, unused segment back to the raw allocator. */
+void accel_allocator_empty_cache(accel_allocator_t *allocator);
+
+#endif

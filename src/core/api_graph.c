@@ -1,0 +1,136 @@
+/* api_graph.c: capture the work queued on one stream, then replay it.
+ * State machine per graph: EMPTY -capture_begin-> CAPTURING -capture_end->
+ * READY (replayable, not capturable again). `graph->lock` guards the state;
+ * the backend owns the recorded work (`impl`). Caller owns the graph. */
+#include <stdlib.h>
+
+#include "core.h"
+#include "error.h"
+
+static accel_status_t graph_check(const accel_graph_t *graph)
+{
+    if (graph == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "graph handle is NULL");
+    if (graph->tag != ACCEL_TAG_GRAPH)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "graph handle is not a live accel_graph_t (destroyed or corrupt)");
+    return ACCEL_OK;
+}
+
+accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
+{
+    accel_graph_t *graph;
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    if (!ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin))
+        return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s has no graphs", acc->ops->name);
+    graph = calloc(1, sizeof *graph);
+    if (graph == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
+    graph->tag = ACCEL_TAG_GRAPH;
+    graph->acc = acc;
+    pthread_mutex_init(&graph->lock, NULL);
+    *out = graph;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_stream_t *stream)
+{
+    accel_t *acc;
+    accel_status_t status = graph_check(graph);
+    if (status != ACCEL_OK)
+        return status;
+    acc = graph->acc;
+    status = accel_check_stream(stream);
+    if (status == ACCEL_OK && stream->acc != acc)
+        status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                             "stream belongs to a different accelerator handle");
+    if (status == ACCEL_OK)
+        status = accel_ensure_init(acc);
+    if (status != ACCEL_OK)
+        return status;
+    pthread_mutex_lock(&graph->lock);
+    if (graph->state != ACCEL_GRAPH_EMPTY)
+        status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "graph is %s; capture needs a new graph",
+                             graph->state == ACCEL_GRAPH_CAPTURING ? "already capturing"
+                                                                   : "already captured");
+    else
+        status = acc->ops->graph_capture_begin(acc->self, stream->device, stream->impl);
+    if (status == ACCEL_OK) {
+        graph->state = ACCEL_GRAPH_CAPTURING;
+        graph->capture_stream = stream;
+    }
+    pthread_mutex_unlock(&graph->lock);
+    return status;
+}
+
+accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *stream)
+{
+    accel_t *acc;
+    void *impl = NULL;
+    accel_status_t status = graph_check(graph);
+    if (status == ACCEL_OK)
+        status = accel_check_stream(stream);
+    if (status != ACCEL_OK)
+        return status;
+    acc = graph->acc;
+    pthread_mutex_lock(&graph->lock);
+    if (graph->state != ACCEL_GRAPH_CAPTURING || graph->capture_stream != stream)
+        status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                             "graph is not capturing on this stream (call capture_begin first)");
+    else
+        status = acc->ops->graph_capture_end(acc->self, stream->device, stream->impl, &impl);
+    if (status == ACCEL_OK) {
+        graph->impl = impl;
+        graph->state = ACCEL_GRAPH_READY;
+    }
+    pthread_mutex_unlock(&graph->lock);
+    return status;
+}
+
+accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream)
+{
+    accel_t *acc;
+    accel_status_t status = graph_check(graph);
+    if (status != ACCEL_OK)
+        return status;
+    acc = graph->acc;
+    pthread_mutex_lock(&graph->lock);
+    if (graph->state != ACCEL_GRAPH_READY) {
+        pthread_mutex_unlock(&graph->lock);
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "graph has not been captured yet");
+    }
+    if (stream == NULL)
+        stream = graph->capture_stream;
+    status = accel_check_stream(stream);
+    if (status == ACCEL_OK && (stream->acc != acc || stream->device != graph->capture_stream->device))
+        status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                             "a graph replays only on a stream of the device it was captured on");
+    if (status == ACCEL_OK)
+        status = acc->ops->graph_launch(acc->self, stream->device, graph->impl, stream->impl);
+    pthread_mutex_unlock(&graph->lock);
+    return status;
+}
+
+accel_status_t accel_graph_destroy(accel_graph_t *graph)
+{
+    accel_status_t status = graph_check(graph);
+    if (status != ACCEL_OK)
+        return status;
+    pthread_mutex_lock(&graph->lock);
+    if (graph->state == ACCEL_GRAPH_CAPTURING) {
+        pthread_mutex_unlock(&graph->lock);
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "graph is still capturing; call accel_graph_capture_end first");
+    }
+    pthread_mutex_unlock(&graph->lock);
+    if (graph->impl != NULL)
+        graph->acc->ops->graph_destroy(graph->acc->self, graph->impl);
+    pthread_mutex_destroy(&graph->lock);
+    graph->tag = ACCEL_TAG_DEAD;
+    free(graph);
+    return ACCEL_OK;
+}

@@ -1,0 +1,466 @@
+/* api_memory.c: device memory through the caching allocator, copies and
+ * fills ordered on streams, pinned host memory, and allocator statistics.
+ * Every device pointer is checked against the allocator's live blocks before
+ * a backend sees it, so a wrong size or a stale pointer is refused, not run.
+ * Thread-safe (the allocator and the pinned registry lock internally). */
+#include <stddef.h>
+#include <string.h>
+
+#include "core.h"
+#include "error.h"
+#include "thread_state.h"
+
+static accel_status_t memory_find_device(accel_t *acc, const void *ptr, int *out)
+{
+    for (int d = 0; d < acc->device_count; d++) {
+        void *base;
+        size_t size;
+        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, &base, &size) == ACCEL_OK) {
+            *out = d;
+            return ACCEL_OK;
+        }
+    }
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
+                       "was already freed",
+                       ptr, acc->ops->name);
+}
+
+static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size,
+                                      void **out)
+{
+    void *ptr = NULL;
+    accel_status_t status = accel_ensure_init(acc);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
+    if (status != ACCEL_OK)
+        return status;
+    *out = ptr;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_malloc(accel_t *acc, size_t size, void **out)
+{
+    accel_stream_t *stream;
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = accel_resolve_stream(acc, NULL, &stream);
+    if (status != ACCEL_OK)
+        return status;
+    return memory_alloc_on(acc, stream, size, out);
+}
+
+accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *stream, void **out)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = accel_resolve_stream(acc, stream, &stream);
+    if (status != ACCEL_OK)
+        return status;
+    return memory_alloc_on(acc, stream, size, out);
+}
+
+static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream)
+{
+    int device = 0;
+    accel_status_t status = memory_find_device(acc, ptr, &device);
+    if (status != ACCEL_OK)
+        return status;
+    if (stream == NULL) {
+        accel_thread_state_t *state = accel_thread_state(acc);
+        if (state == NULL)
+            return ACCEL_ERROR_OUT_OF_MEMORY;
+        stream = state->current_streams[device];
+        if (stream == NULL)
+            stream = acc->devices[device].default_stream;
+    } else if (stream->device != device) {
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "pointer %p lives on device %d but the stream is on device %d", ptr,
+                           device, stream->device);
+    }
+    return accel_allocator_free(acc->devices[device].allocator, ptr, stream->impl);
+}
+
+accel_status_t accel_free(accel_t *acc, void *ptr)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK || ptr == NULL)
+        return status;
+    return memory_free_on(acc, ptr, NULL);
+}
+
+accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK || ptr == NULL)
+        return status;
+    status = accel_resolve_stream(acc, stream, &stream);
+    if (status != ACCEL_OK)
+        return status;
+    return memory_free_on(acc, ptr, stream);
+}
+
+static accel_status_t memory_stream_wait(accel_t *acc, accel_stream_t *stream)
+{
+    if (ACCEL_BACKEND_HAS(acc->ops, stream_synchronize))
+        return acc->ops->stream_synchronize(acc->self, stream->device, stream->impl);
+    return acc->ops->synchronize(acc->self, stream->device);
+}
+
+/* Check one side of a copy: device memory must be a live range on the
+ * stream's device; host memory must at least be non-NULL. */
+static accel_status_t memory_check_side(accel_t *acc, const void *ptr, size_t size, bool on_device,
+                                        const char *what, const accel_stream_t *stream)
+{
+    int device = 0;
+    accel_status_t status;
+    if (!on_device) {
+        if (ptr == NULL)
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);
+        return ACCEL_OK;
+    }
+    status = accel_check_device_range(acc, ptr, size, what, &device);
+    if (status != ACCEL_OK)
+        return status;
+    if (device != stream->device)
+        return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                           "%s is on device %d but the stream is on device %d (copies between "
+                           "devices are not supported yet)",
+                           what, device, stream->device);
+    return ACCEL_OK;
+}
+
+static accel_status_t memory_copy(accel_t *acc, void *dst, const void *src, size_t size,
+                                  accel_copy_kind_t kind, accel_stream_t *stream, bool wait)
+{
+    bool dst_device = kind == ACCEL_COPY_HOST_TO_DEVICE || kind == ACCEL_COPY_DEVICE_TO_DEVICE;
+    bool src_device = kind == ACCEL_COPY_DEVICE_TO_HOST || kind == ACCEL_COPY_DEVICE_TO_DEVICE;
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if ((unsigned)kind > ACCEL_COPY_DEVICE_TO_DEVICE)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "unknown copy kind %d", (int)kind);
+    status = accel_resolve_stream(acc, stream, &stream);
+    if (status != ACCEL_OK || size == 0)
+        return status;
+    status = memory_check_side(acc, dst, size, dst_device, "destination", stream);
+    if (status == ACCEL_OK)
+        status = memory_check_side(acc, src, size, src_device, "source", stream);
+    if (status == ACCEL_OK)
+        status = accel_ensure_init(acc);
+    if (status == ACCEL_OK)
+        status = acc->ops->memcpy_async(acc->self, stream->device, dst, src, size, kind,
+                                        stream->impl);
+    if (status == ACCEL_OK && wait)
+        status = memory_stream_wait(acc, stream);
+    return status;
+}
+
+accel_status_t accel_memcpy(accel_t *acc, void *dst, const void *src, size_t size,
+                            accel_copy_kind_t kind)
+{
+    return memory_copy(acc, dst, src, size, kind, NULL, true);
+}
+
+accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src, size_t size,
+                                  accel_copy_kind_t kind, accel_stream_t *stream)
+{
+    return memory_copy(acc, dst, src, size, kind, stream, false);
+}
+
+static accel_status_t memory_set(accel_t *acc, void *dst, int value, size_t size,
+                                 accel_stream_t *stream, bool wait)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (value < -128 || value > 255)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "memset value %d is not a byte", value);
+    status = accel_resolve_stream(acc, stream, &stream);
+    if (status != ACCEL_OK || size == 0)
+        return status;
+    status = memory_check_side(acc, dst, size, true, "destination", stream);
+    if (status == ACCEL_OK)
+        status = accel_ensure_init(acc);
+    if (status == ACCEL_OK)
+        status = acc->ops->memset_async(acc->self, stream->device, dst, value & 0xff, size,
+                                        stream->impl);
+    if (status == ACCEL_OK && wait)
+        status = memory_stream_wait(acc, stream);
+    return status;
+}
+
+accel_status_t accel_memset(accel_t *acc, void *dst, int value, size_t size)
+{
+    return memory_set(acc, dst, value, size, NULL, true);
+}
+
+accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t size,
+                                  accel_stream_t *stream)
+{
+    return memory_set(acc, dst, value, size, stream, false);
+}
+
+static accel_status_t memory_check_pinning(accel_t *acc, bool registering)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (registering ? !ACCEL_BACKEND_HAS(acc->ops, host_register)
+                    : !ACCEL_BACKEND_HAS(acc->ops, host_alloc))
+        return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s cannot %s host memory", acc->ops->name,
+                           registering ? "pin existing" : "allocate pinned");
+    return accel_ensure_init(acc);
+}
+
+accel_status_t accel_host_alloc(accel_t *acc, size_t size, void **out)
+{
+    void *ptr = NULL;
+    accel_status_t status = memory_check_pinning(acc, false);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    if (size == 0) {
+        *out = NULL;
+        return ACCEL_OK;
+    }
+    status = acc->ops->host_alloc(acc->self, size, &ptr);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_pinned_add(&acc->pinned, ptr, size, ACCEL_PINNED_ALLOCATED);
+    if (status != ACCEL_OK) {
+        acc->ops->host_free(acc->self, ptr, size);
+        return status;
+    }
+    *out = ptr;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_host_free(accel_t *acc, void *ptr)
+{
+    size_t size;
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK || ptr == NULL)
+        return status;
+    if (accel_pinned_remove(&acc->pinned, ptr, ACCEL_PINNED_ALLOCATED, &size) != ACCEL_OK)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "pointer %p did not come from accel_host_alloc or was already freed",
+                           ptr);
+    acc->ops->host_free(acc->self, ptr, size);
+    return ACCEL_OK;
+}
+
+accel_status_t accel_host_register(accel_t *acc, void *ptr, size_t size)
+{
+    accel_status_t status = memory_check_pinning(acc, true);
+    if (status != ACCEL_OK)
+        return status;
+    if (ptr == NULL || size == 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "host_register needs a non-NULL pointer and a size > 0");
+    status = accel_pinned_add(&acc->pinned, ptr, size, ACCEL_PINNED_REGISTERED);
+    if (status != ACCEL_OK)
+        return status;
+    status = acc->ops->host_register(acc->self, ptr, size);
+    if (status != ACCEL_OK) {
+        size_t ignored;
+        accel_pinned_remove(&acc->pinned, ptr, ACCEL_PINNED_REGISTERED, &ignored);
+    }
+    return status;
+}
+
+accel_status_t accel_host_unregister(accel_t *acc, void *ptr)
+{
+    size_t size;
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (ptr == NULL ||
+        accel_pinned_remove(&acc->pinned, ptr, ACCEL_PINNED_REGISTERED, &size) != ACCEL_OK)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "pointer %p is not the start of a range pinned by accel_host_register",
+                           ptr);
+    if (ACCEL_BACKEND_HAS(acc->ops, host_unregister))
+        acc->ops->host_unregister(acc->self, ptr, size);
+    return ACCEL_OK;
+}
+
+accel_status_t accel_is_pinned(accel_t *acc, const void *ptr, bool *out)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    *out = ptr != NULL && accel_pinned_contains(&acc->pinned, ptr);
+    return ACCEL_OK;
+}
+
+/* ---- statistics */
+
+static accel_status_t memory_stats_of(accel_t *acc, int device, accel_memory_stats_t *out)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
+    if (status != ACCEL_OK)
+        return status;
+    *out = (accel_memory_stats_t){.struct_size = sizeof *out};
+    accel_allocator_stats(acc->devices[device].allocator, out);
+    return ACCEL_OK;
+}
+
+#define MEMORY_STAT_GETTER(fn, field)                                                  \
+    accel_status_t fn(accel_t *acc, int device, uint64_t *out)                          \
+    {                                                                                   \
+        accel_memory_stats_t stats;                                                     \
+        accel_status_t status;                                                          \
+        if (out == NULL)                                                                \
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL"); \
+        status = memory_stats_of(acc, device, &stats);                                  \
+        if (status == ACCEL_OK)                                                         \
+            *out = stats.field;                                                         \
+        return status;                                                                  \
+    }
+
+MEMORY_STAT_GETTER(accel_memory_allocated, allocated_bytes)
+MEMORY_STAT_GETTER(accel_max_memory_allocated, allocated_bytes_peak)
+MEMORY_STAT_GETTER(accel_memory_reserved, reserved_bytes)
+MEMORY_STAT_GETTER(accel_max_memory_reserved, reserved_bytes_peak)
+
+static accel_status_t memory_reset_peaks(accel_t *acc, int device, unsigned which)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
+    if (status == ACCEL_OK)
+        accel_allocator_reset_peaks(acc->devices[device].allocator, which);
+    return status;
+}
+
+accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device)
+{
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALLOCATED);
+}
+
+accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device)
+{
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_RESERVED);
+}
+
+accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device)
+{
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
+}
+
+accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t *out)
+{
+    accel_memory_stats_t stats;
+    accel_status_t status;
+    size_t caller_size;
+    if (out == NULL || out->struct_size == 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "stats struct is NULL or its struct_size is not set");
+    caller_size = out->struct_size < sizeof stats ? out->struct_size : sizeof stats;
+    status = memory_stats_of(acc, device, &stats);
+    if (status != ACCEL_OK)
+        return status;
+    stats.struct_size = out->struct_size;
+    memcpy(out, &stats, caller_size);
+    return ACCEL_OK;
+}
+
+static const struct {
+    const char *key;
+    size_t offset;
+} memory_stat_keys[] = {
+    {"allocated_bytes.all.current", offsetof(accel_memory_stats_t, allocated_bytes)},
+    {"allocated_bytes.all.peak", offsetof(accel_memory_stats_t, allocated_bytes_peak)},
+    {"reserved_bytes.all.current", offsetof(accel_memory_stats_t, reserved_bytes)},
+    {"reserved_bytes.all.peak", offsetof(accel_memory_stats_t, reserved_bytes_peak)},
+    {"requested_bytes.all.current", offsetof(accel_memory_stats_t, requested_bytes)},
+    {"requested_bytes.all.peak", offsetof(accel_memory_stats_t, requested_bytes_peak)},
+    {"allocation.all.current", offsetof(accel_memory_stats_t, allocation_count)},
+    {"allocation.all.peak", offsetof(accel_memory_stats_t, allocation_count_peak)},
+    {"segment.all.current", offsetof(accel_memory_stats_t, segment_count)},
+    {"segment.all.peak", offsetof(accel_memory_stats_t, segment_count_peak)},
+    {"num_alloc_retries", offsetof(accel_memory_stats_t, alloc_retries)},
+    {"num_ooms", offsetof(accel_memory_stats_t, ooms)},
+};
+
+accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
+                                        const char **out_key, uint64_t *out_value)
+{
+    accel_memory_stats_t stats;
+    accel_status_t status;
+    if (out_key == NULL || out_value == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = memory_stats_of(acc, device, &stats);
+    if (status != ACCEL_OK)
+        return status;
+    if (index >= sizeof memory_stat_keys / sizeof memory_stat_keys[0])
+        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have no entry %zu", index);
+    *out_key = memory_stat_keys[index].key;
+    memcpy(out_value, (const char *)&stats + memory_stat_keys[index].offset, sizeof *out_value);
+    return ACCEL_OK;
+}
+
+accel_status_t accel_empty_cache(accel_t *acc)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    for (int d = 0; d < acc->device_count; d++)
+        accel_allocator_empty_cache(acc->devices[d].allocator);
+    return ACCEL_OK;
+}
+
+static accel_status_t memory_info(accel_t *acc, int device, uint64_t *free_bytes,
+                                  uint64_t *total_bytes)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_resolve_device(acc, device, &device);
+    if (status != ACCEL_OK)
+        return status;
+    if (!ACCEL_BACKEND_HAS(acc->ops, memory_info))
+        return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s does not report device memory size",
+                           acc->ops->name);
+    status = accel_ensure_init(acc);
+    if (status != ACCEL_OK)
+        return status;
+    return acc->ops->memory_info(acc->self, device, free_bytes, total_bytes);
+}
+
+accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out)
+{
+    uint64_t free_bytes, total_bytes;
+    accel_status_t status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = memory_info(acc, device, &free_bytes, &total_bytes);
+    if (status == ACCEL_OK)
+        *out = total_bytes;
+    return status;
+}
+
+accel_status_t accel_available_memory(accel_t *acc, int device, uint64_t *out)
+{
+    uint64_t free_bytes, total_bytes;
+    accel_status_t status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = memory_info(acc, device, &free_bytes, &total_bytes);
+    if (status == ACCEL_OK)
+        *out = free_bytes;
+    return status;
+}

@@ -1,0 +1,46 @@
+/* backends.c: the backends compiled into this library and the auto-detect
+ * order. Adding a backend is one line in each list below (plus its folder and
+ * build option). Both tables are constant: safe to read from any thread. */
+#include "registry.h"
+
+#ifdef ACCEL_HAVE_BACKEND_CPU
+#include "backends/cpu/cpu.h"
+#define ACCEL_BUILTIN_CPU accel_cpu_backend_ops
+#else
+#define ACCEL_BUILTIN_CPU NULL
+#endif
+
+/* DeepSpeed's SUPPORTED_ACCELERATOR_LIST order, then ours. This order is the
+ * one accel_supported_names() prints. A NULL function means the backend is
+ * not built into this library (its folder is missing or its option is off). */
+const accel_builtin_backend_t accel_builtin_backends[] = {
+    {"cuda", NULL},
+    {"cpu", ACCEL_BUILTIN_CPU},
+    {"xpu", NULL},
+    {"npu", NULL},
+    {"mps", NULL},
+    {"hpu", NULL},
+    {"mlu", NULL},
+    {"sdaa", NULL},
+    {"opencl", NULL},
+};
+
+const size_t accel_builtin_backend_count =
+    sizeof accel_builtin_backends / sizeof accel_builtin_backends[0];
+
+/* Auto-detect: first available wins (DESIGN.md §5). "xpu" is skipped while a
+ * CUDA device is present (selection.c). "xpu.external" has no builtin: only a
+ * registered or plugin backend of that name fills the slot. */
+const char *const accel_cascade_order[] = {
+    "xpu.external",
+    "xpu",
+    "npu",
+    "sdaa",
+    "mps",
+    "hpu",
+    "mlu",
+    "cuda",
+    "opencl",
+    "cpu",
+    NULL,
+};

@@ -1,0 +1,132 @@
+/* core.h: the private layout of accel_t and its child handles, shared by the
+ * files of src/core/. Nothing here is visible to users or backends.
+ *
+ * Ownership: an accel_t owns its backend state (`self`), one caching allocator
+ * and one RNG state per device, the devices' default streams, and the op
+ * builder wrappers. Streams, events and graphs created by the user are owned by
+ * the user and point back at their accel_t.
+ * Threads: fields set at creation are read-only afterwards; `lock` guards the
+ * lazy-init state, the lazy-call list and the compile backend; each device's
+ * `rng_lock` guards its generator. Per-thread state lives behind `thread_key`.
+ */
+#ifndef ACCEL_CORE_CORE_H
+#define ACCEL_CORE_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "accel/accel_backend.h"
+#include "allocator.h"
+#include "pinned.h"
+
+/* Handle tags: checked on entry so a wrong or destroyed handle is refused. */
+#define ACCEL_TAG_ACCEL 0x61636331u
+#define ACCEL_TAG_STREAM 0x61637374u
+#define ACCEL_TAG_EVENT 0x61636576u
+#define ACCEL_TAG_GRAPH 0x61636772u
+#define ACCEL_TAG_DEAD 0xdeadacc1u
+
+typedef struct accel_device_state {
+    accel_allocator_t *allocator;
+    pthread_mutex_t rng_lock;
+    uint64_t rng_seed;
+    uint64_t rng_offset;
+    accel_stream_t *default_stream;
+} accel_device_state_t;
+
+typedef struct accel_lazy_entry {
+    accel_lazy_fn_t fn;
+    void *user_data;
+    struct accel_lazy_entry *next;
+} accel_lazy_entry_t;
+
+struct accel_op_builder {
+    accel_t *acc;
+    const accel_op_builder_desc_t *desc;
+    pthread_mutex_t lock;
+    const void *loaded; /* the op table once load() succeeded */
+};
+
+struct accel {
+    uint32_t tag;
+    const accel_backend_ops_t *ops;
+    void *self;
+    const char *selection_method;
+    bool process_wide;
+
+    pthread_mutex_t lock;
+    atomic_bool initialized;
+    accel_status_t init_status; /* valid once init was attempted */
+    char init_error[512];
+    bool init_attempted;
+    accel_lazy_entry_t *lazy_head;
+    char compile_backend[64];
+
+    int device_count;
+    accel_device_state_t *devices;
+    int initial_device; /* each thread's current device until it sets one */
+    pthread_key_t thread_key;
+
+    accel_pinned_registry_t pinned;
+
+    accel_op_builder_t *builders;
+    size_t builder_count;
+};
+
+struct accel_stream {
+    uint32_t tag;
+    accel_t *acc;
+    int device;
+    int priority;
+    void *impl; /* backend stream; NULL for a default stream */
+    bool is_default;
+};
+
+struct accel_event {
+    uint32_t tag;
+    accel_t *acc;
+    int device;
+    unsigned flags;
+    void *impl;
+};
+
+typedef enum accel_graph_state {
+    ACCEL_GRAPH_EMPTY = 0,
+    ACCEL_GRAPH_CAPTURING = 1,
+    ACCEL_GRAPH_READY = 2,
+} accel_graph_state_t;
+
+struct accel_graph {
+    uint32_t tag;
+    accel_t *acc;
+    pthread_mutex_t lock;
+    accel_graph_state_t state;
+    accel_stream_t *capture_stream;
+    void *impl;
+};
+
+/* ---- instance.c: making and releasing an accel_t */
+
+/* Build an accel_t over `ops` (calls ops->create; never ops->init). */
+accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char *method,
+                                     accel_t **out);
+void accel_instance_destroy(accel_t *acc);
+
+/* Initialise the runtime once (thread-safe) and run deferred lazy calls. */
+accel_status_t accel_ensure_init(accel_t *acc);
+
+/* ---- validation helpers (dispatch.c); each sets the last error on failure */
+accel_status_t accel_check_handle(const accel_t *acc);
+/* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */
+accel_status_t accel_resolve_device(accel_t *acc, int device, int *out);
+accel_status_t accel_check_stream(const accel_stream_t *stream);
+accel_status_t accel_check_event(const accel_event_t *event);
+/* The stream to queue on: `stream` itself, or the thread's current stream on
+ * the current device when NULL. Checks that it belongs to `acc`. */
+accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_stream_t **out);
+/* Check that [ptr, ptr+size) lies inside one live block of some device's
+ * allocator; writes the device index. */
+accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t size,
+                                        const char *what, int *out_device);
+
+#endif /* ACCEL_CORE_CORE_H */

@@ -1,0 +1,123 @@
+/* dispatch.c: the checks every public call makes before reaching a backend:
+ * handle tags, device indices, stream resolution, device-pointer ranges; and
+ * the per-thread state behind "current device" and "current stream".
+ * All functions are thread-safe; the thread state is touched only by its
+ * own thread. */
+#include <stdlib.h>
+
+#include "core.h"
+#include "error.h"
+#include "thread_state.h"
+
+accel_thread_state_t *accel_thread_state(accel_t *acc)
+{
+    accel_thread_state_t *state = pthread_getspecific(acc->thread_key);
+    if (state != NULL)
+        return state;
+    state = calloc(1, sizeof *state + (size_t)acc->device_count * sizeof(accel_stream_t *));
+    if (state == NULL) {
+        accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for thread state");
+        return NULL;
+    }
+    state->device = acc->initial_device;
+    if (pthread_setspecific(acc->thread_key, state) != 0) {
+        free(state);
+        accel_error(ACCEL_ERROR_INTERNAL, "could not store thread state");
+        return NULL;
+    }
+    return state;
+}
+
+accel_status_t accel_check_handle(const accel_t *acc)
+{
+    if (acc == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "accelerator handle is NULL");
+    if (acc->tag != ACCEL_TAG_ACCEL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "accelerator handle is not a live accel_t (closed or corrupt)");
+    return ACCEL_OK;
+}
+
+accel_status_t accel_resolve_device(accel_t *acc, int device, int *out)
+{
+    if (device == ACCEL_CURRENT_DEVICE) {
+        accel_thread_state_t *state = accel_thread_state(acc);
+        if (state == NULL)
+            return ACCEL_ERROR_OUT_OF_MEMORY;
+        *out = state->device;
+        return ACCEL_OK;
+    }
+    if (device < 0 || device >= acc->device_count)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "%s: device index %d is out of range (%d device%s; -1 = current)",
+                           acc->ops->name, device, acc->device_count,
+                           acc->device_count == 1 ? "" : "s");
+    *out = device;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_check_stream(const accel_stream_t *stream)
+{
+    if (stream == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "stream handle is NULL");
+    if (stream->tag != ACCEL_TAG_STREAM)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "stream handle is not a live accel_stream_t (destroyed or corrupt)");
+    return ACCEL_OK;
+}
+
+accel_status_t accel_check_event(const accel_event_t *event)
+{
+    if (event == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "event handle is NULL");
+    if (event->tag != ACCEL_TAG_EVENT)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "event handle is not a live accel_event_t (destroyed or corrupt)");
+    return ACCEL_OK;
+}
+
+accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_stream_t **out)
+{
+    accel_status_t status;
+    if (stream == NULL) {
+        accel_thread_state_t *state = accel_thread_state(acc);
+        if (state == NULL)
+            return ACCEL_ERROR_OUT_OF_MEMORY;
+        stream = state->current_streams[state->device];
+        *out = stream != NULL ? stream : acc->devices[state->device].default_stream;
+        return ACCEL_OK;
+    }
+    status = accel_check_stream(stream);
+    if (status != ACCEL_OK)
+        return status;
+    if (stream->acc != acc)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "stream belongs to a different accelerator handle");
+    *out = stream;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t size,
+                                        const char *what, int *out_device)
+{
+    if (ptr == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s pointer is NULL", what);
+    for (int d = 0; d < acc->device_count; d++) {
+        void *base;
+        size_t block_size;
+        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, &base, &block_size) != ACCEL_OK)
+            continue;
+        size_t start = (size_t)((const char *)ptr - (const char *)base);
+        if (size > block_size - start)
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "%s range of %zu bytes at offset %zu overruns its allocation of "
+                               "%zu bytes",
+                               what, size, start, block_size);
+        *out_device = d;
+        return ACCEL_OK;
+    }
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "%s pointer %p is not inside any live %s allocation (allocate it with "
+                       "accel_malloc)",
+                       what, ptr, acc->ops->name);
+}

@@ -1,0 +1,295 @@
+/* instance.c: building and releasing an accel_t, and its one-time lazy
+ * runtime initialisation.
+ * Creation never initialises the vendor runtime (fork safety); the first call
+ * that needs a device goes through accel_ensure_init, which runs the backend's
+ * init once (guarded by acc->lock) and then the deferred lazy calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "env.h"
+#include "error.h"
+#include "thread_state.h"
+
+/* torch's default seed, so an unseeded generator matches torch's habit. */
+#define ACCEL_DEFAULT_SEED 67280421310721ull
+
+typedef struct allocator_ctx {
+    accel_t *acc;
+    int device;
+} allocator_ctx_t;
+
+static accel_status_t allocator_raw_alloc(void *ctx, size_t size, void **out)
+{
+    allocator_ctx_t *c = ctx;
+    return c->acc->ops->mem_alloc(c->acc->self, c->device, size, out);
+}
+
+static void allocator_raw_free(void *ctx, void *ptr)
+{
+    allocator_ctx_t *c = ctx;
+    c->acc->ops->mem_free(c->acc->self, c->device, ptr);
+}
+
+static accel_status_t allocator_event_record_new(void *ctx, void *stream, void **out)
+{
+    allocator_ctx_t *c = ctx;
+    const accel_backend_ops_t *ops = c->acc->ops;
+    void *event = NULL;
+    accel_status_t status = ops->event_create(c->acc->self, c->device, ACCEL_EVENT_DEFAULT, &event);
+    if (status != ACCEL_OK)
+        return status;
+    status = ops->event_record(c->acc->self, c->device, event, stream);
+    if (status != ACCEL_OK) {
+        ops->event_destroy(c->acc->self, c->device, event);
+        return status;
+    }
+    *out = event;
+    return ACCEL_OK;
+}
+
+static accel_status_t allocator_event_query(void *ctx, void *event)
+{
+    allocator_ctx_t *c = ctx;
+    return c->acc->ops->event_query(c->acc->self, c->device, event);
+}
+
+static void allocator_event_destroy(void *ctx, void *event)
+{
+    allocator_ctx_t *c = ctx;
+    c->acc->ops->event_destroy(c->acc->self, c->device, event);
+}
+
+static bool instance_read_caching(void)
+{
+    accel_alloc_conf_t conf = {.caching = true};
+    char bad_key[64] = "";
+    const char *text = accel_env_get("ACCEL_ALLOC_CONF");
+    if (text != NULL && !accel_env_parse_alloc_conf(text, &conf, bad_key, sizeof bad_key))
+        accel_log(ACCEL_LOG_WARN, "ACCEL_ALLOC_CONF: ignoring unknown setting '%s'", bad_key);
+    return conf.caching;
+}
+
+static accel_status_t instance_make_allocator(accel_t *acc, int device, bool caching)
+{
+    const accel_backend_ops_t *ops = acc->ops;
+    bool has_events = ACCEL_BACKEND_HAS(ops, event_create) && ACCEL_BACKEND_HAS(ops, event_record) &&
+                      ACCEL_BACKEND_HAS(ops, event_query) && ACCEL_BACKEND_HAS(ops, event_destroy);
+    allocator_ctx_t *ctx = malloc(sizeof *ctx);
+    if (ctx == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating an allocator");
+    *ctx = (allocator_ctx_t){.acc = acc, .device = device};
+    accel_allocator_device_t dev = {
+        .ctx = ctx,
+        .raw_alloc = allocator_raw_alloc,
+        .raw_free = allocator_raw_free,
+        .event_record_new = has_events ? allocator_event_record_new : NULL,
+        .event_query = has_events ? allocator_event_query : NULL,
+        .event_destroy = has_events ? allocator_event_destroy : NULL,
+    };
+    accel_status_t status = accel_allocator_create(&dev, caching, &acc->devices[device].allocator);
+    if (status != ACCEL_OK)
+        free(ctx);
+    return status;
+}
+
+static accel_status_t instance_make_devices(accel_t *acc)
+{
+    bool caching = instance_read_caching();
+    acc->devices = calloc((size_t)acc->device_count, sizeof *acc->devices);
+    if (acc->devices == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for device state");
+    for (int d = 0; d < acc->device_count; d++) {
+        accel_device_state_t *dev = &acc->devices[d];
+        pthread_mutex_init(&dev->rng_lock, NULL);
+        dev->rng_seed = ACCEL_DEFAULT_SEED;
+        dev->default_stream = calloc(1, sizeof *dev->default_stream);
+        if (dev->default_stream == NULL)
+            return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for streams");
+        *dev->default_stream = (accel_stream_t){
+            .tag = ACCEL_TAG_STREAM, .acc = acc, .device = d, .is_default = true};
+        accel_status_t status = instance_make_allocator(acc, d, caching);
+        if (status != ACCEL_OK)
+            return status;
+    }
+    return ACCEL_OK;
+}
+
+static accel_status_t instance_make_builders(accel_t *acc)
+{
+    size_t count = 0;
+    const accel_op_builder_desc_t *descs;
+    if (!ACCEL_BACKEND_HAS(acc->ops, op_builders))
+        return ACCEL_OK;
+    descs = acc->ops->op_builders(acc->self, &count);
+    if (descs == NULL || count == 0)
+        return ACCEL_OK;
+    acc->builders = calloc(count, sizeof *acc->builders);
+    if (acc->builders == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for op builders");
+    for (size_t i = 0; i < count; i++) {
+        acc->builders[i] = (accel_op_builder_t){.acc = acc, .desc = &descs[i]};
+        pthread_mutex_init(&acc->builders[i].lock, NULL);
+    }
+    acc->builder_count = count;
+    return ACCEL_OK;
+}
+
+static int instance_initial_device(const accel_t *acc)
+{
+    long rank;
+    const char *text;
+    if (!acc->ops->info->current_device_from_local_rank)
+        return 0;
+    text = accel_env_get("LOCAL_RANK");
+    if (text == NULL)
+        return 0;
+    if (!accel_env_parse_int(text, &rank) || rank < 0 || rank >= acc->device_count) {
+        accel_log(ACCEL_LOG_WARN, "LOCAL_RANK=%s is not a device index below %d; using device 0",
+                  text, acc->device_count);
+        return 0;
+    }
+    return (int)rank;
+}
+
+static void thread_state_free(void *state)
+{
+    free(state);
+}
+
+accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char *method,
+                                     accel_t **out)
+{
+    accel_status_t status;
+    accel_t *acc = calloc(1, sizeof *acc);
+    if (acc == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory opening %s", ops->name);
+    acc->tag = ACCEL_TAG_ACCEL;
+    acc->ops = ops;
+    acc->selection_method = method;
+    pthread_mutex_init(&acc->lock, NULL);
+    accel_pinned_init(&acc->pinned);
+    if (pthread_key_create(&acc->thread_key, thread_state_free) != 0) {
+        pthread_mutex_destroy(&acc->lock);
+        accel_pinned_fini(&acc->pinned);
+        free(acc);
+        return accel_error(ACCEL_ERROR_INTERNAL, "out of thread-local keys opening %s", ops->name);
+    }
+    snprintf(acc->compile_backend, sizeof acc->compile_backend, "%s",
+             ops->info->default_compile_backend ? ops->info->default_compile_backend : "");
+
+    status = ops->create(&acc->self);
+    if (status != ACCEL_OK) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s: ", ops->name);
+        accel_error_prefix(prefix);
+        acc->self = NULL;
+        goto fail;
+    }
+    status = ops->device_count(acc->self, &acc->device_count);
+    if (status == ACCEL_OK && acc->device_count <= 0)
+        status = accel_error(ACCEL_ERROR_UNAVAILABLE, "%s: the runtime reports no devices", ops->name);
+    if (status != ACCEL_OK)
+        goto fail;
+    acc->initial_device = instance_initial_device(acc);
+    status = instance_make_devices(acc);
+    if (status == ACCEL_OK)
+        status = instance_make_builders(acc);
+    if (status != ACCEL_OK)
+        goto fail;
+    *out = acc;
+    return ACCEL_OK;
+
+fail: {
+    char saved[1024];
+    accel_error_copy(saved, sizeof saved);
+    accel_instance_destroy(acc);
+    return accel_error(status, "%s", saved);
+}
+}
+
+static void instance_free_devices(accel_t *acc)
+{
+    if (acc->devices == NULL)
+        return;
+    for (int d = 0; d < acc->device_count; d++) {
+        accel_device_state_t *dev = &acc->devices[d];
+        if (dev->allocator != NULL)
+            accel_allocator_destroy(dev->allocator);
+        pthread_mutex_destroy(&dev->rng_lock);
+        free(dev->default_stream);
+    }
+    free(acc->devices);
+}
+
+void accel_instance_destroy(accel_t *acc)
+{
+    accel_lazy_entry_t *entry;
+    if (acc == NULL)
+        return;
+    /* Allocators free through the backend, so they go before the backend. */
+    instance_free_devices(acc);
+    for (size_t i = 0; i < acc->builder_count; i++)
+        pthread_mutex_destroy(&acc->builders[i].lock);
+    free(acc->builders);
+    if (acc->self != NULL)
+        acc->ops->destroy(acc->self);
+    while ((entry = acc->lazy_head) != NULL) {
+        acc->lazy_head = entry->next;
+        free(entry);
+    }
+    free(pthread_getspecific(acc->thread_key));
+    pthread_key_delete(acc->thread_key);
+    accel_pinned_fini(&acc->pinned);
+    pthread_mutex_destroy(&acc->lock);
+    acc->tag = ACCEL_TAG_DEAD;
+    free(acc);
+}
+
+static void instance_run_lazy(accel_t *acc, accel_lazy_entry_t *list)
+{
+    /* The list was pushed newest-first; run oldest-first. */
+    accel_lazy_entry_t *ordered = NULL;
+    while (list != NULL) {
+        accel_lazy_entry_t *next = list->next;
+        list->next = ordered;
+        ordered = list;
+        list = next;
+    }
+    while (ordered != NULL) {
+        accel_lazy_entry_t *next = ordered->next;
+        ordered->fn(acc, ordered->user_data);
+        free(ordered);
+        ordered = next;
+    }
+}
+
+accel_status_t accel_ensure_init(accel_t *acc)
+{
+    accel_lazy_entry_t *pending = NULL;
+    accel_status_t status;
+    if (atomic_load_explicit(&acc->initialized, memory_order_acquire))
+        return ACCEL_OK;
+    pthread_mutex_lock(&acc->lock);
+    if (!acc->init_attempted) {
+        acc->init_attempted = true;
+        acc->init_status = acc->ops->init(acc->self);
+        if (acc->init_status != ACCEL_OK) {
+            accel_error_copy(acc->init_error, sizeof acc->init_error);
+            accel_log(ACCEL_LOG_ERROR, "%s: runtime initialisation failed: %s", acc->ops->name,
+                      acc->init_error);
+        } else {
+            pending = acc->lazy_head;
+            acc->lazy_head = NULL;
+            atomic_store_explicit(&acc->initialized, true, memory_order_release);
+        }
+    }
+    status = acc->init_status;
+    pthread_mutex_unlock(&acc->lock);
+    if (status != ACCEL_OK)
+        return accel_error(status, "%s: runtime initialisation failed earlier: %s", acc->ops->name,
+                           acc->init_error);
+    instance_run_lazy(acc, pending);
+    return ACCEL_OK;
+}

@@ -1,0 +1,35 @@
+/* philox.h: the one definition of accel's random numbers (DESIGN.md §4).
+ * Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
+ * SC'11) and the word -> element mapping every backend must reproduce. Pure
+ * functions: no state, safe from any thread. The CPU backend and the tests
+ * use these; device backends port the same arithmetic to their kernels. */
+#ifndef ACCEL_CORE_PHILOX_H
+#define ACCEL_CORE_PHILOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "accel/accel_backend.h"
+
+/* One block: 10 rounds on counter `ctr` with key `key`. */
+void accel_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* Word `index` of the stream of `seed` (key = seed low/high, counter = index/4). */
+uint32_t accel_philox_word(uint64_t seed, uint64_t index);
+
+/* Words consumed per element (u32, uniform: 1; normal: 2). */
+unsigned accel_rng_words_per_element(accel_rng_kind_t kind);
+/* How far a fill of `count` elements moves the offset: round_up(w*count, 4). */
+uint64_t accel_rng_offset_advance(accel_rng_kind_t kind, size_t count);
+
+/* The element transforms. */
+float accel_rng_uniform_from_word(uint32_t word);
+float accel_rng_normal_from_words(uint32_t a, uint32_t b);
+
+/* Fill elements [first, first+count) of a fill that starts at stream word
+ * `offset`: element i reads words offset + w*i... Writing a sub-range lets a
+ * backend split one fill across threads. */
+void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
+                             uint64_t seed, uint64_t offset);
+
+#endif

@@ -1,0 +1,20 @@
+/* thread_state.h: what each thread remembers per accel_t: its current device,
+ * its current stream on each device, and its open profiling ranges.
+ * Owned by the thread (a pthread key of the accel_t frees it at thread exit);
+ * only the owning thread reads or writes it, so no locks. */
+#ifndef ACCEL_CORE_THREAD_STATE_H
+#define ACCEL_CORE_THREAD_STATE_H
+
+#include "core.h"
+
+typedef struct accel_thread_state {
+    int device;
+    int range_depth;
+    accel_stream_t *current_streams[]; /* one per device; NULL = default */
+} accel_thread_state_t;
+
+/* The calling thread's state for `acc`, created on first use; NULL only when
+ * out of memory (error set). */
+accel_thread_state_t *accel_thread_state(accel_t *acc);
+
+#endif

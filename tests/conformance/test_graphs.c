@@ -1,0 +1,230 @@
+/* test_graphs.c: conformance tests of graphs: capture on a created stream,
+ * replay with its effect checked every time, refusals, UNSUPPORTED backends. */
+#include "conformance.h"
+
+#include <stdatomic.h>
+
+#define GRAPHS_BYTES 1024
+#define GRAPHS_REPLAYS 10
+
+static void graphs_require(void)
+{
+    if (!conf_flag(ACCEL_FLAG_GRAPHS_SUPPORTED))
+        conf_skip("backend reports no graph support (ACCEL_FLAG_GRAPHS_SUPPORTED false)");
+    conf_require_streams();
+}
+
+static accel_graph_t *graphs_create(void)
+{
+    accel_graph_t *graph = NULL;
+    assert_ok(accel_graph_create(conformance_acc, &graph));
+    assert_non_null(graph);
+    return graph;
+}
+
+static accel_stream_t *graphs_stream(void)
+{
+    accel_stream_t *stream = NULL;
+    assert_ok(accel_stream_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &stream));
+    return stream;
+}
+
+static void graphs_count_fn(void *arg)
+{
+    atomic_int *counter = arg;
+    atomic_fetch_add(counter, 1);
+}
+
+void test_graphs_unsupported_create_refused(void **state)
+{
+    accel_graph_t *graph = (accel_graph_t *)&graph;
+    (void)state;
+    if (conf_flag(ACCEL_FLAG_GRAPHS_SUPPORTED))
+        conf_skip("backend supports graphs; the refusal path does not apply");
+    assert_status(ACCEL_ERROR_UNSUPPORTED, accel_graph_create(conformance_acc, &graph));
+    assert_ptr_equal(graph, (accel_graph_t *)&graph);
+}
+
+void test_graphs_create_destroy(void **state)
+{
+    (void)state;
+    graphs_require();
+    assert_ok(accel_graph_destroy(graphs_create()));
+}
+
+void test_graphs_capture_replay_memset_memcpy(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *device, *host = NULL;
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_host_alloc(conformance_acc, GRAPHS_BYTES, (void **)&host));
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x3c, GRAPHS_BYTES, stream));
+    assert_ok(accel_memcpy_async(conformance_acc, host, device, GRAPHS_BYTES,
+                                 ACCEL_COPY_DEVICE_TO_HOST, stream));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    for (int replay = 0; replay < GRAPHS_REPLAYS; replay++) {
+        assert_ok(accel_stream_synchronize(stream));
+        memset(host, 0, GRAPHS_BYTES);
+        assert_ok(accel_memset(conformance_acc, device, 0, GRAPHS_BYTES));
+        assert_ok(accel_graph_replay(graph, stream));
+        assert_ok(accel_stream_synchronize(stream));
+        for (size_t i = 0; i < GRAPHS_BYTES; i++)
+            assert_int_equal(host[i], 0x3c);
+    }
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
+    assert_ok(accel_host_free(conformance_acc, host));
+}
+
+void test_graphs_replay_reads_current_data(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint32_t *src, *dst, values[64], back[64];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    src = conf_device_alloc(sizeof values);
+    dst = conf_device_alloc(sizeof values);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memcpy_async(conformance_acc, dst, src, sizeof values,
+                                 ACCEL_COPY_DEVICE_TO_DEVICE, stream));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    for (uint32_t replay = 0; replay < GRAPHS_REPLAYS; replay++) {
+        for (uint32_t i = 0; i < 64; i++)
+            values[i] = replay * 1000u + i;
+        assert_ok(accel_stream_synchronize(stream));
+        conf_to_device(src, values, sizeof values);
+        assert_ok(accel_graph_replay(graph, stream));
+        assert_ok(accel_stream_synchronize(stream));
+        conf_to_host(back, dst, sizeof back);
+        assert_memory_equal(values, back, sizeof values);
+    }
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(src);
+    conf_device_free(dst);
+}
+
+void test_graphs_replay_runs_callbacks(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    atomic_int counter;
+    int after_capture;
+    (void)state;
+    graphs_require();
+    atomic_init(&counter, 0);
+    graph = graphs_create();
+    stream = graphs_stream();
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_stream_add_callback(stream, graphs_count_fn, &counter));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    after_capture = atomic_load(&counter);
+    assert_true(after_capture == 0 || after_capture == 1);
+    for (int replay = 1; replay <= GRAPHS_REPLAYS; replay++) {
+        assert_ok(accel_graph_replay(graph, NULL)); /* NULL: the capture stream */
+        assert_ok(accel_stream_synchronize(stream));
+        assert_int_equal(atomic_load(&counter), after_capture + replay);
+    }
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+}
+
+void test_graphs_replay_on_other_stream(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *capture, *other;
+    uint8_t *device, host[256];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    capture = graphs_stream();
+    other = graphs_stream();
+    device = conf_device_alloc(sizeof host);
+    assert_ok(accel_graph_capture_begin(graph, capture));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x42, sizeof host, capture));
+    assert_ok(accel_graph_capture_end(graph, capture));
+    assert_ok(accel_stream_synchronize(capture));
+    assert_ok(accel_memset(conformance_acc, device, 0, sizeof host));
+    assert_ok(accel_graph_replay(graph, other));
+    assert_ok(accel_stream_synchronize(other));
+    conf_to_host(host, device, sizeof host);
+    for (size_t i = 0; i < sizeof host; i++)
+        assert_int_equal(host[i], 0x42);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(capture));
+    assert_ok(accel_stream_destroy(other));
+    conf_device_free(device);
+}
+
+void test_graphs_default_stream_consistent(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *fallback = NULL;
+    uint8_t *device, host[64];
+    accel_status_t status;
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    device = conf_device_alloc(sizeof host);
+    assert_ok(accel_default_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &fallback));
+    status = accel_graph_capture_begin(graph, fallback);
+    if (status == ACCEL_OK) {
+        assert_ok(accel_memset_async(conformance_acc, device, 0x24, sizeof host, fallback));
+        assert_ok(accel_graph_capture_end(graph, fallback));
+        assert_ok(accel_stream_synchronize(fallback));
+        assert_ok(accel_memset(conformance_acc, device, 0, sizeof host));
+        assert_ok(accel_graph_replay(graph, fallback));
+        assert_ok(accel_stream_synchronize(fallback));
+        conf_to_host(host, device, sizeof host);
+        for (size_t i = 0; i < sizeof host; i++)
+            assert_int_equal(host[i], 0x24);
+    } else {
+        assert_true(accel_last_error()[0] != '\0');
+        assert_refused(accel_graph_capture_end(graph, fallback));
+        /* the default stream is not left capturing: work runs */
+        assert_ok(accel_memset(conformance_acc, device, 0x24, sizeof host));
+        conf_to_host(host, device, sizeof host);
+        assert_int_equal(host[0], 0x24);
+    }
+    assert_ok(accel_graph_destroy(graph));
+    conf_device_free(device);
+}
+
+void test_graphs_replay_before_capture_refused(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    assert_refused(accel_graph_replay(graph, stream));
+    assert_refused(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+}
+
+void test_graphs_null_arguments(void **state)
+{
+    accel_graph_t *graph = (accel_graph_t *)&graph;
+    accel_stream_t *stream = NULL;
+    (void)state;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_create(NULL, &graph));
+    assert_ptr_equal(graph, (accel_graph_t *)&graph);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_create(conformance_acc, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_capture_begin(NULL, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_capture_end(NULL, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_replay(NULL, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_destroy(NULL));
+}

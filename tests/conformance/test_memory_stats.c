@@ -1,0 +1,200 @@
+/* test_memory_stats.c: conformance tests of allocator statistics: allocated,
+ * reserved, peaks and their resets, the stats struct and torch key names,
+ * empty_cache, total and available memory. */
+#include "conformance.h"
+
+#define STATS_BLOCK ((size_t)1 << 20)
+
+typedef accel_status_t (*stats_getter_t)(accel_t *acc, int device, uint64_t *out);
+
+static uint64_t stats_get(stats_getter_t getter)
+{
+    uint64_t value = 0;
+    assert_ok(getter(conformance_acc, ACCEL_CURRENT_DEVICE, &value));
+    return value;
+}
+
+void test_memory_stats_allocated_follows_malloc(void **state)
+{
+    uint64_t before = conf_allocated();
+    void *ptr = conf_device_alloc(STATS_BLOCK);
+    (void)state;
+    assert_true(conf_allocated() >= before + STATS_BLOCK);
+    assert_true(stats_get(accel_memory_reserved) >= conf_allocated());
+    conf_device_free(ptr);
+    assert_true(conf_allocated() == before);
+}
+
+void test_memory_stats_peak_and_reset_allocated(void **state)
+{
+    uint64_t before = conf_allocated();
+    void *ptr = conf_device_alloc(4 * STATS_BLOCK);
+    (void)state;
+    conf_device_free(ptr);
+    assert_true(stats_get(accel_max_memory_allocated) >= before + 4 * STATS_BLOCK);
+    assert_ok(accel_reset_max_memory_allocated(conformance_acc, ACCEL_CURRENT_DEVICE));
+    assert_true(stats_get(accel_max_memory_allocated) == conf_allocated());
+}
+
+void test_memory_stats_peak_and_reset_reserved(void **state)
+{
+    void *ptr = conf_device_alloc(4 * STATS_BLOCK);
+    (void)state;
+    assert_true(stats_get(accel_max_memory_reserved) >= stats_get(accel_memory_reserved));
+    conf_device_free(ptr);
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_true(stats_get(accel_max_memory_reserved) >= 4 * STATS_BLOCK);
+    assert_ok(accel_reset_max_memory_reserved(conformance_acc, ACCEL_CURRENT_DEVICE));
+    assert_true(stats_get(accel_max_memory_reserved) == stats_get(accel_memory_reserved));
+}
+
+void test_memory_stats_legacy_cached_names(void **state)
+{
+    uint64_t cached = 0;
+    (void)state;
+    assert_ok(accel_memory_cached(conformance_acc, ACCEL_CURRENT_DEVICE, &cached));
+    assert_true(cached == stats_get(accel_memory_reserved));
+    assert_ok(accel_max_memory_cached(conformance_acc, ACCEL_CURRENT_DEVICE, &cached));
+    assert_ok(accel_reset_max_memory_cached(conformance_acc, ACCEL_CURRENT_DEVICE));
+}
+
+void test_memory_stats_reset_peaks(void **state)
+{
+    accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
+    void *ptr = conf_device_alloc(2 * STATS_BLOCK);
+    (void)state;
+    conf_device_free(ptr);
+    assert_ok(accel_reset_peak_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE));
+    assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
+    assert_true(stats.allocated_bytes_peak == stats.allocated_bytes);
+    assert_true(stats.reserved_bytes_peak == stats.reserved_bytes);
+    assert_true(stats.requested_bytes_peak == stats.requested_bytes);
+    assert_true(stats.allocation_count_peak == stats.allocation_count);
+    assert_true(stats.segment_count_peak == stats.segment_count);
+}
+
+void test_memory_stats_struct_matches_getters(void **state)
+{
+    accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
+    void *ptr = conf_device_alloc(1000);
+    (void)state;
+    assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
+    assert_int_equal(stats.struct_size, sizeof stats);
+    assert_true(stats.allocated_bytes == conf_allocated());
+    assert_true(stats.reserved_bytes == stats_get(accel_memory_reserved));
+    assert_true(stats.allocated_bytes <= stats.reserved_bytes);
+    assert_true(stats.requested_bytes >= 1000);
+    assert_true(stats.requested_bytes <= stats.allocated_bytes);
+    assert_true(stats.allocation_count >= 1);
+    assert_true(stats.segment_count >= 1);
+    assert_true(stats.allocated_bytes_peak >= stats.allocated_bytes);
+    conf_device_free(ptr);
+}
+
+void test_memory_stats_entries_torch_keys(void **state)
+{
+    bool found = false;
+    size_t index = 0;
+    uint64_t allocated = conf_allocated();
+    (void)state;
+    for (;; index++) {
+        const char *key = NULL;
+        uint64_t value = 0;
+        accel_status_t status =
+            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, &key, &value);
+        if (status == ACCEL_ERROR_NOT_FOUND)
+            break;
+        assert_ok(status);
+        assert_non_null(key);
+        assert_true(key[0] != '\0');
+        if (strcmp(key, "allocated_bytes.all.current") == 0) {
+            found = true;
+            assert_true(value == allocated);
+        }
+        assert_true(index < 10000);
+    }
+    assert_true(index >= 1);
+    assert_true(found);
+}
+
+void test_memory_stats_entry_past_end(void **state)
+{
+    const char *key = (const char *)&key;
+    uint64_t value = 77;
+    (void)state;
+    assert_status(ACCEL_ERROR_NOT_FOUND, accel_memory_stats_entry(conformance_acc,
+                                                                  ACCEL_CURRENT_DEVICE, 100000,
+                                                                  &key, &value));
+    assert_ptr_equal(key, (const char *)&key);
+    assert_true(value == 77);
+}
+
+void test_memory_stats_entry_bad_arguments(void **state)
+{
+    const char *key = NULL;
+    uint64_t value = 0;
+    (void)state;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, 0, NULL, &value));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &key, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_memory_stats_entry(conformance_acc, conf_device_count(), 0, &key, &value));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_memory_stats_entry(NULL, ACCEL_CURRENT_DEVICE, 0, &key, &value));
+}
+
+void test_memory_stats_bad_arguments(void **state)
+{
+    stats_getter_t getters[] = {accel_memory_allocated, accel_max_memory_allocated,
+                                accel_memory_reserved,  accel_max_memory_reserved,
+                                accel_total_memory,     accel_available_memory};
+    accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
+    int count = conf_device_count();
+    (void)state;
+    for (size_t i = 0; i < sizeof getters / sizeof getters[0]; i++) {
+        uint64_t value = 99;
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT, getters[i](conformance_acc, count, &value));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT, getters[i](conformance_acc, 0, NULL));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT, getters[i](NULL, 0, &value));
+        assert_true(value == 99);
+    }
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_max_memory_allocated(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_max_memory_reserved(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_peak_memory_stats(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, count, &stats));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, 0, NULL));
+    stats.struct_size = 0;
+    stats.allocated_bytes = 12345;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, 0, &stats));
+    assert_true(stats.allocated_bytes == 12345);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_empty_cache(NULL));
+}
+
+void test_memory_stats_empty_cache(void **state)
+{
+    void *blocks[4];
+    uint64_t reserved_before;
+    (void)state;
+    for (int i = 0; i < 4; i++)
+        blocks[i] = conf_device_alloc(STATS_BLOCK + (size_t)i * 4096);
+    for (int i = 0; i < 4; i++)
+        conf_device_free(blocks[i]);
+    reserved_before = stats_get(accel_memory_reserved);
+    assert_true(reserved_before >= conf_allocated());
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_true(stats_get(accel_memory_reserved) == conf_allocated());
+}
+
+void test_memory_stats_total_and_available(void **state)
+{
+    int count = conf_device_count();
+    (void)state;
+    for (int device = 0; device < count && device < 8; device++) {
+        uint64_t total = 0, available = 0;
+        assert_ok(accel_total_memory(conformance_acc, device, &total));
+        assert_ok(accel_available_memory(conformance_acc, device, &available));
+        assert_true(total > 0);
+        assert_true(available <= total);
+    }
+}

@@ -1,0 +1,273 @@
+/* test_philox.c: Philox4x32-10 against Random123's published answers, and
+ * the stream -> element mapping of DESIGN.md §4 (word order, transforms,
+ * sub-range fills, offset advance), plus a statistical sanity check. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "philox.h"
+
+/* Random123 tests/kat_vectors (github.com/DEShawResearch/random123, commit
+ * 9545ff6413f258be2f04c1d319d99aaef7521150), the "philox4x32 10" rows:
+ * counter (4 words), key (2 words), expected output (4 words). */
+static const struct {
+    uint32_t ctr[4];
+    uint32_t key[2];
+    uint32_t expected[4];
+} known_answers[] = {
+    {{0x00000000, 0x00000000, 0x00000000, 0x00000000},
+     {0x00000000, 0x00000000},
+     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+     {0xffffffff, 0xffffffff},
+     {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+     {0xa4093822, 0x299f31d0},
+     {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+};
+
+static void test_known_answers(void **state)
+{
+    (void)state;
+    for (size_t v = 0; v < sizeof known_answers / sizeof known_answers[0]; v++) {
+        uint32_t out[4];
+        accel_philox4x32_10(known_answers[v].ctr, known_answers[v].key, out);
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(out[i], known_answers[v].expected[i]);
+    }
+}
+
+/* Seed 0, words 0..3 are the all-zero known answer: ties the stream mapping
+ * (key from seed, counter from index) to published numbers. */
+static void test_stream_zero_seed_is_known_answer(void **state)
+{
+    (void)state;
+    for (uint64_t j = 0; j < 4; j++)
+        assert_int_equal(accel_philox_word(0, j), known_answers[0].expected[j]);
+}
+
+/* Word j = word j%4 of the block at counter j/4 (128-bit little endian),
+ * key = (seed low, seed high). */
+static void test_stream_mapping(void **state)
+{
+    (void)state;
+    const uint64_t seeds[] = {0, 1, 42, 0x0123456789abcdefull, 0xffffffff00000000ull,
+                              UINT64_MAX};
+    const uint64_t indices[] = {0,
+                                1,
+                                3,
+                                4,
+                                7,
+                                1001,
+                                4ull * 0xffffffffull + 3, /* last block before the carry */
+                                4ull * (1ull << 32) + 1,  /* counter carries into word 1 */
+                                4ull * 0x123456789ull + 2,
+                                UINT64_MAX};
+    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+        uint64_t seed = seeds[s];
+        uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+        for (size_t i = 0; i < sizeof indices / sizeof indices[0]; i++) {
+            uint64_t j = indices[i];
+            uint64_t block = j / 4;
+            uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), 0, 0};
+            uint32_t out[4];
+            accel_philox4x32_10(ctr, key, out);
+            assert_int_equal(accel_philox_word(seed, j), out[j % 4]);
+        }
+    }
+    /* The carry case spelled out: counter {0, 1, 0, 0}, word 1. */
+    {
+        uint32_t ctr[4] = {0, 1, 0, 0}, key[2] = {7, 0}, out[4];
+        accel_philox4x32_10(ctr, key, out);
+        assert_int_equal(accel_philox_word(7, 4ull * (1ull << 32) + 1), out[1]);
+        assert_int_not_equal(accel_philox_word(7, 1), out[1]);
+    }
+}
+
+static void test_words_per_element(void **state)
+{
+    (void)state;
+    assert_int_equal(accel_rng_words_per_element(ACCEL_RNG_U32), 1);
+    assert_int_equal(accel_rng_words_per_element(ACCEL_RNG_UNIFORM), 1);
+    assert_int_equal(accel_rng_words_per_element(ACCEL_RNG_NORMAL), 2);
+}
+
+static void test_offset_advance(void **state)
+{
+    (void)state;
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_U32, 0), 0);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_U32, 1), 4);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_U32, 4), 4);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_U32, 5), 8);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_UNIFORM, 3), 4);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_UNIFORM, 1000), 1000);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_NORMAL, 1), 4);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_NORMAL, 2), 4);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_NORMAL, 3), 8);
+    assert_int_equal(accel_rng_offset_advance(ACCEL_RNG_NORMAL, 1000001), 2000004);
+}
+
+static void test_uniform_from_word(void **state)
+{
+    (void)state;
+    assert_true(accel_rng_uniform_from_word(0) == 0.0f);
+    assert_true(accel_rng_uniform_from_word(0xff) == 0.0f);
+    assert_true(accel_rng_uniform_from_word(0x100) == 0x1.0p-24f);
+    assert_true(accel_rng_uniform_from_word(0x80000000u) == 0.5f);
+    assert_true(accel_rng_uniform_from_word(0xffffffffu) == 1.0f - 0x1.0p-24f);
+    for (uint64_t j = 0; j < 100000; j++) {
+        float u = accel_rng_uniform_from_word(accel_philox_word(3, j));
+        assert_true(u >= 0.0f && u < 1.0f);
+    }
+}
+
+static void test_normal_from_words(void **state)
+{
+    (void)state;
+    /* a = 0: u1 = 2^-24, the largest magnitude; cos(0) = 1. */
+    float top = accel_rng_normal_from_words(0, 0);
+    assert_true(isfinite(top));
+    assert_true(fabs(top - sqrt(48.0 * log(2.0))) < 1e-5);
+    /* a = ~0: u1 = 1, log 1 = 0. */
+    assert_true(accel_rng_normal_from_words(0xffffffffu, 0) == 0.0f);
+    /* u2 = 1/2: cos(pi) = -1. */
+    assert_true(fabs(accel_rng_normal_from_words(0, 0x80000000u) + top) < 1e-5);
+    /* u2 = 1/4: cos(pi/2) = 0. */
+    assert_true(fabs(accel_rng_normal_from_words(0, 0x40000000u)) < 1e-5);
+    for (uint32_t b = 0; b < 0x1000; b++) {
+        assert_true(isfinite(accel_rng_normal_from_words(0, b << 20)));
+        assert_true(isfinite(accel_rng_normal_from_words(b, 0xffffffffu - b)));
+    }
+}
+
+/* Element i of a fill at `offset` comes from words offset + w*i ... */
+static void reference_element(accel_rng_kind_t kind, void *dst, size_t i, uint64_t seed,
+                              uint64_t offset)
+{
+    uint64_t w = accel_rng_words_per_element(kind);
+    uint32_t a = accel_philox_word(seed, offset + w * i);
+    if (kind == ACCEL_RNG_U32)
+        ((uint32_t *)dst)[i] = a;
+    else if (kind == ACCEL_RNG_UNIFORM)
+        ((float *)dst)[i] = accel_rng_uniform_from_word(a);
+    else
+        ((float *)dst)[i] =
+            accel_rng_normal_from_words(a, accel_philox_word(seed, offset + w * i + 1));
+}
+
+#define FILL_N 1237 /* more than one internal chunk, not a multiple of 4 */
+
+/* A fill in arbitrary sub-ranges equals one whole fill, which equals the
+ * per-element reference, and nothing outside the sub-range is written. */
+static void test_fill_range_splits(void **state)
+{
+    (void)state;
+    const accel_rng_kind_t kinds[] = {ACCEL_RNG_U32, ACCEL_RNG_UNIFORM, ACCEL_RNG_NORMAL};
+    const uint64_t offsets[] = {0, 1, 2, 3, 5, 7, 4ull * 0xffffffffull + 1};
+    const size_t cuts[] = {0, 1, 2, 3, 5, 128, 129, 255, 256, 257, 511, 700, 1001, 1236, FILL_N};
+    const uint64_t seed = 0x9e3779b97f4a7c15ull;
+    uint32_t whole[FILL_N], split[FILL_N], ref[FILL_N], guarded[FILL_N + 2];
+
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+            accel_philox_fill_range(kinds[k], whole, 0, FILL_N, seed, offsets[o]);
+            for (size_t i = 0; i < FILL_N; i++)
+                reference_element(kinds[k], ref, i, seed, offsets[o]);
+            assert_memory_equal(whole, ref, sizeof whole);
+
+            /* Consecutive cut points: sub-ranges of every size including 0. */
+            memset(split, 0xa5, sizeof split);
+            for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
+                accel_philox_fill_range(kinds[k], split, cuts[c], cuts[c + 1] - cuts[c], seed,
+                                        offsets[o]);
+            assert_memory_equal(whole, split, sizeof whole);
+
+            /* Same in reverse order, with odd strides. */
+            memset(split, 0x5a, sizeof split);
+            for (size_t first = FILL_N; first > 0;) {
+                size_t len = first >= 37 ? 37 : first;
+                first -= len;
+                accel_philox_fill_range(kinds[k], split, first, len, seed, offsets[o]);
+            }
+            assert_memory_equal(whole, split, sizeof whole);
+
+            /* Only [first, first+count) is touched. */
+            memset(guarded, 0xcc, sizeof guarded);
+            accel_philox_fill_range(kinds[k], guarded + 1, 3, 500, seed, offsets[o]);
+            assert_int_equal(guarded[0], 0xccccccccu);
+            assert_int_equal(guarded[1 + 2], 0xccccccccu);
+            assert_memory_equal(guarded + 1 + 3, whole + 3, 500 * sizeof(uint32_t));
+            assert_int_equal(guarded[1 + 503], 0xccccccccu);
+        }
+    }
+}
+
+/* Consecutive fills that advance the offset never reuse a word. */
+static void test_consecutive_fills_disjoint(void **state)
+{
+    (void)state;
+    uint32_t first[3], second[3];
+    uint64_t offset = 0;
+    accel_philox_fill_range(ACCEL_RNG_U32, first, 0, 3, 11, offset);
+    offset += accel_rng_offset_advance(ACCEL_RNG_U32, 3);
+    accel_philox_fill_range(ACCEL_RNG_U32, second, 0, 3, 11, offset);
+    assert_int_equal(offset, 4);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(first[i], accel_philox_word(11, (uint64_t)i));
+        assert_int_equal(second[i], accel_philox_word(11, 4 + (uint64_t)i));
+    }
+}
+
+#define STAT_N 1000000
+
+static void test_statistics(void **state)
+{
+    (void)state;
+    float *v = malloc(STAT_N * sizeof *v);
+    assert_non_null(v);
+    double sum = 0.0, sum_sq = 0.0;
+
+    accel_philox_fill_range(ACCEL_RNG_UNIFORM, v, 0, STAT_N, 20240601, 3);
+    for (size_t i = 0; i < STAT_N; i++) {
+        assert_true(v[i] >= 0.0f && v[i] < 1.0f);
+        sum += v[i];
+    }
+    double mean = sum / STAT_N;
+    assert_true(fabs(mean - 0.5) < 0.002);
+
+    sum = 0.0;
+    accel_philox_fill_range(ACCEL_RNG_NORMAL, v, 0, STAT_N, 20240601, 1);
+    for (size_t i = 0; i < STAT_N; i++) {
+        assert_true(isfinite(v[i]));
+        sum += v[i];
+        sum_sq += (double)v[i] * v[i];
+    }
+    mean = sum / STAT_N;
+    double variance = sum_sq / STAT_N - mean * mean;
+    assert_true(fabs(mean) < 0.01);
+    assert_true(fabs(variance - 1.0) < 0.01);
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_stream_zero_seed_is_known_answer),
+        cmocka_unit_test(test_stream_mapping),
+        cmocka_unit_test(test_words_per_element),
+        cmocka_unit_test(test_offset_advance),
+        cmocka_unit_test(test_uniform_from_word),
+        cmocka_unit_test(test_normal_from_words),
+        cmocka_unit_test(test_fill_range_splits),
+        cmocka_unit_test(test_consecutive_fills_disjoint),
+        cmocka_unit_test(test_statistics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,221 @@
+/* env_cmd.c: `accel env --devices LIST [--backend NAME]`: the shell lines a
+ * launcher evaluates before starting a worker: the backend's visible-devices
+ * variables set to LIST, then every set variable under its export prefixes. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define ENV_MAX_DEVICES 4096
+
+/* Characters that need no quoting in a POSIX shell word. */
+static bool env_is_plain(const char *value)
+{
+    if (!*value)
+        return false;
+    for (const char *p = value; *p; p++) {
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789,._-+:/@%=",
+                    *p))
+            return false;
+    }
+    return true;
+}
+
+/* 'value' with every ' written as '\'' (safe for any byte string). */
+static void env_print_single_quoted(FILE *out, const char *value)
+{
+    fputc('\'', out);
+    for (const char *p = value; *p; p++) {
+        if (*p == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*p, out);
+    }
+    fputc('\'', out);
+}
+
+/* A name a shell accepts in `export NAME=...`. */
+static bool env_is_shell_name(const char *name, size_t length)
+{
+    if (length == 0 || (name[0] >= '0' && name[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < length; i++) {
+        char c = name[i];
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9')))
+            return false;
+    }
+    return true;
+}
+
+typedef struct env_printed {
+    const char *const *names; /* visible-devices variables already printed */
+    size_t count;
+} env_printed_t;
+
+static int env_print_export(void *ctx, const char *name, const char *value)
+{
+    (void)ctx;
+    if (!env_is_shell_name(name, strlen(name)))
+        return -1;
+    printf("export %s=", name);
+    if (env_is_plain(value))
+        fputs(value, stdout);
+    else
+        env_print_single_quoted(stdout, value);
+    putchar('\n');
+    return 0;
+}
+
+/* "0,2,5": non-negative decimal ints, no empty items. Prints why not. */
+static bool env_parse_devices(const char *text, int *ids, size_t cap, size_t *out_count)
+{
+    size_t count = 0;
+    const char *p = text;
+    for (;;) {
+        const char *start = p;
+        long value = 0;
+        while (*p >= '0' && *p <= '9') {
+            value = value * 10 + (*p - '0');
+            if (value > INT_MAX)
+                break;
+            p++;
+        }
+        size_t length = (size_t)(p - start);
+        if (length == 0 || value > INT_MAX || (*p != ',' && *p != '\0')) {
+            const char *end = strchr(start, ',');
+            int shown = end ? (int)(end - start) : (int)strlen(start);
+            fprintf(stderr,
+                    "accel env: --devices '%s': item '%.*s' is not a non-negative integer "
+                    "(expected a comma-separated list such as 0,2)\n",
+                    text, shown, start);
+            return false;
+        }
+        if (count == cap) {
+            fprintf(stderr, "accel env: --devices: more than %zu devices\n", cap);
+            return false;
+        }
+        ids[count++] = (int)value;
+        if (*p == '\0')
+            break;
+        p++; /* the comma */
+    }
+    *out_count = count;
+    return true;
+}
+
+static int env_compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool env_already_printed(const env_printed_t *printed, const char *entry, size_t length)
+{
+    for (size_t i = 0; i < printed->count; i++) {
+        const char *name = printed->names[i];
+        if (strlen(name) == length && strncmp(name, entry, length) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every set variable whose name starts with one of `prefixes`, sorted. */
+static bool env_print_exported(const char *const *prefixes, size_t prefix_count,
+                               const env_printed_t *printed)
+{
+    size_t total = 0;
+    while (environ[total])
+        total++;
+    const char **matches = calloc(total + 1, sizeof *matches);
+    if (!matches) {
+        fprintf(stderr, "accel env: out of host memory\n");
+        return false;
+    }
+    size_t count = 0;
+    for (size_t i = 0; i < total; i++) {
+        const char *entry = environ[i];
+        const char *equals = strchr(entry, '=');
+        size_t length = equals ? (size_t)(equals - entry) : 0;
+        if (!equals || !env_is_shell_name(entry, length) ||
+            env_already_printed(printed, entry, length))
+            continue;
+        for (size_t k = 0; k < prefix_count; k++) {
+            if (strncmp(entry, prefixes[k], strlen(prefixes[k])) == 0) {
+                matches[count++] = entry;
+                break;
+            }
+        }
+    }
+    qsort(matches, count, sizeof *matches, env_compare_strings);
+    for (size_t i = 0; i < count; i++) {
+        const char *equals = strchr(matches[i], '=');
+        printf("export %.*s=", (int)(equals - matches[i]), matches[i]);
+        env_print_single_quoted(stdout, equals + 1);
+        putchar('\n');
+    }
+    free(matches);
+    return true;
+}
+
+static void env_usage(FILE *out)
+{
+    fprintf(out, "usage: accel env --devices LIST [--backend NAME]\n"
+                 "  Print the `export VAR=value` lines a launcher needs for a worker that\n"
+                 "  should see devices LIST (e.g. 0,2): the backend's visible-devices\n"
+                 "  variables, then every set variable under its export prefixes.\n"
+                 "  Use as: eval \"$(accel env --devices 0,2)\"\n"
+                 "  --backend NAME  use backend NAME instead of the process-wide choice\n");
+}
+
+int accel_cli_env(int argc, char **argv)
+{
+    const char *devices = NULL;
+    const char *backend = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
+            devices = argv[++i];
+        } else if (strncmp(argv[i], "--devices=", 10) == 0) {
+            devices = argv[i] + 10;
+        } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            backend = argv[++i];
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            env_usage(stdout);
+            return ACCEL_CLI_EXIT_OK;
+        } else {
+            fprintf(stderr, "accel env: unexpected argument '%s'\n", argv[i]);
+            env_usage(stderr);
+            return ACCEL_CLI_EXIT_USAGE;
+        }
+    }
+    if (!devices) {
+        fprintf(stderr, "accel env: --devices LIST is required\n");
+        env_usage(stderr);
+        return ACCEL_CLI_EXIT_USAGE;
+    }
+    static int ids[ENV_MAX_DEVICES];
+    size_t id_count = 0;
+    if (!env_parse_devices(devices, ids, ENV_MAX_DEVICES, &id_count))
+        return ACCEL_CLI_EXIT_USAGE;
+
+    accel_t *acc = NULL;
+    bool owned = false;
+    if (!accel_cli_open(backend, &acc, &owned))
+        return ACCEL_CLI_EXIT_FAILURE;
+    int rc = ACCEL_CLI_EXIT_FAILURE;
+    env_printed_t printed = {0};
+    const char *const *prefixes = NULL;
+    size_t prefix_count = 0;
+    if (accel_visible_devices_envs(acc, &printed.names, &printed.count) != ACCEL_OK)
+        accel_cli_fail("visible devices variables");
+    else if (accel_set_visible_devices_envs(acc, ids, id_count, env_print_export, NULL) !=
+             ACCEL_OK)
+        accel_cli_fail("setting visible devices variables");
+    else if (accel_export_envs(acc, &prefixes, &prefix_count) != ACCEL_OK)
+        accel_cli_fail("export prefixes");
+    else if (env_print_exported(prefixes, prefix_count, &printed))
+        rc = ACCEL_CLI_EXIT_OK;
+    accel_cli_close(acc, owned);
+    return rc;
+}
