@@ -25,7 +25,7 @@ ctest --test-dir build-clang --output-on-failure -j "$jobs" -L conformance
 
 echo "== ASan + UBSan: all tests, then the conformance suite without the cache"
 CC=clang configure build-asan -DACCEL_SANITIZE=address
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
 

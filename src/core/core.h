@@ -28,6 +28,7 @@
 
 typedef struct accel_device_state {
     accel_allocator_t *allocator;
+    void *allocator_ctx; /* what the allocator's callbacks receive; freed with it */
     pthread_mutex_t rng_lock;
     uint64_t rng_seed;
     uint64_t rng_offset;

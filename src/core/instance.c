@@ -89,9 +89,12 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
         .event_destroy = has_events ? allocator_event_destroy : NULL,
     };
     accel_status_t status = accel_allocator_create(&dev, caching, &acc->devices[device].allocator);
-    if (status != ACCEL_OK)
+    if (status != ACCEL_OK) {
         free(ctx);
-    return status;
+        return status;
+    }
+    acc->devices[device].allocator_ctx = ctx;
+    return ACCEL_OK;
 }
 
 static accel_status_t instance_make_devices(accel_t *acc)
@@ -217,6 +220,7 @@ static void instance_free_devices(accel_t *acc)
         accel_device_state_t *dev = &acc->devices[d];
         if (dev->allocator != NULL)
             accel_allocator_destroy(dev->allocator);
+        free(dev->allocator_ctx);
         pthread_mutex_destroy(&dev->rng_lock);
         free(dev->default_stream);
     }
