@@ -47,6 +47,9 @@ typedef struct accel_probe_result {
     bool available;    /* runtime loaded and at least one device */
     int device_count;  /* -1 unknown */
     char reason[256];  /* why not available, or how it was detected */
+    /* Usable when named (ACCEL_ACCELERATOR, accel_open) but never picked by
+     * auto-detect: e.g. OpenCL with only a CPU device. */
+    bool explicit_only;
 } accel_probe_result_t;
 
 /* Static, per-backend facts (DeepSpeed's per-backend constants). */

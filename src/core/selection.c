@@ -70,6 +70,12 @@ static bool selection_probe_usable(const accel_probe_result_t *probe)
     return probe->available && probe->device_count > 0;
 }
 
+/* Auto-detect also skips backends that only serve when named. */
+static bool selection_probe_auto(const accel_probe_result_t *probe)
+{
+    return selection_probe_usable(probe) && !probe->explicit_only;
+}
+
 static void selection_probe(const accel_backend_ops_t *ops, accel_probe_result_t *out)
 {
     *out = (accel_probe_result_t){.struct_size = sizeof *out, .device_count = -1};
@@ -234,7 +240,7 @@ static bool cascade_examine(cascade_t *cascade, cascade_slot_t *slot)
     }
     cascade_probe_slot(slot);
     said = slot->probe.reason[0] != '\0' ? slot->probe.reason : NULL;
-    if (selection_probe_usable(&slot->probe))
+    if (selection_probe_auto(&slot->probe))
         selection_format(slot->reason, sizeof slot->reason, "%d device(s)%s%s%s%s",
                  slot->probe.device_count, said ? ": " : "", said ? said : "",
                  note[0] ? "; " : "", note);
@@ -242,7 +248,7 @@ static bool cascade_examine(cascade_t *cascade, cascade_slot_t *slot)
         selection_format(slot->reason, sizeof slot->reason, "%s%s%s%s",
                  said ? said : (slot->probe.available ? "no device" : "unavailable"),
                  note[0] ? " (" : "", note, note[0] ? ")" : "");
-    return selection_probe_usable(&slot->probe);
+    return selection_probe_auto(&slot->probe);
 }
 
 /* Walk the cascade in order. With `examine_all` false the walk stops at the
@@ -301,14 +307,15 @@ static accel_status_t selection_auto_detect(const accel_backend_ops_t **out)
     return status;
 }
 
-/* The override variable in force, if any. A variable that is set counts even
- * when empty (DeepSpeed rejects DS_ACCELERATOR="" too), so getenv, not
- * accel_env_get. */
+/* The override variable in force, if any. An empty value counts as unset,
+ * like every accel variable (DeepSpeed would reject DS_ACCELERATOR=""; we
+ * follow env.h's rule so that "VAR=" can clear an override in ctest and
+ * launchers that cannot unset). */
 static const char *selection_override_variable(const char **out_value)
 {
     static const char *const variables[] = {"ACCEL_ACCELERATOR", "DS_ACCELERATOR"};
     for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
-        const char *value = getenv(variables[i]);
+        const char *value = accel_env_get(variables[i]);
         if (value != NULL) {
             *out_value = value;
             return variables[i];

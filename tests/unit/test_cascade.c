@@ -4,6 +4,7 @@
  * built in this library; the test decides what each fake's probe reports.
  * Registration lasts for the process, so the fakes are registered once, in
  * the group setup, and each test sets the probe results it needs. */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,7 +40,12 @@ typedef struct fake_backend {
     bool available;
     int device_count;
     const char *reason;
+    bool explicit_only;
 } fake_backend_t;
+
+/* Names whose real backend is built into this library keep it; their fakes
+ * are not registered and the tests that need them leave them out. */
+static bool fake_is_real[FAKE_COUNT];
 
 static fake_backend_t fakes[FAKE_COUNT + 1]; /* the last one backs "testonly" */
 static accel_backend_ops_t fake_ops[FAKE_COUNT];
@@ -66,6 +72,7 @@ static void fake_probe_into(int index, accel_probe_result_t *out)
 {
     out->available = fakes[index].available;
     out->device_count = fakes[index].device_count;
+    out->explicit_only = fakes[index].explicit_only;
     snprintf(out->reason, sizeof out->reason, "%s", fakes[index].reason);
 }
 
@@ -213,7 +220,7 @@ static accel_backend_ops_t fake_template(const char *name, int index)
 
 static void fake_set(int index, bool available, int device_count, const char *reason)
 {
-    fakes[index] = (fake_backend_t){available, device_count, reason};
+    fakes[index] = (fake_backend_t){available, device_count, reason, false};
 }
 
 static int group_setup(void **state)
@@ -223,6 +230,9 @@ static int group_setup(void **state)
     unsetenv("DS_ACCELERATOR");
     for (int i = 0; i < FAKE_COUNT; i++) {
         fake_ops[i] = fake_template(fake_names[i], i);
+        fake_is_real[i] = accel_registry_find(fake_names[i]) != NULL;
+        if (fake_is_real[i])
+            continue;
         if (accel_register_backend(&fake_ops[i]) != ACCEL_OK) {
             fprintf(stderr, "cannot register fake %s (is a real one built?): %s\n", fake_names[i],
                     accel_last_error());
@@ -317,7 +327,7 @@ static void test_override_bogus_names_variable_and_list(void **state)
 
 static void test_override_is_case_sensitive_and_exact(void **state)
 {
-    static const char *const bad[] = {"NPU", "Npu", " npu", "npu ", ""};
+    static const char *const bad[] = {"NPU", "Npu", " npu", "npu ", "npu.external"};
     accel_status_t status;
     (void)state;
     fake_set(FAKE_NPU, true, 1, "");
@@ -331,6 +341,22 @@ static void test_override_is_case_sensitive_and_exact(void **state)
     }
     setenv("ACCEL_ACCELERATOR", "npu", 1);
     assert_string_equal(choose_name(&status, NULL), "npu");
+}
+
+static void test_override_empty_counts_as_unset(void **state)
+{
+    accel_status_t status;
+    const char *method = NULL;
+    (void)state;
+    fake_set(FAKE_HPU, true, 1, "");
+    fake_set(FAKE_NPU, true, 1, "");
+    setenv("ACCEL_ACCELERATOR", "", 1);
+    setenv("DS_ACCELERATOR", "hpu", 1);
+    assert_string_equal(choose_name(&status, &method), "hpu");
+    assert_string_equal(method, "override");
+    setenv("DS_ACCELERATOR", "", 1);
+    assert_string_equal(choose_name(&status, &method), "npu");
+    assert_string_equal(method, "auto detect");
 }
 
 static void test_override_unavailable_names_library_and_stack(void **state)
@@ -386,6 +412,8 @@ static void test_cascade_npu_beats_mlu(void **state)
 
 static void test_cascade_order_is_followed(void **state)
 {
+    if (fake_is_real[FAKE_CUDA] || fake_is_real[FAKE_XPU])
+        skip(); /* needs fake cuda/xpu it can switch on and off */
     /* Make every fake available, then take them away front to back. */
     static const int order[] = {FAKE_XPU, FAKE_NPU, FAKE_MPS, FAKE_HPU,
                                 FAKE_MLU, FAKE_CUDA, FAKE_OPENCL};
@@ -395,6 +423,8 @@ static void test_cascade_order_is_followed(void **state)
         fake_set(order[i], true, 1, "");
     fake_set(FAKE_CUDA, false, 0, "no cuda"); /* else xpu is skipped */
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (fake_is_real[order[i]])
+            continue;
         if (order[i] == FAKE_CUDA) {
             fake_set(FAKE_CUDA, true, 1, "");
             assert_string_equal(choose_name(&status, NULL), "cuda");
@@ -408,6 +438,8 @@ static void test_cascade_order_is_followed(void **state)
 
 static void test_cascade_skips_xpu_when_cuda_has_a_device(void **state)
 {
+    if (fake_is_real[FAKE_CUDA] || fake_is_real[FAKE_XPU])
+        skip(); /* needs fake cuda/xpu it can switch on and off */
     accel_status_t status;
     (void)state;
     fake_set(FAKE_XPU, true, 1, "");
@@ -501,6 +533,8 @@ static void test_detect_describes_every_slot(void **state)
 
 static void test_detect_notes_cuda_for_xpu(void **state)
 {
+    if (fake_is_real[FAKE_CUDA] || fake_is_real[FAKE_XPU])
+        skip(); /* needs fake cuda/xpu it can switch on and off */
     accel_candidate_t all[10];
     size_t count = 0;
     (void)state;
@@ -641,6 +675,50 @@ static void test_supported_names_lists_builtins_then_registered(void **state)
     assert_string_equal(accel_supported_names(), BUILTIN_LIST ", 'testonly']");
 }
 
+/* ------------------------------------------------------------ vendor library loading */
+
+static void test_load_library_tries_candidates_in_order(void **state)
+{
+    static const char *const missing[] = {"libaccel-missing-one.so", "libaccel-missing-two.so",
+                                          NULL};
+    static const char *const some[] = {"libaccel-missing-one.so", "libm.so.6", NULL};
+    char tried[512];
+    void *handle;
+    (void)state;
+    unsetenv("ACCEL_XPU_EXTERNAL_LIBRARY");
+    handle = accel_backend_load_library("xpu.external", missing, tried, sizeof tried);
+    assert_null(handle);
+    assert_non_null(strstr(tried, "libaccel-missing-one.so: "));
+    assert_non_null(strstr(tried, "; libaccel-missing-two.so: "));
+    handle = accel_backend_load_library("xpu.external", some, tried, sizeof tried);
+    assert_non_null(handle);
+    dlclose(handle);
+    /* a tiny buffer is filled, never overrun */
+    memset(tried, 'x', sizeof tried);
+    assert_null(accel_backend_load_library("npu", missing, tried, 8));
+    assert_int_equal(strlen(tried), 7);
+    assert_int_equal(tried[8], 'x');
+}
+
+static void test_load_library_variable_comes_first(void **state)
+{
+    static const char *const missing[] = {"libaccel-missing-one.so", NULL};
+    char tried[512];
+    void *handle;
+    (void)state;
+    setenv("ACCEL_XPU_EXTERNAL_LIBRARY", "libm.so.6", 1);
+    handle = accel_backend_load_library("xpu.external", missing, tried, sizeof tried);
+    assert_non_null(handle);
+    assert_string_equal(tried, "");
+    dlclose(handle);
+    setenv("ACCEL_XPU_EXTERNAL_LIBRARY", "/nonexistent/libvendor.so", 1);
+    assert_null(accel_backend_load_library("xpu.external", missing, tried, sizeof tried));
+    assert_non_null(strstr(tried, "ACCEL_XPU_EXTERNAL_LIBRARY: /nonexistent/libvendor.so"));
+    assert_non_null(strstr(tried, "libaccel-missing-one.so"));
+    assert_true(strstr(tried, "ACCEL_XPU") < strstr(tried, "libaccel-missing-one"));
+    unsetenv("ACCEL_XPU_EXTERNAL_LIBRARY");
+}
+
 /* ------------------------------------------------------------ public selection API */
 
 static void test_open_by_name(void **state)
@@ -659,6 +737,21 @@ static void test_open_by_name(void **state)
     assert_int_equal(accel_open(NULL, &acc), ACCEL_ERROR_INVALID_ARGUMENT);
     assert_int_equal(accel_open("mlu", NULL), ACCEL_ERROR_INVALID_ARGUMENT);
     assert_null(accel_selection_method(NULL));
+}
+
+static void test_explicit_only_is_skipped_by_auto_detect(void **state)
+{
+    accel_status_t status;
+    accel_t *acc = NULL;
+    (void)state;
+    fake_set(FAKE_MLU, true, 1, "only a host-side device");
+    fakes[FAKE_MLU].explicit_only = true;
+    assert_string_equal(choose_name(&status, NULL), "cpu");
+    setenv("ACCEL_ACCELERATOR", "mlu", 1);
+    assert_string_equal(choose_name(&status, NULL), "mlu");
+    unsetenv("ACCEL_ACCELERATOR");
+    assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
 /* accel_get caches, so all of its behaviour is checked in this one test. */
@@ -707,6 +800,7 @@ int main(void)
         cmocka_unit_test_setup(test_override_accel_wins_over_ds, test_setup),
         cmocka_unit_test_setup(test_override_bogus_names_variable_and_list, test_setup),
         cmocka_unit_test_setup(test_override_is_case_sensitive_and_exact, test_setup),
+        cmocka_unit_test_setup(test_override_empty_counts_as_unset, test_setup),
         cmocka_unit_test_setup(test_override_unavailable_names_library_and_stack, test_setup),
         cmocka_unit_test_setup(test_override_without_devices_is_unavailable, test_setup),
         cmocka_unit_test_setup(test_override_not_built, test_setup),
@@ -725,7 +819,10 @@ int main(void)
         cmocka_unit_test_setup(test_register_refuses_missing_required_slot, test_setup),
         cmocka_unit_test_setup(test_register_refuses_duplicate_name, test_setup),
         cmocka_unit_test_setup(test_supported_names_lists_builtins_then_registered, test_setup),
+        cmocka_unit_test_setup(test_load_library_tries_candidates_in_order, test_setup),
+        cmocka_unit_test_setup(test_load_library_variable_comes_first, test_setup),
         cmocka_unit_test_setup(test_open_by_name, test_setup),
+        cmocka_unit_test_setup(test_explicit_only_is_skipped_by_auto_detect, test_setup),
         cmocka_unit_test_setup(test_get_caches_success_not_failure, test_setup),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -66,7 +66,9 @@ static bool demo_print_memory(accel_t *acc, const char *when)
     char a[32], r[32];
     accel_cli_format_bytes(allocated, a, sizeof a);
     accel_cli_format_bytes(reserved, r, sizeof r);
-    printf("memory %-18s allocated %s, reserved %s\n", when, a, r);
+    char label[64];
+    snprintf(label, sizeof label, "memory %s", when);
+    printf("%-24s allocated %s, reserved %s\n", label, a, r);
     return true;
 }
 
@@ -203,18 +205,18 @@ int accel_cli_demo(int argc, char **argv)
                method ? method : "?", device_name);
         printf("buffer                   %zu bytes (%s), %zu float32, seed %u\n", bytes, size,
                bytes / sizeof(float), DEMO_SEED);
-        ok = demo_print_memory(d.acc, "before:");
+        ok = demo_print_memory(d.acc, "before");
     }
     float elapsed_ms = 0.0f;
     ok = ok && demo_run(&d, bytes, &elapsed_ms);
     ok = ok && demo_check(d.host, bytes / sizeof(float), elapsed_ms, bytes);
     /* While the buffer is still allocated, then after freeing, then after
      * giving the cache back. */
-    ok = ok && demo_print_memory(d.acc, "in use:");
+    ok = ok && demo_print_memory(d.acc, "in use");
     ok = demo_release(&d) && ok;
-    ok = ok && demo_print_memory(d.acc, "after free:");
+    ok = ok && demo_print_memory(d.acc, "after free");
     ok = ok && demo_ok(accel_empty_cache(d.acc), "empty_cache") &&
-         demo_print_memory(d.acc, "after empty_cache:");
+         demo_print_memory(d.acc, "after empty_cache");
     accel_cli_close(d.acc, d.owned);
     if (ok)
         printf("demo passed\n");
