@@ -14,15 +14,15 @@
  * one accel_supported_names() prints. A NULL function means the backend is
  * not built into this library (its folder is missing or its option is off). */
 const accel_builtin_backend_t accel_builtin_backends[] = {
-    {"cuda", NULL},
-    {"cpu", ACCEL_BUILTIN_CPU},
-    {"xpu", NULL},
-    {"npu", NULL},
-    {"mps", NULL},
-    {"hpu", NULL},
-    {"mlu", NULL},
-    {"sdaa", NULL},
-    {"opencl", NULL},
+    {"cuda", NULL, "libcuda.so.1", "NVIDIA driver"},
+    {"cpu", ACCEL_BUILTIN_CPU, "libc", "host CPU"},
+    {"xpu", NULL, "libze_loader.so.1", "Intel Level Zero"},
+    {"npu", NULL, "libascendcl.so", "Huawei Ascend CANN"},
+    {"mps", NULL, "Metal.framework", "Apple Metal, macOS only"},
+    {"hpu", NULL, "libSynapse.so", "Habana SynapseAI"},
+    {"mlu", NULL, "libcnrt.so", "Cambricon Neuware"},
+    {"sdaa", NULL, "libsdaart.so", "Tecorigin SDAA runtime"},
+    {"opencl", NULL, "libOpenCL.so.1", "an OpenCL ICD loader and driver"},
 };
 
 const size_t accel_builtin_backend_count =

@@ -13,6 +13,10 @@
 typedef struct accel_builtin_backend {
     const char *name;
     const accel_backend_ops_t *(*ops)(void);
+    /* What the backend drives, so "not built" messages can still say which
+     * runtime and vendor stack the name stands for. */
+    const char *runtime_library;
+    const char *vendor_stack;
 } accel_builtin_backend_t;
 
 /* backends.c: the builtin table. */

@@ -110,12 +110,18 @@ static void selection_upper_name(const char *name, bool for_variable, char *out,
 static accel_status_t selection_not_built(const char *name)
 {
     char upper[48];
+    const accel_builtin_backend_t *builtin = NULL;
+    for (size_t i = 0; i < accel_builtin_backend_count; i++)
+        if (strcmp(accel_builtin_backends[i].name, name) == 0)
+            builtin = &accel_builtin_backends[i];
     selection_upper_name(name, true, upper, sizeof upper);
     return accel_error(ACCEL_ERROR_UNAVAILABLE,
-                       "%s backend is not built into this accel (version %s): it is not "
-                       "implemented in this version of accel yet, or it was configured off "
-                       "(build with -DACCEL_BACKEND_%s=ON)",
-                       name, accel_version(), upper);
+                       "%s backend (which drives %s, %s) is not built into this accel (version "
+                       "%s): it is not implemented in this version yet, or it was configured off "
+                       "(-DACCEL_BACKEND_%s=OFF)",
+                       name, builtin != NULL ? builtin->runtime_library : "its vendor runtime",
+                       builtin != NULL ? builtin->vendor_stack : "its vendor stack",
+                       accel_version(), upper);
 }
 
 /* The probe of `ops` said no: explain what is missing and how to point at it. */
