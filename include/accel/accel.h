@@ -242,7 +242,8 @@ ACCEL_API accel_status_t accel_initial_seed(accel_t *acc, uint64_t *out);
 /* Copy a device's state blob (ACCEL_RNG_STATE_SIZE bytes) into `out`. */
 ACCEL_API accel_status_t accel_get_rng_state(accel_t *acc, int device, uint8_t *out,
                                              size_t cap);
-/* Restore it; INVALID_ARGUMENT unless size == ACCEL_RNG_STATE_SIZE. */
+/* Restore it; INVALID_ARGUMENT unless size == ACCEL_RNG_STATE_SIZE and the
+ * offset is a multiple of 4 (every state accel produces is). */
 ACCEL_API accel_status_t accel_set_rng_state(accel_t *acc, int device, const uint8_t *state,
                                              size_t size);
 
@@ -318,8 +319,10 @@ typedef enum accel_copy_kind {
 /* Device memory from the caching allocator of the current device, ordered on
  * the thread's current stream. size 0 gives NULL and ACCEL_OK. */
 ACCEL_API accel_status_t accel_malloc(accel_t *acc, size_t size, void **out);
-/* Return memory from accel_malloc/_async. NULL is a no-op. INVALID_ARGUMENT for
- * a pointer accel did not allocate (or already freed). */
+/* Return memory from accel_malloc/_async, ordered on the thread's current
+ * stream of the block's device: other streams reuse the block only after the
+ * work queued there before the free has finished. NULL is a no-op.
+ * INVALID_ARGUMENT for a pointer accel did not allocate (or already freed). */
 ACCEL_API accel_status_t accel_free(accel_t *acc, void *ptr);
 /* Same, ordered on `stream`: the block is reused by other streams only after
  * the work queued on `stream` before the free has finished. */
