@@ -126,7 +126,8 @@ typedef struct accel_candidate {
     size_t struct_size;
     char name[32];
     bool built;        /* compiled into this library or registered */
-    bool available;    /* its runtime loaded and reported >= 1 device */
+    bool available;    /* runtime loaded, >= 1 device, and auto-detect may pick it
+                          (false for a backend usable only when named) */
     bool chosen;       /* auto-detect would pick it */
     int device_count;  /* -1 when unknown */
     char reason[256];  /* e.g. "libcuda.so.1 not found (tried ...)" */
@@ -448,6 +449,28 @@ ACCEL_API accel_status_t accel_range_push(accel_t *acc, const char *msg, const c
                                           const char *category);
 /* Close the calling thread's innermost range; NOT_FOUND if none is open. */
 ACCEL_API accel_status_t accel_range_pop(accel_t *acc, const char *domain);
+
+/* The built-in trace recorder: Chrome trace-event JSON ({"traceEvents":[...]})
+ * that Perfetto and chrome://tracing open, with one track per host thread
+ * (its ranges, and the copies, fills, allocations and frees it called) and one
+ * per stream (each work item with its real run time, where the backend
+ * reports it). ACCEL_TRACE=path starts it on the first traced call; these
+ * calls drive it explicitly. Events go to a fixed buffer (ACCEL_TRACE_BUFFER
+ * events, default 1 << 20); when it is full, later events are dropped and
+ * counted in the file. Recording costs one predictable branch per call while
+ * off, and a mutex per event while on. Process-wide; any thread. */
+
+/* Start recording to `path` (created or truncated now). INVALID_ARGUMENT when
+ * a trace is already recording (ACCEL_TRACE counts) or the file cannot be
+ * opened. A trace still recording at exit is written then. */
+ACCEL_API accel_status_t accel_trace_start(const char *path);
+/* Write everything recorded so far to the file (rewritten whole, so it is
+ * always one valid JSON document; ranges still open are shown closed now);
+ * recording goes on. NOT_FOUND when nothing is recording. */
+ACCEL_API accel_status_t accel_trace_flush(void);
+/* Flush, close the file and free the buffer; a later accel_trace_start may
+ * record again. NOT_FOUND when nothing is recording. */
+ACCEL_API accel_status_t accel_trace_stop(void);
 
 /* ---------------------------------------------------------------- lazy init */
 

@@ -213,6 +213,17 @@ ACCEL_API void *accel_backend_load_library(const char *backend_name,
                                            const char *const *candidates, char *tried,
                                            size_t tried_cap);
 
+/* The trace recorder (accel_trace_start, ACCEL_TRACE). accel_trace_enabled is
+ * cheap (one relaxed load) and says whether work should be timed at all.
+ * accel_trace_stream_work puts one executed work item on the track of the
+ * stream identified by `stream_key` (any pointer unique to a live stream, e.g.
+ * the backend's stream object; the track is named "stream N (device D)"), or,
+ * with stream_key NULL, on the calling thread's track (inline default-stream
+ * work). begin_ns/end_ns are CLOCK_MONOTONIC nanoseconds. Any thread. */
+ACCEL_API bool accel_trace_enabled(void);
+ACCEL_API void accel_trace_stream_work(const void *stream_key, int device, const char *name,
+                                       uint64_t begin_ns, uint64_t end_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include "core.h"
 #include "error.h"
 #include "thread_state.h"
+#include "trace.h"
 
 static accel_status_t memory_find_device(accel_t *acc, const void *ptr, int *out)
 {
@@ -36,6 +37,8 @@ static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size
     status = accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
     if (status != ACCEL_OK)
         return status;
+    if (ptr != NULL && accel_trace_active())
+        accel_trace_memory(acc, stream->device, "malloc", size);
     *out = ptr;
     return ACCEL_OK;
 }
@@ -67,6 +70,16 @@ accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *str
     return memory_alloc_on(acc, stream, size, out);
 }
 
+/* Size of the live block at `ptr` (for the trace; 0 if not found). */
+static size_t memory_block_size(accel_t *acc, int device, const void *ptr)
+{
+    void *base;
+    size_t size = 0;
+    if (accel_allocator_lookup(acc->devices[device].allocator, ptr, &base, &size) != ACCEL_OK)
+        return 0;
+    return size;
+}
+
 static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream)
 {
     int device = 0;
@@ -85,7 +98,11 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
                            "pointer %p lives on device %d but the stream is on device %d", ptr,
                            device, stream->device);
     }
-    return accel_allocator_free(acc->devices[device].allocator, ptr, stream->impl);
+    size_t traced = accel_trace_active() ? memory_block_size(acc, device, ptr) : 0;
+    accel_status_t freed = accel_allocator_free(acc->devices[device].allocator, ptr, stream->impl);
+    if (freed == ACCEL_OK && traced > 0)
+        accel_trace_memory(acc, device, "free", traced);
+    return freed;
 }
 
 accel_status_t accel_free(accel_t *acc, void *ptr)
@@ -137,11 +154,18 @@ static accel_status_t memory_check_side(accel_t *acc, const void *ptr, size_t si
     return ACCEL_OK;
 }
 
+/* Trace event names, [synchronous][kind]. */
+static const char *const memory_copy_names[2][4] = {
+    {"memcpy_async H2H", "memcpy_async H2D", "memcpy_async D2H", "memcpy_async D2D"},
+    {"memcpy H2H", "memcpy H2D", "memcpy D2H", "memcpy D2D"},
+};
+
 static accel_status_t memory_copy(accel_t *acc, void *dst, const void *src, size_t size,
                                   accel_copy_kind_t kind, accel_stream_t *stream, bool wait)
 {
     bool dst_device = kind == ACCEL_COPY_HOST_TO_DEVICE || kind == ACCEL_COPY_DEVICE_TO_DEVICE;
     bool src_device = kind == ACCEL_COPY_DEVICE_TO_HOST || kind == ACCEL_COPY_DEVICE_TO_DEVICE;
+    uint64_t trace_begin = accel_trace_begin();
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
@@ -160,6 +184,8 @@ static accel_status_t memory_copy(accel_t *acc, void *dst, const void *src, size
                                         stream->impl);
     if (status == ACCEL_OK && wait)
         status = memory_stream_wait(acc, stream);
+    if (trace_begin != 0 && status == ACCEL_OK)
+        accel_trace_op(trace_begin, memory_copy_names[wait][kind], size, stream->device);
     return status;
 }
 
@@ -178,6 +204,7 @@ accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src, size
 static accel_status_t memory_set(accel_t *acc, void *dst, int value, size_t size,
                                  accel_stream_t *stream, bool wait)
 {
+    uint64_t trace_begin = accel_trace_begin();
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
@@ -194,6 +221,8 @@ static accel_status_t memory_set(accel_t *acc, void *dst, int value, size_t size
                                         stream->impl);
     if (status == ACCEL_OK && wait)
         status = memory_stream_wait(acc, stream);
+    if (trace_begin != 0 && status == ACCEL_OK)
+        accel_trace_op(trace_begin, wait ? "memset" : "memset_async", size, stream->device);
     return status;
 }
 

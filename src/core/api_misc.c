@@ -7,6 +7,7 @@
 #include "core.h"
 #include "error.h"
 #include "thread_state.h"
+#include "trace.h"
 
 accel_status_t accel_range_push(accel_t *acc, const char *msg, const char *domain,
                                 const char *category)
@@ -25,6 +26,8 @@ accel_status_t accel_range_push(accel_t *acc, const char *msg, const char *domai
     if (ACCEL_BACKEND_HAS(acc->ops, range_push))
         acc->ops->range_push(acc->self, msg, domain, category);
     state->range_depth++;
+    if (accel_trace_active())
+        accel_trace_range_push(msg);
     return ACCEL_OK;
 }
 
@@ -44,6 +47,8 @@ accel_status_t accel_range_pop(accel_t *acc, const char *domain)
     if (ACCEL_BACKEND_HAS(acc->ops, range_pop))
         acc->ops->range_pop(acc->self, domain);
     state->range_depth--;
+    if (accel_trace_active())
+        accel_trace_range_pop();
     return ACCEL_OK;
 }
 

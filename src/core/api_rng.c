@@ -9,6 +9,7 @@
 #include "core.h"
 #include "error.h"
 #include "philox.h"
+#include "trace.h"
 
 static accel_status_t rng_device(accel_t *acc, int device, accel_device_state_t **out)
 {
@@ -130,12 +131,16 @@ accel_status_t accel_set_rng_state(accel_t *acc, int device, const uint8_t *stat
     return ACCEL_OK;
 }
 
+/* Trace event names by accel_rng_kind_t. */
+static const char *const rng_trace_names[] = {"rng_u32", "rng_uniform_f32", "rng_normal_f32"};
+
 static accel_status_t rng_fill(accel_t *acc, accel_rng_kind_t kind, void *ptr, size_t count,
                                accel_stream_t *stream)
 {
     accel_device_state_t *dev;
     uint64_t seed, offset, advance;
     int device;
+    uint64_t trace_begin = accel_trace_begin();
     accel_status_t status = accel_check_handle(acc);
     if (status == ACCEL_OK)
         status = accel_resolve_stream(acc, stream, &stream);
@@ -170,6 +175,8 @@ static accel_status_t rng_fill(accel_t *acc, accel_rng_kind_t kind, void *ptr, s
             dev->rng_offset = offset;
         pthread_mutex_unlock(&dev->rng_lock);
     }
+    if (trace_begin != 0 && status == ACCEL_OK)
+        accel_trace_op(trace_begin, rng_trace_names[kind], count * 4, device);
     return status;
 }
 

@@ -10,11 +10,25 @@
 #define ACCEL_BUILTIN_CPU NULL
 #endif
 
+#ifdef ACCEL_HAVE_BACKEND_CUDA
+#include "backends/cuda/cuda_backend.h"
+#define ACCEL_BUILTIN_CUDA accel_cuda_backend_ops
+#else
+#define ACCEL_BUILTIN_CUDA NULL
+#endif
+
+#ifdef ACCEL_HAVE_BACKEND_OPENCL
+#include "backends/opencl/opencl.h"
+#define ACCEL_BUILTIN_OPENCL accel_opencl_backend_ops
+#else
+#define ACCEL_BUILTIN_OPENCL NULL
+#endif
+
 /* DeepSpeed's SUPPORTED_ACCELERATOR_LIST order, then ours. This order is the
  * one accel_supported_names() prints. A NULL function means the backend is
  * not built into this library (its folder is missing or its option is off). */
 const accel_builtin_backend_t accel_builtin_backends[] = {
-    {"cuda", NULL, "libcuda.so.1", "NVIDIA driver"},
+    {"cuda", ACCEL_BUILTIN_CUDA, "libcuda.so.1", "NVIDIA driver"},
     {"cpu", ACCEL_BUILTIN_CPU, "libc", "host CPU"},
     {"xpu", NULL, "libze_loader.so.1", "Intel Level Zero"},
     {"npu", NULL, "libascendcl.so", "Huawei Ascend CANN"},
@@ -22,7 +36,7 @@ const accel_builtin_backend_t accel_builtin_backends[] = {
     {"hpu", NULL, "libSynapse.so", "Habana SynapseAI"},
     {"mlu", NULL, "libcnrt.so", "Cambricon Neuware"},
     {"sdaa", NULL, "libsdaart.so", "Tecorigin SDAA runtime"},
-    {"opencl", NULL, "libOpenCL.so.1", "an OpenCL ICD loader and driver"},
+    {"opencl", ACCEL_BUILTIN_OPENCL, "libOpenCL.so.1", "an OpenCL ICD loader and driver"},
 };
 
 const size_t accel_builtin_backend_count =

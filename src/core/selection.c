@@ -471,7 +471,7 @@ static void detect_fill(const cascade_slot_t *slot, accel_candidate_t *out)
 {
     selection_format(out->name, sizeof out->name, "%s", slot->name);
     out->built = slot->ops != NULL;
-    out->available = slot->probed && selection_probe_usable(&slot->probe);
+    out->available = slot->probed && selection_probe_auto(&slot->probe);
     out->chosen = slot->chosen;
     out->device_count = slot->probed ? slot->probe.device_count : -1;
     selection_format(out->reason, sizeof out->reason, "%s", slot->reason);

@@ -72,8 +72,21 @@ static bool demo_print_memory(accel_t *acc, const char *when)
     return true;
 }
 
-/* Everything from allocation to the copy back, then the timing. */
-static bool demo_run(demo_t *d, size_t bytes, float *elapsed_ms)
+/* Phases run inside profiler ranges (accel_range_push/pop), so a trace
+ * (ACCEL_TRACE=out.json accel demo) shows them around the work they issue. */
+static bool demo_range_push(demo_t *d, const char *name)
+{
+    return demo_ok(accel_range_push(d->acc, name, NULL, NULL), "range_push");
+}
+
+/* Close the innermost range; `ok` is the phase's result. */
+static bool demo_range_pop(demo_t *d, bool ok)
+{
+    return demo_ok(accel_range_pop(d->acc, NULL), "range_pop") && ok;
+}
+
+/* Pinned host buffer (filled with -1), device buffer, stream, timing events. */
+static bool demo_allocate(demo_t *d, size_t bytes)
 {
     size_t count = bytes / sizeof(float);
     void *host = NULL;
@@ -89,20 +102,41 @@ static bool demo_run(demo_t *d, size_t bytes, float *elapsed_ms)
                                       &d->start),
                    "event_create") &&
            demo_ok(accel_event_create(d->acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_TIMING, &d->end),
-                   "event_create") &&
-           demo_ok(accel_memcpy_async(d->acc, d->device, d->host, bytes,
-                                      ACCEL_COPY_HOST_TO_DEVICE, d->stream),
-                   "memcpy_async (host to device)") &&
-           demo_ok(accel_manual_seed(d->acc, DEMO_SEED), "manual_seed") &&
+                   "event_create");
+}
+
+/* The seeded fill between two timing events, queued on the demo's stream. */
+static bool demo_fill(demo_t *d, size_t count)
+{
+    return demo_ok(accel_manual_seed(d->acc, DEMO_SEED), "manual_seed") &&
            demo_ok(accel_event_record(d->start, d->stream), "event_record") &&
            demo_ok(accel_rng_uniform_f32(d->acc, d->device, count, d->stream),
                    "rng_uniform_f32") &&
-           demo_ok(accel_event_record(d->end, d->stream), "event_record") &&
-           demo_ok(accel_memcpy_async(d->acc, d->host, d->device, bytes,
-                                      ACCEL_COPY_DEVICE_TO_HOST, d->stream),
-                   "memcpy_async (device to host)") &&
-           demo_ok(accel_stream_synchronize(d->stream), "stream_synchronize") &&
-           demo_ok(accel_event_elapsed_ms(d->start, d->end, elapsed_ms), "event_elapsed_ms");
+           demo_ok(accel_event_record(d->end, d->stream), "event_record");
+}
+
+/* Everything from allocation to the copy back, then the timing: one range
+ * per phase inside a "demo" range. */
+static bool demo_run(demo_t *d, size_t bytes, float *elapsed_ms)
+{
+    bool ok;
+    if (!demo_range_push(d, "demo"))
+        return false;
+    ok = demo_range_push(d, "allocate") && demo_range_pop(d, demo_allocate(d, bytes));
+    ok = ok && demo_range_push(d, "copy in") &&
+         demo_range_pop(d, demo_ok(accel_memcpy_async(d->acc, d->device, d->host, bytes,
+                                                      ACCEL_COPY_HOST_TO_DEVICE, d->stream),
+                                   "memcpy_async (host to device)"));
+    ok = ok && demo_range_push(d, "fill") &&
+         demo_range_pop(d, demo_fill(d, bytes / sizeof(float)));
+    ok = ok && demo_range_push(d, "copy out") &&
+         demo_range_pop(d, demo_ok(accel_memcpy_async(d->acc, d->host, d->device, bytes,
+                                                      ACCEL_COPY_DEVICE_TO_HOST, d->stream),
+                                   "memcpy_async (device to host)") &&
+                               demo_ok(accel_stream_synchronize(d->stream),
+                                       "stream_synchronize"));
+    ok = demo_range_pop(d, ok);
+    return ok && demo_ok(accel_event_elapsed_ms(d->start, d->end, elapsed_ms), "event_elapsed_ms");
 }
 
 /* Release in reverse order; every handle may still be NULL. */

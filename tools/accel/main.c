@@ -1,8 +1,9 @@
 /* main.c: the `accel` command-line tool: picks the subcommand (report, env,
- * demo, version; bench is not in this build yet) and prints usage. Every
- * subcommand uses only the public API in <accel/accel.h>. */
+ * demo, bench, version) and prints usage. Every subcommand uses only the
+ * public API in <accel/accel.h>. */
 #include <string.h>
 
+#include "bench.h"
 #include "cli.h"
 
 static void usage(FILE *out)
@@ -16,12 +17,14 @@ static void usage(FILE *out)
             "  env --devices LIST       export lines for a launcher (visible devices and\n"
             "                           the backend's exported variables)\n"
             "  demo [--size BYTES]      run the README demo on the selected backend\n"
-            "  bench                    the performance suite (not in this build yet)\n"
+            "  bench [SUITE...] [--quick] [--json FILE] [--svg FILE]\n"
+            "                           the performance suite, each figure next to its\n"
+            "                           baseline measured in the same run\n"
             "  version                  print the tool and library versions\n"
             "\n"
             "`accel <command> --help` describes a command's options. The backend is\n"
             "chosen by ACCEL_ACCELERATOR or DS_ACCELERATOR, else by auto-detection;\n"
-            "report, env and demo also take --backend NAME.\n");
+            "report, env, demo and bench also take --backend NAME.\n");
 }
 
 static int print_version(void)
@@ -51,10 +54,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return ACCEL_CLI_EXIT_OK;
     }
-    if (strcmp(command, "bench") == 0) {
-        fprintf(stderr, "accel bench: not available in this build yet (tracked by its own issue)\n");
-        return ACCEL_CLI_EXIT_USAGE;
-    }
+    if (strcmp(command, "bench") == 0 || strcmp(command, BENCH_STARTUP_COMMAND) == 0)
+        return accel_cli_bench(argc - 1, argv + 1);
     fprintf(stderr, "accel: unknown command '%s'\n\n", command);
     usage(stderr);
     return ACCEL_CLI_EXIT_USAGE;

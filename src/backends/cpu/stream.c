@@ -214,6 +214,35 @@ static void work_run(const accel_cpu_work_t *work)
     }
 }
 
+/* Name of a work item on the trace's stream tracks. */
+static const char *work_trace_name(const accel_cpu_work_t *work)
+{
+    switch (work->kind) {
+    case ACCEL_CPU_WORK_COPY: return "memcpy";
+    case ACCEL_CPU_WORK_SET: return "memset";
+    case ACCEL_CPU_WORK_RNG: return "rng fill";
+    case ACCEL_CPU_WORK_CALLBACK: return "host callback";
+    case ACCEL_CPU_WORK_EVENT_RECORD: return "event record";
+    case ACCEL_CPU_WORK_EVENT_WAIT: return "event wait";
+    }
+    return "work";
+}
+
+/* Run an item, timing it for the trace recorder when it is on: on the track
+ * of `stream` (NULL: the calling thread's own track). */
+static void work_run_traced(const accel_cpu_work_t *work, const accel_cpu_stream_t *stream)
+{
+    int64_t begin;
+    if (!accel_trace_enabled()) {
+        work_run(work);
+        return;
+    }
+    begin = clock_now_ns();
+    work_run(work);
+    accel_trace_stream_work(stream, stream ? stream->device : -1, work_trace_name(work),
+                            (uint64_t)begin, (uint64_t)clock_now_ns());
+}
+
 static bool work_has_event(const accel_cpu_work_t *work)
 {
     return work->kind == ACCEL_CPU_WORK_EVENT_RECORD || work->kind == ACCEL_CPU_WORK_EVENT_WAIT;
@@ -242,7 +271,7 @@ static void *stream_worker_main(void *arg)
             stream->tail = NULL;
         pthread_mutex_unlock(&stream->lock);
 
-        work_run(work);
+        work_run_traced(work, stream);
         work_free(work);
 
         pthread_mutex_lock(&stream->lock);
@@ -260,7 +289,7 @@ static void submit_inline(const accel_cpu_work_t *items, size_t count)
     for (size_t i = 0; i < count; i++) {
         accel_cpu_work_t work = items[i];
         work_prepare(&work);
-        work_run(&work);
+        work_run_traced(&work, NULL);
     }
 }
 

@@ -1,0 +1,390 @@
+/* kernels.c: the CUDA backend's device code: Philox fills (DESIGN.md §4)
+ * written in CUDA C below, compiled with NVRTC for the device's exact
+ * architecture (a cubin; PTX when NVRTC cannot target it), cached on disk
+ * through core/kernel_cache.h, and loaded once per device into its primary
+ * context. The arithmetic is src/core/philox.c's, line for line, so u32 and
+ * uniform fills match the CPU bit for bit; normal uses the same double
+ * Box-Muller rounded once to float (within an ulp or two of the CPU, which
+ * uses glibc's log/cos).
+ * Threads: any thread; a device's module is built under its lock, and the
+ * kernel handles are published atomically for the lock-free fast path. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_backend.h"
+#include "core/kernel_cache.h"
+
+#define CUDA_RNG_THREADS 256u
+#define CUDA_RNG_MAX_GRID 65535u
+
+/* Kernel names, indexed by accel_rng_kind_t. */
+static const char *const cuda_rng_kernel_names[ACCEL_CUDA_RNG_KERNELS] = {
+    "accel_philox_u32",
+    "accel_philox_uniform",
+    "accel_philox_normal",
+};
+
+/* Each thread computes one Philox block (4 stream words) per step of a
+ * grid-stride loop over the blocks the fill touches, and writes the elements
+ * whose words it holds. `head` is offset % 4: the fill may start mid-block. */
+static const char cuda_rng_source[] =
+    "#define PHILOX_M0 0xD2511F53u\n"
+    "#define PHILOX_M1 0xCD9E8D57u\n"
+    "#define PHILOX_W0 0x9E3779B9u\n"
+    "#define PHILOX_W1 0xBB67AE85u\n"
+    "typedef unsigned int u32;\n"
+    "typedef unsigned long long u64;\n"
+    "typedef long long i64;\n"
+    "/* Word indices wrap modulo 2^64, so block indices wrap modulo 2^62. */\n"
+    "#define BLOCK_MASK 0x3FFFFFFFFFFFFFFFull\n"
+    "\n"
+    "__device__ __forceinline__ uint4 philox_block(u64 seed, u64 block)\n"
+    "{\n"
+    "    u32 c0 = (u32)block, c1 = (u32)(block >> 32), c2 = 0u, c3 = 0u;\n"
+    "    u32 k0 = (u32)seed, k1 = (u32)(seed >> 32);\n"
+    "#pragma unroll\n"
+    "    for (int round = 0; round < 10; round++) {\n"
+    "        if (round > 0) {\n"
+    "            k0 += PHILOX_W0;\n"
+    "            k1 += PHILOX_W1;\n"
+    "        }\n"
+    "        u32 hi0 = __umulhi(PHILOX_M0, c0), lo0 = PHILOX_M0 * c0;\n"
+    "        u32 hi1 = __umulhi(PHILOX_M1, c2), lo1 = PHILOX_M1 * c2;\n"
+    "        u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;\n"
+    "        c0 = n0;\n"
+    "        c1 = lo1;\n"
+    "        c2 = n2;\n"
+    "        c3 = lo0;\n"
+    "    }\n"
+    "    return make_uint4(c0, c1, c2, c3);\n"
+    "}\n"
+    "\n"
+    "__device__ __forceinline__ float uniform_from_word(u32 word)\n"
+    "{\n"
+    "    return (float)(word >> 8) * 5.9604644775390625e-08f; /* 2^-24 */\n"
+    "}\n"
+    "\n"
+    "/* philox.c's Box-Muller: double math, one rounding to float. */\n"
+    "__device__ __forceinline__ float normal_from_words(u32 a, u32 b)\n"
+    "{\n"
+    "    const double two_pi = 6.283185307179586476925286766559;\n"
+    "    double u1 = (double)((a >> 8) + 1u) * 5.9604644775390625e-08;\n"
+    "    double u2 = (double)(b >> 8) * 5.9604644775390625e-08;\n"
+    "    return (float)(sqrt(-2.0 * log(u1)) * cos(two_pi * u2));\n"
+    "}\n"
+    "\n"
+    "/* One word per element: u32 (raw) or uniform. */\n"
+    "template <bool UNIFORM>\n"
+    "__device__ __forceinline__ void fill_words(u32 *dst, u64 count, u64 seed, u64 offset)\n"
+    "{\n"
+    "    const u64 head = offset & 3u, first = offset >> 2;\n"
+    "    const u64 blocks = (head + count + 3u) >> 2;\n"
+    "    const u64 stride = (u64)gridDim.x * blockDim.x;\n"
+    "    for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < blocks; t += stride) {\n"
+    "        uint4 r = philox_block(seed, (first + t) & BLOCK_MASK);\n"
+    "        u32 w[4] = {r.x, r.y, r.z, r.w};\n"
+    "        i64 base = (i64)(4u * t) - (i64)head; /* element of word 0 */\n"
+    "        if (UNIFORM) {\n"
+    "            for (int j = 0; j < 4; j++)\n"
+    "                w[j] = __float_as_uint(uniform_from_word(w[j]));\n"
+    "        }\n"
+    "        if (base >= 0 && (u64)base + 3u < count &&\n"
+    "            (((unsigned long long)(dst + base)) & 15u) == 0) {\n"
+    "            *(uint4 *)(dst + base) = make_uint4(w[0], w[1], w[2], w[3]);\n"
+    "            continue;\n"
+    "        }\n"
+    "        for (int j = 0; j < 4; j++) {\n"
+    "            i64 e = base + j;\n"
+    "            if (e >= 0 && (u64)e < count)\n"
+    "                dst[e] = w[j];\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void accel_philox_u32(u32 *dst, u64 count, u64 seed, u64 offset)\n"
+    "{\n"
+    "    fill_words<false>(dst, count, seed, offset);\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void accel_philox_uniform(float *dst, u64 count, u64 seed,\n"
+    "                                                u64 offset)\n"
+    "{\n"
+    "    fill_words<true>((u32 *)dst, count, seed, offset);\n"
+    "}\n"
+    "\n"
+    "/* Two words per element: element e reads words offset + 2e and the next\n"
+    " * one, which lies in the following block when offset is odd and the first\n"
+    " * word is a block's last. */\n"
+    "extern \"C\" __global__ void accel_philox_normal(float *dst, u64 count, u64 seed, u64 offset)\n"
+    "{\n"
+    "    const u64 head = offset & 3u, first = offset >> 2;\n"
+    "    const u64 blocks = (head + 2u * count + 3u) >> 2;\n"
+    "    const u64 stride = (u64)gridDim.x * blockDim.x;\n"
+    "    const int parity = (int)(offset & 1u);\n"
+    "    for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < blocks; t += stride) {\n"
+    "        uint4 r = philox_block(seed, (first + t) & BLOCK_MASK);\n"
+    "        u32 w[5] = {r.x, r.y, r.z, r.w, 0u};\n"
+    "        i64 base = (i64)(4u * t) - (i64)head; /* word 0, relative to offset */\n"
+    "        if (parity)\n"
+    "            w[4] = philox_block(seed, (first + t + 1u) & BLOCK_MASK).x;\n"
+    "        for (int j = parity; j < 4; j += 2) {\n"
+    "            i64 rel = base + j;\n"
+    "            if (rel < 0 || (u64)(rel / 2) >= count)\n"
+    "                continue;\n"
+    "            dst[rel / 2] = normal_from_words(w[j], w[j + 1]);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* ---------------------------------------------------------------- loading NVRTC */
+
+static pthread_once_t cuda_nvrtc_once = PTHREAD_ONCE_INIT;
+static accel_nvrtc_api_t cuda_nvrtc_api;
+static bool cuda_nvrtc_ok;
+static char cuda_nvrtc_reason[320];
+
+static void cuda_nvrtc_load(void)
+{
+    char home_lib[256] = "", tried[240] = "";
+    const char *home = getenv("CUDA_HOME");
+    const char *candidates[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
+                                "libnvrtc.so", NULL, "/usr/local/cuda/lib64/libnvrtc.so", NULL};
+    void *library;
+    if (home == NULL)
+        home = getenv("CUDA_PATH");
+    if (home != NULL) {
+        snprintf(home_lib, sizeof home_lib, "%s/lib64/libnvrtc.so", home);
+        candidates[4] = home_lib;
+    } else {
+        candidates[4] = candidates[5];
+        candidates[5] = NULL;
+    }
+    library = accel_backend_load_library("nvrtc", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        snprintf(cuda_nvrtc_reason, sizeof cuda_nvrtc_reason, "NVRTC not found (tried %s)",
+                 tried);
+        return;
+    }
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params)                                    \
+    *(void **)&cuda_nvrtc_api.name = dlsym(library, #name);                                \
+    if ((required) && cuda_nvrtc_api.name == NULL) {                                       \
+        snprintf(cuda_nvrtc_reason, sizeof cuda_nvrtc_reason, "NVRTC lacks %s", #name);    \
+        dlclose(library);                                                                  \
+        return;                                                                            \
+    }
+#include "backends/cuda/nvrtc_symbols.h"
+#undef ACCEL_NVRTC_SYMBOL
+    cuda_nvrtc_api.library = library;
+    cuda_nvrtc_ok = true;
+}
+
+const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap)
+{
+    pthread_once(&cuda_nvrtc_once, cuda_nvrtc_load);
+    if (cuda_nvrtc_ok)
+        return &cuda_nvrtc_api;
+    if (reason != NULL && cap > 0)
+        snprintf(reason, cap, "%s", cuda_nvrtc_reason);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- compiling */
+
+/* Compile the source for `arch` ("sm_90": a cubin, or "compute_90": PTX).
+ * On success *out is a malloc'ed image (PTX NUL-terminated). */
+static accel_status_t cuda_nvrtc_compile(const accel_nvrtc_api_t *nvrtc, const char *arch,
+                                         bool cubin, void **out, size_t *out_size,
+                                         accel_nvrtc_result_t *out_result)
+{
+    char arch_option[64];
+    const char *options[] = {arch_option, "--fmad=false"};
+    accel_nvrtc_program_t program = NULL;
+    accel_nvrtc_result_t result;
+    size_t size = 0, log_size = 0;
+    char *image = NULL, *log = NULL;
+
+    snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s", arch);
+    result = nvrtc->nvrtcCreateProgram(&program, cuda_rng_source, "accel_philox.cu", 0, NULL,
+                                       NULL);
+    *out_result = result;
+    if (result != ACCEL_NVRTC_SUCCESS)
+        return accel_backend_vendor_error(result, "cuda: nvrtcCreateProgram failed: %s",
+                                          nvrtc->nvrtcGetErrorString(result));
+    result = nvrtc->nvrtcCompileProgram(program, 2, options);
+    *out_result = result;
+    if (result != ACCEL_NVRTC_SUCCESS) {
+        if (nvrtc->nvrtcGetProgramLogSize(program, &log_size) == ACCEL_NVRTC_SUCCESS &&
+            log_size > 1 && (log = malloc(log_size)) != NULL &&
+            nvrtc->nvrtcGetProgramLog(program, log) != ACCEL_NVRTC_SUCCESS)
+            log[0] = '\0';
+        accel_backend_vendor_error(result, "cuda: NVRTC could not compile the Philox kernels "
+                                           "for %s: %s%s%s",
+                                   arch, nvrtc->nvrtcGetErrorString(result), log ? ": " : "",
+                                   log ? log : "");
+        free(log);
+        nvrtc->nvrtcDestroyProgram(&program);
+        return ACCEL_ERROR_DEVICE_ERROR;
+    }
+    result = cubin ? nvrtc->nvrtcGetCUBINSize(program, &size) : nvrtc->nvrtcGetPTXSize(program, &size);
+    if (result == ACCEL_NVRTC_SUCCESS && (image = malloc(size > 0 ? size : 1)) != NULL)
+        result = cubin ? nvrtc->nvrtcGetCUBIN(program, image) : nvrtc->nvrtcGetPTX(program, image);
+    nvrtc->nvrtcDestroyProgram(&program);
+    *out_result = result;
+    if (image == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "cuda: out of host memory for a kernel image");
+    if (result != ACCEL_NVRTC_SUCCESS) {
+        free(image);
+        return accel_backend_vendor_error(result, "cuda: NVRTC could not return the %s: %s",
+                                          cubin ? "cubin" : "PTX",
+                                          nvrtc->nvrtcGetErrorString(result));
+    }
+    *out = image;
+    *out_size = size;
+    return ACCEL_OK;
+}
+
+/* The cache key: source, options, target, driver and NVRTC versions. */
+static void cuda_kernel_key(const accel_cuda_backend_t *cuda, const char *arch, int nvrtc_major,
+                            int nvrtc_minor, char key[ACCEL_KERNEL_KEY_SIZE])
+{
+    accel_kernel_hash_t hash;
+    char versions[64];
+    accel_kernel_hash_init(&hash);
+    accel_kernel_hash_add_string(&hash, "accel-cuda-philox-v1");
+    accel_kernel_hash_add_string(&hash, cuda_rng_source);
+    accel_kernel_hash_add_string(&hash, "--fmad=false");
+    accel_kernel_hash_add_string(&hash, arch);
+    snprintf(versions, sizeof versions, "driver %d nvrtc %d.%d", cuda->driver_version,
+             nvrtc_major, nvrtc_minor);
+    accel_kernel_hash_add_string(&hash, versions);
+    accel_kernel_hash_key(&hash, key);
+}
+
+/* A kernel image for the device: from the cache, else compiled (cubin for
+ * sm_XY, PTX for compute_XY when NVRTC does not know sm_XY) and cached. */
+static accel_status_t cuda_kernel_image(accel_cuda_backend_t *cuda, const accel_cuda_device_t *dev,
+                                        void **out, size_t *out_size)
+{
+    char reason[320], arch[32], key[ACCEL_KERNEL_KEY_SIZE];
+    const accel_nvrtc_api_t *nvrtc = accel_cuda_nvrtc(reason, sizeof reason);
+    int major = 0, minor = 0;
+    accel_nvrtc_result_t result;
+    accel_status_t status;
+    bool cubin;
+
+    if (nvrtc == NULL)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                                   "cuda: random fills compile a kernel with NVRTC: %s; install "
+                                   "the CUDA toolkit's NVRTC or set ACCEL_NVRTC_LIBRARY",
+                                   reason);
+    nvrtc->nvrtcVersion(&major, &minor);
+    cubin = nvrtc->nvrtcGetCUBIN != NULL && nvrtc->nvrtcGetCUBINSize != NULL;
+    snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", dev->cc_major, dev->cc_minor);
+    cuda_kernel_key(cuda, arch, major, minor, key);
+    if (accel_kernel_cache_get(key, out, out_size) == ACCEL_OK)
+        return ACCEL_OK;
+    status = cuda_nvrtc_compile(nvrtc, arch, cubin, out, out_size, &result);
+    if (status != ACCEL_OK && cubin && result == 5 /* NVRTC_ERROR_INVALID_OPTION */) {
+        accel_log(ACCEL_LOG_INFO, "cuda: NVRTC %d.%d cannot target %s; compiling PTX instead",
+                  major, minor, arch);
+        snprintf(arch, sizeof arch, "compute_%d%d", dev->cc_major, dev->cc_minor);
+        cuda_kernel_key(cuda, arch, major, minor, key);
+        if (accel_kernel_cache_get(key, out, out_size) == ACCEL_OK)
+            return ACCEL_OK;
+        status = cuda_nvrtc_compile(nvrtc, arch, false, out, out_size, &result);
+    }
+    if (status != ACCEL_OK)
+        return status;
+    if (accel_kernel_cache_put(key, *out, *out_size) != ACCEL_OK)
+        accel_log(ACCEL_LOG_DEBUG, "cuda: kernel not cached (key %s)", key);
+    return ACCEL_OK;
+}
+
+/* Build and load the module of `device` once; its context is current. */
+static accel_status_t cuda_kernels_load(accel_cuda_backend_t *cuda, int device)
+{
+    accel_cuda_device_t *dev = &cuda->devices[device];
+    const accel_cuda_api_t *cu = cuda->cu;
+    accel_cu_function_t functions[ACCEL_CUDA_RNG_KERNELS];
+    accel_status_t status;
+    void *image = NULL;
+    size_t size = 0;
+
+    pthread_mutex_lock(&dev->lock);
+    if (dev->kernels_tried) {
+        status = dev->kernels_status;
+        if (status != ACCEL_OK)
+            accel_backend_error(status, "%s", dev->kernels_error);
+        pthread_mutex_unlock(&dev->lock);
+        return status;
+    }
+    status = cuda_kernel_image(cuda, dev, &image, &size);
+    if (status == ACCEL_OK)
+        status = accel_cuda_check(cu, cu->cuModuleLoadData(&dev->module, image),
+                                  "cuModuleLoadData (Philox kernels)");
+    for (int k = 0; status == ACCEL_OK && k < ACCEL_CUDA_RNG_KERNELS; k++)
+        status = accel_cuda_check(
+            cu, cu->cuModuleGetFunction(&functions[k], dev->module, cuda_rng_kernel_names[k]),
+            "cuModuleGetFunction");
+    free(image);
+    if (status == ACCEL_OK) {
+        for (int k = 0; k < ACCEL_CUDA_RNG_KERNELS; k++)
+            atomic_store_explicit(&dev->rng_kernels[k], functions[k], memory_order_release);
+    } else {
+        /* Remember the failure: retrying a broken compile on every fill
+         * would only repeat it slowly. */
+        snprintf(dev->kernels_error, sizeof dev->kernels_error, "%s", accel_last_error());
+    }
+    dev->kernels_tried = true;
+    dev->kernels_status = status;
+    pthread_mutex_unlock(&dev->lock);
+    return status;
+}
+
+void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int device)
+{
+    accel_cuda_device_t *dev = &cuda->devices[device];
+    if (dev->module != NULL)
+        cuda->cu->cuModuleUnload(dev->module);
+    dev->module = NULL;
+}
+
+accel_status_t accel_cuda_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
+                                   void *ptr, size_t count, uint64_t seed, uint64_t offset)
+{
+    accel_cuda_backend_t *cuda = self;
+    accel_cu_function_t function;
+    unsigned long long n = count, s = seed, o = offset;
+    unsigned long long words = (unsigned long long)(kind == ACCEL_RNG_NORMAL ? 2 : 1) * n;
+    unsigned long long blocks = ((offset & 3u) + words + 3u) / 4u;
+    unsigned long long grid = (blocks + CUDA_RNG_THREADS - 1) / CUDA_RNG_THREADS;
+    void *params[] = {&ptr, &n, &s, &o};
+    accel_status_t status;
+
+    if ((unsigned)kind >= ACCEL_CUDA_RNG_KERNELS)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT, "cuda: unknown fill kind %d",
+                                   (int)kind);
+    if (count == 0)
+        return ACCEL_OK;
+    status = accel_cuda_activate(cuda, device);
+    if (status != ACCEL_OK)
+        return status;
+    function = atomic_load_explicit(&cuda->devices[device].rng_kernels[kind], memory_order_acquire);
+    if (function == NULL) {
+        status = cuda_kernels_load(cuda, device);
+        if (status != ACCEL_OK)
+            return status;
+        function = atomic_load_explicit(&cuda->devices[device].rng_kernels[kind],
+                                        memory_order_acquire);
+    }
+    if (grid > CUDA_RNG_MAX_GRID)
+        grid = CUDA_RNG_MAX_GRID; /* the kernels loop over the rest */
+    return accel_cuda_check(cuda->cu,
+                            cuda->cu->cuLaunchKernel(function, (unsigned)grid, 1, 1,
+                                                     CUDA_RNG_THREADS, 1, 1, 0, stream, params,
+                                                     NULL),
+                            "cuLaunchKernel (Philox fill)");
+}
