@@ -9,3 +9,11 @@ elseif(ACCEL_SANITIZE STREQUAL "thread")
 elseif(NOT ACCEL_SANITIZE STREQUAL "")
   message(FATAL_ERROR "ACCEL_SANITIZE must be '', 'address' or 'thread'")
 endif()
+
+# Tests of a sanitizer build get the runtime options from one ctest include.
+if(NOT ACCEL_SANITIZE STREQUAL "")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/sanitizer_env.cmake.in
+                 ${PROJECT_BINARY_DIR}/sanitizer_env.cmake @ONLY)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES
+               ${PROJECT_BINARY_DIR}/sanitizer_env.cmake)
+endif()

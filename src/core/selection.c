@@ -295,7 +295,7 @@ static accel_status_t cascade_nothing_found(const cascade_t *cascade)
 
 static accel_status_t selection_auto_detect(const accel_backend_ops_t **out)
 {
-    cascade_t cascade;
+    cascade_t cascade = {0};
     accel_status_t status = cascade_open(&cascade);
     if (status != ACCEL_OK)
         return status;
@@ -496,7 +496,7 @@ static accel_status_t detect_check_entries(accel_candidate_t *candidates, size_t
 
 accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *out_count)
 {
-    cascade_t cascade;
+    cascade_t cascade = {0};
     size_t n;
     accel_status_t status;
     if (out_count == NULL || (candidates == NULL && cap > 0))

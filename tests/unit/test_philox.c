@@ -32,6 +32,18 @@ static const struct {
      {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
 };
 
+/* A fill that runs past word 2^64 - 1 continues at word 0 (DESIGN: words are
+ * indexed modulo 2^64), exactly as accel_philox_word counts. */
+static void test_fill_wraps_at_word_2_64(void **state)
+{
+    const uint64_t seed = 0x1234abcdull, offset = UINT64_MAX - 5;
+    uint32_t words[16];
+    (void)state;
+    accel_philox_fill_range(ACCEL_RNG_U32, words, 0, 16, seed, offset);
+    for (uint64_t i = 0; i < 16; i++)
+        assert_int_equal(words[i], accel_philox_word(seed, offset + i));
+}
+
 static void test_known_answers(void **state)
 {
     (void)state;
@@ -259,6 +271,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_fill_wraps_at_word_2_64),
         cmocka_unit_test(test_stream_zero_seed_is_known_answer),
         cmocka_unit_test(test_stream_mapping),
         cmocka_unit_test(test_words_per_element),

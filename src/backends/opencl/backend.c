@@ -90,8 +90,14 @@ static void opencl_probe(accel_probe_result_t *out)
 
     out->available = false;
     out->device_count = -1;
-    if (api == NULL || accel_opencl_enumerate(api, &list, &count, reason, sizeof reason) != ACCEL_OK) {
-        snprintf(out->reason, sizeof out->reason, "%s", api == NULL ? reason : accel_last_error());
+    if (api == NULL) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    if (accel_opencl_enumerate(api, &list, &count, reason, sizeof reason) != ACCEL_OK) {
+        out->available = true; /* the loader works; listing devices did not */
+        out->device_count = 0;
+        snprintf(out->reason, sizeof out->reason, "%s", accel_last_error());
         return;
     }
     accelerators = opencl_prefer_accelerators(list, &count);

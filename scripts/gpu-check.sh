@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# gpu-check.sh: what a developer with an NVIDIA GPU runs to check the CUDA
+# backend on real hardware: a Release build, the conformance suite and its
+# threading tests on cuda, the fork check, the CPU-vs-CUDA Philox bit check
+# and the CUDA benchmarks. Works offline; reports missing build dependencies
+# (cmocka, dlpack) instead of fetching them.
+# Usage: scripts/gpu-check.sh [OUTPUT_DIR]   (default ./gpu-results)
+set -u
+
+OUT=$(mkdir -p "${1:-./gpu-results}" && cd "${1:-./gpu-results}" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${ACCEL_GPU_BUILD_DIR:-$ROOT/build-gpu}
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+
+say() { echo "$*" | tee -a "$SUMMARY"; }
+
+# run NAME COMMAND...: output to $OUT/NAME.log; exit code 77 counts as skipped.
+run() {
+    local name=$1
+    shift
+    "$@" >"$OUT/$name.log" 2>&1
+    local rc=$?
+    case $rc in
+    0) say "PASS  $name" ;;
+    77) say "SKIP  $name ($(tail -n 1 "$OUT/$name.log"))" ;;
+    *) say "FAIL  $name (exit $rc, see $name.log)" ;;
+    esac
+    return 0
+}
+
+say "accel gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true; } >"$OUT/nvidia-smi.txt"
+say "gpu: $(sed -n 2p "$OUT/nvidia-smi.txt")"
+
+# ---- dependencies
+# Warnings are CI's business (-Werror there); here a new compiler warning
+# must not stop the hardware run.
+CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=Release -DACCEL_WERROR=OFF)
+missing=()
+command -v cmake >/dev/null || { say "cmake not found: cannot build"; exit 1; }
+GENERATOR=()
+command -v ninja >/dev/null && GENERATOR=(-G Ninja)
+
+dlpack_ok=false
+for dir in /usr/include /usr/local/include ${DLPACK_INCLUDE_DIR:-}; do
+    [ -f "$dir/dlpack/dlpack.h" ] && dlpack_ok=true && CMAKE_ARGS+=(-DDLPACK_INCLUDE_DIR="$dir") && break
+done
+if ! $dlpack_ok; then
+    # PyTorch ships the same single header as ATen/dlpack.h: point a
+    # dlpack/dlpack.h link at it inside the build folder.
+    torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
+    for header in "$torch_dir/include/ATen/dlpack.h" "$torch_dir/include/dlpack/dlpack.h"; do
+        if [ -n "$torch_dir" ] && [ -f "$header" ]; then
+            mkdir -p "$BUILD/dlpack-shim/dlpack"
+            ln -sf "$header" "$BUILD/dlpack-shim/dlpack/dlpack.h"
+            CMAKE_ARGS+=(-DDLPACK_INCLUDE_DIR="$BUILD/dlpack-shim")
+            say "dlpack: libdlpack-dev missing; using PyTorch's $header"
+            dlpack_ok=true
+            break
+        fi
+    done
+fi
+$dlpack_ok || { say "MISSING dlpack/dlpack.h (install libdlpack-dev or PyTorch): cannot build"; exit 1; }
+
+if ! pkg-config --exists cmocka 2>/dev/null; then
+    missing+=("cmocka (libcmocka-dev): the conformance suite cannot be built")
+    CMAKE_ARGS+=(-DACCEL_BUILD_TESTS=OFF)
+fi
+for m in "${missing[@]}"; do say "MISSING $m"; done
+
+# ---- build
+if ! cmake -S "$ROOT" -B "$BUILD" "${GENERATOR[@]}" "${CMAKE_ARGS[@]}" >"$OUT/configure.log" 2>&1 ||
+    ! cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
+    say "FAIL  build (see configure.log / build.log)"
+    exit 1
+fi
+say "PASS  build (Release, $BUILD)"
+
+# ---- checks
+run report "$BUILD/tools/accel/accel" report
+ACCEL_ACCELERATOR=cuda "$BUILD/tools/accel/accel" report --json >"$OUT/report.json" 2>&1 || true
+if [ -x "$BUILD/src/cuda_declarations_check" ]; then
+    run declarations "$BUILD/src/cuda_declarations_check"
+fi
+if [ -x "$BUILD/tests/conformance/conformance" ]; then
+    run conformance "$BUILD/tests/conformance/conformance" cuda
+    run conformance_threads "$BUILD/tests/conformance/conformance_threads" cuda
+    run conformance_cpu "$BUILD/tests/conformance/conformance" cpu
+else
+    say "SKIP  conformance (not built: cmocka missing)"
+fi
+run fork_check "$BUILD/tests/cuda/cuda_fork_check"
+run philox_cross "$BUILD/tests/cuda/cuda_philox_cross"
+run cuda_bench "$BUILD/bench/cuda_bench"
+cp "$OUT/cuda_bench.log" "$OUT/cuda_bench.txt" 2>/dev/null
+if [ -x "$BUILD/tools/accel/accel" ]; then
+    ACCEL_ACCELERATOR=cuda "$BUILD/tools/accel/accel" bench >"$OUT/accel_bench.log" 2>&1 &&
+        say "PASS  accel bench (cuda)" || say "NOTE  accel bench (cuda) exit $? (see accel_bench.log)"
+fi
+# The same fills again with tracing on: checks the trace recorder with a GPU.
+ACCEL_TRACE="$OUT/trace.json" "$BUILD/tests/cuda/cuda_philox_cross" >/dev/null 2>&1 || true
+
+say "results in $OUT"
+grep -q '^FAIL' "$SUMMARY" && exit 1
+exit 0
