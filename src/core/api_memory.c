@@ -11,22 +11,6 @@
 #include "thread_state.h"
 #include "trace.h"
 
-static accel_status_t memory_find_device(accel_t *acc, const void *ptr, int *out)
-{
-    for (int d = 0; d < acc->device_count; d++) {
-        void *base;
-        size_t size;
-        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, &base, &size) == ACCEL_OK) {
-            *out = d;
-            return ACCEL_OK;
-        }
-    }
-    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                       "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
-                       "was already freed",
-                       ptr, acc->ops->name);
-}
-
 static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size,
                                       void **out)
 {
@@ -70,22 +54,16 @@ accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *str
     return memory_alloc_on(acc, stream, size, out);
 }
 
-/* Size of the live block at `ptr` (for the trace; 0 if not found). */
-static size_t memory_block_size(accel_t *acc, int device, const void *ptr)
-{
-    void *base;
-    size_t size = 0;
-    if (accel_allocator_lookup(acc->devices[device].allocator, ptr, &base, &size) != ACCEL_OK)
-        return 0;
-    return size;
-}
-
 static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream)
 {
     int device = 0;
-    accel_status_t status = memory_find_device(acc, ptr, &device);
-    if (status != ACCEL_OK)
-        return status;
+    void *base = NULL;
+    size_t size = 0;
+    if (accel_find_block(acc, ptr, &device, &base, &size) != ACCEL_OK)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
+                           "was already freed",
+                           ptr, acc->ops->name);
     if (stream == NULL) {
         accel_thread_state_t *state = accel_thread_state(acc);
         if (state == NULL)
@@ -98,10 +76,9 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
                            "pointer %p lives on device %d but the stream is on device %d", ptr,
                            device, stream->device);
     }
-    size_t traced = accel_trace_active() ? memory_block_size(acc, device, ptr) : 0;
     accel_status_t freed = accel_allocator_free(acc->devices[device].allocator, ptr, stream->impl);
-    if (freed == ACCEL_OK && traced > 0)
-        accel_trace_memory(acc, device, "free", traced);
+    if (freed == ACCEL_OK && accel_trace_active())
+        accel_trace_memory(acc, device, "free", size);
     return freed;
 }
 

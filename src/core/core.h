@@ -125,6 +125,10 @@ accel_status_t accel_check_event(const accel_event_t *event);
 /* The stream to queue on: `stream` itself, or the thread's current stream on
  * the current device when NULL. Checks that it belongs to `acc`. */
 accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_stream_t **out);
+/* Find the live block holding `ptr` on any device: its device, start and
+ * requested size. NOT_FOUND (no error text) when none holds it. */
+accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, void **out_base,
+                                size_t *out_size);
 /* Check that [ptr, ptr+size) lies inside one live block of some device's
  * allocator; writes the device index. */
 accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t size,

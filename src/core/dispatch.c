@@ -97,27 +97,36 @@ accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_
     return ACCEL_OK;
 }
 
+accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, void **out_base,
+                                size_t *out_size)
+{
+    for (int d = 0; d < acc->device_count; d++) {
+        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, out_base, out_size) == ACCEL_OK) {
+            *out_device = d;
+            return ACCEL_OK;
+        }
+    }
+    return ACCEL_ERROR_NOT_FOUND;
+}
+
 accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t size,
                                         const char *what, int *out_device)
 {
+    void *base;
+    size_t block_size, start;
+    int device;
     if (ptr == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s pointer is NULL", what);
-    for (int d = 0; d < acc->device_count; d++) {
-        void *base;
-        size_t block_size;
-        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, &base, &block_size) != ACCEL_OK)
-            continue;
-        size_t start = (size_t)((const char *)ptr - (const char *)base);
-        if (size > block_size - start)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "%s range of %zu bytes at offset %zu overruns its allocation of "
-                               "%zu bytes",
-                               what, size, start, block_size);
-        *out_device = d;
-        return ACCEL_OK;
-    }
-    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                       "%s pointer %p is not inside any live %s allocation (allocate it with "
-                       "accel_malloc)",
-                       what, ptr, acc->ops->name);
+    if (accel_find_block(acc, ptr, &device, &base, &block_size) != ACCEL_OK)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "%s pointer %p is not inside any live %s allocation (allocate it with "
+                           "accel_malloc)",
+                           what, ptr, acc->ops->name);
+    start = (size_t)((const char *)ptr - (const char *)base);
+    if (size > block_size - start)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "%s range of %zu bytes at offset %zu overruns its allocation of %zu bytes",
+                           what, size, start, block_size);
+    *out_device = device;
+    return ACCEL_OK;
 }
