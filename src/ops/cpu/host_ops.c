@@ -1,0 +1,200 @@
+/* host_ops.c: the host optimizer ops (CPUAdam, CPUAdagrad, CPULion) that
+ * every backend lists, and the cpu backend's fused ops, which are the same
+ * code. A step validates everything first, waits for the caller's stream,
+ * then runs the kernel table chosen at the first load (isa.c) across the
+ * worker pool (pool.c). The tables are process-wide constants once chosen;
+ * safe from any thread. */
+#include <pthread.h>
+
+#include "core/core.h"
+#include "core/error.h"
+#include "ops/cpu/optim_kernels.h"
+#include "ops/cpu/pool.h"
+
+/* Chunks are whole cache lines of every dtype; below this many elements per
+ * thread, waking a worker costs more than it saves. */
+#define HOST_GRAIN 64
+#define HOST_MIN_PER_THREAD (32 * 1024)
+
+static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
+static const accel_optim_kernels_t *chosen = &accel_optim_kernels_scalar;
+
+static void choose_kernels(void)
+{
+    const accel_optim_kernels_t *table = accel_optim_kernels_for(accel_cpu_isa_selected());
+    if (table != NULL)
+        chosen = table;
+    accel_log(ACCEL_LOG_INFO, "host optimizer ops use the %s kernels", chosen->name);
+}
+
+static const accel_optim_kernels_t *host_kernels(void)
+{
+    pthread_once(&choose_once, choose_kernels);
+    return chosen;
+}
+
+/* Host ops order themselves after work already queued on `stream`. */
+static accel_status_t host_wait_stream(accel_t *acc, accel_stream_t *stream)
+{
+    accel_stream_t *resolved = NULL;
+    accel_status_t status;
+    if (stream == NULL)
+        return ACCEL_OK;
+    status = accel_resolve_stream(acc, stream, &resolved);
+    if (status != ACCEL_OK)
+        return status;
+    return accel_stream_synchronize(resolved);
+}
+
+typedef struct host_job {
+    const accel_optim_view_t *view;
+    const void *coeffs;
+    const accel_optim_kernels_t *kernels;
+} host_job_t;
+
+static void adam_chunk(void *ctx, size_t begin, size_t end)
+{
+    const host_job_t *job = ctx;
+    job->kernels->adam(job->coeffs, job->view, begin, end);
+}
+
+static void adagrad_chunk(void *ctx, size_t begin, size_t end)
+{
+    const host_job_t *job = ctx;
+    job->kernels->adagrad(job->coeffs, job->view, begin, end);
+}
+
+static void lion_chunk(void *ctx, size_t begin, size_t end)
+{
+    const host_job_t *job = ctx;
+    job->kernels->lion(job->coeffs, job->view, begin, end);
+}
+
+static accel_status_t host_adam_step(accel_t *acc, accel_stream_t *stream,
+                                     const accel_adam_config_t *config, uint64_t step,
+                                     DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                                     DLTensor *exp_avg_sq)
+{
+    accel_optim_view_t view;
+    accel_adam_coeffs_t coeffs;
+    accel_status_t status = accel_adam_config_check("adam step", config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make("adam step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
+                                       exp_avg, exp_avg_sq, &view);
+    if (status == ACCEL_OK)
+        status = host_wait_stream(acc, stream);
+    if (status != ACCEL_OK)
+        return status;
+    accel_adam_coeffs_make(config, step, &coeffs);
+    host_job_t job = {&view, &coeffs, host_kernels()};
+    accel_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, adam_chunk, &job);
+    return ACCEL_OK;
+}
+
+static accel_status_t host_adagrad_step(accel_t *acc, accel_stream_t *stream,
+                                        const accel_adagrad_config_t *config, DLTensor *param,
+                                        const DLTensor *grad, DLTensor *exp_avg_sq)
+{
+    accel_optim_view_t view;
+    accel_adagrad_coeffs_t coeffs;
+    accel_status_t status = accel_adagrad_config_check("adagrad step", config);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make("adagrad step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
+                                       exp_avg_sq, NULL, &view);
+    if (status == ACCEL_OK)
+        status = host_wait_stream(acc, stream);
+    if (status != ACCEL_OK)
+        return status;
+    accel_adagrad_coeffs_make(config, &coeffs);
+    host_job_t job = {&view, &coeffs, host_kernels()};
+    accel_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, adagrad_chunk, &job);
+    return ACCEL_OK;
+}
+
+static accel_status_t host_lion_step(accel_t *acc, accel_stream_t *stream,
+                                     const accel_lion_config_t *config, DLTensor *param,
+                                     const DLTensor *grad, DLTensor *exp_avg)
+{
+    accel_optim_view_t view;
+    accel_lion_coeffs_t coeffs;
+    accel_status_t status = accel_lion_config_check("lion step", config);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make("lion step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
+                                       exp_avg, NULL, &view);
+    if (status == ACCEL_OK)
+        status = host_wait_stream(acc, stream);
+    if (status != ACCEL_OK)
+        return status;
+    accel_lion_coeffs_make(config, &coeffs);
+    host_job_t job = {&view, &coeffs, host_kernels()};
+    accel_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, lion_chunk, &job);
+    return ACCEL_OK;
+}
+
+void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out)
+{
+    out->beta1 = config->beta1;
+    out->one_minus_beta1 = 1.0f - config->beta1;
+    out->beta2 = config->beta2;
+    out->one_minus_beta2 = 1.0f - config->beta2;
+    out->step_size = -config->lr;
+    out->after_decay = 1.0f - config->lr * config->weight_decay;
+    out->has_decay = config->weight_decay > 0.0f;
+}
+
+void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out)
+{
+    out->step_size = -config->lr;
+    out->eps = config->eps;
+    out->weight_decay = config->weight_decay;
+}
+
+/* ---- builders */
+
+static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step};
+static accel_adagrad_op_t host_adagrad_op = {sizeof(accel_adagrad_op_t), "scalar",
+                                             host_adagrad_step};
+static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step};
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void name_tables(void)
+{
+    const char *name = host_kernels()->name;
+    host_adam_op.implementation = name;
+    host_adagrad_op.implementation = name;
+    host_lion_op.implementation = name;
+}
+
+/* The host ops always have a path (the scalar kernels), so they are always
+ * compatible; the report shows which instruction set they use. */
+bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap)
+{
+    (void)self;
+    (void)reason;
+    (void)reason_cap;
+    return true;
+}
+
+accel_status_t accel_host_adam_load(void *self, const void **out)
+{
+    (void)self;
+    pthread_once(&tables_once, name_tables);
+    *out = &host_adam_op;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_host_adagrad_load(void *self, const void **out)
+{
+    (void)self;
+    pthread_once(&tables_once, name_tables);
+    *out = &host_adagrad_op;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_host_lion_load(void *self, const void **out)
+{
+    (void)self;
+    pthread_once(&tables_once, name_tables);
+    *out = &host_lion_op;
+    return ACCEL_OK;
+}

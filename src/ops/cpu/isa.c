@@ -1,0 +1,92 @@
+/* isa.c: which optimizer kernel table this CPU runs: cpuid for the
+ * instructions, XGETBV for the OS saving their registers, and the
+ * ACCEL_CPU_ISA cap. Detection runs once (pthread_once); reads afterwards
+ * are lock-free. Safe from any thread. */
+#include <pthread.h>
+#include <string.h>
+
+#include "core/env.h"
+#include "ops/cpu/optim_kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define ACCEL_ISA_X86 1
+#else
+#define ACCEL_ISA_X86 0
+#endif
+
+static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
+static accel_cpu_isa_t detected = ACCEL_CPU_ISA_SCALAR;
+
+#if ACCEL_ISA_X86
+static unsigned long long read_xcr0(void)
+{
+    unsigned int low, high;
+    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    return ((unsigned long long)high << 32) | low;
+}
+
+static void detect(void)
+{
+    unsigned int eax, ebx, ecx, edx, ebx7 = 0;
+    unsigned long long xcr0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return;
+    bool fma = ecx & (1u << 12), osxsave = ecx & (1u << 27), f16c = ecx & (1u << 29);
+    if (!osxsave)
+        return;
+    if (__get_cpuid_count(7, 0, &eax, &ebx7, &ecx, &edx) == 0)
+        return;
+    xcr0 = read_xcr0();
+    bool avx_state = (xcr0 & 0x6) == 0x6;      /* XMM + YMM */
+    bool avx512_state = (xcr0 & 0xe6) == 0xe6; /* + opmask, ZMM_Hi256, Hi16_ZMM */
+    bool avx2 = ebx7 & (1u << 5), avx512f = ebx7 & (1u << 16);
+    if (avx_state && avx2 && fma && f16c)
+        detected = ACCEL_CPU_ISA_AVX2;
+    if (detected == ACCEL_CPU_ISA_AVX2 && avx512_state && avx512f)
+        detected = ACCEL_CPU_ISA_AVX512;
+}
+#else
+static void detect(void)
+{
+}
+#endif
+
+accel_cpu_isa_t accel_cpu_isa_detected(void)
+{
+    pthread_once(&detect_once, detect);
+    return detected;
+}
+
+accel_cpu_isa_t accel_cpu_isa_selected(void)
+{
+    static const char *const names[ACCEL_CPU_ISA_COUNT_] = {"scalar", "avx2", "avx512"};
+    accel_cpu_isa_t isa = accel_cpu_isa_detected();
+    const char *cap = accel_env_get("ACCEL_CPU_ISA");
+    if (cap == NULL)
+        return isa;
+    for (int i = 0; i < ACCEL_CPU_ISA_COUNT_; i++) {
+        if (strcmp(cap, names[i]) == 0)
+            return (accel_cpu_isa_t)i < isa ? (accel_cpu_isa_t)i : isa;
+    }
+    accel_log(ACCEL_LOG_WARN, "ACCEL_CPU_ISA=%s is not one of scalar, avx2, avx512; ignored", cap);
+    return isa;
+}
+
+const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
+{
+    if (isa > accel_cpu_isa_detected())
+        return NULL;
+    switch (isa) {
+    case ACCEL_CPU_ISA_SCALAR:
+        return &accel_optim_kernels_scalar;
+#if ACCEL_ISA_X86
+    case ACCEL_CPU_ISA_AVX2:
+        return &accel_optim_kernels_avx2;
+    case ACCEL_CPU_ISA_AVX512:
+        return &accel_optim_kernels_avx512;
+#endif
+    default:
+        return NULL;
+    }
+}

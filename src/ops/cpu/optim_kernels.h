@@ -1,0 +1,88 @@
+/* optim_kernels.h: the CPU optimizer kernels, one table per instruction set.
+ * A kernel updates elements [begin, end) of a validated step (ops.h) and
+ * nothing else, so the worker pool can split a step across threads.
+ *
+ * Every table computes the same operations in the same order, each rounded
+ * once (fused multiply-adds where ops.h's formulas have a*b+c, correctly
+ * rounded sqrt and divide), so scalar, AVX2 and AVX-512 give bit-identical
+ * results for any split of the range. Kernels read only their arguments;
+ * safe from any thread on disjoint ranges. */
+#ifndef ACCEL_OPS_CPU_OPTIM_KERNELS_H
+#define ACCEL_OPS_CPU_OPTIM_KERNELS_H
+
+#include <stddef.h>
+
+#include "ops/ops.h"
+
+/* Lion's per-step scalars. */
+typedef struct accel_lion_coeffs {
+    float beta1, one_minus_beta1;
+    float beta2, one_minus_beta2;
+    float step_size;   /* -lr */
+    float after_decay; /* 1 - lr * weight_decay */
+    int has_decay;     /* weight_decay > 0 */
+} accel_lion_coeffs_t;
+
+/* Adagrad's per-step scalars. */
+typedef struct accel_adagrad_coeffs {
+    float step_size; /* -lr */
+    float eps;
+    float weight_decay;
+} accel_adagrad_coeffs_t;
+
+typedef void (*accel_adam_kernel_t)(const accel_adam_coeffs_t *coeffs,
+                                    const accel_optim_view_t *view, size_t begin, size_t end);
+typedef void (*accel_adagrad_kernel_t)(const accel_adagrad_coeffs_t *coeffs,
+                                       const accel_optim_view_t *view, size_t begin, size_t end);
+typedef void (*accel_lion_kernel_t)(const accel_lion_coeffs_t *coeffs,
+                                    const accel_optim_view_t *view, size_t begin, size_t end);
+
+typedef enum accel_cpu_isa {
+    ACCEL_CPU_ISA_SCALAR = 0,
+    ACCEL_CPU_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C */
+    ACCEL_CPU_ISA_AVX512 = 2, /* AVX-512 F + BW */
+    ACCEL_CPU_ISA_COUNT_ = 3
+} accel_cpu_isa_t;
+
+typedef struct accel_optim_kernels {
+    accel_cpu_isa_t isa;
+    const char *name; /* "scalar", "avx2", "avx512" */
+    accel_adam_kernel_t adam;
+    accel_adagrad_kernel_t adagrad;
+    accel_lion_kernel_t lion;
+} accel_optim_kernels_t;
+
+extern const accel_optim_kernels_t accel_optim_kernels_scalar;
+extern const accel_optim_kernels_t accel_optim_kernels_avx2;
+extern const accel_optim_kernels_t accel_optim_kernels_avx512;
+
+/* isa.c: what this CPU can run (cpuid + the OS saving the vector state). */
+accel_cpu_isa_t accel_cpu_isa_detected(void);
+/* What the host ops use: the detected ISA capped by ACCEL_CPU_ISA
+ * ("scalar" | "avx2" | "avx512"; an unknown value is logged and ignored). */
+accel_cpu_isa_t accel_cpu_isa_selected(void);
+/* The table for `isa`; NULL if this CPU cannot run it. */
+const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa);
+
+/* Calls range_fn(coeffs, view, begin, end, param_dtype, state_dtype) with
+ * the view's dtype pair as constants, so an always-inline range_fn is
+ * compiled once per supported pair. */
+#define ACCEL_OPTIM_DTYPE_DISPATCH(range_fn, coeffs, view, begin, end)                             \
+    do {                                                                                           \
+        accel_dtype_t pt_ = (view)->param_dtype, st_ = (view)->state_dtype;                        \
+        if (pt_ == ACCEL_DTYPE_F32)                                                                \
+            range_fn(coeffs, view, begin, end, ACCEL_DTYPE_F32, ACCEL_DTYPE_F32);                  \
+        else if (pt_ == ACCEL_DTYPE_F16 && st_ == ACCEL_DTYPE_F32)                                 \
+            range_fn(coeffs, view, begin, end, ACCEL_DTYPE_F16, ACCEL_DTYPE_F32);                  \
+        else if (pt_ == ACCEL_DTYPE_F16)                                                           \
+            range_fn(coeffs, view, begin, end, ACCEL_DTYPE_F16, ACCEL_DTYPE_F16);                  \
+        else if (st_ == ACCEL_DTYPE_F32)                                                           \
+            range_fn(coeffs, view, begin, end, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32);                 \
+        else                                                                                       \
+            range_fn(coeffs, view, begin, end, ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16);                \
+    } while (0)
+
+void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out);
+void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out);
+
+#endif /* ACCEL_OPS_CPU_OPTIM_KERNELS_H */

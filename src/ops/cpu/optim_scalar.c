@@ -1,0 +1,113 @@
+/* optim_scalar.c: the scalar optimizer kernels: the reference order of
+ * operations every SIMD table reproduces (optim_kernels.h), and the path for
+ * CPUs without AVX2. Built with -ffp-contract=off so only the explicit fmaf
+ * calls fuse. Stateless; safe on disjoint ranges from any thread. */
+#include <math.h>
+
+#include "ops/cpu/half.h"
+#include "ops/cpu/optim_kernels.h"
+
+#define ACCEL_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ACCEL_ALWAYS_INLINE float load_element(const void *base, size_t i, accel_dtype_t dtype)
+{
+    if (dtype == ACCEL_DTYPE_F32)
+        return ((const float *)base)[i];
+    if (dtype == ACCEL_DTYPE_F16)
+        return accel_f16_to_f32(((const uint16_t *)base)[i]);
+    return accel_bf16_to_f32(((const uint16_t *)base)[i]);
+}
+
+ACCEL_ALWAYS_INLINE void store_element(void *base, size_t i, accel_dtype_t dtype, float value)
+{
+    if (dtype == ACCEL_DTYPE_F32)
+        ((float *)base)[i] = value;
+    else if (dtype == ACCEL_DTYPE_F16)
+        ((uint16_t *)base)[i] = accel_f32_to_f16(value);
+    else
+        ((uint16_t *)base)[i] = accel_f32_to_bf16(value);
+}
+
+ACCEL_ALWAYS_INLINE void adam_range(const accel_adam_coeffs_t *c, const accel_optim_view_t *v,
+                                    size_t begin, size_t end, accel_dtype_t pt, accel_dtype_t st)
+{
+    for (size_t i = begin; i < end; i++) {
+        float g = load_element(v->grad, i, pt);
+        float p = load_element(v->param, i, pt);
+        float m = load_element(v->state1, i, st);
+        float s = load_element(v->state2, i, st);
+        if (c->l2_decay > 0.0f)
+            g = fmaf(p, c->l2_decay, g);
+        m = fmaf(g, c->one_minus_beta1, m * c->beta1);
+        s = fmaf(g * g, c->one_minus_beta2, s * c->beta2);
+        float update = m / fmaf(sqrtf(s), c->bc2, c->eps);
+        if (c->decoupled_decay != 0.0f)
+            p = fmaf(p, c->decoupled_decay, p);
+        p = fmaf(update, c->step_size, p);
+        store_element(v->param, i, pt, p);
+        store_element(v->state1, i, st, m);
+        store_element(v->state2, i, st, s);
+    }
+}
+
+ACCEL_ALWAYS_INLINE void adagrad_range(const accel_adagrad_coeffs_t *c,
+                                       const accel_optim_view_t *v, size_t begin, size_t end,
+                                       accel_dtype_t pt, accel_dtype_t st)
+{
+    for (size_t i = begin; i < end; i++) {
+        float g = load_element(v->grad, i, pt);
+        float p = load_element(v->param, i, pt);
+        float s = load_element(v->state1, i, st);
+        if (c->weight_decay > 0.0f)
+            g = fmaf(p, c->weight_decay, g);
+        s = fmaf(g, g, s);
+        float update = g / (sqrtf(s) + c->eps);
+        p = fmaf(update, c->step_size, p);
+        store_element(v->param, i, pt, p);
+        store_element(v->state1, i, st, s);
+    }
+}
+
+ACCEL_ALWAYS_INLINE void lion_range(const accel_lion_coeffs_t *c, const accel_optim_view_t *v,
+                                    size_t begin, size_t end, accel_dtype_t pt, accel_dtype_t st)
+{
+    for (size_t i = begin; i < end; i++) {
+        float g = load_element(v->grad, i, pt);
+        float p = load_element(v->param, i, pt);
+        float m = load_element(v->state1, i, st);
+        float blend = fmaf(g, c->one_minus_beta1, m * c->beta1);
+        /* -lr carrying blend's sign flipped: step against the blend's sign bit */
+        float update = accel_f32_from_bits(accel_f32_bits(c->step_size) ^
+                                           (accel_f32_bits(blend) & 0x80000000u));
+        p = c->has_decay ? fmaf(p, c->after_decay, update) : p + update;
+        m = fmaf(g, c->one_minus_beta2, m * c->beta2);
+        store_element(v->param, i, pt, p);
+        store_element(v->state1, i, st, m);
+    }
+}
+
+static void adam_scalar(const accel_adam_coeffs_t *coeffs, const accel_optim_view_t *view,
+                        size_t begin, size_t end)
+{
+    ACCEL_OPTIM_DTYPE_DISPATCH(adam_range, coeffs, view, begin, end);
+}
+
+static void adagrad_scalar(const accel_adagrad_coeffs_t *coeffs, const accel_optim_view_t *view,
+                           size_t begin, size_t end)
+{
+    ACCEL_OPTIM_DTYPE_DISPATCH(adagrad_range, coeffs, view, begin, end);
+}
+
+static void lion_scalar(const accel_lion_coeffs_t *coeffs, const accel_optim_view_t *view,
+                        size_t begin, size_t end)
+{
+    ACCEL_OPTIM_DTYPE_DISPATCH(lion_range, coeffs, view, begin, end);
+}
+
+const accel_optim_kernels_t accel_optim_kernels_scalar = {
+    .isa = ACCEL_CPU_ISA_SCALAR,
+    .name = "scalar",
+    .adam = adam_scalar,
+    .adagrad = adagrad_scalar,
+    .lion = lion_scalar,
+};

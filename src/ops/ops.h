@@ -1,0 +1,86 @@
+/* ops.h: what the op builders of every backend share: the validated view of
+ * an optimizer step's tensors, the host (CPU) builders that every backend
+ * lists, and the dtype helpers. Stateless; safe from any thread. */
+#ifndef ACCEL_OPS_OPS_H
+#define ACCEL_OPS_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "accel/accel_backend.h"
+#include "accel/accel_ops.h"
+
+/* Where a step's tensors must live. */
+typedef enum accel_optim_memory {
+    ACCEL_OPTIM_HOST_MEMORY,   /* host ops: kDLCPU or a *Host (pinned) device type */
+    ACCEL_OPTIM_DEVICE_MEMORY, /* device ops: this backend's DLPack device type */
+} accel_optim_memory_t;
+
+/* A step's tensors after validation: base pointers with byte_offset applied,
+ * the shared element count and the (param, state) dtypes. state2 is NULL for
+ * one-state optimizers (Adagrad, Lion). Borrowed from the caller's tensors. */
+typedef struct accel_optim_view {
+    void *param;
+    const void *grad;
+    void *state1;
+    void *state2;
+    size_t count;
+    accel_dtype_t param_dtype;
+    accel_dtype_t state_dtype;
+    int device; /* the tensors' device_id */
+} accel_optim_view_t;
+
+/* Validate param/grad/state1[/state2] for `op_name` (used in messages):
+ * non-NULL, contiguous, same element count, grad in the param dtype, a
+ * supported (param, state) pair, no overlap, memory of the right kind for
+ * `acc`. On failure sets the last error and returns INVALID_ARGUMENT. */
+accel_status_t accel_optim_view_make(const char *op_name, accel_t *acc, accel_optim_memory_t memory,
+                                     const DLTensor *param, const DLTensor *grad,
+                                     const DLTensor *state1, const DLTensor *state2,
+                                     accel_optim_view_t *out);
+
+/* Hyper-parameter checks with torch.optim's rules (0 <= lr, eps, weight_decay;
+ * 0 <= beta < 1; all finite). INVALID_ARGUMENT naming the bad field. */
+accel_status_t accel_adam_config_check(const char *op_name, const accel_adam_config_t *config,
+                                       uint64_t step);
+accel_status_t accel_adagrad_config_check(const char *op_name,
+                                          const accel_adagrad_config_t *config);
+accel_status_t accel_lion_config_check(const char *op_name, const accel_lion_config_t *config);
+
+/* Bytes of one element of the supported optimizer dtypes (f32, f16, bf16). */
+size_t accel_optim_dtype_size(accel_dtype_t dtype);
+
+/* Adam's per-step scalars, computed once per call in double and rounded to
+ * f32 (DeepSpeed keeps beta^t in f32 across steps; computing it from `step`
+ * makes a step independent of the ones before it). */
+typedef struct accel_adam_coeffs {
+    float beta1, one_minus_beta1;
+    float beta2, one_minus_beta2;
+    float eps;
+    float step_size;      /* -lr / bc1 */
+    float bc2;            /* 1 / sqrt(1 - beta2^t), or 1 */
+    float l2_decay;       /* weight_decay when L2 mode (added to g), else 0 */
+    float decoupled_decay; /* -lr * weight_decay when AdamW mode, else 0 */
+} accel_adam_coeffs_t;
+void accel_adam_coeffs_make(const accel_adam_config_t *config, uint64_t step,
+                            accel_adam_coeffs_t *out);
+
+/* The host builders (CPUAdamBuilder, CPUAdagradBuilder, CPULionBuilder) as
+ * desc initialisers, so each backend's table can list them first. */
+bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap);
+accel_status_t accel_host_adam_load(void *self, const void **out);
+accel_status_t accel_host_adagrad_load(void *self, const void **out);
+accel_status_t accel_host_lion_load(void *self, const void **out);
+
+#define ACCEL_HOST_OP_BUILDERS                                                                     \
+    {sizeof(accel_op_builder_desc_t), "CPUAdamBuilder", "cpu_adam",                              \
+     accel_host_optim_is_compatible, accel_host_adam_load},                                        \
+    {sizeof(accel_op_builder_desc_t), "CPUAdagradBuilder", "cpu_adagrad",                         \
+     accel_host_optim_is_compatible, accel_host_adagrad_load},                                     \
+    {sizeof(accel_op_builder_desc_t), "CPULionBuilder", "cpu_lion",                               \
+     accel_host_optim_is_compatible, accel_host_lion_load}
+
+/* The cpu backend's whole table: the host builders, then its fused ops. */
+const accel_op_builder_desc_t *accel_cpu_backend_op_builders(void *self, size_t *out_count);
+
+#endif /* ACCEL_OPS_OPS_H */
