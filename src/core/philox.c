@@ -4,6 +4,10 @@
 #include "philox.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "core/cpu_isa.h"
 
 #define PHILOX_M0 0xD2511F53u /* round multipliers */
 #define PHILOX_M1 0xCD9E8D57u
@@ -14,6 +18,9 @@
 /* Words generated per stack chunk when a transform sits between the
  * generator and the destination; a multiple of 4 and of 2. */
 #define FILL_CHUNK_WORDS 256
+/* Uniform fills write words into the destination and convert them there,
+ * this many at a time, while they are still in the L1 cache. */
+#define FILL_INPLACE_WORDS 2048
 
 static inline void philox_round(uint32_t c[4], const uint32_t k[2])
 {
@@ -84,7 +91,7 @@ uint64_t accel_rng_offset_advance(accel_rng_kind_t kind, size_t count)
 float accel_rng_uniform_from_word(uint32_t word)
 {
     /* 24 significant bits times a power of two: exact in float. */
-    return (float)(word >> 8) * 0x1.0p-24f;
+    return (float)(int32_t)(word >> 8) * 0x1.0p-24f; /* signed: one vector convert */
 }
 
 /* Box-Muller in double, rounded once to float at the end. u1 and u2 are
@@ -100,6 +107,26 @@ float accel_rng_normal_from_words(uint32_t a, uint32_t b)
     double u1 = (double)((a >> 8) + 1u) * 0x1.0p-24; /* (0, 1]: log never sees 0 */
     double u2 = (double)(b >> 8) * 0x1.0p-24;        /* [0, 1) */
     return (float)(sqrt(-2.0 * log(u1)) * cos(two_pi * u2));
+}
+
+static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
+static accel_philox_blocks_fn blocks_best = NULL;
+
+static void blocks_choose(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    accel_cpu_isa_t isa = accel_cpu_isa_selected();
+    if (isa == ACCEL_CPU_ISA_AVX512)
+        blocks_best = accel_philox_blocks_avx512;
+    else if (isa == ACCEL_CPU_ISA_AVX2)
+        blocks_best = accel_philox_blocks_avx2;
+#endif
+}
+
+size_t accel_philox_blocks(uint64_t seed, uint64_t block, size_t count, uint32_t *out)
+{
+    pthread_once(&blocks_once, blocks_choose);
+    return blocks_best != NULL ? blocks_best(seed, block, count, out) : 0;
 }
 
 /* Words [start, start + n) of the stream of `seed` into out[0..n): one
@@ -119,8 +146,14 @@ static void philox_words(uint64_t seed, uint64_t start, size_t n, uint32_t *out)
         for (; pos < 4 && done < n; pos++)
             out[done++] = block[pos];
     }
-    for (; n - done >= 4; done += 4) { /* whole blocks, straight into out */
-        philox_block(seed, b++, out + done);
+    while (n - done >= 4) { /* whole blocks: vectors where the variant takes them */
+        size_t blocks = accel_philox_blocks(seed, b, (n - done) / 4, out + done);
+        b += blocks;
+        done += 4 * blocks;
+        if (n - done >= 4 && (blocks == 0 || n - done < 64)) {
+            philox_block(seed, b++, out + done);
+            done += 4;
+        }
     }
     if (done < n) { /* partial tail */
         philox_block(seed, b, block);
@@ -146,16 +179,27 @@ void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, siz
         return;
     }
     float *out = (float *)dst + first;
+    if (kind == ACCEL_RNG_UNIFORM) {
+        /* words straight into the destination, then converted in place */
+        for (size_t done = 0; done < count; done += FILL_INPLACE_WORDS) {
+            size_t n = count - done < FILL_INPLACE_WORDS ? count - done : FILL_INPLACE_WORDS;
+            uint32_t *raw = (uint32_t *)dst + first + done;
+            philox_words(seed, start + done, n, raw);
+            for (size_t i = 0; i < n; i++) {
+                uint32_t word;
+                float value;
+                memcpy(&word, raw + i, sizeof word);
+                value = accel_rng_uniform_from_word(word);
+                memcpy(out + done + i, &value, sizeof value);
+            }
+        }
+        return;
+    }
     size_t per_chunk = FILL_CHUNK_WORDS / w;
     for (size_t done = 0; done < count; done += per_chunk) {
         size_t n = count - done < per_chunk ? count - done : per_chunk;
         philox_words(seed, start + (uint64_t)w * done, n * w, words);
-        if (kind == ACCEL_RNG_UNIFORM) {
-            for (size_t i = 0; i < n; i++)
-                out[done + i] = accel_rng_uniform_from_word(words[i]);
-        } else {
-            for (size_t i = 0; i < n; i++)
-                out[done + i] = accel_rng_normal_from_words(words[2 * i], words[2 * i + 1]);
-        }
+        for (size_t i = 0; i < n; i++)
+            out[done + i] = accel_rng_normal_from_words(words[2 * i], words[2 * i + 1]);
     }
 }

@@ -32,4 +32,16 @@ float accel_rng_normal_from_words(uint32_t a, uint32_t b);
 void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
                              uint64_t seed, uint64_t offset);
 
+/* Blocks from `block` on into out[0 .. 4*count), a vector of blocks at a
+ * time: one variant per instruction set (philox_blocks_*.c), the bits of the
+ * scalar path. Each returns how many blocks it wrote, from the start: whole
+ * vectors only, and it may stop early near a counter wrap; the caller does
+ * the rest with the scalar path. accel_philox_blocks uses the best variant
+ * the CPU runs (ACCEL_CPU_ISA caps it, read once) and writes 0 without one. */
+typedef size_t (*accel_philox_blocks_fn)(uint64_t seed, uint64_t block, size_t count,
+                                        uint32_t *out);
+size_t accel_philox_blocks_avx2(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
+size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
+size_t accel_philox_blocks(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
+
 #endif

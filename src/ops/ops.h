@@ -30,14 +30,15 @@ typedef struct accel_optim_view {
     int device; /* the tensors' device_id */
 } accel_optim_view_t;
 
-/* Validate param/grad/state1[/state2] for `op_name` (used in messages):
+/* Validate param, grad and `state_count` (1 or 2) state tensors for
+ * `op_name` (used in messages; state2 is ignored when state_count is 1):
  * non-NULL, contiguous, same element count, grad in the param dtype, a
  * supported (param, state) pair, no overlap, memory of the right kind for
  * `acc`. On failure sets the last error and returns INVALID_ARGUMENT. */
 accel_status_t accel_optim_view_make(const char *op_name, accel_t *acc, accel_optim_memory_t memory,
                                      const DLTensor *param, const DLTensor *grad,
                                      const DLTensor *state1, const DLTensor *state2,
-                                     accel_optim_view_t *out);
+                                     size_t state_count, accel_optim_view_t *out);
 
 /* Hyper-parameter checks with torch.optim's rules (0 <= lr, eps, weight_decay;
  * 0 <= beta < 1; all finite). INVALID_ARGUMENT naming the bad field. */

@@ -212,11 +212,11 @@ static accel_status_t check_disjoint(const char *op, const optim_range_t *ranges
 accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_memory_t memory,
                                      const DLTensor *param, const DLTensor *grad,
                                      const DLTensor *state1, const DLTensor *state2,
-                                     accel_optim_view_t *out)
+                                     size_t state_count, accel_optim_view_t *out)
 {
     const DLTensor *tensors[4] = {param, grad, state1, state2};
     const char *names[4] = {"param", "grad", "exp_avg", "exp_avg_sq"};
-    size_t n_tensors = state2 != NULL ? 4 : 3;
+    size_t n_tensors = state_count == 2 ? 4 : 3;
     size_t counts[4] = {0};
     accel_dtype_t dtypes[4] = {ACCEL_DTYPE_F32};
     optim_range_t ranges[4];
@@ -224,7 +224,9 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
-    if (state2 == NULL)
+    if (state_count != 1 && state_count != 2)
+        return accel_error(ACCEL_ERROR_INTERNAL, "%s: %zu optimizer states", op, state_count);
+    if (state_count == 1)
         names[2] = "state";
     for (size_t i = 0; i < n_tensors; i++) {
         status = tensor_count(op, names[i], tensors[i], &counts[i]);

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "cpu_isa.h"
 #include "philox.h"
 
 /* Random123 tests/kat_vectors (github.com/DEShawResearch/random123, commit
@@ -238,6 +239,46 @@ static void test_consecutive_fills_disjoint(void **state)
 
 #define STAT_N 1000000
 
+/* Each vector variant this CPU runs writes the words accel_philox_word
+ * gives, from block starts that are unaligned, next to a wrap of the low
+ * counter word, and next to the 2^62 block wrap (where it may stop early). */
+static void test_vector_blocks_match_scalar(void **state)
+{
+    typedef size_t (*blocks_fn)(uint64_t, uint64_t, size_t, uint32_t *);
+    const struct {
+        const char *name;
+        accel_cpu_isa_t isa;
+        blocks_fn fn;
+    } variants[] = {{"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2},
+                    {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512},
+                    {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks}};
+    const uint64_t starts[] = {0, 3, 1000003, 0xfffffff0u, 0x1fffffffcull,
+                               (UINT64_MAX >> 2) - 40};
+    const uint64_t seeds[] = {0, 0x0123456789abcdefull};
+    enum { BLOCKS = 77 };
+    uint32_t out[4 * BLOCKS];
+    (void)state;
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        if (variants[v].isa > accel_cpu_isa_detected()) {
+            print_message("note: this CPU has no %s\n", variants[v].name);
+            continue;
+        }
+        for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+            for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+                memset(out, 0, sizeof out);
+                size_t written = variants[v].fn(seeds[s], starts[i], BLOCKS, out);
+                assert_true(written <= BLOCKS);
+                if (starts[i] < 0xfffffff0u)
+                    assert_true(written >= BLOCKS - 16);
+                for (size_t w = 0; w < 4 * written; w++)
+                    assert_int_equal(out[w], accel_philox_word(seeds[s], 4 * starts[i] + w));
+                for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
+                    assert_int_equal(out[w], 0);
+            }
+        }
+    }
+}
+
 static void test_statistics(void **state)
 {
     (void)state;
@@ -280,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_normal_from_words),
         cmocka_unit_test(test_fill_range_splits),
         cmocka_unit_test(test_consecutive_fills_disjoint),
+        cmocka_unit_test(test_vector_blocks_match_scalar),
         cmocka_unit_test(test_statistics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

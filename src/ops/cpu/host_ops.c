@@ -19,6 +19,24 @@
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 static const accel_optim_kernels_t *chosen = &accel_optim_kernels_scalar;
 
+const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
+{
+    if (isa > accel_cpu_isa_detected())
+        return NULL;
+    switch (isa) {
+    case ACCEL_CPU_ISA_SCALAR:
+        return &accel_optim_kernels_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+    case ACCEL_CPU_ISA_AVX2:
+        return &accel_optim_kernels_avx2;
+    case ACCEL_CPU_ISA_AVX512:
+        return &accel_optim_kernels_avx512;
+#endif
+    default:
+        return NULL;
+    }
+}
+
 static void choose_kernels(void)
 {
     const accel_optim_kernels_t *table = accel_optim_kernels_for(accel_cpu_isa_selected());
@@ -80,7 +98,7 @@ static accel_status_t host_adam_step(accel_t *acc, accel_stream_t *stream,
     accel_status_t status = accel_adam_config_check("adam step", config, step);
     if (status == ACCEL_OK)
         status = accel_optim_view_make("adam step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
-                                       exp_avg, exp_avg_sq, &view);
+                                       exp_avg, exp_avg_sq, 2, &view);
     if (status == ACCEL_OK)
         status = host_wait_stream(acc, stream);
     if (status != ACCEL_OK)
@@ -100,7 +118,7 @@ static accel_status_t host_adagrad_step(accel_t *acc, accel_stream_t *stream,
     accel_status_t status = accel_adagrad_config_check("adagrad step", config);
     if (status == ACCEL_OK)
         status = accel_optim_view_make("adagrad step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
-                                       exp_avg_sq, NULL, &view);
+                                       exp_avg_sq, NULL, 1, &view);
     if (status == ACCEL_OK)
         status = host_wait_stream(acc, stream);
     if (status != ACCEL_OK)
@@ -120,7 +138,7 @@ static accel_status_t host_lion_step(accel_t *acc, accel_stream_t *stream,
     accel_status_t status = accel_lion_config_check("lion step", config);
     if (status == ACCEL_OK)
         status = accel_optim_view_make("lion step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
-                                       exp_avg, NULL, &view);
+                                       exp_avg, NULL, 1, &view);
     if (status == ACCEL_OK)
         status = host_wait_stream(acc, stream);
     if (status != ACCEL_OK)

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "core/cpu_isa.h"
 #include "ops/ops.h"
 
 /* Lion's per-step scalars. */
@@ -37,12 +38,6 @@ typedef void (*accel_adagrad_kernel_t)(const accel_adagrad_coeffs_t *coeffs,
 typedef void (*accel_lion_kernel_t)(const accel_lion_coeffs_t *coeffs,
                                     const accel_optim_view_t *view, size_t begin, size_t end);
 
-typedef enum accel_cpu_isa {
-    ACCEL_CPU_ISA_SCALAR = 0,
-    ACCEL_CPU_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C */
-    ACCEL_CPU_ISA_AVX512 = 2, /* AVX-512 F + BW */
-    ACCEL_CPU_ISA_COUNT_ = 3
-} accel_cpu_isa_t;
 
 typedef struct accel_optim_kernels {
     accel_cpu_isa_t isa;
@@ -56,12 +51,7 @@ extern const accel_optim_kernels_t accel_optim_kernels_scalar;
 extern const accel_optim_kernels_t accel_optim_kernels_avx2;
 extern const accel_optim_kernels_t accel_optim_kernels_avx512;
 
-/* isa.c: what this CPU can run (cpuid + the OS saving the vector state). */
-accel_cpu_isa_t accel_cpu_isa_detected(void);
-/* What the host ops use: the detected ISA capped by ACCEL_CPU_ISA
- * ("scalar" | "avx2" | "avx512"; an unknown value is logged and ignored). */
-accel_cpu_isa_t accel_cpu_isa_selected(void);
-/* The table for `isa`; NULL if this CPU cannot run it. */
+/* The table for `isa` (core/cpu_isa.h); NULL if this CPU cannot run it. */
 const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa);
 
 /* Calls range_fn(coeffs, view, begin, end, param_dtype, state_dtype) with

@@ -1,12 +1,12 @@
-/* isa.c: which optimizer kernel table this CPU runs: cpuid for the
- * instructions, XGETBV for the OS saving their registers, and the
+/* cpu_isa.c: which vector instruction sets this CPU runs (cpu_isa.h): cpuid
+ * for the instructions, XGETBV for the OS saving their registers, and the
  * ACCEL_CPU_ISA cap. Detection runs once (pthread_once); reads afterwards
  * are lock-free. Safe from any thread. */
 #include <pthread.h>
 #include <string.h>
 
+#include "core/cpu_isa.h"
 #include "core/env.h"
-#include "ops/cpu/optim_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -58,35 +58,23 @@ accel_cpu_isa_t accel_cpu_isa_detected(void)
     return detected;
 }
 
+static const char *const isa_names[ACCEL_CPU_ISA_COUNT_] = {"scalar", "avx2", "avx512"};
+
+const char *accel_cpu_isa_name(accel_cpu_isa_t isa)
+{
+    return isa < ACCEL_CPU_ISA_COUNT_ ? isa_names[isa] : "unknown";
+}
+
 accel_cpu_isa_t accel_cpu_isa_selected(void)
 {
-    static const char *const names[ACCEL_CPU_ISA_COUNT_] = {"scalar", "avx2", "avx512"};
     accel_cpu_isa_t isa = accel_cpu_isa_detected();
     const char *cap = accel_env_get("ACCEL_CPU_ISA");
     if (cap == NULL)
         return isa;
     for (int i = 0; i < ACCEL_CPU_ISA_COUNT_; i++) {
-        if (strcmp(cap, names[i]) == 0)
+        if (strcmp(cap, isa_names[i]) == 0)
             return (accel_cpu_isa_t)i < isa ? (accel_cpu_isa_t)i : isa;
     }
     accel_log(ACCEL_LOG_WARN, "ACCEL_CPU_ISA=%s is not one of scalar, avx2, avx512; ignored", cap);
     return isa;
-}
-
-const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
-{
-    if (isa > accel_cpu_isa_detected())
-        return NULL;
-    switch (isa) {
-    case ACCEL_CPU_ISA_SCALAR:
-        return &accel_optim_kernels_scalar;
-#if ACCEL_ISA_X86
-    case ACCEL_CPU_ISA_AVX2:
-        return &accel_optim_kernels_avx2;
-    case ACCEL_CPU_ISA_AVX512:
-        return &accel_optim_kernels_avx512;
-#endif
-    default:
-        return NULL;
-    }
 }
