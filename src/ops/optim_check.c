@@ -156,6 +156,12 @@ static accel_status_t tensor_count(const char *op, const char *what, const DLTen
     return ACCEL_OK;
 }
 
+/* The first element's address; an empty tensor may have no data at all. */
+static const char *tensor_start(const DLTensor *t)
+{
+    return t->data == NULL ? NULL : (const char *)t->data + t->byte_offset;
+}
+
 static bool host_device_type(int32_t type)
 {
     return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
@@ -165,7 +171,7 @@ static accel_status_t check_memory(const char *op, const char *what, accel_t *ac
                                    accel_optim_memory_t memory, const DLTensor *t, size_t bytes,
                                    int *device)
 {
-    const char *data = (const char *)t->data + t->byte_offset;
+    const char *data = tensor_start(t);
     if (memory == ACCEL_OPTIM_HOST_MEMORY) {
         if (!host_device_type(t->device.device_type))
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -259,9 +265,7 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
                            op, accel_dtype_name(dtypes[0]), accel_dtype_name(dtypes[2]));
     for (size_t i = 0; i < n_tensors; i++) {
         size_t bytes = counts[i] * accel_optim_dtype_size(dtypes[i]);
-        ranges[i] = (optim_range_t){names[i], (const char *)tensors[i]->data +
-                                                  tensors[i]->byte_offset,
-                                    bytes};
+        ranges[i] = (optim_range_t){names[i], tensor_start(tensors[i]), bytes};
         status = check_memory(op, names[i], acc, memory, tensors[i], bytes, &devices[i]);
         if (status != ACCEL_OK)
             return status;

@@ -207,6 +207,14 @@
     X(test_op_builders_load_cached) \
     X(test_op_builders_index_past_end) \
     X(test_op_builders_bad_arguments) \
+    X(test_op_builders_optimizers_listed) \
+    X(test_op_builders_optimizer_tables) \
+    X(test_op_builders_fused_adam_matches_host) \
+    X(test_op_builders_fused_lion_matches_host) \
+    X(test_op_builders_fused_adam_on_created_stream) \
+    X(test_op_builders_fused_adam_bad_input) \
+    X(test_op_builders_fused_lion_bad_input) \
+    X(test_op_builders_host_op_refuses_device_tensors) \
     /* launcher environment variables */ \
     X(test_environment_visible_devices_envs) \
     X(test_environment_set_visible_through_setter) \

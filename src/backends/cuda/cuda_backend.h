@@ -13,7 +13,7 @@
  *   are read-only afterwards.
  * - accel_cuda_device_t: one per visible device, inside the backend. Its
  *   primary context is retained on first use (any thread) under `lock` and
- *   released by destroy(); the RNG module is loaded under the same lock.
+ *   released by destroy(); run-time compiled modules load under the same lock.
  * - streams and events are the driver's own handles (CUstream, CUevent),
  *   owned by core's accel_stream_t / accel_event_t; graphs are an
  *   accel_cuda_graph_t owned by core's accel_graph_t.
@@ -68,20 +68,37 @@ const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap);
 
 /* ---------------------------------------------------------------- backend state */
 
-#define ACCEL_CUDA_RNG_KERNELS 3 /* one per accel_rng_kind_t */
+/* The programs compiled at run time, each loaded into its own module slot
+ * of a device: the Philox fills (kernels.c) and the optimizer ops
+ * (src/ops/cuda/fused_optim.c). */
+typedef enum accel_cuda_program_id {
+    ACCEL_CUDA_PROGRAM_RNG = 0,
+    ACCEL_CUDA_PROGRAM_OPTIM = 1,
+    ACCEL_CUDA_PROGRAM_COUNT_ = 2
+} accel_cuda_program_id_t;
+
+#define ACCEL_CUDA_PROGRAM_MAX_KERNELS 4
+
+/* One program loaded on one device. The load is tried once, under the
+ * device's lock; its functions are then published atomically for the
+ * lock-free fast path. A failure is remembered (retrying a broken compile
+ * on every launch would only repeat it slowly). */
+typedef struct accel_cuda_module {
+    bool tried;            /* under lock */
+    accel_status_t status; /* under lock, valid once tried */
+    char error[512];       /* under lock */
+    accel_cu_module_t handle;
+    _Atomic(accel_cu_function_t) functions[ACCEL_CUDA_PROGRAM_MAX_KERNELS];
+} accel_cuda_module_t;
 
 typedef struct accel_cuda_device {
     accel_cu_device_t handle; /* cuDeviceGet of the ordinal, set by init() */
     int nvml_index;           /* NVML index of this device, -1 unknown */
     int cc_major, cc_minor;   /* compute capability, set by init() */
 
-    pthread_mutex_t lock;                 /* guards the retain and the module load */
-    _Atomic(accel_cu_context_t) context;  /* retained primary context, NULL until used */
-    bool kernels_tried;                   /* under lock */
-    accel_status_t kernels_status;        /* under lock, valid once tried */
-    char kernels_error[512];              /* under lock */
-    accel_cu_module_t module;             /* under lock */
-    _Atomic(accel_cu_function_t) rng_kernels[ACCEL_CUDA_RNG_KERNELS];
+    pthread_mutex_t lock;                /* guards the retain and the module loads */
+    _Atomic(accel_cu_context_t) context; /* retained primary context, NULL until used */
+    accel_cuda_module_t modules[ACCEL_CUDA_PROGRAM_COUNT_];
 } accel_cuda_device_t;
 
 typedef struct accel_cuda_backend {
@@ -150,9 +167,43 @@ void accel_cuda_graph_destroy(void *self, void *graph);
 
 /* ---------------------------------------------------------------- kernels.c */
 
+/* CUDA C compiled at run time with NVRTC (--fmad=false). Constant. */
+typedef struct accel_cuda_program {
+    accel_cuda_program_id_t id; /* its slot in accel_cuda_device_t.modules */
+    const char *file_name;      /* NVRTC's name for it, "accel_philox.cu"; in the cache key */
+    const char *what;           /* "the Philox kernels", for messages */
+    const char *source;         /* NUL-terminated; kernels are extern "C" */
+    const char *const *kernel_names;
+    int kernel_count; /* <= ACCEL_CUDA_PROGRAM_MAX_KERNELS */
+} accel_cuda_program_t;
+
+/* The Philox fills' program (tests/ and the build-time NVRTC check). */
+extern const accel_cuda_program_t accel_cuda_rng_program;
+
+/* Compile `program` for `arch`: "sm_XY" gives a cubin (cubin true), and
+ * "compute_XY" PTX. On success *out is a malloc'ed image (PTX
+ * NUL-terminated). *out_result is NVRTC's own result of the last call. */
+accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
+                                          const accel_cuda_program_t *program, const char *arch,
+                                          bool cubin, void **out, size_t *out_size,
+                                          accel_nvrtc_result_t *out_result);
+
+/* An image of `program` for `device`'s architecture (init() has run): from
+ * the kernel cache, else compiled (cubin for sm_XY; PTX for compute_XY when
+ * NVRTC does not know sm_XY) and cached. Needs no context. */
+accel_status_t accel_cuda_program_image(accel_cuda_backend_t *cuda, int device,
+                                        const accel_cuda_program_t *program, void **out,
+                                        size_t *out_size);
+
+/* Kernel `index` of `program` on `device`, whose context is current on the
+ * calling thread: the module is loaded on first use. Any thread. */
+accel_status_t accel_cuda_kernel(accel_cuda_backend_t *cuda, int device,
+                                 const accel_cuda_program_t *program, int index,
+                                 accel_cu_function_t *out);
+
 accel_status_t accel_cuda_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                    void *ptr, size_t count, uint64_t seed, uint64_t offset);
-/* Unload the device's RNG module (destroy(); its context must be current). */
+/* Unload the device's modules (destroy(); its context must be current). */
 void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int device);
 
 #endif /* ACCEL_BACKENDS_CUDA_CUDA_BACKEND_H */

@@ -1,12 +1,13 @@
 /* kernels.c: the CUDA backend's device code: Philox fills (DESIGN.md §4)
- * written in CUDA C below, compiled with NVRTC for the device's exact
- * architecture (a cubin; PTX when NVRTC cannot target it), cached on disk
- * through core/kernel_cache.h, and loaded once per device into its primary
- * context. The arithmetic is src/core/philox.c's, line for line, so u32 and
- * uniform fills match the CPU bit for bit; normal uses the same double
- * Box-Muller rounded once to float (within an ulp or two of the CPU, which
- * uses glibc's log/cos).
- * Threads: any thread; a device's module is built under its lock, and the
+ * written in CUDA C below, and how every run-time compiled program of the
+ * backend (the optimizer ops of src/ops/cuda too) is built: with NVRTC for
+ * the device's exact architecture (a cubin; PTX when NVRTC cannot target
+ * it), cached on disk through core/kernel_cache.h, and loaded once per
+ * device into its primary context. The Philox arithmetic is
+ * src/core/philox.c's, line for line, so u32 and uniform fills match the
+ * CPU bit for bit; normal uses the same double Box-Muller rounded once to
+ * float (within an ulp or two of the CPU, which uses glibc's log/cos).
+ * Threads: any thread; a device's modules are built under its lock, and the
  * kernel handles are published atomically for the lock-free fast path. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -18,13 +19,6 @@
 
 #define CUDA_RNG_THREADS 256u
 #define CUDA_RNG_MAX_GRID 65535u
-
-/* Kernel names, indexed by accel_rng_kind_t. */
-static const char *const cuda_rng_kernel_names[ACCEL_CUDA_RNG_KERNELS] = {
-    "accel_philox_u32",
-    "accel_philox_uniform",
-    "accel_philox_normal",
-};
 
 /* Each thread computes one Philox block (4 stream words) per step of a
  * grid-stride loop over the blocks the fill touches, and writes the elements
@@ -190,47 +184,65 @@ const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap)
     return NULL;
 }
 
+/* Kernel names, indexed by accel_rng_kind_t. */
+static const char *const cuda_rng_kernel_names[] = {
+    "accel_philox_u32",
+    "accel_philox_uniform",
+    "accel_philox_normal",
+};
+
+const accel_cuda_program_t accel_cuda_rng_program = {
+    .id = ACCEL_CUDA_PROGRAM_RNG,
+    .file_name = "accel_philox.cu",
+    .what = "the Philox kernels",
+    .source = cuda_rng_source,
+    .kernel_names = cuda_rng_kernel_names,
+    .kernel_count = 3,
+};
+
 /* ---------------------------------------------------------------- compiling */
 
-/* Compile the source for `arch` ("sm_90": a cubin, or "compute_90": PTX).
- * On success *out is a malloc'ed image (PTX NUL-terminated). */
-static accel_status_t cuda_nvrtc_compile(const accel_nvrtc_api_t *nvrtc, const char *arch,
-                                         bool cubin, void **out, size_t *out_size,
-                                         accel_nvrtc_result_t *out_result)
+/* Contraction off: only the fused multiply-adds the source spells out fuse,
+ * as in the host code the kernels reproduce. */
+#define CUDA_NVRTC_FMAD_OPTION "--fmad=false"
+
+accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
+                                          const accel_cuda_program_t *program, const char *arch,
+                                          bool cubin, void **out, size_t *out_size,
+                                          accel_nvrtc_result_t *out_result)
 {
     char arch_option[64];
-    const char *options[] = {arch_option, "--fmad=false"};
-    accel_nvrtc_program_t program = NULL;
+    const char *options[] = {arch_option, CUDA_NVRTC_FMAD_OPTION};
+    accel_nvrtc_program_t handle = NULL;
     accel_nvrtc_result_t result;
     size_t size = 0, log_size = 0;
     char *image = NULL, *log = NULL;
 
     snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s", arch);
-    result = nvrtc->nvrtcCreateProgram(&program, cuda_rng_source, "accel_philox.cu", 0, NULL,
+    result = nvrtc->nvrtcCreateProgram(&handle, program->source, program->file_name, 0, NULL,
                                        NULL);
     *out_result = result;
     if (result != ACCEL_NVRTC_SUCCESS)
         return accel_backend_vendor_error(result, "cuda: nvrtcCreateProgram failed: %s",
                                           nvrtc->nvrtcGetErrorString(result));
-    result = nvrtc->nvrtcCompileProgram(program, 2, options);
+    result = nvrtc->nvrtcCompileProgram(handle, 2, options);
     *out_result = result;
     if (result != ACCEL_NVRTC_SUCCESS) {
-        if (nvrtc->nvrtcGetProgramLogSize(program, &log_size) == ACCEL_NVRTC_SUCCESS &&
+        if (nvrtc->nvrtcGetProgramLogSize(handle, &log_size) == ACCEL_NVRTC_SUCCESS &&
             log_size > 1 && (log = malloc(log_size)) != NULL &&
-            nvrtc->nvrtcGetProgramLog(program, log) != ACCEL_NVRTC_SUCCESS)
+            nvrtc->nvrtcGetProgramLog(handle, log) != ACCEL_NVRTC_SUCCESS)
             log[0] = '\0';
-        accel_backend_vendor_error(result, "cuda: NVRTC could not compile the Philox kernels "
-                                           "for %s: %s%s%s",
-                                   arch, nvrtc->nvrtcGetErrorString(result), log ? ": " : "",
-                                   log ? log : "");
+        accel_backend_vendor_error(result, "cuda: NVRTC could not compile %s for %s: %s%s%s",
+                                   program->what, arch, nvrtc->nvrtcGetErrorString(result),
+                                   log ? ": " : "", log ? log : "");
         free(log);
-        nvrtc->nvrtcDestroyProgram(&program);
+        nvrtc->nvrtcDestroyProgram(&handle);
         return ACCEL_ERROR_DEVICE_ERROR;
     }
-    result = cubin ? nvrtc->nvrtcGetCUBINSize(program, &size) : nvrtc->nvrtcGetPTXSize(program, &size);
+    result = cubin ? nvrtc->nvrtcGetCUBINSize(handle, &size) : nvrtc->nvrtcGetPTXSize(handle, &size);
     if (result == ACCEL_NVRTC_SUCCESS && (image = malloc(size > 0 ? size : 1)) != NULL)
-        result = cubin ? nvrtc->nvrtcGetCUBIN(program, image) : nvrtc->nvrtcGetPTX(program, image);
-    nvrtc->nvrtcDestroyProgram(&program);
+        result = cubin ? nvrtc->nvrtcGetCUBIN(handle, image) : nvrtc->nvrtcGetPTX(handle, image);
+    nvrtc->nvrtcDestroyProgram(&handle);
     *out_result = result;
     if (image == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
@@ -246,16 +258,18 @@ static accel_status_t cuda_nvrtc_compile(const accel_nvrtc_api_t *nvrtc, const c
     return ACCEL_OK;
 }
 
-/* The cache key: source, options, target, driver and NVRTC versions. */
-static void cuda_kernel_key(const accel_cuda_backend_t *cuda, const char *arch, int nvrtc_major,
-                            int nvrtc_minor, char key[ACCEL_KERNEL_KEY_SIZE])
+/* The cache key: program, source, options, target, driver and NVRTC versions. */
+static void cuda_kernel_key(const accel_cuda_backend_t *cuda, const accel_cuda_program_t *program,
+                            const char *arch, int nvrtc_major, int nvrtc_minor,
+                            char key[ACCEL_KERNEL_KEY_SIZE])
 {
     accel_kernel_hash_t hash;
     char versions[64];
     accel_kernel_hash_init(&hash);
-    accel_kernel_hash_add_string(&hash, "accel-cuda-philox-v1");
-    accel_kernel_hash_add_string(&hash, cuda_rng_source);
-    accel_kernel_hash_add_string(&hash, "--fmad=false");
+    accel_kernel_hash_add_string(&hash, "accel-cuda-v1");
+    accel_kernel_hash_add_string(&hash, program->file_name);
+    accel_kernel_hash_add_string(&hash, program->source);
+    accel_kernel_hash_add_string(&hash, CUDA_NVRTC_FMAD_OPTION);
     accel_kernel_hash_add_string(&hash, arch);
     snprintf(versions, sizeof versions, "driver %d nvrtc %d.%d", cuda->driver_version,
              nvrtc_major, nvrtc_minor);
@@ -263,94 +277,126 @@ static void cuda_kernel_key(const accel_cuda_backend_t *cuda, const char *arch, 
     accel_kernel_hash_key(&hash, key);
 }
 
-/* A kernel image for the device: from the cache, else compiled (cubin for
- * sm_XY, PTX for compute_XY when NVRTC does not know sm_XY) and cached. */
-static accel_status_t cuda_kernel_image(accel_cuda_backend_t *cuda, const accel_cuda_device_t *dev,
-                                        void **out, size_t *out_size)
+/* From the cache under `arch`, else compiled and cached. */
+static accel_status_t cuda_image_for_arch(accel_cuda_backend_t *cuda,
+                                          const accel_nvrtc_api_t *nvrtc,
+                                          const accel_cuda_program_t *program, const char *arch,
+                                          bool cubin, void **out, size_t *out_size,
+                                          accel_nvrtc_result_t *out_result)
 {
-    char reason[320], arch[32], key[ACCEL_KERNEL_KEY_SIZE];
-    const accel_nvrtc_api_t *nvrtc = accel_cuda_nvrtc(reason, sizeof reason);
+    char key[ACCEL_KERNEL_KEY_SIZE];
     int major = 0, minor = 0;
+    accel_status_t status;
+    nvrtc->nvrtcVersion(&major, &minor);
+    cuda_kernel_key(cuda, program, arch, major, minor, key);
+    *out_result = ACCEL_NVRTC_SUCCESS;
+    if (accel_kernel_cache_get(key, out, out_size) == ACCEL_OK)
+        return ACCEL_OK;
+    status = accel_cuda_program_compile(nvrtc, program, arch, cubin, out, out_size, out_result);
+    if (status == ACCEL_OK && accel_kernel_cache_put(key, *out, *out_size) != ACCEL_OK)
+        accel_log(ACCEL_LOG_DEBUG, "cuda: kernel not cached (key %s)", key);
+    return status;
+}
+
+accel_status_t accel_cuda_program_image(accel_cuda_backend_t *cuda, int device,
+                                        const accel_cuda_program_t *program, void **out,
+                                        size_t *out_size)
+{
+    const accel_cuda_device_t *dev = &cuda->devices[device];
+    char reason[320], arch[32];
+    const accel_nvrtc_api_t *nvrtc = accel_cuda_nvrtc(reason, sizeof reason);
     accel_nvrtc_result_t result;
     accel_status_t status;
     bool cubin;
 
     if (nvrtc == NULL)
         return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
-                                   "cuda: random fills compile a kernel with NVRTC: %s; install "
+                                   "cuda: %s are compiled at run time with NVRTC: %s; install "
                                    "the CUDA toolkit's NVRTC or set ACCEL_NVRTC_LIBRARY",
-                                   reason);
-    nvrtc->nvrtcVersion(&major, &minor);
+                                   program->what, reason);
     cubin = nvrtc->nvrtcGetCUBIN != NULL && nvrtc->nvrtcGetCUBINSize != NULL;
     snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", dev->cc_major, dev->cc_minor);
-    cuda_kernel_key(cuda, arch, major, minor, key);
-    if (accel_kernel_cache_get(key, out, out_size) == ACCEL_OK)
-        return ACCEL_OK;
-    status = cuda_nvrtc_compile(nvrtc, arch, cubin, out, out_size, &result);
+    status = cuda_image_for_arch(cuda, nvrtc, program, arch, cubin, out, out_size, &result);
     if (status != ACCEL_OK && cubin && result == 5 /* NVRTC_ERROR_INVALID_OPTION */) {
+        int major = 0, minor = 0;
+        nvrtc->nvrtcVersion(&major, &minor);
         accel_log(ACCEL_LOG_INFO, "cuda: NVRTC %d.%d cannot target %s; compiling PTX instead",
                   major, minor, arch);
         snprintf(arch, sizeof arch, "compute_%d%d", dev->cc_major, dev->cc_minor);
-        cuda_kernel_key(cuda, arch, major, minor, key);
-        if (accel_kernel_cache_get(key, out, out_size) == ACCEL_OK)
-            return ACCEL_OK;
-        status = cuda_nvrtc_compile(nvrtc, arch, false, out, out_size, &result);
+        status = cuda_image_for_arch(cuda, nvrtc, program, arch, false, out, out_size, &result);
     }
-    if (status != ACCEL_OK)
-        return status;
-    if (accel_kernel_cache_put(key, *out, *out_size) != ACCEL_OK)
-        accel_log(ACCEL_LOG_DEBUG, "cuda: kernel not cached (key %s)", key);
-    return ACCEL_OK;
+    return status;
 }
 
-/* Build and load the module of `device` once; its context is current. */
-static accel_status_t cuda_kernels_load(accel_cuda_backend_t *cuda, int device)
+/* Load `program` into `device`'s module slot once; its context is current. */
+static accel_status_t cuda_module_load(accel_cuda_backend_t *cuda, int device,
+                                       const accel_cuda_program_t *program)
 {
     accel_cuda_device_t *dev = &cuda->devices[device];
+    accel_cuda_module_t *module = &dev->modules[program->id];
     const accel_cuda_api_t *cu = cuda->cu;
-    accel_cu_function_t functions[ACCEL_CUDA_RNG_KERNELS];
+    accel_cu_function_t functions[ACCEL_CUDA_PROGRAM_MAX_KERNELS];
     accel_status_t status;
     void *image = NULL;
     size_t size = 0;
 
     pthread_mutex_lock(&dev->lock);
-    if (dev->kernels_tried) {
-        status = dev->kernels_status;
+    if (module->tried) {
+        status = module->status;
         if (status != ACCEL_OK)
-            accel_backend_error(status, "%s", dev->kernels_error);
+            accel_backend_error(status, "%s", module->error);
         pthread_mutex_unlock(&dev->lock);
         return status;
     }
-    status = cuda_kernel_image(cuda, dev, &image, &size);
+    status = accel_cuda_program_image(cuda, device, program, &image, &size);
     if (status == ACCEL_OK)
-        status = accel_cuda_check(cu, cu->cuModuleLoadData(&dev->module, image),
-                                  "cuModuleLoadData (Philox kernels)");
-    for (int k = 0; status == ACCEL_OK && k < ACCEL_CUDA_RNG_KERNELS; k++)
+        status = accel_cuda_check(cu, cu->cuModuleLoadData(&module->handle, image),
+                                  "cuModuleLoadData");
+    for (int k = 0; status == ACCEL_OK && k < program->kernel_count; k++)
         status = accel_cuda_check(
-            cu, cu->cuModuleGetFunction(&functions[k], dev->module, cuda_rng_kernel_names[k]),
+            cu, cu->cuModuleGetFunction(&functions[k], module->handle, program->kernel_names[k]),
             "cuModuleGetFunction");
     free(image);
     if (status == ACCEL_OK) {
-        for (int k = 0; k < ACCEL_CUDA_RNG_KERNELS; k++)
-            atomic_store_explicit(&dev->rng_kernels[k], functions[k], memory_order_release);
+        for (int k = 0; k < program->kernel_count; k++)
+            atomic_store_explicit(&module->functions[k], functions[k], memory_order_release);
     } else {
-        /* Remember the failure: retrying a broken compile on every fill
-         * would only repeat it slowly. */
-        snprintf(dev->kernels_error, sizeof dev->kernels_error, "%s", accel_last_error());
+        snprintf(module->error, sizeof module->error, "%s", accel_last_error());
     }
-    dev->kernels_tried = true;
-    dev->kernels_status = status;
+    module->tried = true;
+    module->status = status;
     pthread_mutex_unlock(&dev->lock);
     return status;
+}
+
+accel_status_t accel_cuda_kernel(accel_cuda_backend_t *cuda, int device,
+                                 const accel_cuda_program_t *program, int index,
+                                 accel_cu_function_t *out)
+{
+    accel_cuda_module_t *module = &cuda->devices[device].modules[program->id];
+    accel_cu_function_t function =
+        atomic_load_explicit(&module->functions[index], memory_order_acquire);
+    if (function == NULL) {
+        accel_status_t status = cuda_module_load(cuda, device, program);
+        if (status != ACCEL_OK)
+            return status;
+        function = atomic_load_explicit(&module->functions[index], memory_order_acquire);
+    }
+    *out = function;
+    return ACCEL_OK;
 }
 
 void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int device)
 {
     accel_cuda_device_t *dev = &cuda->devices[device];
-    if (dev->module != NULL)
-        cuda->cu->cuModuleUnload(dev->module);
-    dev->module = NULL;
+    for (int p = 0; p < ACCEL_CUDA_PROGRAM_COUNT_; p++) {
+        if (dev->modules[p].handle != NULL)
+            cuda->cu->cuModuleUnload(dev->modules[p].handle);
+        dev->modules[p].handle = NULL;
+    }
 }
+
+/* ---------------------------------------------------------------- fills */
 
 accel_status_t accel_cuda_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                    void *ptr, size_t count, uint64_t seed, uint64_t offset)
@@ -364,22 +410,16 @@ accel_status_t accel_cuda_rng_fill(void *self, int device, void *stream, accel_r
     void *params[] = {&ptr, &n, &s, &o};
     accel_status_t status;
 
-    if ((unsigned)kind >= ACCEL_CUDA_RNG_KERNELS)
+    if ((unsigned)kind >= (unsigned)accel_cuda_rng_program.kernel_count)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT, "cuda: unknown fill kind %d",
                                    (int)kind);
     if (count == 0)
         return ACCEL_OK;
     status = accel_cuda_activate(cuda, device);
+    if (status == ACCEL_OK)
+        status = accel_cuda_kernel(cuda, device, &accel_cuda_rng_program, (int)kind, &function);
     if (status != ACCEL_OK)
         return status;
-    function = atomic_load_explicit(&cuda->devices[device].rng_kernels[kind], memory_order_acquire);
-    if (function == NULL) {
-        status = cuda_kernels_load(cuda, device);
-        if (status != ACCEL_OK)
-            return status;
-        function = atomic_load_explicit(&cuda->devices[device].rng_kernels[kind],
-                                        memory_order_acquire);
-    }
     if (grid > CUDA_RNG_MAX_GRID)
         grid = CUDA_RNG_MAX_GRID; /* the kernels loop over the rest */
     return accel_cuda_check(cuda->cu,

@@ -8,6 +8,7 @@ list(APPEND ACCEL_BACKEND_SOURCES
   backends/cuda/kernels.c
   backends/cuda/memory.c
   backends/cuda/stream.c
+  ops/cuda/fused_optim.c
 )
 
 set(ACCEL_CUDA_HINTS $ENV{CUDA_HOME}/include $ENV{CUDA_PATH}/include /usr/local/cuda/include)
@@ -45,4 +46,16 @@ if(ACCEL_CUDA_INCLUDE_DIR AND EXISTS ${ACCEL_CUDA_INCLUDE_DIR}/nvrtc.h)
   message(STATUS "accel cuda: declaration check against ${ACCEL_CUDA_INCLUDE_DIR}/cuda.h")
 else()
   message(STATUS "accel cuda: cuda.h/nvrtc.h not found; no declaration check")
+endif()
+
+# NVRTC check: every CUDA C program of the backend (Philox fills, fused
+# optimizer ops) compiles with this machine's NVRTC for sm_75, sm_80 and
+# sm_90. Needs NVRTC, not a GPU; skips (77) where NVRTC cannot be loaded.
+if(ACCEL_BUILD_TESTS)
+  add_executable(cuda_nvrtc_check backends/cuda/nvrtc_check.c)
+  target_compile_definitions(cuda_nvrtc_check PRIVATE _GNU_SOURCE)
+  target_link_libraries(cuda_nvrtc_check PRIVATE accel_internal accel_warnings)
+  add_test(NAME cuda.nvrtc_kernels COMMAND cuda_nvrtc_check)
+  set_tests_properties(cuda.nvrtc_kernels PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77
+                       ENVIRONMENT "ACCEL_PLUGIN_PATH=")
 endif()

@@ -12,6 +12,7 @@
 
 #include "backends/opencl/opencl.h"
 #include "core/env.h"
+#include "ops/opencl/fused_optim.h"
 
 /* ---------------------------------------------------------------- static facts */
 
@@ -151,6 +152,24 @@ static bool has_extension(const char *list, const char *name)
     return false;
 }
 
+/* What building device code needs: an online compiler (else only cached
+ * binaries could run), and whether float divide and sqrt may be asked to
+ * round correctly (-cl-fp32-correctly-rounded-divide-sqrt). */
+static void device_capabilities(const accel_cl_api_t *api, accel_cl_device_id id,
+                                accel_opencl_device_t *dev)
+{
+    accel_cl_bool compiler = ACCEL_CL_FALSE;
+    accel_cl_bitfield single = 0;
+    if (api->clGetDeviceInfo(id, ACCEL_CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler,
+                             NULL) != ACCEL_CL_SUCCESS)
+        compiler = ACCEL_CL_FALSE;
+    if (api->clGetDeviceInfo(id, ACCEL_CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single,
+                             NULL) != ACCEL_CL_SUCCESS)
+        single = 0;
+    dev->compiler_available = compiler != ACCEL_CL_FALSE;
+    dev->correctly_rounded_div_sqrt = (single & ACCEL_CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+}
+
 static void device_describe(const accel_cl_api_t *api, const accel_opencl_found_t *found,
                             accel_opencl_device_t *dev)
 {
@@ -194,6 +213,7 @@ static void device_describe(const accel_cl_api_t *api, const accel_opencl_found_
         dbl = 0;
     dev->fp16 = half != 0;
     dev->fp64 = dbl != 0;
+    device_capabilities(api, found->id, dev);
     if (api->clGetDeviceInfo(found->id, ACCEL_CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size) ==
             ACCEL_CL_SUCCESS &&
         (extensions = calloc(ext_size + 1, 1)) != NULL) {
@@ -466,7 +486,7 @@ static const accel_backend_ops_t opencl_ops = {
 
     .range_push = NULL, /* core's trace recorder records ranges */
     .range_pop = NULL,
-    .op_builders = NULL,
+    .op_builders = accel_opencl_op_builders,
 };
 
 const accel_backend_ops_t *accel_opencl_backend_ops(void)

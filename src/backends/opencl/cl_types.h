@@ -72,7 +72,9 @@ typedef void (*accel_cl_event_notify_fn)(accel_cl_event event, accel_cl_int stat
 #define ACCEL_CL_DEVICE_TYPE            0x1000
 #define ACCEL_CL_DEVICE_MAX_COMPUTE_UNITS 0x1002
 #define ACCEL_CL_DEVICE_MAX_MEM_ALLOC_SIZE 0x1010
+#define ACCEL_CL_DEVICE_SINGLE_FP_CONFIG 0x101B
 #define ACCEL_CL_DEVICE_GLOBAL_MEM_SIZE 0x101F
+#define ACCEL_CL_DEVICE_COMPILER_AVAILABLE 0x1028
 #define ACCEL_CL_DEVICE_NAME            0x102B
 #define ACCEL_CL_DEVICE_VENDOR          0x102C
 #define ACCEL_CL_DRIVER_VERSION         0x102D
@@ -80,6 +82,7 @@ typedef void (*accel_cl_event_notify_fn)(accel_cl_event event, accel_cl_int stat
 #define ACCEL_CL_DEVICE_EXTENSIONS      0x1030
 #define ACCEL_CL_DEVICE_DOUBLE_FP_CONFIG 0x1032
 #define ACCEL_CL_DEVICE_HALF_FP_CONFIG  0x1033 /* cl_ext.h, cl_khr_fp16 */
+#define ACCEL_CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ((accel_cl_bitfield)1 << 7)
 
 /* ---- contexts, queues, memory, programs, events */
 #define ACCEL_CL_CONTEXT_PLATFORM       0x1084

@@ -1,9 +1,11 @@
 /* kernels.c: the OpenCL backend's device code (Philox fills, DESIGN.md §4,
- * ported line by line from src/core/philox.c) and how it is built: from a
- * program binary in the kernel cache when one matches, else from source, and
- * then cached. Built lazily, once per device, on the first fill.
- * Threads: the device's kernel_lock guards its program and kernel handles
- * and the set-arguments + enqueue pair (clSetKernelArg is not thread-safe). */
+ * ported line by line from src/core/philox.c) and how every program of the
+ * backend is built and launched (the optimizer ops of src/ops/opencl use the
+ * same path): from a program binary in the kernel cache when one matches,
+ * else from source, and then cached. Built lazily, once per device, on first
+ * use. Threads: the device's kernel_lock guards its program and kernel
+ * handles and the set-arguments + enqueue pair (clSetKernelArg is not
+ * thread-safe). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,18 +115,13 @@ static const char rng_source[] =
 
 /* ---------------------------------------------------------------- building */
 
-static void build_options(const accel_opencl_device_t *dev, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s", dev->fp64 ? "-DACCEL_HAVE_FP64=1" : "");
-}
-
-static void cache_key(const accel_opencl_device_t *dev, const char *options,
-                      char key[ACCEL_KERNEL_KEY_SIZE])
+static void cache_key(const accel_opencl_device_t *dev, const accel_opencl_program_source_t *source,
+                      const char *options, char key[ACCEL_KERNEL_KEY_SIZE])
 {
     accel_kernel_hash_t hash;
     accel_kernel_hash_init(&hash);
     accel_kernel_hash_add_string(&hash, "opencl");
-    accel_kernel_hash_add(&hash, rng_source, sizeof rng_source - 1);
+    accel_kernel_hash_add_string(&hash, source->text);
     accel_kernel_hash_add_string(&hash, options);
     accel_kernel_hash_add_string(&hash, dev->name);
     accel_kernel_hash_add_string(&hash, dev->driver_version);
@@ -135,6 +132,7 @@ static void cache_key(const accel_opencl_device_t *dev, const char *options,
 
 /* clBuildProgram, with the start of the build log in the error. */
 static accel_status_t program_build(const accel_cl_api_t *api, accel_opencl_device_t *dev,
+                                    const accel_opencl_program_source_t *source,
                                     accel_cl_program program, const char *options)
 {
     char log[BUILD_LOG_EXCERPT] = "";
@@ -143,13 +141,16 @@ static accel_status_t program_build(const accel_cl_api_t *api, accel_opencl_devi
         return ACCEL_OK;
     api->clGetProgramBuildInfo(program, dev->id, ACCEL_CL_PROGRAM_BUILD_LOG, sizeof log - 1, log,
                                NULL);
-    return accel_backend_vendor_error(err, "opencl: clBuildProgram failed on %s: %s (%d): %s",
-                                      dev->name, accel_opencl_error_name(err), (int)err, log);
+    return accel_backend_vendor_error(err,
+                                      "opencl: clBuildProgram of %s failed on %s: %s (%d): %s",
+                                      source->what, dev->name, accel_opencl_error_name(err),
+                                      (int)err, log);
 }
 
 /* The cached binary for `key`, built for this device; NULL on a miss or when
  * the driver refuses the binary (then the caller builds from source). */
 static accel_cl_program program_from_cache(const accel_cl_api_t *api, accel_opencl_device_t *dev,
+                                           const accel_opencl_program_source_t *source,
                                            const char *key, const char *options)
 {
     char path[4200] = "";
@@ -172,7 +173,7 @@ static accel_cl_program program_from_cache(const accel_cl_api_t *api, accel_open
                                              &binary_status, &err);
     free(binary);
     if (err == ACCEL_CL_SUCCESS && binary_status == ACCEL_CL_SUCCESS &&
-        program_build(api, dev, program, options) == ACCEL_OK) {
+        program_build(api, dev, source, program, options) == ACCEL_OK) {
         accel_log(ACCEL_LOG_DEBUG, "opencl: kernel cache hit %s", path);
         return program;
     }
@@ -204,16 +205,16 @@ static void program_to_cache(const accel_cl_api_t *api, accel_cl_program program
 }
 
 static accel_status_t program_from_source(const accel_cl_api_t *api, accel_opencl_device_t *dev,
+                                          const accel_opencl_program_source_t *source,
                                           const char *options, accel_cl_program *out)
 {
-    const char *sources[] = {rng_source};
+    const char *texts[] = {source->text};
     accel_cl_int err = ACCEL_CL_SUCCESS;
     accel_status_t status;
-    accel_cl_program program =
-        api->clCreateProgramWithSource(dev->context, 1, sources, NULL, &err);
+    accel_cl_program program = api->clCreateProgramWithSource(dev->context, 1, texts, NULL, &err);
     if (err != ACCEL_CL_SUCCESS)
         return accel_opencl_fail("clCreateProgramWithSource", err);
-    status = program_build(api, dev, program, options);
+    status = program_build(api, dev, source, program, options);
     if (status != ACCEL_OK) {
         api->clReleaseProgram(program);
         return status;
@@ -222,75 +223,118 @@ static accel_status_t program_from_source(const accel_cl_api_t *api, accel_openc
     return ACCEL_OK;
 }
 
-/* Caller holds dev->kernel_lock. */
-static accel_status_t kernels_ensure(accel_opencl_backend_t *cl, accel_opencl_device_t *dev)
+/* Release a built (or half-built) program slot. */
+static void program_release(const accel_cl_api_t *api, accel_opencl_program_t *slot)
+{
+    for (size_t k = 0; k < ACCEL_OPENCL_PROGRAM_MAX_KERNELS; k++) {
+        if (slot->kernels[k] != NULL)
+            api->clReleaseKernel(slot->kernels[k]);
+        slot->kernels[k] = NULL;
+    }
+    if (slot->handle != NULL)
+        api->clReleaseProgram(slot->handle);
+    slot->handle = NULL;
+}
+
+accel_status_t accel_opencl_program_ensure(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
+                                           const accel_opencl_program_source_t *source)
 {
     const accel_cl_api_t *api = cl->api;
-    char options[64], key[ACCEL_KERNEL_KEY_SIZE];
-    accel_cl_program program;
-    accel_cl_kernel kernel;
+    accel_opencl_program_t *slot = &dev->programs[source->id];
+    accel_opencl_program_t built = {0};
+    char options[256] = "", key[ACCEL_KERNEL_KEY_SIZE];
     accel_cl_int err = ACCEL_CL_SUCCESS;
-    accel_status_t status = ACCEL_OK;
+    accel_status_t status;
 
-    if (dev->rng_kernel != NULL)
+    if (slot->handle != NULL)
         return ACCEL_OK;
-    build_options(dev, options, sizeof options);
-    cache_key(dev, options, key);
-    program = program_from_cache(api, dev, key, options);
-    if (program == NULL) {
-        status = program_from_source(api, dev, options, &program);
+    if (source->options != NULL)
+        source->options(dev, options, sizeof options);
+    cache_key(dev, source, options, key);
+    built.handle = program_from_cache(api, dev, source, key, options);
+    if (built.handle == NULL) {
+        status = program_from_source(api, dev, source, options, &built.handle);
         if (status != ACCEL_OK)
             return status;
-        program_to_cache(api, program, key);
+        program_to_cache(api, built.handle, key);
     }
-    kernel = api->clCreateKernel(program, "accel_philox_fill", &err);
+    for (size_t k = 0; k < source->kernel_count && err == ACCEL_CL_SUCCESS; k++)
+        built.kernels[k] = api->clCreateKernel(built.handle, source->kernel_names[k], &err);
     if (err != ACCEL_CL_SUCCESS) {
-        api->clReleaseProgram(program);
+        program_release(api, &built);
         return accel_opencl_fail("clCreateKernel", err);
     }
-    dev->program = program;
-    dev->rng_kernel = kernel;
+    *slot = built;
     return ACCEL_OK;
 }
 
 void accel_opencl_kernels_release(accel_opencl_backend_t *cl, accel_opencl_device_t *dev)
 {
-    if (dev->rng_kernel != NULL)
-        cl->api->clReleaseKernel(dev->rng_kernel);
-    if (dev->program != NULL)
-        cl->api->clReleaseProgram(dev->program);
-    dev->rng_kernel = NULL;
-    dev->program = NULL;
+    for (int p = 0; p < ACCEL_OPENCL_PROGRAM_COUNT_; p++)
+        program_release(cl->api, &dev->programs[p]);
+}
+
+/* ---------------------------------------------------------------- launching */
+
+accel_status_t accel_opencl_launch(accel_opencl_backend_t *cl, int device, void *stream,
+                                   const accel_opencl_program_source_t *source, size_t kernel,
+                                   const accel_opencl_arg_t *args, size_t arg_count,
+                                   size_t items)
+{
+    accel_opencl_device_t *dev = &cl->devices[device];
+    accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
+    accel_cl_event done = NULL;
+    const char *call = "clSetKernelArg";
+    accel_cl_kernel handle;
+    accel_cl_int err = ACCEL_CL_SUCCESS;
+    accel_status_t status;
+
+    pthread_mutex_lock(&dev->kernel_lock);
+    status = accel_opencl_program_ensure(cl, dev, source);
+    if (status != ACCEL_OK) {
+        pthread_mutex_unlock(&dev->kernel_lock);
+        return status;
+    }
+    handle = dev->programs[source->id].kernels[kernel];
+    for (size_t i = 0; i < arg_count && err == ACCEL_CL_SUCCESS; i++)
+        err = cl->api->clSetKernelArg(handle, (accel_cl_uint)i, args[i].size, args[i].value);
+    pthread_mutex_lock(&queue->lock);
+    if (err == ACCEL_CL_SUCCESS) {
+        call = "clEnqueueNDRangeKernel";
+        err = cl->api->clEnqueueNDRangeKernel(queue->handle, handle, 1, NULL, &items, NULL, 0,
+                                              NULL, &done);
+    }
+    pthread_mutex_unlock(&dev->kernel_lock);
+    return accel_opencl_queue_commit(cl, queue, err, done, false, call);
 }
 
 /* ---------------------------------------------------------------- fills */
 
-static accel_cl_int rng_set_args(const accel_cl_api_t *api, accel_cl_kernel kernel,
-                                 accel_cl_mem mem, size_t byte_offset, size_t count,
-                                 uint64_t seed, uint64_t offset, accel_rng_kind_t kind)
+static void rng_options(const accel_opencl_device_t *dev, char *out, size_t cap)
 {
-    accel_cl_ulong values[4] = {byte_offset, count, seed, offset};
-    accel_cl_uint kind_value = (accel_cl_uint)kind;
-    accel_cl_int err = api->clSetKernelArg(kernel, 0, sizeof mem, &mem);
-    for (accel_cl_uint i = 0; i < 4 && err == ACCEL_CL_SUCCESS; i++)
-        err = api->clSetKernelArg(kernel, i + 1, sizeof values[i], &values[i]);
-    if (err == ACCEL_CL_SUCCESS)
-        err = api->clSetKernelArg(kernel, 5, sizeof kind_value, &kind_value);
-    return err;
+    snprintf(out, cap, "%s", dev->fp64 ? "-DACCEL_HAVE_FP64=1" : "");
 }
+
+static const char *const rng_kernel_names[] = {"accel_philox_fill"};
+
+static const accel_opencl_program_source_t rng_program = {
+    .id = ACCEL_OPENCL_PROGRAM_RNG,
+    .what = "the Philox kernels",
+    .text = rng_source,
+    .kernel_names = rng_kernel_names,
+    .kernel_count = 1,
+    .options = rng_options,
+};
 
 accel_status_t accel_opencl_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                      void *ptr, size_t count, uint64_t seed, uint64_t offset)
 {
     accel_opencl_backend_t *cl = self;
-    accel_opencl_device_t *dev = &cl->devices[device];
-    accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
-    accel_cl_event done = NULL;
     size_t items = (count + RNG_ELEMENTS_PER_ITEM - 1) / RNG_ELEMENTS_PER_ITEM;
-    const char *call = "clSetKernelArg";
     accel_cl_mem mem = NULL;
     size_t byte_offset = 0;
-    accel_cl_int err;
+    accel_cl_ulong byte_offset_arg, count_arg = count, seed_arg = seed, offset_arg = offset;
+    accel_cl_uint kind_arg = (accel_cl_uint)kind;
     accel_status_t status;
 
     if (count == 0)
@@ -301,19 +345,12 @@ accel_status_t accel_opencl_rng_fill(void *self, int device, void *stream, accel
     status = accel_opencl_resolve(cl, device, ptr, count * 4, &mem, &byte_offset);
     if (status != ACCEL_OK)
         return status;
-    pthread_mutex_lock(&dev->kernel_lock);
-    status = kernels_ensure(cl, dev);
-    if (status != ACCEL_OK) {
-        pthread_mutex_unlock(&dev->kernel_lock);
-        return status;
-    }
-    err = rng_set_args(cl->api, dev->rng_kernel, mem, byte_offset, count, seed, offset, kind);
-    pthread_mutex_lock(&queue->lock);
-    if (err == ACCEL_CL_SUCCESS) {
-        call = "clEnqueueNDRangeKernel";
-        err = cl->api->clEnqueueNDRangeKernel(queue->handle, dev->rng_kernel, 1, NULL, &items,
-                                              NULL, 0, NULL, &done);
-    }
-    pthread_mutex_unlock(&dev->kernel_lock);
-    return accel_opencl_queue_commit(cl, queue, err, done, false, call);
+    byte_offset_arg = byte_offset;
+    const accel_opencl_arg_t args[] = {
+        {sizeof mem, &mem},           {sizeof byte_offset_arg, &byte_offset_arg},
+        {sizeof count_arg, &count_arg}, {sizeof seed_arg, &seed_arg},
+        {sizeof offset_arg, &offset_arg}, {sizeof kind_arg, &kind_arg},
+    };
+    return accel_opencl_launch(cl, device, stream, &rng_program, 0, args,
+                               sizeof args / sizeof args[0], items);
 }

@@ -71,6 +71,23 @@ accel_status_t accel_opencl_enumerate(const accel_cl_api_t *api, accel_opencl_fo
 
 typedef struct accel_opencl_stream accel_opencl_stream_t;
 
+/* The programs a device builds at run time, each in its own slot of the
+ * device: the Philox fills (kernels.c) and the optimizer ops
+ * (src/ops/opencl/fused_optim.c). */
+typedef enum accel_opencl_program_id {
+    ACCEL_OPENCL_PROGRAM_RNG = 0,
+    ACCEL_OPENCL_PROGRAM_OPTIM = 1,
+    ACCEL_OPENCL_PROGRAM_COUNT_ = 2
+} accel_opencl_program_id_t;
+
+#define ACCEL_OPENCL_PROGRAM_MAX_KERNELS 4
+
+/* A program built for one device and its kernels (NULL until built). */
+typedef struct accel_opencl_program {
+    accel_cl_program handle;
+    accel_cl_kernel kernels[ACCEL_OPENCL_PROGRAM_MAX_KERNELS];
+} accel_opencl_program_t;
+
 /* An in-order command queue and the event of the last command queued on it
  * (`tail`), which stream_query checks: in an in-order queue everything
  * before it has finished once it has. `lock` is held from an enqueue to the
@@ -96,12 +113,14 @@ typedef struct accel_opencl_device {
     uint64_t max_alloc_size;
     int compute_units;
     bool fp16, fp64;
+    bool compiler_available;         /* CL_DEVICE_COMPILER_AVAILABLE */
+    bool correctly_rounded_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (float) */
 
     /* made by init() */
     accel_cl_context context;
     accel_opencl_queue_t default_queue; /* the default stream (NULL) */
-    accel_cl_program program;
-    accel_cl_kernel rng_kernel;
+    /* Built on first use under kernel_lock (kernels.c). */
+    accel_opencl_program_t programs[ACCEL_OPENCL_PROGRAM_COUNT_];
     pthread_mutex_t kernel_lock;
 
     atomic_uint_fast64_t allocated; /* bytes of live mem_alloc buffers */
@@ -210,8 +229,40 @@ accel_status_t accel_opencl_event_elapsed_ms(void *self, int device, void *start
 
 /* ---------------------------------------------------------------- kernels (kernels.c) */
 
-/* Release a device's program and kernels (they are built lazily, from the
- * kernel cache or from source, by the first fill). */
+/* Device code built at run time: OpenCL C source, the kernels it defines and
+ * its build options. Constant, process lifetime. */
+typedef struct accel_opencl_program_source {
+    accel_opencl_program_id_t id; /* its slot in accel_opencl_device_t.programs */
+    const char *what;             /* "the Philox kernels", for messages */
+    const char *text;             /* NUL-terminated OpenCL C */
+    const char *const *kernel_names;
+    size_t kernel_count; /* <= ACCEL_OPENCL_PROGRAM_MAX_KERNELS */
+    /* Writes the clBuildProgram options for `dev` (optional: NULL = none). */
+    void (*options)(const accel_opencl_device_t *dev, char *out, size_t cap);
+} accel_opencl_program_source_t;
+
+/* Make sure `source` is built for `dev`: from a program binary in the kernel
+ * cache when one matches (source, options, device, driver), else from source,
+ * then cached. Caller holds dev->kernel_lock; the device is initialised. */
+accel_status_t accel_opencl_program_ensure(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
+                                           const accel_opencl_program_source_t *source);
+
+/* One kernel argument: clSetKernelArg(kernel, index, size, value). */
+typedef struct accel_opencl_arg {
+    size_t size;
+    const void *value;
+} accel_opencl_arg_t;
+
+/* Queue kernel `kernel` of `source` on `stream` (a backend stream, NULL = the
+ * default queue) of `device` over `items` work-items (local size left to the
+ * driver), building the program on first use. Arguments are set and the
+ * kernel enqueued under the device's kernel_lock. Returns once queued. */
+accel_status_t accel_opencl_launch(accel_opencl_backend_t *cl, int device, void *stream,
+                                   const accel_opencl_program_source_t *source, size_t kernel,
+                                   const accel_opencl_arg_t *args, size_t arg_count,
+                                   size_t items);
+
+/* Release a device's programs and kernels (destroy()). */
 void accel_opencl_kernels_release(accel_opencl_backend_t *cl, accel_opencl_device_t *dev);
 
 accel_status_t accel_opencl_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,

@@ -7,6 +7,7 @@ list(APPEND ACCEL_BACKEND_SOURCES
   backends/opencl/loader.c
   backends/opencl/memory.c
   backends/opencl/stream.c
+  ops/opencl/fused_optim.c
 )
 
 # Where Khronos' headers are installed (Debian: opencl-c-headers), compile

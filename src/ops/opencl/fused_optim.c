@@ -1,0 +1,337 @@
+/* fused_optim.c: FusedAdam and FusedLion on OpenCL devices: OpenCL C kernels
+ * doing exactly the host kernels' arithmetic (src/ops/cpu/optim_scalar.c:
+ * same operations, same order, fma where it fuses), built once per device
+ * through the backend's program cache (backends/opencl/kernels.c) and queued
+ * on the caller's stream. The op tables are constant; a step may be called
+ * from any thread (kernel arguments are set under the device's kernel_lock). */
+#include <stdio.h>
+
+#include "backends/opencl/opencl.h"
+#include "ops/cpu/optim_kernels.h"
+#include "ops/device_optim.h"
+#include "ops/opencl/fused_optim.h"
+
+/* Work-items per launch: enough to fill a device, then each item strides. */
+#define OPTIM_GROUP_MULTIPLE 256u
+#define OPTIM_MAX_ITEMS      ((size_t)1 << 24)
+
+/* dtype codes are accel_dtype_t's values: 0 float32, 1 float16, 2 bfloat16.
+ * Contraction is off: only the explicit fma() calls fuse, as on the host.
+ * float16 goes through vload_half / vstore_half_rte (core OpenCL C, no
+ * cl_khr_fp16 needed); bfloat16 is the top half of a float, stored rounding
+ * to nearest even with NaN kept as a quiet NaN (half.h's rule). */
+static const char optim_source[] =
+    "#pragma OPENCL FP_CONTRACT OFF\n"
+    "\n"
+    "float optim_load(const __global uchar *base, ulong i, uint dtype)\n"
+    "{\n"
+    "    if (dtype == 0u)\n"
+    "        return ((const __global float *)base)[i];\n"
+    "    if (dtype == 1u)\n"
+    "        return vload_half((size_t)i, (const __global half *)base);\n"
+    "    return as_float((uint)((const __global ushort *)base)[i] << 16);\n"
+    "}\n"
+    "\n"
+    "ushort optim_bf16(float value)\n"
+    "{\n"
+    "    uint bits = as_uint(value);\n"
+    "    if ((bits & 0x7fffffffu) > 0x7f800000u)\n"
+    "        return (ushort)(((bits >> 16) & 0x8000u) | 0x7fc0u);\n"
+    "    bits += 0x7fffu + ((bits >> 16) & 1u);\n"
+    "    return (ushort)(bits >> 16);\n"
+    "}\n"
+    "\n"
+    "void optim_store(__global uchar *base, ulong i, uint dtype, float value)\n"
+    "{\n"
+    "    if (dtype == 0u)\n"
+    "        ((__global float *)base)[i] = value;\n"
+    "    else if (dtype == 1u)\n"
+    "        vstore_half_rte(value, (size_t)i, (__global half *)base);\n"
+    "    else\n"
+    "        ((__global ushort *)base)[i] = optim_bf16(value);\n"
+    "}\n"
+    "\n"
+    "__kernel void accel_fused_adam(__global uchar *param, ulong param_offset,\n"
+    "                               __global uchar *grad, ulong grad_offset,\n"
+    "                               __global uchar *exp_avg, ulong exp_avg_offset,\n"
+    "                               __global uchar *exp_avg_sq, ulong exp_avg_sq_offset,\n"
+    "                               ulong count, uint pt, uint st, float beta1,\n"
+    "                               float one_minus_beta1, float beta2, float one_minus_beta2,\n"
+    "                               float eps, float step_size, float bc2, float l2_decay,\n"
+    "                               float decoupled_decay)\n"
+    "{\n"
+    "    param += param_offset;\n"
+    "    grad += grad_offset;\n"
+    "    exp_avg += exp_avg_offset;\n"
+    "    exp_avg_sq += exp_avg_sq_offset;\n"
+    "    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {\n"
+    "        float g = optim_load(grad, i, pt);\n"
+    "        float p = optim_load(param, i, pt);\n"
+    "        float m = optim_load(exp_avg, i, st);\n"
+    "        float s = optim_load(exp_avg_sq, i, st);\n"
+    "        if (l2_decay > 0.0f)\n"
+    "            g = fma(p, l2_decay, g);\n"
+    "        m = fma(g, one_minus_beta1, m * beta1);\n"
+    "        s = fma(g * g, one_minus_beta2, s * beta2);\n"
+    "        float update = m / fma(sqrt(s), bc2, eps);\n"
+    "        if (decoupled_decay != 0.0f)\n"
+    "            p = fma(p, decoupled_decay, p);\n"
+    "        p = fma(update, step_size, p);\n"
+    "        optim_store(param, i, pt, p);\n"
+    "        optim_store(exp_avg, i, st, m);\n"
+    "        optim_store(exp_avg_sq, i, st, s);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* The step is -lr with the blend's sign bit flipped in: +0 steps down. */\n"
+    "__kernel void accel_fused_lion(__global uchar *param, ulong param_offset,\n"
+    "                               __global uchar *grad, ulong grad_offset,\n"
+    "                               __global uchar *exp_avg, ulong exp_avg_offset,\n"
+    "                               ulong count, uint pt, uint st, float beta1,\n"
+    "                               float one_minus_beta1, float beta2, float one_minus_beta2,\n"
+    "                               float step_size, float after_decay, int has_decay)\n"
+    "{\n"
+    "    param += param_offset;\n"
+    "    grad += grad_offset;\n"
+    "    exp_avg += exp_avg_offset;\n"
+    "    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {\n"
+    "        float g = optim_load(grad, i, pt);\n"
+    "        float p = optim_load(param, i, pt);\n"
+    "        float m = optim_load(exp_avg, i, st);\n"
+    "        float blend = fma(g, one_minus_beta1, m * beta1);\n"
+    "        float update = as_float(as_uint(step_size) ^ (as_uint(blend) & 0x80000000u));\n"
+    "        p = has_decay ? fma(p, after_decay, update) : p + update;\n"
+    "        m = fma(g, one_minus_beta2, m * beta2);\n"
+    "        optim_store(param, i, pt, p);\n"
+    "        optim_store(exp_avg, i, st, m);\n"
+    "    }\n"
+    "}\n";
+
+enum { OPTIM_KERNEL_ADAM = 0, OPTIM_KERNEL_LION = 1 };
+
+static const char *const optim_kernel_names[] = {"accel_fused_adam", "accel_fused_lion"};
+
+/* Ask for correctly rounded divide and sqrt where the device offers them
+ * (the host kernels round both correctly); elsewhere OpenCL allows 2.5 and
+ * 3 ulp, still far inside the ops' float32 tolerance. */
+static void optim_options(const accel_opencl_device_t *dev, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s",
+             dev->correctly_rounded_div_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : "");
+}
+
+static const accel_opencl_program_source_t optim_program = {
+    .id = ACCEL_OPENCL_PROGRAM_OPTIM,
+    .what = "the fused optimizer kernels",
+    .text = optim_source,
+    .kernel_names = optim_kernel_names,
+    .kernel_count = 2,
+    .options = optim_options,
+};
+
+/* ---------------------------------------------------------------- one step */
+
+/* Where a validated step runs: the backend, device and stream, and each
+ * tensor as (buffer, byte offset). */
+typedef struct optim_launch {
+    accel_opencl_backend_t *cl;
+    int device;
+    void *stream; /* backend stream; NULL = the device's default queue */
+    accel_cl_mem mems[4];
+    accel_cl_ulong offsets[4];
+    size_t items;
+} optim_launch_t;
+
+/* Resolve the stream and the buffers of a validated view. With no elements
+ * there is nothing to queue: out->items stays 0. */
+static accel_status_t optim_launch_make(const char *op, accel_t *acc, accel_stream_t *stream,
+                                        const accel_optim_view_t *view, optim_launch_t *out)
+{
+    const void *ptrs[4] = {view->param, view->grad, view->state1, view->state2};
+    accel_dtype_t dtypes[4] = {view->param_dtype, view->param_dtype, view->state_dtype,
+                               view->state_dtype};
+    size_t n = view->state2 != NULL ? 4 : 3;
+    accel_stream_t *resolved = NULL;
+    accel_status_t status = accel_device_optim_stream(op, acc, stream, view, &resolved);
+    *out = (optim_launch_t){.cl = acc->self};
+    if (status != ACCEL_OK || view->count == 0)
+        return status;
+    for (size_t k = 0; k < n && status == ACCEL_OK; k++) {
+        size_t offset = 0;
+        status = accel_opencl_resolve(out->cl, view->device, ptrs[k],
+                                      view->count * accel_optim_dtype_size(dtypes[k]),
+                                      &out->mems[k], &offset);
+        out->offsets[k] = offset;
+    }
+    if (status != ACCEL_OK)
+        return status;
+    out->device = view->device;
+    out->stream = resolved->impl;
+    out->items = view->count < OPTIM_MAX_ITEMS ? view->count : OPTIM_MAX_ITEMS;
+    out->items =
+        (out->items + OPTIM_GROUP_MULTIPLE - 1) / OPTIM_GROUP_MULTIPLE * OPTIM_GROUP_MULTIPLE;
+    return ACCEL_OK;
+}
+
+static accel_status_t opencl_adam_step(accel_t *acc, accel_stream_t *stream,
+                                       const accel_adam_config_t *config, uint64_t step,
+                                       DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                                       DLTensor *exp_avg_sq)
+{
+    const char *op = "fused_adam";
+    accel_optim_view_t view;
+    accel_adam_coeffs_t c;
+    optim_launch_t launch;
+    accel_status_t status = accel_device_optim_check_backend(op, acc, accel_opencl_backend_ops());
+    if (status == ACCEL_OK)
+        status = accel_adam_config_check(op, config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
+                                       exp_avg_sq, 2, &view);
+    if (status == ACCEL_OK)
+        status = optim_launch_make(op, acc, stream, &view, &launch);
+    if (status != ACCEL_OK || launch.items == 0)
+        return status;
+    accel_adam_coeffs_make(config, step, &c);
+    accel_cl_ulong count = view.count;
+    accel_cl_uint pt = (accel_cl_uint)view.param_dtype, st = (accel_cl_uint)view.state_dtype;
+    const accel_opencl_arg_t args[] = {
+        {sizeof(accel_cl_mem), &launch.mems[0]},
+        {sizeof(accel_cl_ulong), &launch.offsets[0]},
+        {sizeof(accel_cl_mem), &launch.mems[1]},
+        {sizeof(accel_cl_ulong), &launch.offsets[1]},
+        {sizeof(accel_cl_mem), &launch.mems[2]},
+        {sizeof(accel_cl_ulong), &launch.offsets[2]},
+        {sizeof(accel_cl_mem), &launch.mems[3]},
+        {sizeof(accel_cl_ulong), &launch.offsets[3]},
+        {sizeof count, &count},
+        {sizeof pt, &pt},
+        {sizeof st, &st},
+        {sizeof(float), &c.beta1},
+        {sizeof(float), &c.one_minus_beta1},
+        {sizeof(float), &c.beta2},
+        {sizeof(float), &c.one_minus_beta2},
+        {sizeof(float), &c.eps},
+        {sizeof(float), &c.step_size},
+        {sizeof(float), &c.bc2},
+        {sizeof(float), &c.l2_decay},
+        {sizeof(float), &c.decoupled_decay},
+    };
+    return accel_opencl_launch(launch.cl, launch.device, launch.stream, &optim_program,
+                               OPTIM_KERNEL_ADAM, args, sizeof args / sizeof args[0], launch.items);
+}
+
+static accel_status_t opencl_lion_step(accel_t *acc, accel_stream_t *stream,
+                                       const accel_lion_config_t *config, DLTensor *param,
+                                       const DLTensor *grad, DLTensor *exp_avg)
+{
+    const char *op = "fused_lion";
+    accel_optim_view_t view;
+    accel_lion_coeffs_t c;
+    optim_launch_t launch;
+    accel_status_t status = accel_device_optim_check_backend(op, acc, accel_opencl_backend_ops());
+    if (status == ACCEL_OK)
+        status = accel_lion_config_check(op, config);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
+                                       NULL, 1, &view);
+    if (status == ACCEL_OK)
+        status = optim_launch_make(op, acc, stream, &view, &launch);
+    if (status != ACCEL_OK || launch.items == 0)
+        return status;
+    accel_lion_coeffs_make(config, &c);
+    accel_cl_ulong count = view.count;
+    accel_cl_uint pt = (accel_cl_uint)view.param_dtype, st = (accel_cl_uint)view.state_dtype;
+    accel_cl_int has_decay = c.has_decay;
+    const accel_opencl_arg_t args[] = {
+        {sizeof(accel_cl_mem), &launch.mems[0]},
+        {sizeof(accel_cl_ulong), &launch.offsets[0]},
+        {sizeof(accel_cl_mem), &launch.mems[1]},
+        {sizeof(accel_cl_ulong), &launch.offsets[1]},
+        {sizeof(accel_cl_mem), &launch.mems[2]},
+        {sizeof(accel_cl_ulong), &launch.offsets[2]},
+        {sizeof count, &count},
+        {sizeof pt, &pt},
+        {sizeof st, &st},
+        {sizeof(float), &c.beta1},
+        {sizeof(float), &c.one_minus_beta1},
+        {sizeof(float), &c.beta2},
+        {sizeof(float), &c.one_minus_beta2},
+        {sizeof(float), &c.step_size},
+        {sizeof(float), &c.after_decay},
+        {sizeof has_decay, &has_decay},
+    };
+    return accel_opencl_launch(launch.cl, launch.device, launch.stream, &optim_program,
+                               OPTIM_KERNEL_LION, args, sizeof args / sizeof args[0], launch.items);
+}
+
+/* ---------------------------------------------------------------- builders */
+
+static const accel_adam_op_t opencl_adam_op = {sizeof(accel_adam_op_t), "opencl", opencl_adam_step};
+static const accel_lion_op_t opencl_lion_op = {sizeof(accel_lion_op_t), "opencl", opencl_lion_step};
+
+/* The kernels are built from source, so every device needs its compiler. */
+static bool opencl_optim_is_compatible(void *self, char *reason, size_t reason_cap)
+{
+    const accel_opencl_backend_t *cl = self;
+    if (cl == NULL || cl->api == NULL || cl->device_count == 0) {
+        snprintf(reason, reason_cap, "the OpenCL runtime is not usable (no loader or no device)");
+        return false;
+    }
+    for (int d = 0; d < cl->device_count; d++) {
+        if (!cl->devices[d].compiler_available) {
+            snprintf(reason, reason_cap,
+                     "OpenCL device %d (%s) has no online compiler "
+                     "(CL_DEVICE_COMPILER_AVAILABLE is false); the fused optimizer kernels are "
+                     "built from source",
+                     d, cl->devices[d].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Build the program on every device now, so load reports a build failure
+ * (core has initialised the backend before calling load). */
+static accel_status_t opencl_optim_build(accel_opencl_backend_t *cl)
+{
+    accel_status_t status = ACCEL_OK;
+    for (int d = 0; d < cl->device_count && status == ACCEL_OK; d++) {
+        accel_opencl_device_t *dev = &cl->devices[d];
+        pthread_mutex_lock(&dev->kernel_lock);
+        status = accel_opencl_program_ensure(cl, dev, &optim_program);
+        pthread_mutex_unlock(&dev->kernel_lock);
+    }
+    return status;
+}
+
+static accel_status_t opencl_adam_load(void *self, const void **out)
+{
+    accel_status_t status = opencl_optim_build(self);
+    if (status == ACCEL_OK)
+        *out = &opencl_adam_op;
+    return status;
+}
+
+static accel_status_t opencl_lion_load(void *self, const void **out)
+{
+    accel_status_t status = opencl_optim_build(self);
+    if (status == ACCEL_OK)
+        *out = &opencl_lion_op;
+    return status;
+}
+
+static const accel_op_builder_desc_t opencl_builders[] = {
+    ACCEL_HOST_OP_BUILDERS,
+    {sizeof(accel_op_builder_desc_t), "FusedAdamBuilder", "fused_adam", opencl_optim_is_compatible,
+     opencl_adam_load},
+    {sizeof(accel_op_builder_desc_t), "FusedLionBuilder", "fused_lion", opencl_optim_is_compatible,
+     opencl_lion_load},
+};
+
+const accel_op_builder_desc_t *accel_opencl_op_builders(void *self, size_t *out_count)
+{
+    (void)self;
+    *out_count = sizeof opencl_builders / sizeof opencl_builders[0];
+    return opencl_builders;
+}
