@@ -37,7 +37,8 @@ typedef struct bench_series {
 
 typedef enum bench_kind {
     BENCH_TIME = 0, /* value is time per operation; lower is better */
-    BENCH_RATE = 1, /* value is bytes per second as GB/s; higher is better */
+    BENCH_RATE = 1, /* value is `bytes` per second / 1e9 (GB/s; the optim suite counts
+                       params instead, unit "Gpar/s"); higher is better */
 } bench_kind_t;
 
 typedef enum bench_ratio_status {
@@ -51,9 +52,9 @@ typedef struct bench_figure {
     char suite[16];
     char name[64];
     bench_kind_t kind;
-    char unit[8];      /* "ns", "us", "ms", "GB/s" */
+    char unit[8];      /* "ns", "us", "ms", "GB/s", "Gpar/s" */
     double unit_scale; /* seconds -> unit (BENCH_TIME) */
-    double bytes;      /* per operation (BENCH_RATE) */
+    double bytes;      /* per operation (BENCH_RATE): bytes, or params for Gpar/s */
     bench_series_t measured;
     bool has_baseline;
     bench_series_t baseline;
@@ -73,6 +74,7 @@ typedef struct bench_ctx {
     const char *requested; /* --backend NAME, or NULL */
     bool is_cpu;           /* raw libc baselines are the cpu backend's own calls */
     bool quick;
+    bool large;          /* --large: the optim suite adds 2^28 parameters */
     int reps;            /* per side */
     double target_s;     /* minimum wall time of one repetition */
     char self_exe[4096]; /* this program, for the startup figures */
@@ -124,6 +126,7 @@ void bench_suite_alloc(bench_ctx_t *ctx);
 void bench_suite_copy(bench_ctx_t *ctx);
 void bench_suite_rng(bench_ctx_t *ctx);
 void bench_suite_stream(bench_ctx_t *ctx);
+void bench_suite_optim(bench_ctx_t *ctx);
 
 /* The child side of the startup figures: pick the accelerator, exit code. */
 int bench_startup_child(int argc, char **argv);

@@ -168,5 +168,7 @@ const bench_suite_t bench_suites[] = {
     {"copy", "H2D/D2H pinned and pageable, D2D, vs memcpy", bench_suite_copy},
     {"rng", "Philox fill vs memset on the same buffer", bench_suite_rng},
     {"stream", "callback and event latency, graph replay vs one by one", bench_suite_stream},
+    {"optim", "CPU Adam/Adagrad/Lion steps vs a plain C loop and the memory roofline",
+     bench_suite_optim},
 };
 const size_t bench_suite_count = sizeof bench_suites / sizeof bench_suites[0];

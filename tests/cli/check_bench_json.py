@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-# check_bench_json.py: runs `accel bench --quick --json FILE` and checks that
-# it completes and writes one valid JSON object with machine info, the backend
-# and a list of figures carrying median, spread, reps, baseline, ratio and
-# direction. A smoke test: it never judges a timing.
+# check_bench_json.py: runs `accel bench --quick --json FILE [--suite NAME]`
+# and checks that it completes and writes one valid JSON object with machine
+# info, the backend and a list of figures carrying median, spread, reps,
+# baseline, ratio and direction; with --suite, only that suite's figures (and
+# for optim: every op ran, sizes, units, goals, notes). A smoke test: it never
+# judges a timing.
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -17,13 +20,52 @@ def fail(message, output=""):
     sys.exit(1)
 
 
+ALL_SUITES = {"startup", "dispatch", "alloc", "copy", "rng", "stream", "optim"}
+# fp32 figures compared with a plain single-thread C loop of the same formula.
+PLAIN_LOOP_FIGURES = {"adam f32/f32 2^20", "adam f32/f32 2^22", "adagrad f32 2^22",
+                      "lion f32 2^22"}
+
+
+def check_optim(figures):
+    """The optim suite's --quick figures: fp32 Adam at 2^20 and 2^22, the
+    mixed pairs, Adagrad and Lion at 2^22, each as G params/s and against the
+    roofline; the op's implementation and thread count in the notes."""
+    names = {figure["name"]: figure for figure in figures}
+    expected = ["roofline p,m,v += g f32 2^22"]
+    for label in ("adam f32/f32 2^20", "adam f32/f32 2^22", "adam f16/f32 2^22",
+                  "adam bf16/f32 2^22", "adam f16/f16 2^22", "adam bf16/bf16 2^22",
+                  "adagrad f32 2^22", "lion f32 2^22"):
+        expected += [label, label + " roofline"]
+    if sorted(names) != sorted(expected):
+        fail(f"optim figures {sorted(names)}, expected {sorted(expected)}")
+    for name, figure in names.items():
+        if figure["failed"]:
+            fail(f"optim figure {name} failed: {figure['note']}")
+        if not figure["median"] or figure["median"] <= 0:
+            fail(f"optim figure {name}: median {figure['median']!r}")
+        if name.startswith("roofline"):
+            continue
+        if name.endswith(" roofline"):
+            if figure["unit"] != "GB/s" or figure["goal"] != 0.8 or figure["baseline"] is None:
+                fail(f"optim figure {name}: unit, goal 0.8 or roofline baseline missing")
+        elif figure["unit"] != "Gpar/s":
+            fail(f"optim figure {name}: unit {figure['unit']!r}, expected Gpar/s")
+        if name in PLAIN_LOOP_FIGURES and figure["baseline"] is None:
+            fail(f"optim figure {name}: no plain-loop baseline")
+        if not re.match(r"^(.*; )?(avx512|avx2|scalar), [0-9]+ threads; [0-9]+ B/param",
+                        figure["note"]):
+            fail(f"optim figure {name}: note {figure['note']!r} lacks implementation/threads")
+
+
 def main():
-    if len(sys.argv) != 2:
-        fail("usage: check_bench_json.py PATH_TO_ACCEL")
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--suite"):
+        fail("usage: check_bench_json.py PATH_TO_ACCEL [--suite NAME]")
+    suite = sys.argv[3] if len(sys.argv) == 4 else None
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.json")
-        run = subprocess.run([sys.argv[1], "bench", "--quick", "--json", path],
-                             capture_output=True, text=True, timeout=110)
+        command = [sys.argv[1], "bench", "--quick", "--json", path]
+        command += ["--suite", suite] if suite else []
+        run = subprocess.run(command, capture_output=True, text=True, timeout=110)
         if run.returncode != 0:
             fail(f"exit code {run.returncode}; stderr: {run.stderr.strip()}", run.stdout)
         try:
@@ -49,9 +91,11 @@ def main():
         if (figure["ratio"] is None) != (figure["ratio_status"] != "ok"):
             fail(f"figure {figure['name']}: ratio and ratio_status disagree")
         suites.add(figure["suite"])
-    expected = {"startup", "dispatch", "alloc", "copy", "rng", "stream"}
+    expected = {suite} if suite else ALL_SUITES
     if suites != expected:
         fail(f"suites {sorted(suites)}, expected {sorted(expected)}")
+    if suite == "optim":
+        check_optim(report["figures"])
     print(f"ok: {report['backend']}, {len(report['figures'])} figures in {len(suites)} suites")
 
 

@@ -1,8 +1,9 @@
-/* bench_cmd.c: `accel bench [SUITE...] [--backend NAME] [--json FILE]
- * [--svg FILE] [--quick]`: runs the suites of bench/ (linked in as the
- * accel_bench library) and prints each figure next to its same-run baseline
- * as an aligned table, optionally as JSON and as an SVG chart. Also the
- * hidden `accel __bench-startup` child that the startup suite times. */
+/* bench_cmd.c: `accel bench [SUITE...] [--suite SUITE] [--backend NAME]
+ * [--json FILE] [--svg FILE] [--quick] [--large]`: runs the suites of bench/
+ * (linked in as the accel_bench library) and prints each figure next to its
+ * same-run baseline as an aligned table, optionally as JSON and as an SVG
+ * chart. Also the hidden `accel __bench-startup` child that the startup
+ * suite times. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,15 @@
 static void bench_usage(FILE *out)
 {
     fprintf(out,
-            "usage: accel bench [SUITE...] [--backend NAME] [--json FILE] [--svg FILE] [--quick]\n"
+            "usage: accel bench [SUITE...] [--suite SUITE] [--backend NAME] [--json FILE]\n"
+            "                   [--svg FILE] [--quick] [--large]\n"
             "  Measure accel next to its baseline in the same run: median of repeated\n"
             "  runs after a warm-up, spread (p90-p10)/median, and the ratio\n"
             "  accel speed / baseline speed (> 1: accel faster). A ratio is withheld\n"
             "  (\"noisy\") when either spread is over %.0f%%.\n"
+            "  --suite SUITE run SUITE (same as naming it; may repeat)\n"
             "  --quick       fewer repetitions and smaller buffers (a few seconds)\n"
+            "  --large       optim suite: also 2^28 parameters (4 GiB of buffers)\n"
             "  --json FILE   machine info and every figure as one JSON object\n"
             "  --svg FILE    a bar chart of the ratios with goal lines\n"
             "suites:\n",
@@ -293,6 +297,8 @@ int accel_cli_bench(int argc, char **argv)
         const bench_suite_t *suite;
         if (strcmp(argv[i], "--quick") == 0) {
             ctx.quick = true;
+        } else if (strcmp(argv[i], "--large") == 0) {
+            ctx.large = true;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             ctx.requested = argv[++i];
         } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
@@ -302,7 +308,9 @@ int accel_cli_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             bench_usage(stdout);
             return ACCEL_CLI_EXIT_OK;
-        } else if ((suite = bench_find_suite(argv[i])) != NULL) {
+        } else if ((suite = bench_find_suite(argv[i])) != NULL ||
+                   (strcmp(argv[i], "--suite") == 0 && i + 1 < argc &&
+                    (suite = bench_find_suite(argv[++i])) != NULL)) {
             selected[suite - bench_suites] = any_selected = true;
         } else {
             fprintf(stderr, "accel bench: unexpected argument '%s'\n", argv[i]);
