@@ -486,7 +486,9 @@ ACCEL_API accel_status_t accel_is_initialized(const accel_t *acc, bool *out);
 
 /* Look a builder up by DeepSpeed's class name ("CPUAdamBuilder"). NOT_FOUND
  * for an unknown name: DeepSpeed's NotImplementedBuilder meaning. The builder
- * is owned by `acc`. */
+ * is owned by `acc`. This is both DeepSpeed's get_op_builder and its
+ * create_op_builder: a builder has no per-instance state, so one handle per
+ * name serves both. The tables it loads are in accel/accel_ops.h. */
 ACCEL_API accel_status_t accel_get_op_builder(accel_t *acc, const char *class_name,
                                               accel_op_builder_t **out);
 /* Number of builders of this backend, and each by index (for reports). */
