@@ -66,6 +66,25 @@ typedef struct accel_adam_coeffs {
 void accel_adam_coeffs_make(const accel_adam_config_t *config, uint64_t step,
                             accel_adam_coeffs_t *out);
 
+/* Lion's per-step scalars. */
+typedef struct accel_lion_coeffs {
+    float beta1, one_minus_beta1;
+    float beta2, one_minus_beta2;
+    float step_size;   /* -lr */
+    float after_decay; /* 1 - lr * weight_decay */
+    int has_decay;     /* weight_decay > 0 */
+} accel_lion_coeffs_t;
+
+/* Adagrad's per-step scalars. */
+typedef struct accel_adagrad_coeffs {
+    float step_size; /* -lr */
+    float eps;
+    float weight_decay;
+} accel_adagrad_coeffs_t;
+
+void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out);
+void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out);
+
 /* The host builders (CPUAdamBuilder, CPUAdagradBuilder, CPULionBuilder) as
  * desc initialisers, so each backend's table can list them first. */
 bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap);

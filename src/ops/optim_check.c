@@ -101,6 +101,24 @@ void accel_adam_coeffs_make(const accel_adam_config_t *config, uint64_t step,
     out->decoupled_decay = config->adamw_mode ? -config->lr * config->weight_decay : 0.0f;
 }
 
+void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out)
+{
+    out->beta1 = config->beta1;
+    out->one_minus_beta1 = 1.0f - config->beta1;
+    out->beta2 = config->beta2;
+    out->one_minus_beta2 = 1.0f - config->beta2;
+    out->step_size = -config->lr;
+    out->after_decay = 1.0f - config->lr * config->weight_decay;
+    out->has_decay = config->weight_decay > 0.0f;
+}
+
+void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out)
+{
+    out->step_size = -config->lr;
+    out->eps = config->eps;
+    out->weight_decay = config->weight_decay;
+}
+
 /* The accel dtype of a DLPack type among the optimizer dtypes. */
 static bool optim_dtype(DLDataType dl, accel_dtype_t *out)
 {

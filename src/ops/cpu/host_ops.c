@@ -149,24 +149,6 @@ static accel_status_t host_lion_step(accel_t *acc, accel_stream_t *stream,
     return ACCEL_OK;
 }
 
-void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out)
-{
-    out->beta1 = config->beta1;
-    out->one_minus_beta1 = 1.0f - config->beta1;
-    out->beta2 = config->beta2;
-    out->one_minus_beta2 = 1.0f - config->beta2;
-    out->step_size = -config->lr;
-    out->after_decay = 1.0f - config->lr * config->weight_decay;
-    out->has_decay = config->weight_decay > 0.0f;
-}
-
-void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out)
-{
-    out->step_size = -config->lr;
-    out->eps = config->eps;
-    out->weight_decay = config->weight_decay;
-}
-
 /* ---- builders */
 
 static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step};

@@ -15,22 +15,6 @@
 #include "core/cpu_isa.h"
 #include "ops/ops.h"
 
-/* Lion's per-step scalars. */
-typedef struct accel_lion_coeffs {
-    float beta1, one_minus_beta1;
-    float beta2, one_minus_beta2;
-    float step_size;   /* -lr */
-    float after_decay; /* 1 - lr * weight_decay */
-    int has_decay;     /* weight_decay > 0 */
-} accel_lion_coeffs_t;
-
-/* Adagrad's per-step scalars. */
-typedef struct accel_adagrad_coeffs {
-    float step_size; /* -lr */
-    float eps;
-    float weight_decay;
-} accel_adagrad_coeffs_t;
-
 typedef void (*accel_adam_kernel_t)(const accel_adam_coeffs_t *coeffs,
                                     const accel_optim_view_t *view, size_t begin, size_t end);
 typedef void (*accel_adagrad_kernel_t)(const accel_adagrad_coeffs_t *coeffs,
@@ -71,8 +55,5 @@ const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa);
         else                                                                                       \
             range_fn(coeffs, view, begin, end, ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16);                \
     } while (0)
-
-void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out);
-void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out);
 
 #endif /* ACCEL_OPS_CPU_OPTIM_KERNELS_H */
