@@ -16,6 +16,17 @@
  * Handles: `self` is what create() returned. A backend stream, event or graph
  * is an opaque `void *` of the backend's own; stream NULL means the device's
  * default stream. Devices are always valid indices in [0, device_count).
+ * Argument order: (self, device, ...); a slot that takes a stream and another
+ * handle (event_record, stream_wait_event, graph_launch) takes the stream
+ * first; copies, fills and rng_fill name their stream as the vendor APIs do.
+ *
+ * Groups: streams (create, destroy, synchronize, query), events (create,
+ * destroy, record, synchronize, query), graphs (all four), pinned allocation
+ * (host_alloc + host_free), registration (host_register + host_unregister)
+ * and profiling (range_push + range_pop) are all-or-nothing: registration
+ * refuses a table that fills only part of a group. stream_wait_event needs
+ * the events group; stream_add_callback and event_elapsed_ms are optional
+ * on their own.
  *
  * Errors: a slot returns accel_status_t and, on failure, describes it with
  * accel_backend_error() / accel_backend_vendor_error() (core keeps that text as
@@ -35,8 +46,10 @@
 extern "C" {
 #endif
 
-/* Bumped only when an existing slot changes meaning (never for appended slots). */
-#define ACCEL_BACKEND_ABI_VERSION 1u
+/* Bumped only when an existing slot changes meaning (never for appended slots).
+ * Version 2: event_record takes (stream, event) like stream_wait_event, and
+ * the fused_optim slot was appended. Tables of version 1 are refused. */
+#define ACCEL_BACKEND_ABI_VERSION 2u
 
 #define ACCEL_BACKEND_ENTRY_SYMBOL "accel_backend_entry"
 typedef const struct accel_backend_ops *(*accel_backend_entry_fn_t)(void);
@@ -94,6 +107,65 @@ typedef struct accel_op_builder_desc {
     /* Build/load and return the op's function table (stable for the process). */
     accel_status_t (*load)(void *self, const void **out);
 } accel_op_builder_desc_t;
+
+/* ---- fused device optimizer kernels (the fused_optim slot)
+ *
+ * Core owns FusedAdamBuilder and FusedLionBuilder for every backend that
+ * fills this slot: it validates the step's tensors and hyper-parameters,
+ * resolves the stream, initialises the backend, computes the per-step
+ * scalars and only then calls a kernel slot with a checked launch. */
+
+/* Adam's per-step scalars, computed by core in double and rounded to f32:
+ * every backend applies exactly these (the host kernels included). */
+typedef struct accel_adam_coeffs {
+    float beta1, one_minus_beta1;
+    float beta2, one_minus_beta2;
+    float eps;
+    float step_size;       /* -lr / bc1 */
+    float bc2;             /* 1 / sqrt(1 - beta2^t), or 1 */
+    float l2_decay;        /* weight_decay when L2 mode (added to g), else 0 */
+    float decoupled_decay; /* -lr * weight_decay when AdamW mode, else 0 */
+} accel_adam_coeffs_t;
+
+/* Lion's per-step scalars. */
+typedef struct accel_lion_coeffs {
+    float beta1, one_minus_beta1;
+    float beta2, one_minus_beta2;
+    float step_size;   /* -lr */
+    float after_decay; /* 1 - lr * weight_decay */
+    int has_decay;     /* weight_decay > 0 */
+} accel_lion_coeffs_t;
+
+/* One validated step as a kernel slot receives it. Every pointer is device
+ * memory of `device` (byte_offset applied), aligned to its element size, and
+ * the tensors do not overlap; count > 0. Borrowed for the call only. */
+typedef struct accel_optim_launch {
+    size_t struct_size;
+    int device;
+    void *stream; /* backend stream; NULL = the device's default stream */
+    void *param;
+    const void *grad; /* param_dtype */
+    void *state1;     /* exp_avg */
+    void *state2;     /* exp_avg_sq; NULL for one-state optimizers (Lion) */
+    uint64_t count;
+    accel_dtype_t param_dtype;
+    accel_dtype_t state_dtype; /* (param, state): f32/f32 f16/f32 bf16/f32 f16/f16 bf16/bf16 */
+} accel_optim_launch_t;
+
+typedef struct accel_fused_optim_ops {
+    size_t struct_size;
+    /* Can the kernels run here (a compiler present, devices usable)? If not,
+     * write why into reason. Called before init. (required) */
+    bool (*is_compatible)(void *self, char *reason, size_t reason_cap);
+    /* Build the kernels for every device now, so a builder's load reports a
+     * compile failure. Core has initialised the backend. (required) */
+    accel_status_t (*build)(void *self);
+    /* Queue one step on launch->stream. (optional each: NULL = no builder) */
+    accel_status_t (*adam)(void *self, const accel_optim_launch_t *launch,
+                           const accel_adam_coeffs_t *coeffs);
+    accel_status_t (*lion)(void *self, const accel_optim_launch_t *launch,
+                           const accel_lion_coeffs_t *coeffs);
+} accel_fused_optim_ops_t;
 
 typedef struct accel_backend_ops {
     uint32_t abi_version; /* ACCEL_BACKEND_ABI_VERSION */
@@ -155,7 +227,8 @@ typedef struct accel_backend_ops {
     /* ---- events (optional as a group) */
     accel_status_t (*event_create)(void *self, int device, unsigned flags, void **out);
     void (*event_destroy)(void *self, int device, void *event);
-    accel_status_t (*event_record)(void *self, int device, void *event, void *stream);
+    /* Record `event` on `stream`: stream first, as in stream_wait_event. */
+    accel_status_t (*event_record)(void *self, int device, void *stream, void *event);
     accel_status_t (*event_synchronize)(void *self, int device, void *event);
     accel_status_t (*event_query)(void *self, int device, void *event); /* OK / NOT_READY */
     accel_status_t (*event_elapsed_ms)(void *self, int device, void *start, void *end,
@@ -164,7 +237,7 @@ typedef struct accel_backend_ops {
     /* ---- graphs (optional as a group) */
     accel_status_t (*graph_capture_begin)(void *self, int device, void *stream);
     accel_status_t (*graph_capture_end)(void *self, int device, void *stream, void **out_graph);
-    accel_status_t (*graph_launch)(void *self, int device, void *graph, void *stream);
+    accel_status_t (*graph_launch)(void *self, int device, void *stream, void *graph);
     void (*graph_destroy)(void *self, void *graph);
 
     /* ---- random numbers (required): fill `count` elements at `ptr` from the
@@ -176,8 +249,13 @@ typedef struct accel_backend_ops {
     void (*range_push)(void *self, const char *msg, const char *domain, const char *category);
     void (*range_pop)(void *self, const char *domain);
 
-    /* ---- op builders (optional): the backend's builder table */
+    /* ---- op builders (optional): builders of the backend's own, listed after
+     * the ones core provides (the host optimizer ops on every backend, and the
+     * fused ones of fused_optim); a name core already lists is skipped. */
     const accel_op_builder_desc_t *(*op_builders)(void *self, size_t *out_count);
+
+    /* ---- ABI 2: fused optimizer kernels on the backend's devices (optional) */
+    const accel_fused_optim_ops_t *fused_optim;
 } accel_backend_ops_t;
 
 /* True when the table is long enough to hold `member` and the slot is set. */

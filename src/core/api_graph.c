@@ -110,7 +110,7 @@ accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream)
         status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                              "a graph replays only on a stream of the device it was captured on");
     if (status == ACCEL_OK)
-        status = acc->ops->graph_launch(acc->self, stream->device, graph->impl, stream->impl);
+        status = acc->ops->graph_launch(acc->self, stream->device, stream->impl, graph->impl);
     pthread_mutex_unlock(&graph->lock);
     return status;
 }

@@ -124,7 +124,7 @@ accel_status_t accel_op_builder_is_compatible(accel_op_builder_t *builder, bool 
         reason_cap = sizeof scratch;
     }
     reason[0] = '\0';
-    *out = builder->desc->is_compatible(builder->acc->self, reason, reason_cap);
+    *out = builder->desc->is_compatible(builder->self, reason, reason_cap);
     return ACCEL_OK;
 }
 
@@ -138,7 +138,7 @@ accel_status_t accel_op_builder_load(accel_op_builder_t *builder, const void **o
         return status;
     pthread_mutex_lock(&builder->lock);
     if (builder->loaded == NULL)
-        status = builder->desc->load(builder->acc->self, &builder->loaded);
+        status = builder->desc->load(builder->self, &builder->loaded);
     if (status == ACCEL_OK)
         *out = builder->loaded;
     pthread_mutex_unlock(&builder->lock);

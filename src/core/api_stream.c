@@ -257,7 +257,7 @@ accel_status_t accel_event_record(accel_event_t *event, accel_stream_t *stream)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "event of device %d cannot be recorded on a stream of device %d",
                            event->device, stream->device);
-    return acc->ops->event_record(acc->self, stream->device, event->impl, stream->impl);
+    return acc->ops->event_record(acc->self, stream->device, stream->impl, event->impl);
 }
 
 accel_status_t accel_event_synchronize(accel_event_t *event)

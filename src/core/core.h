@@ -44,6 +44,8 @@ typedef struct accel_lazy_entry {
 struct accel_op_builder {
     accel_t *acc;
     const accel_op_builder_desc_t *desc;
+    void *self; /* what desc's functions receive: the backend's state, or acc
+                 * for builders core provides over the backend's tables */
     pthread_mutex_t lock;
     const void *loaded; /* the op table once load() succeeded */
 };

@@ -10,6 +10,7 @@
 #include "core.h"
 #include "env.h"
 #include "error.h"
+#include "ops/ops.h"
 #include "thread_state.h"
 
 /* torch's default seed, so an unseeded generator matches torch's habit. */
@@ -40,7 +41,7 @@ static accel_status_t allocator_event_record_new(void *ctx, void *stream, void *
     accel_status_t status = ops->event_create(c->acc->self, c->device, ACCEL_EVENT_DEFAULT, &event);
     if (status != ACCEL_OK)
         return status;
-    status = ops->event_record(c->acc->self, c->device, event, stream);
+    status = ops->event_record(c->acc->self, c->device, stream, event);
     if (status != ACCEL_OK) {
         ops->event_destroy(c->acc->self, c->device, event);
         return status;
@@ -119,26 +120,6 @@ static accel_status_t instance_make_devices(accel_t *acc)
     return ACCEL_OK;
 }
 
-static accel_status_t instance_make_builders(accel_t *acc)
-{
-    size_t count = 0;
-    const accel_op_builder_desc_t *descs;
-    if (!ACCEL_BACKEND_HAS(acc->ops, op_builders))
-        return ACCEL_OK;
-    descs = acc->ops->op_builders(acc->self, &count);
-    if (descs == NULL || count == 0)
-        return ACCEL_OK;
-    acc->builders = calloc(count, sizeof *acc->builders);
-    if (acc->builders == NULL)
-        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for op builders");
-    for (size_t i = 0; i < count; i++) {
-        acc->builders[i] = (accel_op_builder_t){.acc = acc, .desc = &descs[i]};
-        pthread_mutex_init(&acc->builders[i].lock, NULL);
-    }
-    acc->builder_count = count;
-    return ACCEL_OK;
-}
-
 static int instance_initial_device(const accel_t *acc)
 {
     long rank;
@@ -198,7 +179,7 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     acc->initial_device = instance_initial_device(acc);
     status = instance_make_devices(acc);
     if (status == ACCEL_OK)
-        status = instance_make_builders(acc);
+        status = accel_ops_builders_make(acc, &acc->builders, &acc->builder_count);
     if (status != ACCEL_OK)
         goto fail;
     *out = acc;
@@ -234,9 +215,7 @@ void accel_instance_destroy(accel_t *acc)
         return;
     /* Allocators free through the backend, so they go before the backend. */
     instance_free_devices(acc);
-    for (size_t i = 0; i < acc->builder_count; i++)
-        pthread_mutex_destroy(&acc->builders[i].lock);
-    free(acc->builders);
+    accel_ops_builders_free(acc->builders, acc->builder_count);
     if (acc->self != NULL)
         acc->ops->destroy(acc->self);
     while ((entry = acc->lazy_head) != NULL) {

@@ -18,24 +18,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend_contract.h"
 #include "env.h"
 #include "error.h"
 
 /* The longest name a backend may have: it must fit accel_candidate_t.name. */
 #define REGISTRY_NAME_MAX 31
 
-/* The backend table must reach at least past its last required slot. */
-#define REGISTRY_OPS_MIN_SIZE                                                          \
-    (offsetof(accel_backend_ops_t, rng_fill) + sizeof(((accel_backend_ops_t *)0)->rng_fill))
 /* The info struct as ABI version 1 defined it. */
 #define REGISTRY_INFO_MIN_SIZE                                                         \
     (offsetof(accel_backend_info_t, vendor_stack) +                                    \
      sizeof(((accel_backend_info_t *)0)->vendor_stack))
-
-/* Slots every backend must fill; adding one here makes it required. */
-#define REGISTRY_REQUIRED_SLOTS(X)                                                     \
-    X(probe) X(create) X(destroy) X(init) X(device_count) X(synchronize)               \
-    X(supported_dtypes) X(mem_alloc) X(mem_free) X(memcpy_async) X(memset_async) X(rng_fill)
 
 /* One supported-names string; older ones stay reachable through `older`, so a
  * pointer from accel_supported_names() never dangles. */
@@ -63,12 +56,34 @@ static const accel_builtin_backend_t *registry_builtin(const char *name)
     return NULL;
 }
 
+const accel_known_backend_t *accel_registry_known(const char *name)
+{
+    for (size_t i = 0; i < accel_known_backend_count; i++) {
+        if (strcmp(accel_known_backends[i].name, name) == 0)
+            return &accel_known_backends[i];
+    }
+    return NULL;
+}
+
+static accel_status_t registry_check_table(const accel_backend_ops_t *ops, const char *origin);
+
+/* A builtin table is checked like a plugin's before core uses it: a backend
+ * folder that breaks the contract is refused (with an error logged), never
+ * called. */
 static const accel_backend_ops_t *registry_builtin_ops(const char *name)
 {
     const accel_builtin_backend_t *builtin = registry_builtin(name);
-    if (builtin == NULL || builtin->ops == NULL)
+    const accel_backend_ops_t *ops;
+    char origin[64];
+    if (builtin == NULL)
         return NULL;
-    return builtin->ops();
+    ops = builtin->ops();
+    snprintf(origin, sizeof origin, "builtin backend %s", builtin->name);
+    if (registry_check_table(ops, origin) != ACCEL_OK) {
+        accel_log(ACCEL_LOG_ERROR, "%s", accel_last_error());
+        return NULL;
+    }
+    return ops;
 }
 
 /* Caller holds registry_lock. */
@@ -96,18 +111,6 @@ static bool registry_name_is_valid(const char *name)
     return true;
 }
 
-static accel_status_t registry_check_slots(const accel_backend_ops_t *ops, const char *origin)
-{
-#define REGISTRY_CHECK_SLOT(slot)                                                      \
-    if (ops->slot == NULL)                                                             \
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,                               \
-                           "%s: backend \"%s\" leaves the required slot %s NULL", origin, \
-                           ops->name, #slot);
-    REGISTRY_REQUIRED_SLOTS(REGISTRY_CHECK_SLOT)
-#undef REGISTRY_CHECK_SLOT
-    return ACCEL_OK;
-}
-
 /* Everything that can be checked without the list of names. `origin` starts
  * every sentence: "plugin /path/libaccel-backend-x.so" or the calling API. */
 static accel_status_t registry_check_table(const accel_backend_ops_t *ops, const char *origin)
@@ -119,12 +122,12 @@ static accel_status_t registry_check_table(const accel_backend_ops_t *ops, const
                            "%s: backend ABI version %u, this library speaks %u; rebuild it "
                            "against this accel",
                            origin, (unsigned)ops->abi_version, (unsigned)ACCEL_BACKEND_ABI_VERSION);
-    if (ops->struct_size < REGISTRY_OPS_MIN_SIZE)
+    if (ops->struct_size < accel_backend_contract_min_size())
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: backend table is %zu bytes, but ABI version %u needs at least "
                            "%zu (up to rng_fill)",
                            origin, ops->struct_size, (unsigned)ACCEL_BACKEND_ABI_VERSION,
-                           (size_t)REGISTRY_OPS_MIN_SIZE);
+                           accel_backend_contract_min_size());
     if (ops->name == NULL || !registry_name_is_valid(ops->name))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: backend name must be 1 to %d characters of [A-Za-z0-9._-]",
@@ -133,7 +136,7 @@ static accel_status_t registry_check_table(const accel_backend_ops_t *ops, const
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: backend \"%s\" has no info struct, or one shorter than %zu bytes",
                            origin, ops->name, (size_t)REGISTRY_INFO_MIN_SIZE);
-    return registry_check_slots(ops, origin);
+    return accel_backend_contract_check(ops, origin);
 }
 
 /* Caller holds registry_lock. */
@@ -143,7 +146,7 @@ static accel_status_t registry_check_name_free_locked(const accel_backend_ops_t 
     if (registry_find_registered_locked(ops->name) != NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: a backend named \"%s\" is already registered", origin, ops->name);
-    if (registry_builtin_ops(ops->name) != NULL)
+    if (registry_builtin(ops->name) != NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: \"%s\" is the name of a backend built into this library", origin,
                            ops->name);
@@ -325,12 +328,15 @@ static void registry_names_append(char *text, size_t *pos, const char *name)
     *pos += (size_t)sprintf(text + *pos, "%s'%s'", *pos > 1 ? ", " : "", name);
 }
 
-/* Caller holds registry_lock. Builtin names in table order, then registered
- * names that are not builtin names (a registered "npu" is listed once). */
+/* Caller holds registry_lock. Known names in their order, then built
+ * backends accel does not know by name, then registered names that are none
+ * of those (a registered "npu" is listed once). */
 static registry_names_t *registry_names_build_locked(void)
 {
     size_t size = 3, pos = 1;
     registry_names_t *names;
+    for (size_t i = 0; i < accel_known_backend_count; i++)
+        size += strlen(accel_known_backends[i].name) + 4;
     for (size_t i = 0; i < accel_builtin_backend_count; i++)
         size += strlen(accel_builtin_backends[i].name) + 4;
     for (size_t i = 0; i < registry_count; i++)
@@ -339,11 +345,16 @@ static registry_names_t *registry_names_build_locked(void)
     if (names == NULL)
         return NULL;
     names->text[0] = '[';
-    for (size_t i = 0; i < accel_builtin_backend_count; i++)
-        registry_names_append(names->text, &pos, accel_builtin_backends[i].name);
+    for (size_t i = 0; i < accel_known_backend_count; i++)
+        registry_names_append(names->text, &pos, accel_known_backends[i].name);
+    for (size_t i = 0; i < accel_builtin_backend_count; i++) {
+        if (accel_registry_known(accel_builtin_backends[i].name) == NULL)
+            registry_names_append(names->text, &pos, accel_builtin_backends[i].name);
+    }
     for (size_t i = 0; i < registry_count; i++) {
-        if (registry_builtin(registry_entries[i]->name) == NULL)
-            registry_names_append(names->text, &pos, registry_entries[i]->name);
+        const char *name = registry_entries[i]->name;
+        if (accel_registry_known(name) == NULL && registry_builtin(name) == NULL)
+            registry_names_append(names->text, &pos, name);
     }
     names->text[pos++] = ']';
     names->text[pos] = '\0';

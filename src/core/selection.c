@@ -83,8 +83,11 @@ static void selection_probe(const accel_backend_ops_t *ops, accel_probe_result_t
     out->reason[sizeof out->reason - 1] = '\0';
 }
 
+/* A name accel knows or has built: naming it never gets "unknown". */
 static bool selection_is_builtin_name(const char *name)
 {
+    if (accel_registry_known(name) != NULL)
+        return true;
     for (size_t i = 0; i < accel_builtin_backend_count; i++) {
         if (strcmp(accel_builtin_backends[i].name, name) == 0)
             return true;
@@ -110,17 +113,14 @@ static void selection_upper_name(const char *name, bool for_variable, char *out,
 static accel_status_t selection_not_built(const char *name)
 {
     char upper[48];
-    const accel_builtin_backend_t *builtin = NULL;
-    for (size_t i = 0; i < accel_builtin_backend_count; i++)
-        if (strcmp(accel_builtin_backends[i].name, name) == 0)
-            builtin = &accel_builtin_backends[i];
+    const accel_known_backend_t *known = accel_registry_known(name);
     selection_upper_name(name, true, upper, sizeof upper);
     return accel_error(ACCEL_ERROR_UNAVAILABLE,
                        "%s backend (which drives %s, %s) is not built into this accel (version "
                        "%s): it is not implemented in this version yet, or it was configured off "
                        "(-DACCEL_BACKEND_%s=OFF)",
-                       name, builtin != NULL ? builtin->runtime_library : "its vendor runtime",
-                       builtin != NULL ? builtin->vendor_stack : "its vendor stack",
+                       name, known != NULL ? known->runtime_library : "its vendor runtime",
+                       known != NULL ? known->vendor_stack : "its vendor stack",
                        accel_version(), upper);
 }
 

@@ -51,31 +51,15 @@ accel_status_t accel_lion_config_check(const char *op_name, const accel_lion_con
 /* Bytes of one element of the supported optimizer dtypes (f32, f16, bf16). */
 size_t accel_optim_dtype_size(accel_dtype_t dtype);
 
-/* Adam's per-step scalars, computed once per call in double and rounded to
- * f32 (DeepSpeed keeps beta^t in f32 across steps; computing it from `step`
- * makes a step independent of the ones before it). */
-typedef struct accel_adam_coeffs {
-    float beta1, one_minus_beta1;
-    float beta2, one_minus_beta2;
-    float eps;
-    float step_size;      /* -lr / bc1 */
-    float bc2;            /* 1 / sqrt(1 - beta2^t), or 1 */
-    float l2_decay;       /* weight_decay when L2 mode (added to g), else 0 */
-    float decoupled_decay; /* -lr * weight_decay when AdamW mode, else 0 */
-} accel_adam_coeffs_t;
+/* The per-step scalars (accel_adam_coeffs_t and friends, declared in
+ * accel_backend.h because device kernels receive them), computed once per
+ * call in double and rounded to f32. DeepSpeed keeps beta^t in f32 across
+ * steps; computing it from `step` makes a step independent of the ones
+ * before it. */
 void accel_adam_coeffs_make(const accel_adam_config_t *config, uint64_t step,
                             accel_adam_coeffs_t *out);
 
-/* Lion's per-step scalars. */
-typedef struct accel_lion_coeffs {
-    float beta1, one_minus_beta1;
-    float beta2, one_minus_beta2;
-    float step_size;   /* -lr */
-    float after_decay; /* 1 - lr * weight_decay */
-    int has_decay;     /* weight_decay > 0 */
-} accel_lion_coeffs_t;
-
-/* Adagrad's per-step scalars. */
+/* Adagrad's per-step scalars (host kernels only). */
 typedef struct accel_adagrad_coeffs {
     float step_size; /* -lr */
     float eps;
@@ -85,22 +69,24 @@ typedef struct accel_adagrad_coeffs {
 void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out);
 void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out);
 
-/* The host builders (CPUAdamBuilder, CPUAdagradBuilder, CPULionBuilder) as
- * desc initialisers, so each backend's table can list them first. */
+/* The builders core lists on every accelerator (builders.c): the host
+ * optimizer ops, then FusedAdam/FusedLion (the backend's fused_optim kernels,
+ * or the host ops where the backend's memory is host memory), then the
+ * backend's own op_builders. Allocates *out (freed by accel_ops_builders_free)
+ * and fills each wrapper's desc and self. */
+accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, size_t *out_count);
+void accel_ops_builders_free(accel_op_builder_t *builders, size_t count);
+
+/* The host builders' functions (host_ops.c); `self` is unused. */
 bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap);
 accel_status_t accel_host_adam_load(void *self, const void **out);
 accel_status_t accel_host_adagrad_load(void *self, const void **out);
 accel_status_t accel_host_lion_load(void *self, const void **out);
 
-#define ACCEL_HOST_OP_BUILDERS                                                                     \
-    {sizeof(accel_op_builder_desc_t), "CPUAdamBuilder", "cpu_adam",                              \
-     accel_host_optim_is_compatible, accel_host_adam_load},                                        \
-    {sizeof(accel_op_builder_desc_t), "CPUAdagradBuilder", "cpu_adagrad",                         \
-     accel_host_optim_is_compatible, accel_host_adagrad_load},                                     \
-    {sizeof(accel_op_builder_desc_t), "CPULionBuilder", "cpu_lion",                               \
-     accel_host_optim_is_compatible, accel_host_lion_load}
-
-/* The cpu backend's whole table: the host builders, then its fused ops. */
-const accel_op_builder_desc_t *accel_cpu_backend_op_builders(void *self, size_t *out_count);
+/* The fused builders of a backend with a fused_optim table (device_ops.c);
+ * `self` is the accel_t. */
+bool accel_device_optim_is_compatible(void *self, char *reason, size_t reason_cap);
+accel_status_t accel_device_adam_load(void *self, const void **out);
+accel_status_t accel_device_lion_load(void *self, const void **out);
 
 #endif /* ACCEL_OPS_OPS_H */

@@ -23,7 +23,6 @@
 
 #include "backends/cpu/cpu.h"
 #include "core/env.h"
-#include "ops/ops.h"
 
 #define NUMA_SYSFS_DIR "/sys/devices/system/node"
 
@@ -549,7 +548,7 @@ static const accel_backend_ops_t cpu_ops = {
 
     .range_push = NULL, /* core's trace recorder records ranges */
     .range_pop = NULL,
-    .op_builders = accel_cpu_backend_op_builders,
+
 };
 
 const accel_backend_ops_t *accel_cpu_backend_ops(void)

@@ -144,7 +144,7 @@ void accel_cpu_event_release(accel_cpu_event_t *event);
 
 accel_status_t accel_cpu_event_create(void *self, int device, unsigned flags, void **out);
 void accel_cpu_event_destroy(void *self, int device, void *event);
-accel_status_t accel_cpu_event_record(void *self, int device, void *event, void *stream);
+accel_status_t accel_cpu_event_record(void *self, int device, void *stream, void *event);
 accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_cpu_event_query(void *self, int device, void *event);
 accel_status_t accel_cpu_event_elapsed_ms(void *self, int device, void *start, void *end,
@@ -167,7 +167,7 @@ void accel_cpu_graph_free(accel_cpu_graph_t *graph);
 
 accel_status_t accel_cpu_graph_capture_begin(void *self, int device, void *stream);
 accel_status_t accel_cpu_graph_capture_end(void *self, int device, void *stream, void **out_graph);
-accel_status_t accel_cpu_graph_launch(void *self, int device, void *graph, void *stream);
+accel_status_t accel_cpu_graph_launch(void *self, int device, void *stream, void *graph);
 void accel_cpu_graph_destroy(void *self, void *graph);
 
 /* ---------------------------------------------------------------- memory (memory.c) */

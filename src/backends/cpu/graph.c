@@ -99,7 +99,7 @@ accel_status_t accel_cpu_graph_capture_end(void *self, int device, void *stream,
 
 /* All of the graph's items enter the stream as one step (or none, on OOM);
  * on a stream that is itself capturing they are appended to that capture. */
-accel_status_t accel_cpu_graph_launch(void *self, int device, void *graph, void *stream)
+accel_status_t accel_cpu_graph_launch(void *self, int device, void *stream, void *graph)
 {
     accel_cpu_graph_t *g = graph;
     return accel_cpu_stream_submit(stream, g->items, g->count);

@@ -118,7 +118,7 @@ void accel_cpu_event_destroy(void *self, int device, void *event)
         accel_cpu_event_release(event); /* queued records keep their own reference */
 }
 
-accel_status_t accel_cpu_event_record(void *self, int device, void *event, void *stream)
+accel_status_t accel_cpu_event_record(void *self, int device, void *stream, void *event)
 {
     accel_cpu_work_t work = {.kind = ACCEL_CPU_WORK_EVENT_RECORD};
     work.u.event.event = event;

@@ -12,7 +12,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "core/env.h"
-#include "ops/cuda/fused_optim.h"
+#include "backends/cuda/fused_optim.h"
 
 #ifdef ACCEL_CUDA_HAVE_NVTX3
 #include <nvtx3/nvToolsExt.h>
@@ -697,7 +697,7 @@ static const accel_backend_ops_t cuda_ops = {
 
     .range_push = CUDA_RANGE_PUSH,
     .range_pop = CUDA_RANGE_POP,
-    .op_builders = accel_cuda_op_builders,
+    .fused_optim = &accel_cuda_fused_optim,
 };
 
 const accel_backend_ops_t *accel_cuda_backend_ops(void)

@@ -70,7 +70,7 @@ const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap);
 
 /* The programs compiled at run time, each loaded into its own module slot
  * of a device: the Philox fills (kernels.c) and the optimizer ops
- * (src/ops/cuda/fused_optim.c). */
+ * (src/backends/cuda/fused_optim.c). */
 typedef enum accel_cuda_program_id {
     ACCEL_CUDA_PROGRAM_RNG = 0,
     ACCEL_CUDA_PROGRAM_OPTIM = 1,
@@ -154,7 +154,7 @@ accel_status_t accel_cuda_stream_add_callback(void *self, int device, void *stre
                                               accel_host_fn_t fn, void *user_data);
 accel_status_t accel_cuda_event_create(void *self, int device, unsigned flags, void **out);
 void accel_cuda_event_destroy(void *self, int device, void *event);
-accel_status_t accel_cuda_event_record(void *self, int device, void *event, void *stream);
+accel_status_t accel_cuda_event_record(void *self, int device, void *stream, void *event);
 accel_status_t accel_cuda_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_cuda_event_query(void *self, int device, void *event);
 accel_status_t accel_cuda_event_elapsed_ms(void *self, int device, void *start, void *end,
@@ -162,7 +162,7 @@ accel_status_t accel_cuda_event_elapsed_ms(void *self, int device, void *start, 
 accel_status_t accel_cuda_graph_capture_begin(void *self, int device, void *stream);
 accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream,
                                             void **out_graph);
-accel_status_t accel_cuda_graph_launch(void *self, int device, void *graph, void *stream);
+accel_status_t accel_cuda_graph_launch(void *self, int device, void *stream, void *graph);
 void accel_cuda_graph_destroy(void *self, void *graph);
 
 /* ---------------------------------------------------------------- kernels.c */

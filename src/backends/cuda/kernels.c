@@ -1,6 +1,6 @@
 /* kernels.c: the CUDA backend's device code: Philox fills (DESIGN.md §4)
  * written in CUDA C below, and how every run-time compiled program of the
- * backend (the optimizer ops of src/ops/cuda too) is built: with NVRTC for
+ * backend (the fused optimizer kernels of fused_optim.c too) is built: with NVRTC for
  * the device's exact architecture (a cubin; PTX when NVRTC cannot target
  * it), cached on disk through core/kernel_cache.h, and loaded once per
  * device into its primary context. The Philox arithmetic is

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_backend.h"
-#include "ops/cuda/fused_optim.h"
+#include "backends/cuda/fused_optim.h"
 
 static const char *const check_archs[] = {"75", "80", "90"};
 

@@ -136,7 +136,7 @@ void accel_cuda_event_destroy(void *self, int device, void *event)
         cuda->cu->cuEventDestroy_v2(event);
 }
 
-accel_status_t accel_cuda_event_record(void *self, int device, void *event, void *stream)
+accel_status_t accel_cuda_event_record(void *self, int device, void *stream, void *event)
 {
     accel_cuda_backend_t *cuda = self;
     accel_status_t status = accel_cuda_activate(cuda, device);
@@ -232,7 +232,7 @@ accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream
     return ACCEL_OK;
 }
 
-accel_status_t accel_cuda_graph_launch(void *self, int device, void *graph, void *stream)
+accel_status_t accel_cuda_graph_launch(void *self, int device, void *stream, void *graph)
 {
     accel_cuda_backend_t *cuda = self;
     accel_cuda_graph_t *g = graph;

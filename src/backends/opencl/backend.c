@@ -12,7 +12,7 @@
 
 #include "backends/opencl/opencl.h"
 #include "core/env.h"
-#include "ops/opencl/fused_optim.h"
+#include "backends/opencl/fused_optim.h"
 
 /* ---------------------------------------------------------------- static facts */
 
@@ -486,7 +486,7 @@ static const accel_backend_ops_t opencl_ops = {
 
     .range_push = NULL, /* core's trace recorder records ranges */
     .range_pop = NULL,
-    .op_builders = accel_opencl_op_builders,
+    .fused_optim = &accel_opencl_fused_optim,
 };
 
 const accel_backend_ops_t *accel_opencl_backend_ops(void)

@@ -1,6 +1,6 @@
 /* kernels.c: the OpenCL backend's device code (Philox fills, DESIGN.md §4,
  * ported line by line from src/core/philox.c) and how every program of the
- * backend is built and launched (the optimizer ops of src/ops/opencl use the
+ * backend is built and launched (the fused optimizer kernels of fused_optim.c use the
  * same path): from a program binary in the kernel cache when one matches,
  * else from source, and then cached. Built lazily, once per device, on first
  * use. Threads: the device's kernel_lock guards its program and kernel

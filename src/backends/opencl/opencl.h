@@ -73,7 +73,7 @@ typedef struct accel_opencl_stream accel_opencl_stream_t;
 
 /* The programs a device builds at run time, each in its own slot of the
  * device: the Philox fills (kernels.c) and the optimizer ops
- * (src/ops/opencl/fused_optim.c). */
+ * (src/backends/opencl/fused_optim.c). */
 typedef enum accel_opencl_program_id {
     ACCEL_OPENCL_PROGRAM_RNG = 0,
     ACCEL_OPENCL_PROGRAM_OPTIM = 1,
@@ -221,7 +221,7 @@ accel_status_t accel_opencl_device_synchronize(void *self, int device);
 
 accel_status_t accel_opencl_event_create(void *self, int device, unsigned flags, void **out);
 void accel_opencl_event_destroy(void *self, int device, void *event);
-accel_status_t accel_opencl_event_record(void *self, int device, void *event, void *stream);
+accel_status_t accel_opencl_event_record(void *self, int device, void *stream, void *event);
 accel_status_t accel_opencl_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_opencl_event_query(void *self, int device, void *event);
 accel_status_t accel_opencl_event_elapsed_ms(void *self, int device, void *start, void *end,

@@ -379,7 +379,7 @@ static accel_status_t event_point(accel_opencl_backend_t *cl, accel_opencl_queue
 }
 
 /* Re-recording replaces the held point; the old one is released. */
-accel_status_t accel_opencl_event_record(void *self, int device, void *handle, void *stream)
+accel_status_t accel_opencl_event_record(void *self, int device, void *stream, void *handle)
 {
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;

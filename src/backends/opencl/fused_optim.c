@@ -3,13 +3,12 @@
  * same operations, same order, fma where it fuses), built once per device
  * through the backend's program cache (backends/opencl/kernels.c) and queued
  * on the caller's stream. The op tables are constant; a step may be called
- * from any thread (kernel arguments are set under the device's kernel_lock). */
+ * from any thread (kernel arguments are set under the device's kernel_lock).
+ * Core validates every step before it reaches a slot here. */
 #include <stdio.h>
 
+#include "backends/opencl/fused_optim.h"
 #include "backends/opencl/opencl.h"
-#include "ops/cpu/optim_kernels.h"
-#include "ops/device_optim.h"
-#include "ops/opencl/fused_optim.h"
 
 /* Work-items per launch: enough to fill a device, then each item strides. */
 #define OPTIM_GROUP_MULTIPLE 256u
@@ -131,79 +130,65 @@ static const accel_opencl_program_source_t optim_program = {
 
 /* ---------------------------------------------------------------- one step */
 
-/* Where a validated step runs: the backend, device and stream, and each
- * tensor as (buffer, byte offset). */
-typedef struct optim_launch {
-    accel_opencl_backend_t *cl;
-    int device;
-    void *stream; /* backend stream; NULL = the device's default queue */
+/* Bytes of one element of an optimizer dtype (f32, or f16/bf16). */
+static size_t optim_element_size(accel_dtype_t dtype)
+{
+    return dtype == ACCEL_DTYPE_F32 ? 4 : 2;
+}
+
+/* Where a checked step runs: the device and stream, and each tensor as
+ * (buffer, byte offset), plus how many work-items to queue. */
+typedef struct optim_target {
     accel_cl_mem mems[4];
     accel_cl_ulong offsets[4];
     size_t items;
-} optim_launch_t;
+} optim_target_t;
 
-/* Resolve the stream and the buffers of a validated view. With no elements
- * there is nothing to queue: out->items stays 0. */
-static accel_status_t optim_launch_make(const char *op, accel_t *acc, accel_stream_t *stream,
-                                        const accel_optim_view_t *view, optim_launch_t *out)
+/* Find the buffers behind a launch's pointers (core checked that they are
+ * this device's memory). */
+static accel_status_t optim_target_make(accel_opencl_backend_t *cl,
+                                        const accel_optim_launch_t *launch, optim_target_t *out)
 {
-    const void *ptrs[4] = {view->param, view->grad, view->state1, view->state2};
-    accel_dtype_t dtypes[4] = {view->param_dtype, view->param_dtype, view->state_dtype,
-                               view->state_dtype};
-    size_t n = view->state2 != NULL ? 4 : 3;
-    accel_stream_t *resolved = NULL;
-    accel_status_t status = accel_device_optim_stream(op, acc, stream, view, &resolved);
-    *out = (optim_launch_t){.cl = acc->self};
-    if (status != ACCEL_OK || view->count == 0)
-        return status;
+    const void *ptrs[4] = {launch->param, launch->grad, launch->state1, launch->state2};
+    accel_dtype_t dtypes[4] = {launch->param_dtype, launch->param_dtype, launch->state_dtype,
+                               launch->state_dtype};
+    size_t n = launch->state2 != NULL ? 4 : 3;
+    accel_status_t status = ACCEL_OK;
+    *out = (optim_target_t){0};
     for (size_t k = 0; k < n && status == ACCEL_OK; k++) {
         size_t offset = 0;
-        status = accel_opencl_resolve(out->cl, view->device, ptrs[k],
-                                      view->count * accel_optim_dtype_size(dtypes[k]),
+        status = accel_opencl_resolve(cl, launch->device, ptrs[k],
+                                      launch->count * optim_element_size(dtypes[k]),
                                       &out->mems[k], &offset);
         out->offsets[k] = offset;
     }
-    if (status != ACCEL_OK)
-        return status;
-    out->device = view->device;
-    out->stream = resolved->impl;
-    out->items = view->count < OPTIM_MAX_ITEMS ? view->count : OPTIM_MAX_ITEMS;
+    out->items = launch->count < OPTIM_MAX_ITEMS ? launch->count : OPTIM_MAX_ITEMS;
     out->items =
         (out->items + OPTIM_GROUP_MULTIPLE - 1) / OPTIM_GROUP_MULTIPLE * OPTIM_GROUP_MULTIPLE;
-    return ACCEL_OK;
+    return status;
 }
 
-static accel_status_t opencl_adam_step(accel_t *acc, accel_stream_t *stream,
-                                       const accel_adam_config_t *config, uint64_t step,
-                                       DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
-                                       DLTensor *exp_avg_sq)
+static accel_status_t opencl_fused_adam(void *self, const accel_optim_launch_t *launch,
+                                        const accel_adam_coeffs_t *coeffs)
 {
-    const char *op = "fused_adam";
-    accel_optim_view_t view;
-    accel_adam_coeffs_t c;
-    optim_launch_t launch;
-    accel_status_t status = accel_device_optim_check_backend(op, acc, accel_opencl_backend_ops());
-    if (status == ACCEL_OK)
-        status = accel_adam_config_check(op, config, step);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       exp_avg_sq, 2, &view);
-    if (status == ACCEL_OK)
-        status = optim_launch_make(op, acc, stream, &view, &launch);
-    if (status != ACCEL_OK || launch.items == 0)
+    accel_opencl_backend_t *cl = self;
+    accel_adam_coeffs_t c = *coeffs;
+    optim_target_t target;
+    accel_status_t status = optim_target_make(cl, launch, &target);
+    if (status != ACCEL_OK)
         return status;
-    accel_adam_coeffs_make(config, step, &c);
-    accel_cl_ulong count = view.count;
-    accel_cl_uint pt = (accel_cl_uint)view.param_dtype, st = (accel_cl_uint)view.state_dtype;
+    accel_cl_ulong count = launch->count;
+    accel_cl_uint pt = (accel_cl_uint)launch->param_dtype;
+    accel_cl_uint st = (accel_cl_uint)launch->state_dtype;
     const accel_opencl_arg_t args[] = {
-        {sizeof(accel_cl_mem), &launch.mems[0]},
-        {sizeof(accel_cl_ulong), &launch.offsets[0]},
-        {sizeof(accel_cl_mem), &launch.mems[1]},
-        {sizeof(accel_cl_ulong), &launch.offsets[1]},
-        {sizeof(accel_cl_mem), &launch.mems[2]},
-        {sizeof(accel_cl_ulong), &launch.offsets[2]},
-        {sizeof(accel_cl_mem), &launch.mems[3]},
-        {sizeof(accel_cl_ulong), &launch.offsets[3]},
+        {sizeof(accel_cl_mem), &target.mems[0]},
+        {sizeof(accel_cl_ulong), &target.offsets[0]},
+        {sizeof(accel_cl_mem), &target.mems[1]},
+        {sizeof(accel_cl_ulong), &target.offsets[1]},
+        {sizeof(accel_cl_mem), &target.mems[2]},
+        {sizeof(accel_cl_ulong), &target.offsets[2]},
+        {sizeof(accel_cl_mem), &target.mems[3]},
+        {sizeof(accel_cl_ulong), &target.offsets[3]},
         {sizeof count, &count},
         {sizeof pt, &pt},
         {sizeof st, &st},
@@ -217,39 +202,30 @@ static accel_status_t opencl_adam_step(accel_t *acc, accel_stream_t *stream,
         {sizeof(float), &c.l2_decay},
         {sizeof(float), &c.decoupled_decay},
     };
-    return accel_opencl_launch(launch.cl, launch.device, launch.stream, &optim_program,
-                               OPTIM_KERNEL_ADAM, args, sizeof args / sizeof args[0], launch.items);
+    return accel_opencl_launch(cl, launch->device, launch->stream, &optim_program,
+                               OPTIM_KERNEL_ADAM, args, sizeof args / sizeof args[0], target.items);
 }
 
-static accel_status_t opencl_lion_step(accel_t *acc, accel_stream_t *stream,
-                                       const accel_lion_config_t *config, DLTensor *param,
-                                       const DLTensor *grad, DLTensor *exp_avg)
+static accel_status_t opencl_fused_lion(void *self, const accel_optim_launch_t *launch,
+                                        const accel_lion_coeffs_t *coeffs)
 {
-    const char *op = "fused_lion";
-    accel_optim_view_t view;
-    accel_lion_coeffs_t c;
-    optim_launch_t launch;
-    accel_status_t status = accel_device_optim_check_backend(op, acc, accel_opencl_backend_ops());
-    if (status == ACCEL_OK)
-        status = accel_lion_config_check(op, config);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       NULL, 1, &view);
-    if (status == ACCEL_OK)
-        status = optim_launch_make(op, acc, stream, &view, &launch);
-    if (status != ACCEL_OK || launch.items == 0)
+    accel_opencl_backend_t *cl = self;
+    accel_lion_coeffs_t c = *coeffs;
+    optim_target_t target;
+    accel_status_t status = optim_target_make(cl, launch, &target);
+    if (status != ACCEL_OK)
         return status;
-    accel_lion_coeffs_make(config, &c);
-    accel_cl_ulong count = view.count;
-    accel_cl_uint pt = (accel_cl_uint)view.param_dtype, st = (accel_cl_uint)view.state_dtype;
+    accel_cl_ulong count = launch->count;
+    accel_cl_uint pt = (accel_cl_uint)launch->param_dtype;
+    accel_cl_uint st = (accel_cl_uint)launch->state_dtype;
     accel_cl_int has_decay = c.has_decay;
     const accel_opencl_arg_t args[] = {
-        {sizeof(accel_cl_mem), &launch.mems[0]},
-        {sizeof(accel_cl_ulong), &launch.offsets[0]},
-        {sizeof(accel_cl_mem), &launch.mems[1]},
-        {sizeof(accel_cl_ulong), &launch.offsets[1]},
-        {sizeof(accel_cl_mem), &launch.mems[2]},
-        {sizeof(accel_cl_ulong), &launch.offsets[2]},
+        {sizeof(accel_cl_mem), &target.mems[0]},
+        {sizeof(accel_cl_ulong), &target.offsets[0]},
+        {sizeof(accel_cl_mem), &target.mems[1]},
+        {sizeof(accel_cl_ulong), &target.offsets[1]},
+        {sizeof(accel_cl_mem), &target.mems[2]},
+        {sizeof(accel_cl_ulong), &target.offsets[2]},
         {sizeof count, &count},
         {sizeof pt, &pt},
         {sizeof st, &st},
@@ -261,14 +237,11 @@ static accel_status_t opencl_lion_step(accel_t *acc, accel_stream_t *stream,
         {sizeof(float), &c.after_decay},
         {sizeof has_decay, &has_decay},
     };
-    return accel_opencl_launch(launch.cl, launch.device, launch.stream, &optim_program,
-                               OPTIM_KERNEL_LION, args, sizeof args / sizeof args[0], launch.items);
+    return accel_opencl_launch(cl, launch->device, launch->stream, &optim_program,
+                               OPTIM_KERNEL_LION, args, sizeof args / sizeof args[0], target.items);
 }
 
-/* ---------------------------------------------------------------- builders */
-
-static const accel_adam_op_t opencl_adam_op = {sizeof(accel_adam_op_t), "opencl", opencl_adam_step};
-static const accel_lion_op_t opencl_lion_op = {sizeof(accel_lion_op_t), "opencl", opencl_lion_step};
+/* ---------------------------------------------------------------- the slot */
 
 /* The kernels are built from source, so every device needs its compiler. */
 static bool opencl_optim_is_compatible(void *self, char *reason, size_t reason_cap)
@@ -291,10 +264,11 @@ static bool opencl_optim_is_compatible(void *self, char *reason, size_t reason_c
     return true;
 }
 
-/* Build the program on every device now, so load reports a build failure
- * (core has initialised the backend before calling load). */
-static accel_status_t opencl_optim_build(accel_opencl_backend_t *cl)
+/* Build the program on every device now, so a builder's load reports a
+ * build failure (core has initialised the backend). */
+static accel_status_t opencl_optim_build(void *self)
 {
+    accel_opencl_backend_t *cl = self;
     accel_status_t status = ACCEL_OK;
     for (int d = 0; d < cl->device_count && status == ACCEL_OK; d++) {
         accel_opencl_device_t *dev = &cl->devices[d];
@@ -305,33 +279,10 @@ static accel_status_t opencl_optim_build(accel_opencl_backend_t *cl)
     return status;
 }
 
-static accel_status_t opencl_adam_load(void *self, const void **out)
-{
-    accel_status_t status = opencl_optim_build(self);
-    if (status == ACCEL_OK)
-        *out = &opencl_adam_op;
-    return status;
-}
-
-static accel_status_t opencl_lion_load(void *self, const void **out)
-{
-    accel_status_t status = opencl_optim_build(self);
-    if (status == ACCEL_OK)
-        *out = &opencl_lion_op;
-    return status;
-}
-
-static const accel_op_builder_desc_t opencl_builders[] = {
-    ACCEL_HOST_OP_BUILDERS,
-    {sizeof(accel_op_builder_desc_t), "FusedAdamBuilder", "fused_adam", opencl_optim_is_compatible,
-     opencl_adam_load},
-    {sizeof(accel_op_builder_desc_t), "FusedLionBuilder", "fused_lion", opencl_optim_is_compatible,
-     opencl_lion_load},
+const accel_fused_optim_ops_t accel_opencl_fused_optim = {
+    .struct_size = sizeof(accel_fused_optim_ops_t),
+    .is_compatible = opencl_optim_is_compatible,
+    .build = opencl_optim_build,
+    .adam = opencl_fused_adam,
+    .lion = opencl_fused_lion,
 };
-
-const accel_op_builder_desc_t *accel_opencl_op_builders(void *self, size_t *out_count)
-{
-    (void)self;
-    *out_count = sizeof opencl_builders / sizeof opencl_builders[0];
-    return opencl_builders;
-}

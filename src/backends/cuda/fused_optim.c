@@ -3,15 +3,13 @@
  * same operations in the same order, each correctly rounded through the
  * __*_rn intrinsics, fma where the host fuses), compiled at run time with
  * NVRTC and cached on disk by the backend (backends/cuda/kernels.c), and
- * launched with cuLaunchKernel on the caller's stream. The op tables are
- * constant; a step may be called from any thread. */
+ * launched with cuLaunchKernel on the caller's stream. Core validates every
+ * step before it reaches a slot here. Constant; any thread. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ops/cpu/optim_kernels.h"
-#include "ops/cuda/fused_optim.h"
-#include "ops/device_optim.h"
+#include "backends/cuda/fused_optim.h"
 
 #define OPTIM_THREADS    256u
 #define OPTIM_MAX_BLOCKS 65535u /* the kernels stride over the rest */
@@ -175,94 +173,63 @@ const accel_cuda_program_t accel_cuda_optim_program = {
 
 /* ---------------------------------------------------------------- one step */
 
-/* The kernels' pair code of a validated view (the order of accel_ops.h). */
-static unsigned optim_pair_code(const accel_optim_view_t *view)
+/* The kernels' pair code of a checked launch (the order of accel_ops.h). */
+static unsigned optim_pair_code(const accel_optim_launch_t *launch)
 {
-    if (view->param_dtype == ACCEL_DTYPE_F32)
+    if (launch->param_dtype == ACCEL_DTYPE_F32)
         return 0;
-    if (view->state_dtype == ACCEL_DTYPE_F32)
-        return view->param_dtype == ACCEL_DTYPE_F16 ? 1 : 2;
-    return view->param_dtype == ACCEL_DTYPE_F16 ? 3 : 4;
+    if (launch->state_dtype == ACCEL_DTYPE_F32)
+        return launch->param_dtype == ACCEL_DTYPE_F16 ? 1 : 2;
+    return launch->param_dtype == ACCEL_DTYPE_F16 ? 3 : 4;
 }
 
-/* Queue kernel `kernel` over the view's elements on `stream`. */
-static accel_status_t optim_launch(accel_t *acc, const accel_optim_view_t *view,
-                                   const accel_stream_t *stream, int kernel, void **params)
+/* Queue kernel `kernel` over the launch's elements on its stream. */
+static accel_status_t optim_launch(accel_cuda_backend_t *cuda, const accel_optim_launch_t *launch,
+                                   int kernel, void **params)
 {
-    accel_cuda_backend_t *cuda = acc->self;
-    unsigned long long blocks = (view->count + OPTIM_THREADS - 1) / OPTIM_THREADS;
+    unsigned long long blocks = (launch->count + OPTIM_THREADS - 1) / OPTIM_THREADS;
     accel_cu_function_t function = NULL;
-    accel_status_t status = accel_cuda_activate(cuda, view->device);
+    accel_status_t status = accel_cuda_activate(cuda, launch->device);
     if (status == ACCEL_OK)
         status =
-            accel_cuda_kernel(cuda, view->device, &accel_cuda_optim_program, kernel, &function);
+            accel_cuda_kernel(cuda, launch->device, &accel_cuda_optim_program, kernel, &function);
     if (status != ACCEL_OK)
         return status;
     if (blocks > OPTIM_MAX_BLOCKS)
         blocks = OPTIM_MAX_BLOCKS;
     return accel_cuda_check(cuda->cu,
                             cuda->cu->cuLaunchKernel(function, (unsigned)blocks, 1, 1,
-                                                     OPTIM_THREADS, 1, 1, 0, stream->impl, params,
-                                                     NULL),
+                                                     OPTIM_THREADS, 1, 1, 0, launch->stream,
+                                                     params, NULL),
                             kernel == OPTIM_KERNEL_ADAM ? "cuLaunchKernel (fused_adam)"
                                                         : "cuLaunchKernel (fused_lion)");
 }
 
-static accel_status_t cuda_adam_step(accel_t *acc, accel_stream_t *stream,
-                                     const accel_adam_config_t *config, uint64_t step,
-                                     DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
-                                     DLTensor *exp_avg_sq)
+static accel_status_t cuda_fused_adam(void *self, const accel_optim_launch_t *launch,
+                                      const accel_adam_coeffs_t *coeffs)
 {
-    const char *op = "fused_adam";
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
-    accel_adam_coeffs_t coeffs;
-    accel_status_t status = accel_device_optim_check_backend(op, acc, accel_cuda_backend_ops());
-    if (status == ACCEL_OK)
-        status = accel_adam_config_check(op, config, step);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       exp_avg_sq, 2, &view);
-    if (status == ACCEL_OK)
-        status = accel_device_optim_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
-        return status;
-    accel_adam_coeffs_make(config, step, &coeffs);
-    unsigned long long count = view.count;
-    unsigned pair = optim_pair_code(&view);
-    void *params[] = {&view.param, &view.grad, &view.state1, &view.state2, &count, &pair, &coeffs};
-    return optim_launch(acc, &view, resolved, OPTIM_KERNEL_ADAM, params);
+    void *param = launch->param, *state1 = launch->state1, *state2 = launch->state2;
+    const void *grad = launch->grad;
+    unsigned long long count = launch->count;
+    unsigned pair = optim_pair_code(launch);
+    accel_adam_coeffs_t c = *coeffs;
+    void *params[] = {&param, &grad, &state1, &state2, &count, &pair, &c};
+    return optim_launch(self, launch, OPTIM_KERNEL_ADAM, params);
 }
 
-static accel_status_t cuda_lion_step(accel_t *acc, accel_stream_t *stream,
-                                     const accel_lion_config_t *config, DLTensor *param,
-                                     const DLTensor *grad, DLTensor *exp_avg)
+static accel_status_t cuda_fused_lion(void *self, const accel_optim_launch_t *launch,
+                                      const accel_lion_coeffs_t *coeffs)
 {
-    const char *op = "fused_lion";
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
-    accel_lion_coeffs_t coeffs;
-    accel_status_t status = accel_device_optim_check_backend(op, acc, accel_cuda_backend_ops());
-    if (status == ACCEL_OK)
-        status = accel_lion_config_check(op, config);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       NULL, 1, &view);
-    if (status == ACCEL_OK)
-        status = accel_device_optim_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
-        return status;
-    accel_lion_coeffs_make(config, &coeffs);
-    unsigned long long count = view.count;
-    unsigned pair = optim_pair_code(&view);
-    void *params[] = {&view.param, &view.grad, &view.state1, &count, &pair, &coeffs};
-    return optim_launch(acc, &view, resolved, OPTIM_KERNEL_LION, params);
+    void *param = launch->param, *state1 = launch->state1;
+    const void *grad = launch->grad;
+    unsigned long long count = launch->count;
+    unsigned pair = optim_pair_code(launch);
+    accel_lion_coeffs_t c = *coeffs;
+    void *params[] = {&param, &grad, &state1, &count, &pair, &c};
+    return optim_launch(self, launch, OPTIM_KERNEL_LION, params);
 }
 
-/* ---------------------------------------------------------------- builders */
-
-static const accel_adam_op_t cuda_adam_op = {sizeof(accel_adam_op_t), "cuda", cuda_adam_step};
-static const accel_lion_op_t cuda_lion_op = {sizeof(accel_lion_op_t), "cuda", cuda_lion_step};
+/* ---------------------------------------------------------------- the slot */
 
 /* The kernels are compiled at run time: NVRTC must load. */
 static bool cuda_optim_is_compatible(void *self, char *reason, size_t reason_cap)
@@ -284,10 +251,11 @@ static bool cuda_optim_is_compatible(void *self, char *reason, size_t reason_cap
 }
 
 /* Compile (or find in the cache) an image for every device architecture
- * now, so load reports a compile failure; modules load into each device's
- * context on its first step. Core has initialised the backend. */
-static accel_status_t cuda_optim_build(accel_cuda_backend_t *cuda)
+ * now, so a builder's load reports a compile failure; modules load into each
+ * device's context on its first step. Core has initialised the backend. */
+static accel_status_t cuda_optim_build(void *self)
 {
+    accel_cuda_backend_t *cuda = self;
     for (int d = 0; d < cuda->device_count; d++) {
         const accel_cuda_device_t *dev = &cuda->devices[d];
         bool seen = false;
@@ -307,33 +275,10 @@ static accel_status_t cuda_optim_build(accel_cuda_backend_t *cuda)
     return ACCEL_OK;
 }
 
-static accel_status_t cuda_adam_load(void *self, const void **out)
-{
-    accel_status_t status = cuda_optim_build(self);
-    if (status == ACCEL_OK)
-        *out = &cuda_adam_op;
-    return status;
-}
-
-static accel_status_t cuda_lion_load(void *self, const void **out)
-{
-    accel_status_t status = cuda_optim_build(self);
-    if (status == ACCEL_OK)
-        *out = &cuda_lion_op;
-    return status;
-}
-
-static const accel_op_builder_desc_t cuda_builders[] = {
-    ACCEL_HOST_OP_BUILDERS,
-    {sizeof(accel_op_builder_desc_t), "FusedAdamBuilder", "fused_adam", cuda_optim_is_compatible,
-     cuda_adam_load},
-    {sizeof(accel_op_builder_desc_t), "FusedLionBuilder", "fused_lion", cuda_optim_is_compatible,
-     cuda_lion_load},
+const accel_fused_optim_ops_t accel_cuda_fused_optim = {
+    .struct_size = sizeof(accel_fused_optim_ops_t),
+    .is_compatible = cuda_optim_is_compatible,
+    .build = cuda_optim_build,
+    .adam = cuda_fused_adam,
+    .lion = cuda_fused_lion,
 };
-
-const accel_op_builder_desc_t *accel_cuda_op_builders(void *self, size_t *out_count)
-{
-    (void)self;
-    *out_count = sizeof cuda_builders / sizeof cuda_builders[0];
-    return cuda_builders;
-}

@@ -1,0 +1,42 @@
+/* known_backends.c: the backend names accel knows whether or not they are
+ * built in: DeepSpeed's accelerator names (plus accel's own "opencl") with
+ * the runtime each drives, so "not built" errors can still name it, and the
+ * seed's auto-detect order. Which backends ARE built comes from the table
+ * cmake generates (cmake/backends.cmake); nothing here names a backend's
+ * code. Constant tables; safe to read from any thread. */
+#include "registry.h"
+
+/* DeepSpeed's SUPPORTED_ACCELERATOR_LIST order, then accel's own names. This
+ * order, followed by built backends not listed here, is the one
+ * accel_supported_names() prints. */
+const accel_known_backend_t accel_known_backends[] = {
+    {"cuda", "libcuda.so.1", "NVIDIA driver"},
+    {"cpu", "libc", "host CPU"},
+    {"xpu", "libze_loader.so.1", "Intel Level Zero"},
+    {"npu", "libascendcl.so", "Huawei Ascend CANN"},
+    {"mps", "Metal.framework", "Apple Metal, macOS only"},
+    {"hpu", "libSynapse.so", "Habana SynapseAI"},
+    {"mlu", "libcnrt.so", "Cambricon Neuware"},
+    {"sdaa", "libsdaart.so", "Tecorigin SDAA runtime"},
+    {"opencl", "libOpenCL.so.1", "an OpenCL ICD loader and driver"},
+};
+
+const size_t accel_known_backend_count = sizeof accel_known_backends / sizeof accel_known_backends[0];
+
+/* Auto-detect: first available wins (DESIGN.md §5). "xpu" is skipped while a
+ * CUDA device is present (selection.c). "xpu.external" has no builtin: only a
+ * registered or plugin backend of that name fills the slot. A built backend
+ * missing from this list is never auto-detected, only opened by name. */
+const char *const accel_cascade_order[] = {
+    "xpu.external",
+    "xpu",
+    "npu",
+    "sdaa",
+    "mps",
+    "hpu",
+    "mlu",
+    "cuda",
+    "opencl",
+    "cpu",
+    NULL,
+};
