@@ -173,7 +173,13 @@ typedef enum accel_flag {
     ACCEL_FLAG_GRAPHS_SUPPORTED = 10,
     ACCEL_FLAG_STREAMS_SUPPORTED = 11,
     ACCEL_FLAG_EVENTS_SUPPORTED = 12,
-    ACCEL_FLAG_COUNT_ = 13
+    /* accel_host_alloc / accel_host_free work (the backend has pinned memory) */
+    ACCEL_FLAG_PINNED_MEMORY_SUPPORTED = 13,
+    /* accel_host_register / accel_host_unregister work */
+    ACCEL_FLAG_HOST_REGISTER_SUPPORTED = 14,
+    /* accel_stream_add_callback works on created streams */
+    ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED = 15,
+    ACCEL_FLAG_COUNT_ = 16
 } accel_flag_t;
 
 /* Name of a flag as DeepSpeed spells the method, e.g. "is_synchronized_device". */

@@ -1,6 +1,7 @@
 /* api_device.c: devices (count, current device per thread, synchronize,
  * properties) and lazy initialisation (lazy_call, is_initialized).
  * Thread-safe; the current device is the calling thread's own. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core.h"
@@ -86,6 +87,9 @@ accel_status_t accel_device_properties(accel_t *acc, int device, accel_device_pr
         if (status != ACCEL_OK)
             return status;
     }
+    /* A backend that does not name its devices gets accel's device string. */
+    if (props.name[0] == '\0')
+        snprintf(props.name, sizeof props.name, "%s:%d", acc->ops->name, device);
     props.struct_size = out->struct_size;
     *out = props;
     return ACCEL_OK;

@@ -77,6 +77,9 @@ static const char *const flag_names[ACCEL_FLAG_COUNT_] = {
     [ACCEL_FLAG_GRAPHS_SUPPORTED] = "graphs_supported",
     [ACCEL_FLAG_STREAMS_SUPPORTED] = "streams_supported",
     [ACCEL_FLAG_EVENTS_SUPPORTED] = "events_supported",
+    [ACCEL_FLAG_PINNED_MEMORY_SUPPORTED] = "pinned_memory_supported",
+    [ACCEL_FLAG_HOST_REGISTER_SUPPORTED] = "host_register_supported",
+    [ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED] = "host_callbacks_supported",
 };
 
 const char *accel_flag_name(accel_flag_t flag)
@@ -100,6 +103,13 @@ static bool identity_static_flag(const accel_t *acc, accel_flag_t flag, bool *ou
     case ACCEL_FLAG_NVTX_DOMAIN_SUPPORTED: *out = info->nvtx_domain_supported; return true;
     case ACCEL_FLAG_STREAMS_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, stream_create); return true;
     case ACCEL_FLAG_EVENTS_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, event_create); return true;
+    case ACCEL_FLAG_PINNED_MEMORY_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, host_alloc); return true;
+    case ACCEL_FLAG_HOST_REGISTER_SUPPORTED:
+        *out = ACCEL_BACKEND_HAS(acc->ops, host_register);
+        return true;
+    case ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED:
+        *out = ACCEL_BACKEND_HAS(acc->ops, stream_add_callback);
+        return true;
     default: return false;
     }
 }

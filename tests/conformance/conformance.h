@@ -74,6 +74,8 @@ bool conf_flag(accel_flag_t flag);
 void conf_require_streams(void);
 /* Skip unless the backend has events (ACCEL_FLAG_EVENTS_SUPPORTED). */
 void conf_require_events(void);
+/* Skip unless a capability flag is true; `what` says what it stands for. */
+void conf_require_flag(accel_flag_t flag, const char *what);
 /* The number of devices (asserted >= 1). */
 int conf_device_count(void);
 /* The calling thread's current device. */

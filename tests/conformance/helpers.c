@@ -23,6 +23,12 @@ void conf_require_events(void)
         conf_skip("backend reports no event support (ACCEL_FLAG_EVENTS_SUPPORTED false)");
 }
 
+void conf_require_flag(accel_flag_t flag, const char *what)
+{
+    if (!conf_flag(flag))
+        conf_skip("backend reports no %s (%s false)", what, accel_flag_name(flag));
+}
+
 int conf_device_count(void)
 {
     int count = 0;

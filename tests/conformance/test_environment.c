@@ -32,13 +32,23 @@ static size_t env_names(const char *const **names)
     return count;
 }
 
+/* Skip a test that sets the variables when the backend has none (DeepSpeed's
+ * backends all have one; a template or plugin backend may not). */
+static void env_require_names(void)
+{
+    const char *const *names = NULL;
+    if (env_names(&names) == 0)
+        conf_skip("backend has no visible-devices variable");
+}
+
 void test_environment_visible_devices_envs(void **state)
 {
     const char *const *names = NULL;
     size_t count = env_names(&names);
     (void)state;
-    assert_true(count >= 1 && count <= ENV_MAX);
-    assert_non_null(names);
+    assert_true(count <= ENV_MAX);
+    if (count > 0)
+        assert_non_null(names);
     for (size_t i = 0; i < count; i++) {
         assert_non_null(names[i]);
         assert_true(names[i][0] != '\0');
@@ -52,6 +62,7 @@ void test_environment_set_visible_through_setter(void **state)
     size_t count = env_names(&names);
     env_capture_t capture = {0};
     (void)state;
+    env_require_names();
     assert_ok(accel_set_visible_devices_envs(conformance_acc, ids, 2, env_setter, &capture));
     assert_int_equal(capture.calls, count);
     for (size_t i = 0; i < count; i++) {
@@ -65,6 +76,7 @@ void test_environment_set_visible_single_and_empty(void **state)
     static const int one[] = {7};
     env_capture_t capture = {0};
     (void)state;
+    env_require_names();
     assert_ok(accel_set_visible_devices_envs(conformance_acc, one, 1, env_setter, &capture));
     assert_string_equal(capture.values[0], "7");
     memset(&capture, 0, sizeof capture);
@@ -90,6 +102,7 @@ void test_environment_setter_failure_reported(void **state)
     static const int ids[] = {1};
     env_capture_t capture = {.fail_with = -1};
     (void)state;
+    env_require_names();
     assert_refused(accel_set_visible_devices_envs(conformance_acc, ids, 1, env_setter, &capture));
     assert_true(capture.calls >= 1);
 }
@@ -101,6 +114,7 @@ void test_environment_set_visible_process_env(void **state)
     size_t count = env_names(&names);
     char *saved[ENV_MAX] = {0};
     (void)state;
+    env_require_names();
     for (size_t i = 0; i < count; i++) {
         const char *value = getenv(names[i]);
         saved[i] = value != NULL ? strdup(value) : NULL;

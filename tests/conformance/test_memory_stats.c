@@ -192,7 +192,14 @@ void test_memory_stats_total_and_available(void **state)
     (void)state;
     for (int device = 0; device < count && device < 8; device++) {
         uint64_t total = 0, available = 0;
-        assert_ok(accel_total_memory(conformance_acc, device, &total));
+        accel_status_t status = accel_total_memory(conformance_acc, device, &total);
+        if (status == ACCEL_ERROR_UNSUPPORTED) {
+            /* a backend without memory figures says so for both, never 0 */
+            assert_status(ACCEL_ERROR_UNSUPPORTED,
+                          accel_available_memory(conformance_acc, device, &available));
+            continue;
+        }
+        assert_ok(status);
         assert_ok(accel_available_memory(conformance_acc, device, &available));
         assert_true(total > 0);
         assert_true(available <= total);

@@ -17,6 +17,7 @@ void test_pinned_host_alloc_free(void **state)
 {
     uint8_t *ptr = NULL;
     (void)state;
+    conf_require_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED, "pinned memory");
     assert_ok(accel_host_alloc(conformance_acc, PINNED_BYTES, (void **)&ptr));
     assert_non_null(ptr);
     memset(ptr, 0x7f, PINNED_BYTES); /* host memory: directly writable */
@@ -32,6 +33,7 @@ void test_pinned_host_alloc_bad_arguments(void **state)
 {
     void *ptr = &ptr;
     (void)state;
+    conf_require_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED, "pinned memory");
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_alloc(conformance_acc, 64, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_alloc(NULL, 64, &ptr));
     assert_ptr_equal(ptr, &ptr);
@@ -51,6 +53,7 @@ void test_pinned_host_free_twice_refused(void **state)
 {
     void *ptr = NULL;
     (void)state;
+    conf_require_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED, "pinned memory");
     assert_ok(accel_host_alloc(conformance_acc, 256, &ptr));
     assert_ok(accel_host_free(conformance_acc, ptr));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_free(conformance_acc, ptr));
@@ -61,6 +64,7 @@ void test_pinned_host_free_interior_refused(void **state)
 {
     uint8_t *ptr = NULL;
     (void)state;
+    conf_require_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED, "pinned memory");
     assert_ok(accel_host_alloc(conformance_acc, 256, (void **)&ptr));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_free(conformance_acc, ptr + 16));
     assert_true(pinned(ptr));
@@ -71,6 +75,7 @@ void test_pinned_register_unregister(void **state)
 {
     uint8_t *buffer = malloc(PINNED_BYTES);
     (void)state;
+    conf_require_flag(ACCEL_FLAG_HOST_REGISTER_SUPPORTED, "host registration");
     assert_non_null(buffer);
     assert_false(pinned(buffer));
     assert_ok(accel_host_register(conformance_acc, buffer, PINNED_BYTES));
@@ -88,6 +93,7 @@ void test_pinned_registered_copy(void **state)
     uint8_t *host = malloc(PINNED_BYTES), *back = malloc(PINNED_BYTES);
     uint8_t *device = conf_device_alloc(PINNED_BYTES);
     (void)state;
+    conf_require_flag(ACCEL_FLAG_HOST_REGISTER_SUPPORTED, "host registration");
     assert_non_null(host);
     assert_non_null(back);
     for (size_t i = 0; i < PINNED_BYTES; i++)
@@ -106,6 +112,7 @@ void test_pinned_register_bad_arguments(void **state)
 {
     uint8_t *buffer = malloc(256);
     (void)state;
+    conf_require_flag(ACCEL_FLAG_HOST_REGISTER_SUPPORTED, "host registration");
     assert_non_null(buffer);
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_register(conformance_acc, NULL, 256));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_register(conformance_acc, buffer, 0));
@@ -118,6 +125,7 @@ void test_pinned_unregister_unknown_refused(void **state)
 {
     uint8_t *buffer = malloc(256);
     (void)state;
+    conf_require_flag(ACCEL_FLAG_HOST_REGISTER_SUPPORTED, "host registration");
     assert_non_null(buffer);
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_host_unregister(conformance_acc, buffer));
     assert_ok(accel_host_register(conformance_acc, buffer, 256));

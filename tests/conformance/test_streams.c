@@ -276,6 +276,7 @@ void test_streams_callback_runs(void **state)
     accel_stream_t *stream = NULL;
     atomic_int done;
     (void)state;
+    conf_require_flag(ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED, "host callbacks");
     atomic_init(&done, 0);
     assert_ok(accel_default_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &stream));
     assert_ok(accel_stream_add_callback(stream, streams_flag_fn, &done));

@@ -161,6 +161,7 @@ void test_threads_pinned_alloc_free(void **state)
 {
     threads_result_t r;
     (void)state;
+    conf_require_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED, "pinned memory");
     threads_result_init(&r);
     conf_run_threads(THREADS, threads_pinned_body, &r);
     threads_assert_clean(&r);
