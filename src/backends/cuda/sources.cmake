@@ -6,7 +6,9 @@
 list(APPEND ACCEL_BACKEND_SOURCES
   backends/cuda/backend.c
   backends/cuda/kernels.c
+  backends/cuda/loader.c
   backends/cuda/memory.c
+  backends/cuda/rng.c
   backends/cuda/stream.c
   ops/cuda/fused_optim.c
 )
