@@ -11,13 +11,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#elif defined(__aarch64__) && defined(__linux__)
+#if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
 
 #include "backends/cpu/host.h"
+#include "core/cpu_isa.h"
 
 /* ---------------------------------------------------------------- small readers */
 
@@ -178,49 +177,46 @@ int accel_cpu_host_online_cpus(void)
 /* ---------------------------------------------------------------- instruction set */
 
 #if defined(__x86_64__) || defined(__i386__)
-static uint64_t cpu_xgetbv0(void)
-{
-    uint32_t eax, edx;
-    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-    return ((uint64_t)edx << 32) | eax;
-}
-
 /* What oneDNN's f16 check (torch's mkldnn fp16 test) asks for: AVX512-FP16
  * (with AVX512 F/BW/DQ/VL), or the AVX2-VNNI-2 set (AVX-VNNI, AVX-VNNI-INT8,
- * AVX-NE-CONVERT), or AMX-FP16; each only when the OS saves its registers. */
+ * AVX-NE-CONVERT), or AMX-FP16; each only when the OS saves its registers.
+ * The registers come from core's one cpuid/XGETBV reader (cpu_isa.h). */
 bool accel_cpu_host_fp16(void)
 {
-    unsigned a1, b1, c1, d1, a7, b7, c7, d7, a71, b71, c71, d71;
+    accel_cpuid_t leaf1, leaf7, leaf71;
     uint64_t xcr0;
     bool avx512_fp16, avx2_vnni_2, amx_fp16;
 
-    if (!__get_cpuid(1, &a1, &b1, &c1, &d1) || !(c1 & (1u << 27))) /* OSXSAVE */
+    if (!accel_cpu_isa_cpuid(1, 0, &leaf1) || !(leaf1.ecx & (1u << 27))) /* OSXSAVE */
         return false;
-    if (!__get_cpuid_count(7, 0, &a7, &b7, &c7, &d7))
+    if (!accel_cpu_isa_cpuid(7, 0, &leaf7))
         return false;
-    if (!__get_cpuid_count(7, 1, &a71, &b71, &c71, &d71))
-        a71 = b71 = c71 = d71 = 0;
-    xcr0 = cpu_xgetbv0();
+    accel_cpu_isa_cpuid(7, 1, &leaf71); /* zeroed when absent */
+    xcr0 = accel_cpu_isa_xcr0();
     bool os_ymm = (xcr0 & 0x6) == 0x6;
     bool os_zmm = os_ymm && (xcr0 & 0xe0) == 0xe0;
     bool os_amx = (xcr0 & 0x60000) == 0x60000;
 
-    avx512_fp16 = os_zmm && (b7 & (1u << 16)) && (b7 & (1u << 17)) && (b7 & (1u << 30)) &&
-                  (b7 & (1u << 31)) && (d7 & (1u << 23));
-    avx2_vnni_2 =
-        os_ymm && (b7 & (1u << 5)) && (a71 & (1u << 4)) && (d71 & (1u << 4)) && (d71 & (1u << 5));
-    amx_fp16 = os_amx && (d7 & (1u << 24)) && (a71 & (1u << 21));
+    avx512_fp16 = os_zmm && (leaf7.ebx & (1u << 16)) && (leaf7.ebx & (1u << 17)) &&
+                  (leaf7.ebx & (1u << 30)) && (leaf7.ebx & (1u << 31)) && (leaf7.edx & (1u << 23));
+    avx2_vnni_2 = os_ymm && (leaf7.ebx & (1u << 5)) && (leaf71.eax & (1u << 4)) &&
+                  (leaf71.edx & (1u << 4)) && (leaf71.edx & (1u << 5));
+    amx_fp16 = os_amx && (leaf7.edx & (1u << 24)) && (leaf71.eax & (1u << 21));
     return avx512_fp16 || avx2_vnni_2 || amx_fp16;
 }
 
 void accel_cpu_host_vendor(char *out, size_t cap)
 {
-    unsigned eax, regs[3];
+    accel_cpuid_t leaf0;
+    uint32_t regs[3];
     char text[13];
-    if (!__get_cpuid(0, &eax, &regs[0], &regs[2], &regs[1])) { /* ebx, edx, ecx order */
+    if (!accel_cpu_isa_cpuid(0, 0, &leaf0)) {
         out[0] = '\0';
         return;
     }
+    regs[0] = leaf0.ebx; /* the vendor string is ebx, edx, ecx */
+    regs[1] = leaf0.edx;
+    regs[2] = leaf0.ecx;
     memcpy(text, regs, 12);
     text[12] = '\0';
     snprintf(out, cap, "%s", text);
