@@ -4,7 +4,7 @@
 #include "registry.h"
 
 #ifdef ACCEL_HAVE_BACKEND_CPU
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 #define ACCEL_BUILTIN_CPU accel_cpu_backend_ops
 #else
 #define ACCEL_BUILTIN_CPU NULL
@@ -18,7 +18,7 @@
 #endif
 
 #ifdef ACCEL_HAVE_BACKEND_OPENCL
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 #define ACCEL_BUILTIN_OPENCL accel_opencl_backend_ops
 #else
 #define ACCEL_BUILTIN_OPENCL NULL

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/host.h"
 #include "core/env.h"
 #include "ops/ops.h"

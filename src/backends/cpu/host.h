@@ -1,7 +1,7 @@
 /* host.h: what the host machine is, for the CPU backend (host.c): the NUMA
  * layout, online CPUs, the CPU's name, vendor and fp16 support, and memory
  * figures. Each call reads the system afresh and keeps no state; safe from
- * any thread. Knows nothing of the backend's state (cpu.h). */
+ * any thread. Knows nothing of the backend's state (cpu_backend.h). */
 #ifndef ACCEL_BACKENDS_CPU_HOST_H
 #define ACCEL_BACKENDS_CPU_HOST_H
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 
 /* An event is complete when the newest record issued (`generation`) has run
  * (`completed` caught up). Records are numbered so that re-recording an event

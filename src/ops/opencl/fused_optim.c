@@ -6,7 +6,7 @@
  * from any thread (kernel arguments are set under the device's kernel_lock). */
 #include <stdio.h>
 
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 #include "ops/cpu/optim_kernels.h"
 #include "ops/device_optim.h"
 #include "ops/opencl/fused_optim.h"
