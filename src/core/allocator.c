@@ -15,19 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_tree.h"
 #include "error.h"
 
 #define ALLOC_ROUND         ((size_t)512)     /* block size granularity */
 #define ALLOC_SMALL_LIMIT   ((size_t)1 << 20) /* rounded sizes below use the small pool */
 #define ALLOC_SEGMENT_ROUND ((size_t)2 << 20) /* small segment size; large segment rounding */
-
-/* A node of a treap (a randomised balanced tree) keyed by (key, tie). The
- * live tree uses (address, 0); the free trees use (size, address). */
-typedef struct alloc_node {
-    struct alloc_node *left, *right;
-    uint64_t key, tie;
-    uint32_t priority;
-} alloc_node_t;
 
 typedef struct alloc_event alloc_event_t;
 typedef struct alloc_segment alloc_segment_t;
@@ -37,7 +30,7 @@ typedef struct alloc_segment alloc_segment_t;
  * freed on `stream` and may be reused by other streams only once that event
  * has completed; event NULL means any stream may reuse it. */
 typedef struct alloc_block {
-    alloc_node_t node; /* first member: a node pointer is a block pointer */
+    accel_alloc_node_t node; /* first member: a node pointer is a block pointer */
     alloc_segment_t *segment;
     uintptr_t addr;
     size_t size;      /* bytes the block spans (rounded) */
@@ -75,8 +68,8 @@ struct accel_allocator {
     accel_allocator_device_t device;
     bool caching;
     bool has_events;
-    alloc_node_t *live;
-    alloc_node_t *free_small, *free_large;
+    accel_alloc_node_t *live;
+    accel_alloc_node_t *free_small, *free_large;
     alloc_segment_t *segments;
     alloc_event_t *pending;
     uint64_t event_sequence;
@@ -84,127 +77,9 @@ struct accel_allocator {
     accel_memory_stats_t stats;
 };
 
-/* ---------------------------------------------------------------- treap */
-
-static bool node_before(const alloc_node_t *node, uint64_t key, uint64_t tie)
-{
-    return node->key < key || (node->key == key && node->tie < tie);
-}
-
-static bool key_before(uint64_t key, uint64_t tie, const alloc_node_t *node)
-{
-    return key < node->key || (key == node->key && tie < node->tie);
-}
-
-/* Join two treaps where every key of `lo` precedes every key of `hi`. */
-static alloc_node_t *tree_join(alloc_node_t *lo, alloc_node_t *hi)
-{
-    if (!lo)
-        return hi;
-    if (!hi)
-        return lo;
-    if (lo->priority > hi->priority) {
-        lo->right = tree_join(lo->right, hi);
-        return lo;
-    }
-    hi->left = tree_join(lo, hi->left);
-    return hi;
-}
-
-/* Split `root` into the nodes before (key, tie) and the others. */
-static void tree_split(alloc_node_t *root, uint64_t key, uint64_t tie, alloc_node_t **lo,
-                       alloc_node_t **hi)
-{
-    if (!root) {
-        *lo = NULL;
-        *hi = NULL;
-        return;
-    }
-    if (node_before(root, key, tie)) {
-        tree_split(root->right, key, tie, &root->right, hi);
-        *lo = root;
-        return;
-    }
-    tree_split(root->left, key, tie, lo, &root->left);
-    *hi = root;
-}
-
-static alloc_node_t *tree_insert(alloc_node_t *root, alloc_node_t *node)
-{
-    if (!root)
-        return node;
-    if (node->priority > root->priority) {
-        tree_split(root, node->key, node->tie, &node->left, &node->right);
-        return node;
-    }
-    if (key_before(node->key, node->tie, root))
-        root->left = tree_insert(root->left, node);
-    else
-        root->right = tree_insert(root->right, node);
-    return root;
-}
-
-static alloc_node_t *tree_remove(alloc_node_t *root, const alloc_node_t *node)
-{
-    if (!root)
-        return NULL;
-    if (root == node)
-        return tree_join(root->left, root->right);
-    if (key_before(node->key, node->tie, root))
-        root->left = tree_remove(root->left, node);
-    else
-        root->right = tree_remove(root->right, node);
-    return root;
-}
-
-/* The first node at or after (key, tie), or NULL. */
-static alloc_node_t *tree_ceiling(alloc_node_t *root, uint64_t key, uint64_t tie)
-{
-    alloc_node_t *best = NULL;
-    while (root) {
-        if (node_before(root, key, tie)) {
-            root = root->right;
-        } else {
-            best = root;
-            root = root->left;
-        }
-    }
-    return best;
-}
-
-/* The first node strictly after `node`, or NULL. */
-static alloc_node_t *tree_after(alloc_node_t *root, const alloc_node_t *node)
-{
-    alloc_node_t *best = NULL;
-    while (root) {
-        if (key_before(node->key, node->tie, root)) {
-            best = root;
-            root = root->left;
-        } else {
-            root = root->right;
-        }
-    }
-    return best;
-}
-
-/* The last node whose key is <= key (ties ignored), or NULL. */
-static alloc_node_t *tree_floor(alloc_node_t *root, uint64_t key)
-{
-    alloc_node_t *best = NULL;
-    while (root) {
-        if (root->key <= key) {
-            best = root;
-            root = root->right;
-        } else {
-            root = root->left;
-        }
-    }
-    return best;
-}
-
 /* ---------------------------------------------------------------- trees of blocks */
 
-static alloc_block_t *block_of(alloc_node_t *node)
+static alloc_block_t *block_of(accel_alloc_node_t *node)
 {
     return (alloc_block_t *)node;
 }
@@ -219,7 +94,7 @@ static uint32_t allocator_random(accel_allocator_t *allocator)
     return x;
 }
 
-static alloc_node_t **free_root(accel_allocator_t *allocator, const alloc_block_t *block)
+static accel_alloc_node_t **free_root(accel_allocator_t *allocator, const alloc_block_t *block)
 {
     return block->segment->small ? &allocator->free_small : &allocator->free_large;
 }
@@ -229,14 +104,14 @@ static void free_insert(accel_allocator_t *allocator, alloc_block_t *block)
     block->node.left = block->node.right = NULL;
     block->node.key = block->size;
     block->node.tie = block->addr;
-    alloc_node_t **root = free_root(allocator, block);
-    *root = tree_insert(*root, &block->node);
+    accel_alloc_node_t **root = free_root(allocator, block);
+    *root = accel_alloc_tree_insert(*root, &block->node);
 }
 
 static void free_remove(accel_allocator_t *allocator, alloc_block_t *block)
 {
-    alloc_node_t **root = free_root(allocator, block);
-    *root = tree_remove(*root, &block->node);
+    accel_alloc_node_t **root = free_root(allocator, block);
+    *root = accel_alloc_tree_remove(*root, &block->node);
 }
 
 static void live_insert(accel_allocator_t *allocator, alloc_block_t *block)
@@ -244,17 +119,17 @@ static void live_insert(accel_allocator_t *allocator, alloc_block_t *block)
     block->node.left = block->node.right = NULL;
     block->node.key = block->addr;
     block->node.tie = 0;
-    allocator->live = tree_insert(allocator->live, &block->node);
+    allocator->live = accel_alloc_tree_insert(allocator->live, &block->node);
 }
 
 static void live_remove(accel_allocator_t *allocator, alloc_block_t *block)
 {
-    allocator->live = tree_remove(allocator->live, &block->node);
+    allocator->live = accel_alloc_tree_remove(allocator->live, &block->node);
 }
 
 static alloc_block_t *live_find(accel_allocator_t *allocator, uintptr_t addr)
 {
-    alloc_node_t *node = tree_floor(allocator->live, addr);
+    accel_alloc_node_t *node = accel_alloc_tree_floor(allocator->live, addr);
     return node ? block_of(node) : NULL;
 }
 
@@ -529,8 +404,8 @@ static void events_poll(accel_allocator_t *allocator)
 /* Best fit among the cached blocks `stream` may use now, or NULL. */
 static alloc_block_t *pool_find(accel_allocator_t *allocator, bool small, size_t size, void *stream)
 {
-    alloc_node_t *root = small ? allocator->free_small : allocator->free_large;
-    for (alloc_node_t *node = tree_ceiling(root, size, 0); node; node = tree_after(root, node)) {
+    accel_alloc_node_t *root = small ? allocator->free_small : allocator->free_large;
+    for (accel_alloc_node_t *node = accel_alloc_tree_ceiling(root, size, 0); node; node = accel_alloc_tree_after(root, node)) {
         alloc_block_t *block = block_of(node);
         if (!block->event || block->stream == stream)
             return block;

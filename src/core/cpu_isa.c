@@ -1,7 +1,8 @@
 /* cpu_isa.c: which vector instruction sets this CPU runs (cpu_isa.h): cpuid
  * for the instructions, XGETBV for the OS saving their registers, and the
- * ACCEL_CPU_ISA cap. Detection runs once (pthread_once); reads afterwards
- * are lock-free. Safe from any thread. */
+ * ACCEL_CPU_ISA cap; the library's only cpuid and XGETBV reader. Detection
+ * runs once (pthread_once); reads afterwards are lock-free. Safe from any
+ * thread. */
 #include <pthread.h>
 #include <string.h>
 
@@ -18,39 +19,58 @@
 static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
 static accel_cpu_isa_t detected = ACCEL_CPU_ISA_SCALAR;
 
-#if ACCEL_ISA_X86
-static unsigned long long read_xcr0(void)
+bool accel_cpu_isa_cpuid(uint32_t leaf, uint32_t subleaf, accel_cpuid_t *out)
 {
+#if ACCEL_ISA_X86
+    unsigned int eax, ebx, ecx, edx;
+    if (__get_cpuid_count(leaf, subleaf, &eax, &ebx, &ecx, &edx) != 0) {
+        *out = (accel_cpuid_t){eax, ebx, ecx, edx};
+        return true;
+    }
+#else
+    (void)leaf;
+    (void)subleaf;
+#endif
+    *out = (accel_cpuid_t){0, 0, 0, 0};
+    return false;
+}
+
+uint64_t accel_cpu_isa_xcr0(void)
+{
+#if ACCEL_ISA_X86
+    accel_cpuid_t leaf1;
     unsigned int low, high;
+    /* XGETBV faults unless the OS enabled XSAVE. */
+    if (!accel_cpu_isa_cpuid(1, 0, &leaf1) || !(leaf1.ecx & (1u << 27))) /* OSXSAVE */
+        return 0;
     __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
-    return ((unsigned long long)high << 32) | low;
+    return ((uint64_t)high << 32) | low;
+#else
+    return 0;
+#endif
 }
 
 static void detect(void)
 {
-    unsigned int eax, ebx, ecx, edx, ebx7 = 0;
-    unsigned long long xcr0;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    accel_cpuid_t leaf1, leaf7;
+    uint64_t xcr0;
+    if (!accel_cpu_isa_cpuid(1, 0, &leaf1))
         return;
-    bool fma = ecx & (1u << 12), osxsave = ecx & (1u << 27), f16c = ecx & (1u << 29);
+    bool fma = leaf1.ecx & (1u << 12), osxsave = leaf1.ecx & (1u << 27),
+         f16c = leaf1.ecx & (1u << 29);
     if (!osxsave)
         return;
-    if (__get_cpuid_count(7, 0, &eax, &ebx7, &ecx, &edx) == 0)
+    if (!accel_cpu_isa_cpuid(7, 0, &leaf7))
         return;
-    xcr0 = read_xcr0();
+    xcr0 = accel_cpu_isa_xcr0();
     bool avx_state = (xcr0 & 0x6) == 0x6;      /* XMM + YMM */
     bool avx512_state = (xcr0 & 0xe6) == 0xe6; /* + opmask, ZMM_Hi256, Hi16_ZMM */
-    bool avx2 = ebx7 & (1u << 5), avx512f = ebx7 & (1u << 16);
+    bool avx2 = leaf7.ebx & (1u << 5), avx512f = leaf7.ebx & (1u << 16);
     if (avx_state && avx2 && fma && f16c)
         detected = ACCEL_CPU_ISA_AVX2;
     if (detected == ACCEL_CPU_ISA_AVX2 && avx512_state && avx512f)
         detected = ACCEL_CPU_ISA_AVX512;
 }
-#else
-static void detect(void)
-{
-}
-#endif
 
 accel_cpu_isa_t accel_cpu_isa_detected(void)
 {

@@ -45,16 +45,7 @@ static void error_vformat(const char *fmt, va_list args)
     vsnprintf(thread_error, sizeof thread_error, fmt, args);
 }
 
-accel_status_t accel_error(accel_status_t status, const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    error_vformat(fmt, args);
-    va_end(args);
-    thread_vendor_error = 0;
-    return status;
-}
-
+/* Also core's accel_error (error.h). */
 accel_status_t accel_backend_error(accel_status_t status, const char *fmt, ...)
 {
     va_list args;

@@ -170,17 +170,28 @@ static accel_status_t selection_by_name(const char *name, accel_status_t unknown
 
 /* ------------------------------------------------------------ the cascade */
 
+/* A test's cascade order (accel_selection_set_cascade_order), NULL: the real one. */
+static const char *const *_Atomic selection_test_order;
+
+void accel_selection_set_cascade_order(const char *const *order)
+{
+    atomic_store(&selection_test_order, order);
+}
+
 static accel_status_t cascade_open(cascade_t *cascade)
 {
+    const char *const *order = atomic_load(&selection_test_order);
     size_t count = 0;
-    while (accel_cascade_order[count] != NULL)
+    if (order == NULL)
+        order = accel_cascade_order;
+    while (order[count] != NULL)
         count++;
     cascade->slots = calloc(count, sizeof *cascade->slots);
     if (cascade->slots == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory running the cascade");
     for (size_t i = 0; i < count; i++) {
-        cascade->slots[i].name = accel_cascade_order[i];
-        cascade->slots[i].ops = accel_registry_find(accel_cascade_order[i]);
+        cascade->slots[i].name = order[i];
+        cascade->slots[i].ops = accel_registry_find(order[i]);
     }
     cascade->count = count;
     cascade->chosen = count;

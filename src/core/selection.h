@@ -12,4 +12,11 @@
  * static string); on failure writes nothing and sets the last error. */
 accel_status_t accel_selection_choose(const accel_backend_ops_t **out_ops, const char **out_method);
 
+/* Tests only: walk `order` (a NULL-terminated list of backend names that
+ * outlives its use) as the auto-detect cascade instead of the real one
+ * (accel_cascade_order, registry.h); NULL restores the real one. This lets
+ * tests put fake backends in the cascade under names no real backend will
+ * ever take. Set it before selections run on other threads. */
+void accel_selection_set_cascade_order(const char *const *order);
+
 #endif

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/json_string.h"
 #include "env.h"
 #include "error.h"
 #include "trace.h"
@@ -257,41 +258,6 @@ void accel_trace_stream_work(const void *stream_key, int device, const char *nam
 
 /* ---------------------------------------------------------------- writing */
 
-/* A JSON string: quotes, backslashes and control characters escaped; bytes
- * that are not valid UTF-8 become '?'. */
-static void trace_write_string(FILE *out, const char *text)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    fputc('"', out);
-    while (*s) {
-        unsigned char c = *s;
-        size_t extra = c < 0x80             ? 0
-                       : (c & 0xe0) == 0xc0 ? 1
-                       : (c & 0xf0) == 0xe0 ? 2
-                       : (c & 0xf8) == 0xf0 ? 3
-                                            : 4;
-        size_t valid = extra < 4;
-        for (size_t k = 1; valid && k <= extra; k++)
-            valid = (s[k] & 0xc0) == 0x80;
-        if (!valid) {
-            fputc('?', out);
-            s++;
-        } else if (extra > 0) {
-            fwrite(s, 1, extra + 1, out);
-            s += extra + 1;
-        } else {
-            if (c == '"' || c == '\\')
-                fprintf(out, "\\%c", c);
-            else if (c < 0x20)
-                fprintf(out, "\\u%04x", c);
-            else
-                fputc(c, out);
-            s++;
-        }
-    }
-    fputc('"', out);
-}
-
 static double trace_us(uint64_t ts_ns)
 {
     return ts_ns > trace.start_ns ? (double)(ts_ns - trace.start_ns) / 1e3 : 0.0;
@@ -301,7 +267,7 @@ static void trace_write_metadata(FILE *out, const char *what, int32_t tid, const
 {
     fprintf(out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what,
             trace.pid, (int)tid);
-    trace_write_string(out, name);
+    accel_json_write_string(out, name);
     fputs("}},\n", out);
 }
 
@@ -311,7 +277,7 @@ static void trace_write_event(FILE *out, const trace_event_t *e)
             (int)e->tid, trace_us(e->ts_ns));
     if (e->phase != 'E') {
         fputs(",\"name\":", out);
-        trace_write_string(out, e->name);
+        accel_json_write_string(out, e->name);
         fprintf(out, ",\"cat\":\"%s\"", trace_category_names[e->category]);
     }
     switch (e->phase) {

@@ -25,7 +25,7 @@ fi
 # Step 1 of the guide: copy the folder and rename inside it.
 cp -r "$tree/src/backends/skeleton" "$tree/src/backends/example"
 cd "$tree/src/backends/example"
-mv skeleton.h example.h
+for f in *skeleton*; do mv "$f" "${f//skeleton/example}"; done
 sed -i 's/skeleton/example/g; s/SKELETON/EXAMPLE/g; s/Skeleton/Example/g' ./*
 # Step 2: one line in src/backends/CMakeLists.txt.
 echo 'accel_add_backend(example DEFAULT ON CONFORMANCE REQUIRED)' >> "$tree/src/backends/CMakeLists.txt"

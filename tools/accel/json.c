@@ -1,10 +1,11 @@
 /* json.c: the streaming JSON writer behind `accel report --json` (json.h).
- * Output is valid JSON for any input string: bytes that are not UTF-8 are
- * replaced, control characters escaped. */
+ * Output is valid JSON for any input string: strings go through the escaper
+ * the library's trace writer uses too (src/common/json_string.h). */
 #include <math.h>
 #include <string.h>
 
 #include "json.h"
+#include "json_string.h"
 
 void json_init(json_writer_t *w, FILE *out)
 {
@@ -62,78 +63,10 @@ void json_object_end(json_writer_t *w) { json_close(w, '}'); }
 void json_array_begin(json_writer_t *w) { json_open(w, '['); }
 void json_array_end(json_writer_t *w) { json_close(w, ']'); }
 
-/* Length of the valid UTF-8 sequence at `s` (1-4), or 0 if it is not one. */
-static size_t utf8_sequence_length(const unsigned char *s)
-{
-    size_t length;
-    uint32_t min;
-    uint32_t code;
-    if (s[0] < 0x80)
-        return 1;
-    if ((s[0] & 0xe0) == 0xc0) {
-        length = 2, min = 0x80, code = s[0] & 0x1f;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        length = 3, min = 0x800, code = s[0] & 0x0f;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        length = 4, min = 0x10000, code = s[0] & 0x07;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < length; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0; /* also stops at the terminating NUL */
-        code = (code << 6) | (s[i] & 0x3f);
-    }
-    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
-        return 0;
-    return length;
-}
-
-static void json_write_escaped(FILE *out, const char *text)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    fputc('"', out);
-    while (*s) {
-        size_t length = utf8_sequence_length(s);
-        if (length == 0) {
-            fputs("\\ufffd", out);
-            s++;
-        } else if (length > 1) {
-            fwrite(s, 1, length, out);
-            s += length;
-        } else {
-            switch (*s) {
-            case '"':
-                fputs("\\\"", out);
-                break;
-            case '\\':
-                fputs("\\\\", out);
-                break;
-            case '\n':
-                fputs("\\n", out);
-                break;
-            case '\r':
-                fputs("\\r", out);
-                break;
-            case '\t':
-                fputs("\\t", out);
-                break;
-            default:
-                if (*s < 0x20 || *s == 0x7f)
-                    fprintf(out, "\\u%04x", *s);
-                else
-                    fputc(*s, out);
-            }
-            s++;
-        }
-    }
-    fputc('"', out);
-}
-
 void json_key(json_writer_t *w, const char *key)
 {
     json_before_item(w);
-    json_write_escaped(w->out, key);
+    accel_json_write_string(w->out, key);
     fputs(": ", w->out);
     w->after_key = true;
 }
@@ -145,7 +78,7 @@ void json_string(json_writer_t *w, const char *text)
         return;
     }
     json_before_item(w);
-    json_write_escaped(w->out, text);
+    accel_json_write_string(w->out, text);
 }
 
 void json_uint(json_writer_t *w, uint64_t value)

@@ -1,6 +1,8 @@
-/* report.h: the facts `accel report` shows, gathered once (report.c) and then
- * printed either as ds_report-style text (report_text.c) or as one JSON
- * object (report_json.c), so both forms always carry the same content. */
+/* report.h: the facts `accel report` shows, gathered once (report_collect.c)
+ * and then printed either as ds_report-style text or as one JSON object
+ * (report_print.h), so both forms always carry the same content. The bottom
+ * of the report: the printers and the command (report.c) include it, it
+ * includes neither. */
 #ifndef ACCEL_TOOLS_REPORT_H
 #define ACCEL_TOOLS_REPORT_H
 
@@ -99,9 +101,6 @@ typedef struct report {
 void report_collect(report_t *r, const char *backend);
 /* Release what report_collect allocated (and the accelerator if opened). */
 void report_release(report_t *r);
-
-void report_print_text(const report_t *r, FILE *out);
-void report_print_json(const report_t *r, FILE *out);
 
 /* "[YES]"-style reason text for a candidate, shared by both printers. */
 const char *report_candidate_reason(const report_t *r, const accel_candidate_t *c, char *buf,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "json.h"
-#include "report.h"
+#include "report_print.h"
 
 /* Write null or an error object in place of a value; true if it did. */
 static bool json_query_failed(json_writer_t *w, const report_query_t *q)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_print.h"
 
 #define TEXT_RULE "--------------------------------------------------"
 #define TEXT_WIDTH 34          /* name column of "name .... value" rows */

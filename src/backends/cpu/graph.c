@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 
 #define GRAPH_MIN_CAPACITY 16
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 
 /* Pages of mincore() results looked at per call when checking a range. */
 #define MINCORE_CHUNK_PAGES 4096

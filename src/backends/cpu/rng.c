@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 #include "core/philox.h"
 
 /* Fills up to this many elements stay on one thread: below it, starting

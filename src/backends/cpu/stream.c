@@ -4,14 +4,14 @@
  * items on one stream run in order and items on different streams overlap.
  * Threads: every function here may be called from any thread. A stream's
  * queue and counters are guarded by its lock, an event's state by its own;
- * see cpu.h for the lock order and for who owns what. */
+ * see cpu_backend.h for the lock order and for who owns what. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/cpu_backend.h"
 
 /* An event is complete when the newest record issued (`generation`) has run
  * (`completed` caught up). Records are numbered so that re-recording an event

@@ -20,6 +20,11 @@
  * Threads: every slot may run on any thread. Before calling the driver a
  * slot makes the device's primary context current on the calling thread
  * (accel_cuda_activate), so no thread needs a prior set_device.
+ *
+ * Layers (each includes only the ones below it): types.h (vendor types) <-
+ * loader.h (libcuda/NVML tables, error text; loader.c) <- kernels.h (NVRTC,
+ * run-time compiled programs and their modules; kernels.c) <- this header
+ * (the backend's state and slots; backend.c, memory.c, stream.c, rng.c).
  */
 #ifndef ACCEL_BACKENDS_CUDA_CUDA_BACKEND_H
 #define ACCEL_BACKENDS_CUDA_CUDA_BACKEND_H
@@ -30,66 +35,14 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "backends/cuda/kernels.h"
+#include "backends/cuda/loader.h"
 #include "backends/cuda/types.h"
 
 /* The CUDA backend's ops table (constant, process lifetime). */
 const accel_backend_ops_t *accel_cuda_backend_ops(void);
 
-/* ---------------------------------------------------------------- vendor tables */
-
-typedef struct accel_cuda_api {
-    void *library;
-#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export) ret(*name) params;
-#include "backends/cuda/symbols.h"
-#undef ACCEL_CUDA_SYMBOL
-} accel_cuda_api_t;
-
-typedef struct accel_nvml_api {
-    void *library;
-#define ACCEL_NVML_SYMBOL(ret, name, params) ret(*name) params;
-#include "backends/cuda/nvml_symbols.h"
-#undef ACCEL_NVML_SYMBOL
-} accel_nvml_api_t;
-
-typedef struct accel_nvrtc_api {
-    void *library;
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params) ret(*name) params;
-#include "backends/cuda/nvrtc_symbols.h"
-#undef ACCEL_NVRTC_SYMBOL
-} accel_nvrtc_api_t;
-
-/* The driver table, loaded once per process; NULL with `reason` (what was
- * tried) when libcuda cannot be loaded or lacks a required symbol. */
-const accel_cuda_api_t *accel_cuda_driver(char *reason, size_t cap);
-/* NVML, loaded once per process; NULL when absent (not an error). */
-const accel_nvml_api_t *accel_cuda_nvml(void);
-/* NVRTC, loaded on first use; NULL with `reason` when absent. */
-const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap);
-
 /* ---------------------------------------------------------------- backend state */
-
-/* The programs compiled at run time, each loaded into its own module slot
- * of a device: the Philox fills (kernels.c) and the optimizer ops
- * (src/backends/cuda/fused_optim.c). */
-typedef enum accel_cuda_program_id {
-    ACCEL_CUDA_PROGRAM_RNG = 0,
-    ACCEL_CUDA_PROGRAM_OPTIM = 1,
-    ACCEL_CUDA_PROGRAM_COUNT_ = 2
-} accel_cuda_program_id_t;
-
-#define ACCEL_CUDA_PROGRAM_MAX_KERNELS 4
-
-/* One program loaded on one device. The load is tried once, under the
- * device's lock; its functions are then published atomically for the
- * lock-free fast path. A failure is remembered (retrying a broken compile
- * on every launch would only repeat it slowly). */
-typedef struct accel_cuda_module {
-    bool tried;            /* under lock */
-    accel_status_t status; /* under lock, valid once tried */
-    char error[512];       /* under lock */
-    accel_cu_module_t handle;
-    _Atomic(accel_cu_function_t) functions[ACCEL_CUDA_PROGRAM_MAX_KERNELS];
-} accel_cuda_module_t;
 
 typedef struct accel_cuda_device {
     accel_cu_device_t handle; /* cuDeviceGet of the ordinal, set by init() */
@@ -113,19 +66,6 @@ typedef struct accel_cuda_backend {
  * it on first use. The driver's own current context is checked first, so
  * contexts made current by other code on this thread are noticed. */
 accel_status_t accel_cuda_activate(accel_cuda_backend_t *cuda, int device);
-
-/* Turn a failed CUresult into a status and the thread's last error:
- * "cuda: <what> failed: CUDA_ERROR_X (n): text". NOT_READY and OUT_OF_MEMORY
- * keep their own statuses; everything else is DEVICE_ERROR with the code. */
-accel_status_t accel_cuda_error(const accel_cuda_api_t *cu, accel_cu_result_t result,
-                                const char *what);
-
-/* `result` checked: ACCEL_OK on success, else accel_cuda_error. */
-static inline accel_status_t accel_cuda_check(const accel_cuda_api_t *cu, accel_cu_result_t result,
-                                              const char *what)
-{
-    return result == ACCEL_CUDA_SUCCESS ? ACCEL_OK : accel_cuda_error(cu, result, what);
-}
 
 /* ---------------------------------------------------------------- memory.c */
 
@@ -165,45 +105,56 @@ accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream
 accel_status_t accel_cuda_graph_launch(void *self, int device, void *stream, void *graph);
 void accel_cuda_graph_destroy(void *self, void *graph);
 
-/* ---------------------------------------------------------------- kernels.c */
+/* ---------------------------------------------------------------- kernels */
 
-/* CUDA C compiled at run time with NVRTC (--fmad=false). Constant. */
-typedef struct accel_cuda_program {
-    accel_cuda_program_id_t id; /* its slot in accel_cuda_device_t.modules */
-    const char *file_name;      /* NVRTC's name for it, "accel_philox.cu"; in the cache key */
-    const char *what;           /* "the Philox kernels", for messages */
-    const char *source;         /* NUL-terminated; kernels are extern "C" */
-    const char *const *kernel_names;
-    int kernel_count; /* <= ACCEL_CUDA_PROGRAM_MAX_KERNELS */
-} accel_cuda_program_t;
+/* How the kernels (kernels.h) see `device`: its facts and module slots.
+ * Valid while the backend lives; init() has filled the facts. */
+static inline accel_cuda_kernel_target_t accel_cuda_kernel_target(accel_cuda_backend_t *cuda,
+                                                                  int device)
+{
+    accel_cuda_device_t *dev = &cuda->devices[device];
+    accel_cuda_kernel_target_t target = {
+        .cu = cuda->cu,
+        .cc_major = dev->cc_major,
+        .cc_minor = dev->cc_minor,
+        .driver_version = cuda->driver_version,
+        .lock = &dev->lock,
+        .modules = dev->modules,
+    };
+    return target;
+}
 
-/* The Philox fills' program (tests/ and the build-time NVRTC check). */
-extern const accel_cuda_program_t accel_cuda_rng_program;
+/* accel_cuda_target_image for `device` (init() has run). Needs no context. */
+static inline accel_status_t accel_cuda_program_image(accel_cuda_backend_t *cuda, int device,
+                                                      const accel_cuda_program_t *program,
+                                                      void **out, size_t *out_size)
+{
+    accel_cuda_kernel_target_t target = accel_cuda_kernel_target(cuda, device);
+    return accel_cuda_target_image(&target, program, out, out_size);
+}
 
-/* Compile `program` for `arch`: "sm_XY" gives a cubin (cubin true), and
- * "compute_XY" PTX. On success *out is a malloc'ed image (PTX
- * NUL-terminated). *out_result is NVRTC's own result of the last call. */
-accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
-                                          const accel_cuda_program_t *program, const char *arch,
-                                          bool cubin, void **out, size_t *out_size,
-                                          accel_nvrtc_result_t *out_result);
+/* accel_cuda_target_kernel for `device`, whose context is current. */
+static inline accel_status_t accel_cuda_kernel(accel_cuda_backend_t *cuda, int device,
+                                               const accel_cuda_program_t *program, int index,
+                                               accel_cu_function_t *out)
+{
+    accel_cuda_kernel_target_t target = accel_cuda_kernel_target(cuda, device);
+    return accel_cuda_target_kernel(&target, program, index, out);
+}
 
-/* An image of `program` for `device`'s architecture (init() has run): from
- * the kernel cache, else compiled (cubin for sm_XY; PTX for compute_XY when
- * NVRTC does not know sm_XY) and cached. Needs no context. */
-accel_status_t accel_cuda_program_image(accel_cuda_backend_t *cuda, int device,
-                                        const accel_cuda_program_t *program, void **out,
-                                        size_t *out_size);
+/* Unload the device's modules (destroy(); its context must be current). */
+static inline void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int device)
+{
+    accel_cuda_kernel_target_t target = accel_cuda_kernel_target(cuda, device);
+    accel_cuda_target_unload(&target);
+}
 
-/* Kernel `index` of `program` on `device`, whose context is current on the
- * calling thread: the module is loaded on first use. Any thread. */
-accel_status_t accel_cuda_kernel(accel_cuda_backend_t *cuda, int device,
-                                 const accel_cuda_program_t *program, int index,
-                                 accel_cu_function_t *out);
+/* ---------------------------------------------------------------- op builders */
+
+
+/* ---------------------------------------------------------------- rng.c */
 
 accel_status_t accel_cuda_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                    void *ptr, size_t count, uint64_t seed, uint64_t offset);
-/* Unload the device's modules (destroy(); its context must be current). */
-void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int device);
 
 #endif /* ACCEL_BACKENDS_CUDA_CUDA_BACKEND_H */

@@ -7,6 +7,9 @@
  * src/core/philox.c's, line for line, so u32 and uniform fills match the
  * CPU bit for bit; normal uses the same double Box-Muller rounded once to
  * float (within an ulp or two of the CPU, which uses glibc's log/cos).
+ * This file sits below the backend: it sees a device only through an
+ * accel_cuda_kernel_target_t (kernels.h) and calls nothing of backend.c;
+ * the fill slot that launches the Philox kernels is rng.c.
  * Threads: any thread; a device's modules are built under its lock, and the
  * kernel handles are published atomically for the lock-free fast path. */
 #include <dlfcn.h>
@@ -14,11 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/kernels.h"
 #include "core/kernel_cache.h"
-
-#define CUDA_RNG_THREADS 256u
-#define CUDA_RNG_MAX_GRID 65535u
 
 /* Each thread computes one Philox block (4 stream words) per step of a
  * grid-stride loop over the blocks the fill touches, and writes the elements
@@ -259,7 +259,8 @@ accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
 }
 
 /* The cache key: program, source, options, target, driver and NVRTC versions. */
-static void cuda_kernel_key(const accel_cuda_backend_t *cuda, const accel_cuda_program_t *program,
+static void cuda_kernel_key(const accel_cuda_kernel_target_t *target,
+                            const accel_cuda_program_t *program,
                             const char *arch, int nvrtc_major, int nvrtc_minor,
                             char key[ACCEL_KERNEL_KEY_SIZE])
 {
@@ -271,14 +272,14 @@ static void cuda_kernel_key(const accel_cuda_backend_t *cuda, const accel_cuda_p
     accel_kernel_hash_add_string(&hash, program->source);
     accel_kernel_hash_add_string(&hash, CUDA_NVRTC_FMAD_OPTION);
     accel_kernel_hash_add_string(&hash, arch);
-    snprintf(versions, sizeof versions, "driver %d nvrtc %d.%d", cuda->driver_version,
+    snprintf(versions, sizeof versions, "driver %d nvrtc %d.%d", target->driver_version,
              nvrtc_major, nvrtc_minor);
     accel_kernel_hash_add_string(&hash, versions);
     accel_kernel_hash_key(&hash, key);
 }
 
 /* From the cache under `arch`, else compiled and cached. */
-static accel_status_t cuda_image_for_arch(accel_cuda_backend_t *cuda,
+static accel_status_t cuda_image_for_arch(const accel_cuda_kernel_target_t *target,
                                           const accel_nvrtc_api_t *nvrtc,
                                           const accel_cuda_program_t *program, const char *arch,
                                           bool cubin, void **out, size_t *out_size,
@@ -288,7 +289,7 @@ static accel_status_t cuda_image_for_arch(accel_cuda_backend_t *cuda,
     int major = 0, minor = 0;
     accel_status_t status;
     nvrtc->nvrtcVersion(&major, &minor);
-    cuda_kernel_key(cuda, program, arch, major, minor, key);
+    cuda_kernel_key(target, program, arch, major, minor, key);
     *out_result = ACCEL_NVRTC_SUCCESS;
     if (accel_kernel_cache_get(key, out, out_size) == ACCEL_OK)
         return ACCEL_OK;
@@ -298,11 +299,10 @@ static accel_status_t cuda_image_for_arch(accel_cuda_backend_t *cuda,
     return status;
 }
 
-accel_status_t accel_cuda_program_image(accel_cuda_backend_t *cuda, int device,
-                                        const accel_cuda_program_t *program, void **out,
-                                        size_t *out_size)
+accel_status_t accel_cuda_target_image(const accel_cuda_kernel_target_t *target,
+                                       const accel_cuda_program_t *program, void **out,
+                                       size_t *out_size)
 {
-    const accel_cuda_device_t *dev = &cuda->devices[device];
     char reason[320], arch[32];
     const accel_nvrtc_api_t *nvrtc = accel_cuda_nvrtc(reason, sizeof reason);
     accel_nvrtc_result_t result;
@@ -315,40 +315,39 @@ accel_status_t accel_cuda_program_image(accel_cuda_backend_t *cuda, int device,
                                    "the CUDA toolkit's NVRTC or set ACCEL_NVRTC_LIBRARY",
                                    program->what, reason);
     cubin = nvrtc->nvrtcGetCUBIN != NULL && nvrtc->nvrtcGetCUBINSize != NULL;
-    snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", dev->cc_major, dev->cc_minor);
-    status = cuda_image_for_arch(cuda, nvrtc, program, arch, cubin, out, out_size, &result);
+    snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", target->cc_major, target->cc_minor);
+    status = cuda_image_for_arch(target, nvrtc, program, arch, cubin, out, out_size, &result);
     if (status != ACCEL_OK && cubin && result == 5 /* NVRTC_ERROR_INVALID_OPTION */) {
         int major = 0, minor = 0;
         nvrtc->nvrtcVersion(&major, &minor);
         accel_log(ACCEL_LOG_INFO, "cuda: NVRTC %d.%d cannot target %s; compiling PTX instead",
                   major, minor, arch);
-        snprintf(arch, sizeof arch, "compute_%d%d", dev->cc_major, dev->cc_minor);
-        status = cuda_image_for_arch(cuda, nvrtc, program, arch, false, out, out_size, &result);
+        snprintf(arch, sizeof arch, "compute_%d%d", target->cc_major, target->cc_minor);
+        status = cuda_image_for_arch(target, nvrtc, program, arch, false, out, out_size, &result);
     }
     return status;
 }
 
-/* Load `program` into `device`'s module slot once; its context is current. */
-static accel_status_t cuda_module_load(accel_cuda_backend_t *cuda, int device,
+/* Load `program` into the target's module slot once; its context is current. */
+static accel_status_t cuda_module_load(const accel_cuda_kernel_target_t *target,
                                        const accel_cuda_program_t *program)
 {
-    accel_cuda_device_t *dev = &cuda->devices[device];
-    accel_cuda_module_t *module = &dev->modules[program->id];
-    const accel_cuda_api_t *cu = cuda->cu;
+    accel_cuda_module_t *module = &target->modules[program->id];
+    const accel_cuda_api_t *cu = target->cu;
     accel_cu_function_t functions[ACCEL_CUDA_PROGRAM_MAX_KERNELS];
     accel_status_t status;
     void *image = NULL;
     size_t size = 0;
 
-    pthread_mutex_lock(&dev->lock);
+    pthread_mutex_lock(target->lock);
     if (module->tried) {
         status = module->status;
         if (status != ACCEL_OK)
             accel_backend_error(status, "%s", module->error);
-        pthread_mutex_unlock(&dev->lock);
+        pthread_mutex_unlock(target->lock);
         return status;
     }
-    status = accel_cuda_program_image(cuda, device, program, &image, &size);
+    status = accel_cuda_target_image(target, program, &image, &size);
     if (status == ACCEL_OK)
         status = accel_cuda_check(cu, cu->cuModuleLoadData(&module->handle, image),
                                   "cuModuleLoadData");
@@ -365,19 +364,19 @@ static accel_status_t cuda_module_load(accel_cuda_backend_t *cuda, int device,
     }
     module->tried = true;
     module->status = status;
-    pthread_mutex_unlock(&dev->lock);
+    pthread_mutex_unlock(target->lock);
     return status;
 }
 
-accel_status_t accel_cuda_kernel(accel_cuda_backend_t *cuda, int device,
-                                 const accel_cuda_program_t *program, int index,
-                                 accel_cu_function_t *out)
+accel_status_t accel_cuda_target_kernel(const accel_cuda_kernel_target_t *target,
+                                        const accel_cuda_program_t *program, int index,
+                                        accel_cu_function_t *out)
 {
-    accel_cuda_module_t *module = &cuda->devices[device].modules[program->id];
+    accel_cuda_module_t *module = &target->modules[program->id];
     accel_cu_function_t function =
         atomic_load_explicit(&module->functions[index], memory_order_acquire);
     if (function == NULL) {
-        accel_status_t status = cuda_module_load(cuda, device, program);
+        accel_status_t status = cuda_module_load(target, program);
         if (status != ACCEL_OK)
             return status;
         function = atomic_load_explicit(&module->functions[index], memory_order_acquire);
@@ -386,45 +385,11 @@ accel_status_t accel_cuda_kernel(accel_cuda_backend_t *cuda, int device,
     return ACCEL_OK;
 }
 
-void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int device)
+void accel_cuda_target_unload(const accel_cuda_kernel_target_t *target)
 {
-    accel_cuda_device_t *dev = &cuda->devices[device];
     for (int p = 0; p < ACCEL_CUDA_PROGRAM_COUNT_; p++) {
-        if (dev->modules[p].handle != NULL)
-            cuda->cu->cuModuleUnload(dev->modules[p].handle);
-        dev->modules[p].handle = NULL;
+        if (target->modules[p].handle != NULL)
+            target->cu->cuModuleUnload(target->modules[p].handle);
+        target->modules[p].handle = NULL;
     }
-}
-
-/* ---------------------------------------------------------------- fills */
-
-accel_status_t accel_cuda_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                   void *ptr, size_t count, uint64_t seed, uint64_t offset)
-{
-    accel_cuda_backend_t *cuda = self;
-    accel_cu_function_t function;
-    unsigned long long n = count, s = seed, o = offset;
-    unsigned long long words = (unsigned long long)(kind == ACCEL_RNG_NORMAL ? 2 : 1) * n;
-    unsigned long long blocks = ((offset & 3u) + words + 3u) / 4u;
-    unsigned long long grid = (blocks + CUDA_RNG_THREADS - 1) / CUDA_RNG_THREADS;
-    void *params[] = {&ptr, &n, &s, &o};
-    accel_status_t status;
-
-    if ((unsigned)kind >= (unsigned)accel_cuda_rng_program.kernel_count)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT, "cuda: unknown fill kind %d",
-                                   (int)kind);
-    if (count == 0)
-        return ACCEL_OK;
-    status = accel_cuda_activate(cuda, device);
-    if (status == ACCEL_OK)
-        status = accel_cuda_kernel(cuda, device, &accel_cuda_rng_program, (int)kind, &function);
-    if (status != ACCEL_OK)
-        return status;
-    if (grid > CUDA_RNG_MAX_GRID)
-        grid = CUDA_RNG_MAX_GRID; /* the kernels loop over the rest */
-    return accel_cuda_check(cuda->cu,
-                            cuda->cu->cuLaunchKernel(function, (unsigned)grid, 1, 1,
-                                                     CUDA_RNG_THREADS, 1, 1, 0, stream, params,
-                                                     NULL),
-                            "cuLaunchKernel (Philox fill)");
 }

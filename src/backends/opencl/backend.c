@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 #include "core/env.h"
 #include "backends/opencl/fused_optim.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "backends/opencl/fused_optim.h"
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 
 /* Work-items per launch: enough to fill a device, then each item strides. */
 #define OPTIM_GROUP_MULTIPLE 256u

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 #include "core/kernel_cache.h"
 
 #define RNG_ELEMENTS_PER_ITEM 4

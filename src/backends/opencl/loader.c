@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 #include "core/env.h"
 
 #define OPENCL_VISIBLE_ENV "ACCEL_OPENCL_VISIBLE_DEVICES"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 
 /* ---------------------------------------------------------------- range maps */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/opencl/opencl.h"
+#include "backends/opencl/opencl_backend.h"
 
 typedef struct accel_opencl_event {
     pthread_mutex_t lock;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/skeleton/skeleton.h"
+#include "backends/skeleton/skeleton_backend.h"
 
 #define SKELETON_LIBRARY "libc.so.6"
 

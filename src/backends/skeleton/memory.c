@@ -2,7 +2,7 @@
  * copies and fills that finish before they return (the device has only its
  * default stream, so `stream` is always NULL here). Core has checked every
  * range against its allocator before a slot runs. Thread-safe. */
-#include "backends/skeleton/skeleton.h"
+#include "backends/skeleton/skeleton_backend.h"
 
 accel_status_t accel_skeleton_mem_alloc(void *self, int device, size_t size, void **out)
 {

@@ -3,7 +3,7 @@
  * memory the host cannot write would generate into a pinned buffer and copy
  * it on the stream, or run a device kernel with the same arithmetic.
  * Thread-safe: each fill writes only its own range. */
-#include "backends/skeleton/skeleton.h"
+#include "backends/skeleton/skeleton_backend.h"
 #include "core/philox.h"
 
 accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream,

@@ -1,6 +1,6 @@
 /* optim_avx2.c: the optimizer kernels for AVX2 + FMA + F16C (8 floats per
  * vector), bf16 included. Compiled with those instructions enabled; only
- * reached after isa.c has seen them in cpuid. The kernels themselves are
+ * reached after core/cpu_isa.c has seen them in cpuid. The kernels themselves are
  * optim_simd_body.h. */
 #include <immintrin.h>
 

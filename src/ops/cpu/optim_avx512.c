@@ -1,6 +1,6 @@
 /* optim_avx512.c: the optimizer kernels for AVX-512 F (16 floats per vector;
  * f16 through vcvtph2ps/vcvtps2ph, bf16 through integer lanes). Compiled with
- * AVX-512 enabled; only reached after isa.c has seen it in cpuid and the OS
+ * AVX-512 enabled; only reached after core/cpu_isa.c has seen it in cpuid and the OS
  * saving the ZMM state. The kernels themselves are optim_simd_body.h. */
 #include <immintrin.h>
 

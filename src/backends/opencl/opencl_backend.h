@@ -1,4 +1,4 @@
-/* opencl.h: the OpenCL backend, any OpenCL 1.2+ device reached through the
+/* opencl_backend.h: the OpenCL backend, any OpenCL 1.2+ device reached through the
  * ICD loader (DESIGN.md §6). Core needs only accel_opencl_backend_ops();
  * everything below is shared between the files of src/backends/opencl/.
  *
@@ -18,8 +18,8 @@
  * clSetKernelArg on one kernel, hence kernel_lock. Lock order: streams_lock,
  * then an event's lock; the range maps' locks are leaves.
  */
-#ifndef ACCEL_BACKENDS_OPENCL_OPENCL_H
-#define ACCEL_BACKENDS_OPENCL_OPENCL_H
+#ifndef ACCEL_BACKENDS_OPENCL_OPENCL_BACKEND_H
+#define ACCEL_BACKENDS_OPENCL_OPENCL_BACKEND_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -268,4 +268,4 @@ void accel_opencl_kernels_release(accel_opencl_backend_t *cl, accel_opencl_devic
 accel_status_t accel_opencl_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                      void *ptr, size_t count, uint64_t seed, uint64_t offset);
 
-#endif /* ACCEL_BACKENDS_OPENCL_OPENCL_H */
+#endif /* ACCEL_BACKENDS_OPENCL_OPENCL_BACKEND_H */

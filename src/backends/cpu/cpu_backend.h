@@ -1,4 +1,4 @@
-/* cpu.h: the CPU backend, the host itself as an accel device (DESIGN.md §6).
+/* cpu_backend.h: the CPU backend, the host itself as an accel device (DESIGN.md §6).
  * Core needs only accel_cpu_backend_ops(); everything below it is shared
  * between the files of src/backends/cpu/ and is not part of any contract.
  *
@@ -17,8 +17,8 @@
  * Lock order: backend streams_lock -> stream lock -> event lock; the worker
  * never holds its stream lock while it runs an item.
  */
-#ifndef ACCEL_BACKENDS_CPU_CPU_H
-#define ACCEL_BACKENDS_CPU_CPU_H
+#ifndef ACCEL_BACKENDS_CPU_CPU_BACKEND_H
+#define ACCEL_BACKENDS_CPU_CPU_BACKEND_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -192,4 +192,4 @@ accel_status_t accel_cpu_rng_fill(void *self, int device, void *stream, accel_rn
 void accel_cpu_rng_run(accel_rng_kind_t kind, void *ptr, size_t count, uint64_t seed,
                        uint64_t offset);
 
-#endif /* ACCEL_BACKENDS_CPU_CPU_H */
+#endif /* ACCEL_BACKENDS_CPU_CPU_BACKEND_H */

@@ -1,4 +1,4 @@
-/* skeleton.h: the skeleton backend's private state, shared by its files.
+/* skeleton_backend.h: the skeleton backend's private state, shared by its files.
  * The skeleton is the template for a new backend (docs/backend-guide.md):
  * one device whose memory is host memory from its "vendor runtime" (the C
  * library, loaded with dlopen through the symbol table in symbols.h), the
@@ -8,8 +8,8 @@
  * read-only after create, so every slot may run on any thread at once.
  * Fork: nothing is initialised at probe and no thread is started, so a
  * forked child keeps working. */
-#ifndef ACCEL_BACKENDS_SKELETON_SKELETON_H
-#define ACCEL_BACKENDS_SKELETON_SKELETON_H
+#ifndef ACCEL_BACKENDS_SKELETON_SKELETON_BACKEND_H
+#define ACCEL_BACKENDS_SKELETON_SKELETON_BACKEND_H
 
 #include <stddef.h>
 
@@ -46,4 +46,4 @@ accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream,
 /* backend.c: the table core reads (listed in the generated builtin table). */
 const accel_backend_ops_t *accel_skeleton_backend_ops(void);
 
-#endif /* ACCEL_BACKENDS_SKELETON_SKELETON_H */
+#endif /* ACCEL_BACKENDS_SKELETON_SKELETON_BACKEND_H */
