@@ -6,7 +6,8 @@
  * code. Constant tables; safe to read from any thread. */
 #include "registry.h"
 
-/* DeepSpeed's SUPPORTED_ACCELERATOR_LIST order, then accel's own names. This
+/* DeepSpeed's SUPPORTED_ACCELERATOR_LIST order (0.19.2+, with supa), then
+ * accel's own names. This
  * order, followed by built backends not listed here, is the one
  * accel_supported_names() prints. */
 const accel_known_backend_t accel_known_backends[] = {
@@ -18,6 +19,7 @@ const accel_known_backend_t accel_known_backends[] = {
     {"hpu", "libSynapse.so", "Habana SynapseAI"},
     {"mlu", "libcnrt.so", "Cambricon Neuware"},
     {"sdaa", "libsdaart.so", "Tecorigin SDAA runtime"},
+    {"supa", "the SUPA runtime behind torch_supa", "Biren SUPA"},
     {"opencl", "libOpenCL.so.1", "an OpenCL ICD loader and driver"},
 };
 
@@ -26,7 +28,9 @@ const size_t accel_known_backend_count = sizeof accel_known_backends / sizeof ac
 /* Auto-detect: first available wins (DESIGN.md §5). "xpu" is skipped while a
  * CUDA device is present (selection.c). "xpu.external" has no builtin: only a
  * registered or plugin backend of that name fills the slot. A built backend
- * missing from this list is never auto-detected, only opened by name. */
+ * missing from this list is never auto-detected, only opened by name.
+ * This is the seed's order; DeepSpeed's HEAD (0.18.7+) dropped xpu.external
+ * and the no-CUDA rule and probes supa before cuda (docs/parity.md). */
 const char *const accel_cascade_order[] = {
     "xpu.external",
     "xpu",

@@ -324,19 +324,22 @@ static accel_status_t selection_auto_detect(const accel_backend_ops_t **out)
     return status;
 }
 
-/* The override variable in force, if any. An empty value counts as unset,
- * like every accel variable (DeepSpeed would reject DS_ACCELERATOR=""; we
- * follow env.h's rule so that "VAR=" can clear an override in ctest and
- * launchers that cannot unset). */
+/* The override variable in force, if any. ACCEL_ACCELERATOR follows env.h's
+ * rule (an empty value counts as unset, so "VAR=" can clear it in ctest and
+ * launchers that cannot unset). DS_ACCELERATOR is DeepSpeed's and follows
+ * DeepSpeed: set at all, even to "", it is the override, and "" is then
+ * refused with DeepSpeed's message. */
 static const char *selection_override_variable(const char **out_value)
 {
-    static const char *const variables[] = {"ACCEL_ACCELERATOR", "DS_ACCELERATOR"};
-    for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
-        const char *value = accel_env_get(variables[i]);
-        if (value != NULL) {
-            *out_value = value;
-            return variables[i];
-        }
+    const char *value = accel_env_get("ACCEL_ACCELERATOR");
+    if (value != NULL) {
+        *out_value = value;
+        return "ACCEL_ACCELERATOR";
+    }
+    value = getenv("DS_ACCELERATOR");
+    if (value != NULL) {
+        *out_value = value;
+        return "DS_ACCELERATOR";
     }
     return NULL;
 }

@@ -391,10 +391,13 @@ static void test_override_is_case_sensitive_and_exact(void **state)
     assert_string_equal(choose_name(&status, NULL), "fake-a");
 }
 
-static void test_override_empty_counts_as_unset(void **state)
+/* ACCEL_ACCELERATOR="" counts as unset (accel's rule for its variables);
+ * DS_ACCELERATOR="" is a value, refused as DeepSpeed refuses it. */
+static void test_override_empty_accel_unset_ds_refused(void **state)
 {
     accel_status_t status;
     const char *method = NULL;
+    char expected[640];
     (void)state;
     fake_set(FAKE_C, true, 1, "");
     fake_set(FAKE_A, true, 1, "");
@@ -402,9 +405,17 @@ static void test_override_empty_counts_as_unset(void **state)
     setenv("DS_ACCELERATOR", "fake-c", 1);
     assert_string_equal(choose_name(&status, &method), "fake-c");
     assert_string_equal(method, "override");
-    setenv("DS_ACCELERATOR", "", 1);
+    unsetenv("DS_ACCELERATOR");
     assert_string_equal(choose_name(&status, &method), "fake-a");
     assert_string_equal(method, "auto detect");
+    setenv("DS_ACCELERATOR", "", 1);
+    assert_null(choose_name(&status, &method));
+    assert_int_equal(status, ACCEL_ERROR_INVALID_ARGUMENT);
+    snprintf(expected, sizeof expected,
+             "DS_ACCELERATOR must be one of %s" REGISTERED_LIST ". Value \"\" is not supported",
+             builtin_list());
+    assert_string_equal(accel_last_error(), expected);
+    unsetenv("DS_ACCELERATOR");
 }
 
 static void test_override_unavailable_names_library_and_stack(void **state)
@@ -863,7 +874,7 @@ int main(void)
         cmocka_unit_test_setup(test_override_accel_wins_over_ds, test_setup),
         cmocka_unit_test_setup(test_override_bogus_names_variable_and_list, test_setup),
         cmocka_unit_test_setup(test_override_is_case_sensitive_and_exact, test_setup),
-        cmocka_unit_test_setup(test_override_empty_counts_as_unset, test_setup),
+        cmocka_unit_test_setup(test_override_empty_accel_unset_ds_refused, test_setup),
         cmocka_unit_test_setup(test_override_unavailable_names_library_and_stack, test_setup),
         cmocka_unit_test_setup(test_override_without_devices_is_unavailable, test_setup),
         cmocka_unit_test_setup(test_override_not_built, test_setup),
