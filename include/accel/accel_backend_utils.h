@@ -36,18 +36,19 @@ extern "C" {
  * run it once per table (pthread_once) before any thread reads the table. */
 
 typedef struct accel_symbol {
-    const char *name;   /* the symbol as the vendor header spells it */
-    const char *export; /* versioned export tried first, or NULL */
-    void *slot;         /* address of the function-pointer field to fill */
-    bool required;      /* false: may be missing (the slot is then NULL) */
+    const char *name;        /* the symbol as the vendor header spells it */
+    const char *export_name; /* versioned export tried first, or NULL */
+    void *slot;              /* address of the function-pointer field to fill */
+    bool required;           /* false: may be missing (the slot is then NULL) */
 } accel_symbol_t;
 
-/* One descriptor for field `name` of the function table `table` (an lvalue). */
-#define ACCEL_SYMBOL_ENTRY(table, required, name, export)                              \
-    {#name, (export), (void *)&(table).name, (required)}
+/* One descriptor for field `name` of the function table `table` (an lvalue).
+ * (No parameter is called `export`, a C++ keyword: the header is C++-safe.) */
+#define ACCEL_SYMBOL_ENTRY(table, required, name, export_name)                         \
+    {#name, (export_name), (void *)&(table).name, (required)}
 
-/* Fill every slot with dlsym(library, export) or, failing that, dlsym(library,
- * name). ACCEL_OK when every required symbol was found. Otherwise returns
+/* Fill every slot with dlsym(library, export_name) or, failing that,
+ * dlsym(library, name). ACCEL_OK when every required symbol was found. Otherwise returns
  * ACCEL_ERROR_UNSUPPORTED, sets every slot back to NULL (all or nothing) and
  * writes "<library_name> lacks <symbol>, which the <backend> backend
  * requires" into `reason` (when non-NULL; truncated to reason_cap), for the

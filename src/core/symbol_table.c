@@ -24,7 +24,7 @@ static void symbol_table_clear(const accel_symbol_t *symbols, size_t count)
 
 static void *symbol_lookup(void *library, const accel_symbol_t *symbol)
 {
-    void *address = symbol->export != NULL ? dlsym(library, symbol->export) : NULL;
+    void *address = symbol->export_name != NULL ? dlsym(library, symbol->export_name) : NULL;
     if (address == NULL)
         address = dlsym(library, symbol->name);
     return address;
