@@ -195,7 +195,8 @@ ACCEL_API bool accel_env_parse_int_list(const char *text, int *out, size_t cap,
 ACCEL_API bool accel_env_parse_bool(const char *text, bool *out);
 
 /* The integer in `name` when it lies in [min, max]; `fallback` when unset,
- * and with a warning when not an integer or out of range. */
+ * and with a warning when not an integer or out of range (max LONG_MAX:
+ * no upper bound). */
 ACCEL_API long accel_env_get_int(const char *name, long min, long max, long fallback);
 /* The boolean in `name`; `fallback` when unset, with a warning when bad. */
 ACCEL_API bool accel_env_get_bool(const char *name, bool fallback);

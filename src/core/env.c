@@ -195,8 +195,12 @@ long accel_env_get_int(const char *name, long min, long max, long fallback)
         return fallback;
     if (accel_env_parse_int(text, &value) && value >= min && value <= max)
         return value;
-    accel_log(ACCEL_LOG_WARN, "%s=%s is not an integer in [%ld, %ld]; using %ld", name, text, min,
-              max, fallback);
+    if (max == LONG_MAX)
+        accel_log(ACCEL_LOG_WARN, "%s=%s is not an integer >= %ld; using %ld", name, text, min,
+                  fallback);
+    else
+        accel_log(ACCEL_LOG_WARN, "%s=%s is not an integer in [%ld, %ld]; using %ld", name, text,
+                  min, max, fallback);
     return fallback;
 }
 

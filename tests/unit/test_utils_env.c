@@ -3,6 +3,7 @@
  * value, the fallback when unset, and the fallback with a warning naming the
  * variable when the value is bad. */
 #include <setjmp.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +57,10 @@ static void test_get_int(void **state)
     CAPTURE_STDERR(warning, value = accel_env_get_int(VAR, 1, 10, 7));
     assert_int_equal(value, 7);
     assert_non_null(strstr(warning, VAR));
+    setenv(VAR, "0", 1);
+    CAPTURE_STDERR(warning, value = accel_env_get_int(VAR, 1, LONG_MAX, 2));
+    assert_int_equal(value, 2);
+    assert_non_null(strstr(warning, VAR "=0 is not an integer >= 1; using 2"));
 }
 
 static void test_get_bool(void **state)
