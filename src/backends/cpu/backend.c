@@ -21,8 +21,8 @@
 #include <sys/auxv.h>
 #endif
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cpu/cpu.h"
-#include "core/env.h"
 #include "ops/ops.h"
 
 #define NUMA_SYSFS_DIR "/sys/devices/system/node"

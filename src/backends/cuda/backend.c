@@ -12,7 +12,6 @@
 
 #include "accel/accel_backend_utils.h"
 #include "backends/cuda/cuda_backend.h"
-#include "core/env.h"
 #include "ops/cuda/fused_optim.h"
 
 #ifdef ACCEL_CUDA_HAVE_NVTX3

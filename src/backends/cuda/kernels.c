@@ -16,7 +16,6 @@
 
 #include "accel/accel_backend_utils.h"
 #include "backends/cuda/cuda_backend.h"
-#include "core/kernel_cache.h"
 
 #define CUDA_RNG_THREADS 256u
 #define CUDA_RNG_MAX_GRID 65535u

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/opencl/opencl.h"
-#include "core/env.h"
 #include "ops/opencl/fused_optim.h"
 
 /* ---------------------------------------------------------------- static facts */

@@ -10,7 +10,6 @@
 
 #include "accel/accel_backend_utils.h"
 #include "backends/opencl/opencl.h"
-#include "core/env.h"
 
 #define OPENCL_VISIBLE_ENV "ACCEL_OPENCL_VISIBLE_DEVICES"
 #define OPENCL_MAX_VISIBLE 256
