@@ -4,11 +4,11 @@
  * runs; a run hands each of them one contiguous chunk, the caller takes chunk 0.
  * Locking: run_lock serialises runs (try-locked: a busy pool means the caller
  * works alone); `lock` guards the job fields, the generation and `pending`. */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
