@@ -1,7 +1,8 @@
-/* env.c: the parsers behind accel's environment variables (see env.h and
- * docs/env-vars.md). Parsers are pure: they write their outputs only when the
- * whole text is valid, touch no global state and are safe from any thread.
- * accel_env_get is a getenv and shares getenv's rule: do not race it with setenv. */
+/* env.c: the parsers behind accel's environment variables (see env.h,
+ * accel/accel_backend_utils.h and docs/env-vars.md). Parsers are pure: they
+ * write their outputs only when the whole text is valid, touch no global
+ * state and are safe from any thread. accel_env_get and the getters are
+ * getenv and share getenv's rule: do not race them with setenv. */
 #include "env.h"
 
 #include <ctype.h>
@@ -162,4 +163,70 @@ bool accel_env_parse_alloc_conf(const char *text, accel_alloc_conf_t *out, char 
     }
     *out = conf;
     return true;
+}
+
+bool accel_env_parse_bool(const char *text, bool *out)
+{
+    static const struct {
+        const char *name;
+        bool value;
+    } words[] = {
+        {"1", true},  {"true", true},   {"yes", true}, {"on", true},
+        {"0", false}, {"false", false}, {"no", false}, {"off", false},
+    };
+    if (text == NULL || out == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (strcasecmp(text, words[i].name) == 0) {
+            *out = words[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- warn-and-fall-back getters */
+
+long accel_env_get_int(const char *name, long min, long max, long fallback)
+{
+    const char *text = accel_env_get(name);
+    long value;
+    if (text == NULL)
+        return fallback;
+    if (accel_env_parse_int(text, &value) && value >= min && value <= max)
+        return value;
+    if (max == LONG_MAX)
+        accel_log(ACCEL_LOG_WARN, "%s=%s is not an integer >= %ld; using %ld", name, text, min,
+                  fallback);
+    else
+        accel_log(ACCEL_LOG_WARN, "%s=%s is not an integer in [%ld, %ld]; using %ld", name, text,
+                  min, max, fallback);
+    return fallback;
+}
+
+bool accel_env_get_bool(const char *name, bool fallback)
+{
+    const char *text = accel_env_get(name);
+    bool value;
+    if (text == NULL)
+        return fallback;
+    if (accel_env_parse_bool(text, &value))
+        return value;
+    accel_log(ACCEL_LOG_WARN, "%s=%s is not a boolean (1/0, true/false, yes/no, on/off); using %s",
+              name, text, fallback ? "true" : "false");
+    return fallback;
+}
+
+size_t accel_env_get_int_list(const char *name, int *out, size_t cap)
+{
+    const char *text = accel_env_get(name);
+    size_t count = 0;
+    if (text == NULL)
+        return 0;
+    if (accel_env_parse_int_list(text, out, cap, &count))
+        return count;
+    accel_log(ACCEL_LOG_WARN,
+              "%s=%s is not a list of at most %zu non-negative integers like 0,2,5; ignored", name,
+              text, cap);
+    return 0;
 }

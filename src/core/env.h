@@ -8,16 +8,10 @@
 #include <stddef.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 
-/* getenv that treats "" as unset. */
-const char *accel_env_get(const char *name);
-
-/* Parse a decimal integer that fills the whole string; false otherwise. */
-bool accel_env_parse_int(const char *text, long *out);
-
-/* Parse "0,2,5" (no spaces around numbers allowed besides none; empty items
- * refused) into up to `cap` non-negative ints; false on any bad item. */
-bool accel_env_parse_int_list(const char *text, int *out, size_t cap, size_t *out_count);
+/* accel_env_get, the int/list/bool parsers and the warn-and-fall-back getters
+ * are public (accel/accel_backend_utils.h); core-only parsers follow. */
 
 /* ACCEL_LOG: "error" | "warn" | "info" | "debug" (case-insensitive); false
  * for anything else. */

@@ -26,18 +26,33 @@
 #define FNV128_PRIME (((unsigned __int128)0x0000000001000000u << 64) | 0x000000000000013Bu)
 #define FNV128_BASIS (((unsigned __int128)0x6c62272e07bb0142u << 64) | 0x62b821756295c58du)
 
+/* The public struct holds the 128-bit state as two halves (no compiler
+ * extension in the installed header); the arithmetic runs on __int128. */
+static unsigned __int128 hash_load(const accel_kernel_hash_t *hash)
+{
+    return ((unsigned __int128)hash->high << 64) | hash->low;
+}
+
+static void hash_store(accel_kernel_hash_t *hash, unsigned __int128 state)
+{
+    hash->high = (uint64_t)(state >> 64);
+    hash->low = (uint64_t)state;
+}
+
 static void hash_bytes(accel_kernel_hash_t *hash, const void *data, size_t size)
 {
     const unsigned char *bytes = data;
+    unsigned __int128 state = hash_load(hash);
     for (size_t i = 0; i < size; i++) {
-        hash->state ^= bytes[i];
-        hash->state *= FNV128_PRIME;
+        state ^= bytes[i];
+        state *= FNV128_PRIME;
     }
+    hash_store(hash, state);
 }
 
 void accel_kernel_hash_init(accel_kernel_hash_t *hash)
 {
-    hash->state = FNV128_BASIS;
+    hash_store(hash, FNV128_BASIS);
 }
 
 void accel_kernel_hash_add(accel_kernel_hash_t *hash, const void *data, size_t size)
@@ -56,9 +71,8 @@ void accel_kernel_hash_add_string(accel_kernel_hash_t *hash, const char *text)
 
 void accel_kernel_hash_key(const accel_kernel_hash_t *hash, char out[ACCEL_KERNEL_KEY_SIZE])
 {
-    uint64_t hi = (uint64_t)(hash->state >> 64), lo = (uint64_t)hash->state;
-    snprintf(out, ACCEL_KERNEL_KEY_SIZE, "%016llx%016llx", (unsigned long long)hi,
-             (unsigned long long)lo);
+    snprintf(out, ACCEL_KERNEL_KEY_SIZE, "%016llx%016llx", (unsigned long long)hash->high,
+             (unsigned long long)hash->low);
 }
 
 static uint64_t checksum64(const void *data, size_t size)

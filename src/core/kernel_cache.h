@@ -16,31 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "accel/accel.h"
+#include "accel/accel_backend_utils.h"
 
-/* 128-bit FNV-1a over length-prefixed parts (so "ab"+"c" != "a"+"bc"). */
-typedef struct accel_kernel_hash {
-    unsigned __int128 state;
-} accel_kernel_hash_t;
-
-#define ACCEL_KERNEL_KEY_SIZE 33 /* 32 hex digits + NUL */
-
-void accel_kernel_hash_init(accel_kernel_hash_t *hash);
-void accel_kernel_hash_add(accel_kernel_hash_t *hash, const void *data, size_t size);
-void accel_kernel_hash_add_string(accel_kernel_hash_t *hash, const char *text);
-/* The key: 32 lowercase hex digits. */
-void accel_kernel_hash_key(const accel_kernel_hash_t *hash, char out[ACCEL_KERNEL_KEY_SIZE]);
-
-/* The file an entry lives in; UNAVAILABLE when no cache folder can be named
- * (no ACCEL_CACHE_DIR, XDG_CACHE_HOME or HOME). */
-accel_status_t accel_kernel_cache_path(const char *key, char *out, size_t cap);
-
-/* The entry's bytes in *out (malloc'ed; the caller frees), or NOT_FOUND on a
- * miss or an unusable file (the reason is logged at debug level). */
-accel_status_t accel_kernel_cache_get(const char *key, void **out, size_t *out_size);
-
-/* Store `size` bytes under `key`, replacing any entry atomically. Failures
- * (read-only home, full disk) return a status and change nothing. */
-accel_status_t accel_kernel_cache_put(const char *key, const void *data, size_t size);
+/* The hash, key and get/put/path functions are public, declared in
+ * accel/accel_backend_utils.h so plugins can cache their binaries too. */
 
 #endif /* ACCEL_CORE_KERNEL_CACHE_H */

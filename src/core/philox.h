@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 
 /* One block: 10 rounds on counter `ctr` with key `key`. */
 void accel_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
@@ -17,20 +18,12 @@ void accel_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t 
 /* Word `index` of the stream of `seed` (key = seed low/high, counter = index/4). */
 uint32_t accel_philox_word(uint64_t seed, uint64_t index);
 
-/* Words consumed per element (u32, uniform: 1; normal: 2). */
-unsigned accel_rng_words_per_element(accel_rng_kind_t kind);
-/* How far a fill of `count` elements moves the offset: round_up(w*count, 4). */
-uint64_t accel_rng_offset_advance(accel_rng_kind_t kind, size_t count);
+/* accel_rng_words_per_element, accel_rng_offset_advance, accel_philox_fill_range
+ * and the pooled accel_philox_fill are public (accel/accel_backend_utils.h). */
 
 /* The element transforms. */
 float accel_rng_uniform_from_word(uint32_t word);
 float accel_rng_normal_from_words(uint32_t a, uint32_t b);
-
-/* Fill elements [first, first+count) of a fill that starts at stream word
- * `offset`: element i reads words offset + w*i... Writing a sub-range lets a
- * backend split one fill across threads. */
-void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
-                             uint64_t seed, uint64_t offset);
 
 /* Blocks from `block` on into out[0 .. 4*count), a vector of blocks at a
  * time: one variant per instruction set (philox_blocks_*.c), the bits of the

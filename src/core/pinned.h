@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "accel/accel.h"
+#include "accel/accel_backend_utils.h"
 
 typedef enum accel_pinned_kind {
     ACCEL_PINNED_ALLOCATED = 0,  /* from accel_host_alloc */
@@ -21,9 +22,8 @@ typedef struct accel_pinned_range {
 } accel_pinned_range_t;
 
 typedef struct accel_pinned_registry {
-    pthread_mutex_t lock;
-    accel_pinned_range_t *ranges; /* sorted by base, non-overlapping */
-    size_t count, capacity;
+    pthread_mutex_t lock;        /* guards `ranges` */
+    accel_range_map_t ranges;    /* payload: the accel_pinned_kind_t */
 } accel_pinned_registry_t;
 
 void accel_pinned_init(accel_pinned_registry_t *registry);

@@ -20,7 +20,7 @@
 #include "accel/accel.h"
 #include "accel/accel_ops.h"
 #include "ops/cpu/optim_kernels.h"
-#include "ops/cpu/pool.h"
+#include "accel/accel_backend_utils.h"
 
 extern char **environ;
 
@@ -1404,9 +1404,9 @@ static void test_split_invariance(void **state)
     const optim_config_t lion = lion_config(0.05f, 0.9f, 0.99f, 0.5f);
     test_rng_t rng = {0x5b11};
     (void)state;
-    print_message("worker pool: %zu threads\n", accel_pool_threads());
+    print_message("worker pool: %zu threads\n", accel_thread_pool_threads());
     if (strcmp(getenv("ACCEL_CPU_THREADS") ? getenv("ACCEL_CPU_THREADS") : "", "4") == 0)
-        assert_true(accel_pool_threads() == 4);           /* the step really was split */
+        assert_true(accel_thread_pool_threads() == 4);           /* the step really was split */
     check_split(&adam, f32, ((size_t)1 << 20) + 7, &rng); /* ragged last chunk */
     check_split(&adam_l2, bf16, ((size_t)1 << 18) + 3, &rng);
     check_split(&adam, f16_f32, (size_t)1 << 18, &rng);

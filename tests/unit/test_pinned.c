@@ -67,7 +67,7 @@ static void test_add_contains_find_remove(void **state)
     assert_false(accel_pinned_contains(registry, ADDR(0x10000)));
     assert_int_equal(accel_pinned_remove(registry, ADDR(0x10000), ACCEL_PINNED_ALLOCATED, &size),
                      ACCEL_ERROR_NOT_FOUND);
-    assert_int_equal(registry->count, 0);
+    assert_int_equal(registry->ranges.count, 0);
 }
 
 static void test_overlap_refused(void **state)
@@ -92,7 +92,7 @@ static void test_overlap_refused(void **state)
                          ACCEL_ERROR_INVALID_ARGUMENT);
         assert_non_null(strstr(accel_last_error(), "overlaps"));
     }
-    assert_int_equal(registry->count, 1);
+    assert_int_equal(registry->ranges.count, 1);
 
     /* Touching ranges on either side are fine. */
     assert_int_equal(accel_pinned_add(registry, ADDR(0x1f000), 0x1000, ACCEL_PINNED_ALLOCATED),
@@ -120,7 +120,7 @@ static void test_bad_arguments(void **state)
         ACCEL_ERROR_INVALID_ARGUMENT);
     assert_int_equal(accel_pinned_add(registry, ADDR(0x1000), 16, (accel_pinned_kind_t)7),
                      ACCEL_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(registry->count, 0);
+    assert_int_equal(registry->ranges.count, 0);
     assert_false(accel_pinned_contains(registry, NULL));
     assert_int_equal(accel_pinned_remove(registry, NULL, ACCEL_PINNED_ALLOCATED, NULL),
                      ACCEL_ERROR_NOT_FOUND);
@@ -150,10 +150,11 @@ static void test_many_ranges_random_order(void **state)
         assert_int_equal(accel_pinned_add(registry, ADDR(base + i * 0x1000), 0x800, kind),
                          ACCEL_OK);
     }
-    assert_int_equal(registry->count, MANY);
-    for (size_t i = 1; i < registry->count; i++)
-        assert_true(registry->ranges[i - 1].base + registry->ranges[i - 1].size <=
-                    registry->ranges[i].base);
+    assert_int_equal(registry->ranges.count, MANY);
+    for (size_t i = 1; i < registry->ranges.count; i++) {
+        const accel_range_t *before = accel_range_map_at(&registry->ranges, i - 1);
+        assert_true(before->base + before->size <= accel_range_map_at(&registry->ranges, i)->base);
+    }
 
     for (size_t i = 0; i < MANY; i++) {
         uintptr_t start = base + i * 0x1000;
@@ -180,7 +181,7 @@ static void test_many_ranges_random_order(void **state)
             ACCEL_OK);
         assert_int_equal(size, 0x800);
     }
-    assert_int_equal(registry->count, MANY / 2);
+    assert_int_equal(registry->ranges.count, MANY / 2);
     for (size_t i = 0; i < MANY; i++)
         assert_int_equal(accel_pinned_contains(registry, ADDR(base + i * 0x1000 + 1)), i % 2 == 1);
 }

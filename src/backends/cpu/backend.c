@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/host.h"
-#include "core/env.h"
 
 /* ---------------------------------------------------------------- static facts */
 

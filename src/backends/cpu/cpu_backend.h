@@ -187,7 +187,7 @@ void accel_cpu_host_unregister(void *self, void *ptr, size_t size);
 
 accel_status_t accel_cpu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                   void *ptr, size_t count, uint64_t seed, uint64_t offset);
-/* Run one fill now on the calling thread, helped by short-lived threads for
+/* Run one fill now on the calling thread, helped by the host thread pool for
  * large fills; the bits do not depend on how it was split. */
 void accel_cpu_rng_run(accel_rng_kind_t kind, void *ptr, size_t count, uint64_t seed,
                        uint64_t offset);

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cuda/cuda_backend.h"
-#include "core/env.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/cuda/fused_optim.h"
 
 #ifdef ACCEL_CUDA_HAVE_NVTX3

@@ -77,7 +77,7 @@ SAME_VALUE(NVRTC_ERROR_INVALID_OPTION, 5); /* kernels.c's PTX fallback test */
 #include "backends/cuda/symbols.h"
 #undef ACCEL_CUDA_SYMBOL
 
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params) \
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from nvrtc.h");
 #include "backends/cuda/nvrtc_symbols.h"
 #undef ACCEL_NVRTC_SYMBOL
@@ -86,7 +86,7 @@ SAME_VALUE(NVRTC_ERROR_INVALID_OPTION, 5); /* kernels.c's PTX fallback test */
 _Static_assert(SAME_TYPE(nvmlReturn_t, accel_nvml_return_t), "nvmlReturn_t");
 _Static_assert(SAME_TYPE(nvmlDevice_t, accel_nvml_device_t), "nvmlDevice_t");
 _Static_assert(SAME_TYPE(nvmlMemory_t, accel_nvml_memory_t), "nvmlMemory_t");
-#define ACCEL_NVML_SYMBOL(ret, name, params) \
+#define ACCEL_NVML_SYMBOL(required, ret, name, params, export) \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from nvml.h");
 #include "backends/cuda/nvml_symbols.h"
 #undef ACCEL_NVML_SYMBOL
@@ -103,7 +103,7 @@ __attribute__((unused)) static void check_assignments(void)
     }
 #include "backends/cuda/symbols.h"
 #undef ACCEL_CUDA_SYMBOL
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params) \
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) \
     {                                                   \
         ret(*ours) params = name;                       \
         (void)ours;                                     \

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cuda/kernels.h"
-#include "core/kernel_cache.h"
 
 /* Each thread computes one Philox block (4 stream words) per step of a
  * grid-stride loop over the blocks the fill touches, and writes the elements
@@ -161,15 +161,18 @@ static void cuda_nvrtc_load(void)
                  tried);
         return;
     }
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params)                                    \
-    *(void **)&cuda_nvrtc_api.name = dlsym(library, #name);                                \
-    if ((required) && cuda_nvrtc_api.name == NULL) {                                       \
-        snprintf(cuda_nvrtc_reason, sizeof cuda_nvrtc_reason, "NVRTC lacks %s", #name);    \
-        dlclose(library);                                                                  \
-        return;                                                                            \
-    }
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) \
+    ACCEL_SYMBOL_ENTRY(cuda_nvrtc_api, required, name, export),
+    const accel_symbol_t symbols[] = {
 #include "backends/cuda/nvrtc_symbols.h"
+    };
 #undef ACCEL_NVRTC_SYMBOL
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "cuda",
+                                   "NVRTC (libnvrtc)", cuda_nvrtc_reason,
+                                   sizeof cuda_nvrtc_reason) != ACCEL_OK) {
+        dlclose(library);
+        return;
+    }
     cuda_nvrtc_api.library = library;
     cuda_nvrtc_ok = true;
 }

@@ -18,7 +18,7 @@
 
 typedef struct accel_nvrtc_api {
     void *library;
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params) ret(*name) params;
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/cuda/nvrtc_symbols.h"
 #undef ACCEL_NVRTC_SYMBOL
 } accel_nvrtc_api_t;

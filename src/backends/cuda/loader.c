@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cuda/loader.h"
 
 /* ---------------------------------------------------------------- loading the libraries */
@@ -26,22 +27,20 @@ static void cuda_driver_load(void)
                  "no NVIDIA driver (libcuda.so.1) found (tried %s)", tried);
         return;
     }
-#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                           \
-    {                                                                                    \
-        const char *preferred = export;                                                  \
-        void *symbol = preferred != NULL ? dlsym(library, preferred) : NULL;             \
-        if (symbol == NULL)                                                              \
-            symbol = dlsym(library, #name);                                              \
-        *(void **)&cuda_driver_api.name = symbol;                                        \
-        if ((required) && symbol == NULL) {                                              \
-            snprintf(cuda_driver_reason, sizeof cuda_driver_reason,                      \
-                     "the NVIDIA driver's libcuda lacks %s (driver too old)", #name);    \
-            dlclose(library);                                                            \
-            return;                                                                      \
-        }                                                                                \
-    }
+#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export) \
+    ACCEL_SYMBOL_ENTRY(cuda_driver_api, required, name, export),
+    const accel_symbol_t symbols[] = {
 #include "backends/cuda/symbols.h"
+    };
 #undef ACCEL_CUDA_SYMBOL
+    char missing[200];
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "cuda",
+                                   "the NVIDIA driver's libcuda", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(cuda_driver_reason, sizeof cuda_driver_reason, "%s (driver too old)", missing);
+        dlclose(library);
+        return;
+    }
     cuda_driver_api.library = library;
     cuda_driver_ok = true;
 }
@@ -69,15 +68,19 @@ static void cuda_nvml_load(void)
         accel_log(ACCEL_LOG_DEBUG, "cuda: NVML not loaded (tried %s)", tried);
         return;
     }
-#define ACCEL_NVML_SYMBOL(ret, name, params)                                          \
-    *(void **)&cuda_nvml_api.name = dlsym(library, #name);                            \
-    if (cuda_nvml_api.name == NULL) {                                                 \
-        accel_log(ACCEL_LOG_DEBUG, "cuda: NVML lacks %s; not using NVML", #name);     \
-        dlclose(library);                                                             \
-        return;                                                                       \
-    }
+#define ACCEL_NVML_SYMBOL(required, ret, name, params, export) \
+    ACCEL_SYMBOL_ENTRY(cuda_nvml_api, required, name, export),
+    const accel_symbol_t symbols[] = {
 #include "backends/cuda/nvml_symbols.h"
+    };
 #undef ACCEL_NVML_SYMBOL
+    char reason[160];
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "cuda",
+                                   "NVML (libnvidia-ml)", reason, sizeof reason) != ACCEL_OK) {
+        accel_log(ACCEL_LOG_DEBUG, "%s; not using NVML", reason);
+        dlclose(library);
+        return;
+    }
     cuda_nvml_api.library = library;
     cuda_nvml_ok = true;
 }

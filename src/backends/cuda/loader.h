@@ -20,7 +20,7 @@ typedef struct accel_cuda_api {
 
 typedef struct accel_nvml_api {
     void *library;
-#define ACCEL_NVML_SYMBOL(ret, name, params) ret(*name) params;
+#define ACCEL_NVML_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/cuda/nvml_symbols.h"
 #undef ACCEL_NVML_SYMBOL
 } accel_nvml_api_t;

@@ -7,7 +7,9 @@
  * `_v2` exports are named directly where the unversioned symbol has an older
  * ABI. A `required` false entry may be missing from an older driver; the
  * feature that needs it then answers UNSUPPORTED.
- * backend.c expands this into the function table it fills with dlsym;
+ * This is the one shape of accel/accel_backend_utils.h's symbol lists.
+ * backend.c expands this into the function table it fills with
+ * accel_symbol_table_resolve;
  * declarations_check.c expands it against the real <cuda.h>.
  * No include guard: include it after defining ACCEL_CUDA_SYMBOL. */
 

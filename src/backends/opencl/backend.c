@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends/opencl/opencl_backend.h"
-#include "core/env.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/opencl/fused_optim.h"
+#include "backends/opencl/opencl_backend.h"
 
 /* ---------------------------------------------------------------- static facts */
 

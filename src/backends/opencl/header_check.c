@@ -92,14 +92,14 @@ SAME_VALUE(ACCEL_CL_PROFILING_COMMAND_END, CL_PROFILING_COMMAND_END);
 /* Every real function must convert to a pointer of our declared type without
  * a cast: a differing return or parameter type is an incompatible pointer. */
 struct accel_cl_header_check {
-#define ACCEL_CL_SYMBOL(required, ret, name, params) ret(*name) params;
+#define ACCEL_CL_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/opencl/symbols.h"
 #undef ACCEL_CL_SYMBOL
 };
 
 extern const struct accel_cl_header_check accel_cl_header_check_table;
 const struct accel_cl_header_check accel_cl_header_check_table = {
-#define ACCEL_CL_SYMBOL(required, ret, name, params) .name = name,
+#define ACCEL_CL_SYMBOL(required, ret, name, params, export) .name = name,
 #include "backends/opencl/symbols.h"
 #undef ACCEL_CL_SYMBOL
 };

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/opencl/opencl_backend.h"
-#include "core/kernel_cache.h"
 
 #define RNG_ELEMENTS_PER_ITEM 4
 #define BUILD_LOG_EXCERPT 600

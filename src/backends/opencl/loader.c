@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/opencl/opencl_backend.h"
-#include "core/env.h"
 
 #define OPENCL_VISIBLE_ENV "ACCEL_OPENCL_VISIBLE_DEVICES"
 #define OPENCL_MAX_VISIBLE 256
@@ -23,24 +23,27 @@ static void opencl_api_load(void)
 {
     static const char *const candidates[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
     char tried[200] = "";
-    void *symbol;
     void *library = accel_backend_load_library("opencl", candidates, tried, sizeof tried);
     if (library == NULL) {
         snprintf(opencl_api_reason, sizeof opencl_api_reason,
                  "the OpenCL ICD loader was not found (tried %s)", tried);
         return;
     }
-#define ACCEL_CL_SYMBOL(required, ret, name, params)                                    \
-    symbol = dlsym(library, #name);                                                     \
-    memcpy(&opencl_api.name, &symbol, sizeof symbol);                                   \
-    if ((required) && symbol == NULL) {                                                 \
-        snprintf(opencl_api_reason, sizeof opencl_api_reason,                           \
-                 "the OpenCL loader lacks %s (an OpenCL 1.2 loader is needed)", #name); \
-        dlclose(library);                                                               \
-        return;                                                                         \
-    }
+#define ACCEL_CL_SYMBOL(required, ret, name, params, export) \
+    ACCEL_SYMBOL_ENTRY(opencl_api, required, name, export),
+    const accel_symbol_t symbols[] = {
 #include "backends/opencl/symbols.h"
+    };
 #undef ACCEL_CL_SYMBOL
+    char missing[200];
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "opencl",
+                                   "the OpenCL ICD loader", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(opencl_api_reason, sizeof opencl_api_reason,
+                 "%s (an OpenCL 1.2 loader is needed)", missing);
+        dlclose(library);
+        return;
+    }
     opencl_api.library = library;
     opencl_api_ok = true;
 }

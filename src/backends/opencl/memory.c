@@ -2,7 +2,8 @@
  * addresses (see README.md, "Device memory"), stream-ordered copies and fills,
  * and pinned host memory (ALLOC_HOST_PTR buffers mapped once, USE_HOST_PTR
  * buffers over registered ranges).
- * Threads: the range maps lock internally; OpenCL enqueue calls are
+ * Threads: each range map (core's accel_range_map_t) sits behind its own
+ * mutex, taken by the range_* helpers below; OpenCL enqueue calls are
  * thread-safe, so every slot may run on several threads at once. */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,97 +14,85 @@
 
 /* ---------------------------------------------------------------- range maps */
 
+/* What each range carries in the map. */
+typedef struct opencl_range_payload {
+    accel_cl_mem mem;
+    int device;
+} opencl_range_payload_t;
+
 void accel_opencl_range_map_init(accel_opencl_range_map_t *map)
 {
     pthread_mutex_init(&map->lock, NULL);
-    map->items = NULL;
-    map->count = map->capacity = 0;
+    accel_range_map_init(&map->ranges, sizeof(opencl_range_payload_t));
 }
 
 void accel_opencl_range_map_destroy(accel_opencl_range_map_t *map)
 {
-    free(map->items);
-    map->items = NULL;
-    map->count = map->capacity = 0;
+    accel_range_map_fini(&map->ranges);
     pthread_mutex_destroy(&map->lock);
 }
 
-/* Index of the first item whose base is > addr (caller holds the lock). */
-static size_t range_upper_bound(const accel_opencl_range_map_t *map, uintptr_t addr)
+/* The caller's copy of a range in the map. */
+static accel_opencl_range_t range_copy(const accel_range_t *range)
 {
-    size_t lo = 0, hi = map->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (map->items[mid].base <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    opencl_range_payload_t payload;
+    memcpy(&payload, accel_range_payload(range), sizeof payload);
+    return (accel_opencl_range_t){
+        .base = range->base, .size = range->size, .mem = payload.mem, .device = payload.device};
 }
 
+/* A size-0 query may name the end of a range (a zero-byte copy at the end of
+ * a buffer): that is the range holding the byte before it. */
 bool accel_opencl_range_find(accel_opencl_range_map_t *map, const void *ptr, size_t size,
                              accel_opencl_range_t *out)
 {
-    uintptr_t addr = (uintptr_t)ptr;
-    bool found = false;
-    size_t i;
+    const accel_range_t *range;
     pthread_mutex_lock(&map->lock);
-    i = range_upper_bound(map, addr);
-    if (i > 0) {
-        const accel_opencl_range_t *r = &map->items[i - 1];
-        found = addr - r->base <= r->size && size <= r->size - (addr - r->base);
-        if (found && out != NULL)
-            *out = *r;
-    }
+    range = accel_range_map_find(&map->ranges, ptr, size);
+    if (range == NULL && size == 0 && (uintptr_t)ptr > 1)
+        range = accel_range_map_find(&map->ranges, (const char *)ptr - 1, 1);
+    if (range != NULL && out != NULL)
+        *out = range_copy(range);
     pthread_mutex_unlock(&map->lock);
-    return found;
+    return range != NULL;
 }
 
 /* Insert a range; false when it would overlap one already there or memory
  * runs out (the map is then unchanged). */
 static bool range_insert(accel_opencl_range_map_t *map, const accel_opencl_range_t *range)
 {
-    bool ok = true;
-    size_t i;
+    opencl_range_payload_t payload = {.mem = range->mem, .device = range->device};
+    accel_status_t status;
     pthread_mutex_lock(&map->lock);
-    i = range_upper_bound(map, range->base);
-    if ((i > 0 && map->items[i - 1].base + map->items[i - 1].size > range->base) ||
-        (i < map->count && range->base + range->size > map->items[i].base))
-        ok = false;
-    if (ok && map->count == map->capacity) {
-        size_t capacity = map->capacity ? map->capacity * 2 : 16;
-        accel_opencl_range_t *grown = realloc(map->items, capacity * sizeof *grown);
-        ok = grown != NULL;
-        if (ok) {
-            map->items = grown;
-            map->capacity = capacity;
-        }
-    }
-    if (ok) {
-        memmove(&map->items[i + 1], &map->items[i], (map->count - i) * sizeof *map->items);
-        map->items[i] = *range;
-        map->count++;
-    }
+    status = accel_range_map_insert(&map->ranges, (const void *)range->base, range->size,
+                                    &payload, NULL);
     pthread_mutex_unlock(&map->lock);
-    return ok;
+    return status == ACCEL_OK;
 }
 
 /* Remove the range starting exactly at `ptr` into *out; false when none does. */
 static bool range_remove(accel_opencl_range_map_t *map, const void *ptr, accel_opencl_range_t *out)
 {
+    accel_range_t removed;
+    opencl_range_payload_t payload;
     bool found;
-    size_t i;
     pthread_mutex_lock(&map->lock);
-    i = range_upper_bound(map, (uintptr_t)ptr);
-    found = i > 0 && map->items[i - 1].base == (uintptr_t)ptr;
-    if (found) {
-        *out = map->items[i - 1];
-        memmove(&map->items[i - 1], &map->items[i], (map->count - i) * sizeof *map->items);
-        map->count--;
-    }
+    found = accel_range_map_remove(&map->ranges, ptr, &removed, &payload);
     pthread_mutex_unlock(&map->lock);
+    if (found)
+        *out = (accel_opencl_range_t){.base = removed.base,
+                                      .size = removed.size,
+                                      .mem = payload.mem,
+                                      .device = payload.device};
     return found;
+}
+
+/* Take the highest range out of the map into *out (teardown: no other thread
+ * uses the backend any more); false when the map is empty. */
+static bool range_pop_last(accel_opencl_range_map_t *map, accel_opencl_range_t *out)
+{
+    const accel_range_t *last = accel_range_map_at(&map->ranges, map->ranges.count - 1);
+    return last != NULL && range_remove(map, (const void *)last->base, out);
 }
 
 /* ---------------------------------------------------------------- device memory */
@@ -399,14 +388,9 @@ void accel_opencl_host_unregister(void *self, void *ptr, size_t size)
 void accel_opencl_memory_release_all(accel_opencl_backend_t *cl)
 {
     accel_opencl_range_t range;
-    while (cl->pinned.count > 0) {
-        range = cl->pinned.items[cl->pinned.count - 1];
-        cl->pinned.count--;
+    while (range_pop_last(&cl->pinned, &range))
         pinned_release(cl, &range, range.device == 0);
-    }
-    while (cl->buffers.count > 0) {
-        range = cl->buffers.items[cl->buffers.count - 1];
-        cl->buffers.count--;
+    while (range_pop_last(&cl->buffers, &range)) {
         munmap((void *)range.base, range.size);
         cl->api->clReleaseMemObject(range.mem);
     }

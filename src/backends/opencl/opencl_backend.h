@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/opencl/cl_types.h"
 
 /* The OpenCL backend's ops table (constant, process lifetime). */
@@ -36,7 +37,7 @@ const accel_backend_ops_t *accel_opencl_backend_ops(void);
 
 typedef struct accel_cl_api {
     void *library;
-#define ACCEL_CL_SYMBOL(required, ret, name, params) ret(*name) params;
+#define ACCEL_CL_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/opencl/symbols.h"
 #undef ACCEL_CL_SYMBOL
 } accel_cl_api_t;
@@ -126,7 +127,7 @@ typedef struct accel_opencl_device {
     atomic_uint_fast64_t allocated; /* bytes of live mem_alloc buffers */
 } accel_opencl_device_t;
 
-/* A sorted map from address ranges to the cl_mem behind them. */
+/* A range and the cl_mem behind it, as memory.c hands it around (a copy). */
 typedef struct accel_opencl_range {
     uintptr_t base;
     size_t size;
@@ -134,10 +135,11 @@ typedef struct accel_opencl_range {
     int device;
 } accel_opencl_range_t;
 
+/* Address ranges -> cl_mem: core's accel_range_map_t (payload: mem and
+ * device) behind its own mutex, a leaf lock. */
 typedef struct accel_opencl_range_map {
-    pthread_mutex_t lock;
-    accel_opencl_range_t *items; /* sorted by base, non-overlapping */
-    size_t count, capacity;
+    pthread_mutex_t lock; /* guards `ranges` */
+    accel_range_map_t ranges;
 } accel_opencl_range_map_t;
 
 typedef struct accel_opencl_backend {

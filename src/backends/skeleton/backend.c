@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/skeleton/skeleton_backend.h"
 
 #define SKELETON_LIBRARY "libc.so.6"
@@ -41,25 +42,27 @@ static const accel_backend_info_t skeleton_info = {
 /* ---------------------------------------------------------------- lifecycle */
 
 /* Load the runtime and resolve every symbol; NULL (with the reason in `why`)
- * when the library or a symbol is missing. */
+ * when the library or a required symbol is missing. */
 static void *skeleton_open(accel_skeleton_api_t *api, char *why, size_t why_cap)
 {
     static const char *const candidates[] = {SKELETON_LIBRARY, NULL};
     char tried[512] = "";
     void *library = accel_backend_load_library("skeleton", candidates, tried, sizeof tried);
+#define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export)                     \
+    ACCEL_SYMBOL_ENTRY(*api, required, name, export),
+    const accel_symbol_t symbols[] = {
+#include "backends/skeleton/symbols.h"
+    };
+#undef ACCEL_SKELETON_SYMBOL
     if (library == NULL) {
         snprintf(why, why_cap, "%s not found (tried %s)", SKELETON_LIBRARY, tried);
         return NULL;
     }
-#define ACCEL_SKELETON_SYMBOL(ret, name, params)                                       \
-    *(void **)&api->name = dlsym(library, #name);                                      \
-    if (api->name == NULL) {                                                           \
-        snprintf(why, why_cap, "%s has no symbol %s", SKELETON_LIBRARY, #name);         \
-        dlclose(library);                                                              \
-        return NULL;                                                                   \
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0],
+                                   "skeleton", SKELETON_LIBRARY, why, why_cap) != ACCEL_OK) {
+        dlclose(library);
+        return NULL;
     }
-#include "backends/skeleton/symbols.h"
-#undef ACCEL_SKELETON_SYMBOL
     return library;
 }
 

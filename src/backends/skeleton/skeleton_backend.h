@@ -17,7 +17,7 @@
 
 /* The vendor functions, resolved from the runtime library by create(). */
 typedef struct accel_skeleton_api {
-#define ACCEL_SKELETON_SYMBOL(ret, name, params) ret(*name) params;
+#define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/skeleton/symbols.h"
 #undef ACCEL_SKELETON_SYMBOL
 } accel_skeleton_api_t;

@@ -2,14 +2,14 @@
  * every backend lists, and the cpu backend's fused ops, which are the same
  * code. A step validates everything first, waits for the caller's stream,
  * then runs the kernel table chosen at the first load (isa.c) across the
- * worker pool (pool.c). The tables are process-wide constants once chosen;
- * safe from any thread. */
+ * host thread pool (core/thread_pool.c). The tables are process-wide
+ * constants once chosen; safe from any thread. */
 #include <pthread.h>
 
+#include "accel/accel_backend_utils.h"
 #include "core/core.h"
 #include "core/error.h"
 #include "ops/cpu/optim_kernels.h"
-#include "ops/cpu/pool.h"
 
 /* Chunks are whole cache lines of every dtype; below this many elements per
  * thread, waking a worker costs more than it saves. */
@@ -105,7 +105,7 @@ static accel_status_t host_adam_step(accel_t *acc, accel_stream_t *stream,
         return status;
     accel_adam_coeffs_make(config, step, &coeffs);
     host_job_t job = {&view, &coeffs, host_kernels()};
-    accel_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, adam_chunk, &job);
+    accel_thread_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, adam_chunk, &job);
     return ACCEL_OK;
 }
 
@@ -125,7 +125,7 @@ static accel_status_t host_adagrad_step(accel_t *acc, accel_stream_t *stream,
         return status;
     accel_adagrad_coeffs_make(config, &coeffs);
     host_job_t job = {&view, &coeffs, host_kernels()};
-    accel_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, adagrad_chunk, &job);
+    accel_thread_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, adagrad_chunk, &job);
     return ACCEL_OK;
 }
 
@@ -145,7 +145,7 @@ static accel_status_t host_lion_step(accel_t *acc, accel_stream_t *stream,
         return status;
     accel_lion_coeffs_make(config, &coeffs);
     host_job_t job = {&view, &coeffs, host_kernels()};
-    accel_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, lion_chunk, &job);
+    accel_thread_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, lion_chunk, &job);
     return ACCEL_OK;
 }
 

@@ -1,21 +1,23 @@
-/* pool.c: the CPU worker pool behind the host ops (pool.h). Workers are
- * started once and sleep on a condition variable between runs; a run hands
- * each of them one contiguous chunk and the caller takes chunk 0.
+/* thread_pool.c: the host thread pool of accel/accel_backend_utils.h, used
+ * by the CPU optimizer ops, the Philox fill and any backend. Workers are
+ * started once (signals blocked) and sleep on a condition variable between
+ * runs; a run hands each of them one contiguous chunk, the caller takes chunk 0.
  * Locking: run_lock serialises runs (try-locked: a busy pool means the caller
  * works alone); `lock` guards the job fields, the generation and `pending`. */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/env.h"
-#include "ops/cpu/pool.h"
+#include "accel/accel_backend_utils.h"
 
 #define POOL_MAX_THREADS 256
 
 typedef struct pool_job {
-    accel_pool_fn_t fn;
+    accel_thread_pool_fn_t fn;
     void *ctx;
     size_t count;
     size_t chunk;
@@ -86,27 +88,27 @@ static void pool_register_atfork(void)
 
 static size_t pool_wanted_threads(void)
 {
-    long requested = 0;
-    const char *text = accel_env_get("ACCEL_CPU_THREADS");
-    if (text != NULL) {
-        if (accel_env_parse_int(text, &requested) && requested >= 1)
-            return requested > POOL_MAX_THREADS ? POOL_MAX_THREADS : (size_t)requested;
-        accel_log(ACCEL_LOG_WARN, "ACCEL_CPU_THREADS=%s is not a positive integer; ignored", text);
-    }
+    long cpus = 1, requested;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set) > POOL_MAX_THREADS ? POOL_MAX_THREADS : (size_t)CPU_COUNT(&set);
-    return 1;
+        cpus = CPU_COUNT(&set);
+    /* More than the cap is honoured as the cap, not refused. */
+    requested = accel_env_get_int("ACCEL_CPU_THREADS", 1, LONG_MAX, cpus);
+    return requested > POOL_MAX_THREADS ? POOL_MAX_THREADS : (size_t)requested;
 }
 
 /* Called with run_lock held. A worker that cannot start leaves the pool
- * smaller; the work is still done. */
+ * smaller; the work is still done. Workers inherit a full signal mask, so a
+ * process signal is never delivered to one of them. */
 static void pool_start(void)
 {
     size_t wanted = pool_wanted_threads();
     pthread_attr_t attr;
+    sigset_t all, saved;
     pthread_once(&atfork_once, pool_register_atfork);
     pool.started = true;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     for (size_t i = 1; i < wanted; i++) {
@@ -120,9 +122,10 @@ static void pool_start(void)
         pthread_mutex_unlock(&pool.lock);
     }
     pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
-size_t accel_pool_threads(void)
+size_t accel_thread_pool_threads(void)
 {
     size_t threads;
     pthread_mutex_lock(&pool.run_lock);
@@ -133,8 +136,8 @@ size_t accel_pool_threads(void)
     return threads;
 }
 
-void accel_pool_run(size_t count, size_t grain, size_t min_per_thread, accel_pool_fn_t fn,
-                    void *ctx)
+void accel_thread_pool_run(size_t count, size_t grain, size_t min_per_thread,
+                           accel_thread_pool_fn_t fn, void *ctx)
 {
     pool_job_t job = {fn, ctx, count, count, 1};
     if (count == 0)

@@ -1,0 +1,249 @@
+/* accel_backend_utils.h: helpers libaccel exports for backend authors,
+ * in-tree backends and plugins alike: vendor symbol loading, an address-range
+ * map, the host thread pool, the Philox host fill, environment parsing and
+ * the on-disk kernel cache. Each part says who owns what and which threads
+ * may call it. Include after (or instead of) accel/accel_backend.h. */
+#ifndef ACCEL_BACKEND_UTILS_H
+#define ACCEL_BACKEND_UTILS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "accel/accel_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ vendor symbols
+ *
+ * A backend lists the vendor calls it makes in a symbols.h X-macro, one line
+ * per call, in one shape:
+ *   ACCEL_<LIB>_SYMBOL(required, return type, name, (parameters), export)
+ * `export` is a versioned exported name to try first (e.g. "cuMemAlloc_v2"),
+ * or NULL. The backend expands the list twice: into its function table
+ *   #define ACCEL_CL_SYMBOL(required, ret, name, params, export) ret(*name) params;
+ * and into a descriptor array that points at the table's slots
+ *   #define ACCEL_CL_SYMBOL(required, ret, name, params, export) \
+ *       ACCEL_SYMBOL_ENTRY(api, required, name, export),
+ *   const accel_symbol_t symbols[] = {
+ *   #include "symbols.h"
+ *   };
+ * then calls accel_symbol_table_resolve() on the dlopen handle.
+ * Ownership: the descriptors and the slots belong to the caller; the handle
+ * stays open (resolve never closes it). Threads: resolve writes the slots, so
+ * run it once per table (pthread_once) before any thread reads the table. */
+
+typedef struct accel_symbol {
+    const char *name;        /* the symbol as the vendor header spells it */
+    const char *export_name; /* versioned export tried first, or NULL */
+    void *slot;              /* address of the function-pointer field to fill */
+    bool required;           /* false: may be missing (the slot is then NULL) */
+} accel_symbol_t;
+
+/* One descriptor for field `name` of the function table `table` (an lvalue).
+ * (No parameter is called `export`, a C++ keyword: the header is C++-safe.) */
+#define ACCEL_SYMBOL_ENTRY(table, required, name, export_name)                         \
+    {#name, (export_name), (void *)&(table).name, (required)}
+
+/* Fill every slot with dlsym(library, export_name) or, failing that,
+ * dlsym(library, name). ACCEL_OK when every required symbol was found. Otherwise returns
+ * ACCEL_ERROR_UNSUPPORTED, sets every slot back to NULL (all or nothing) and
+ * writes "<library_name> lacks <symbol>, which the <backend> backend
+ * requires" into `reason` (when non-NULL; truncated to reason_cap), for the
+ * backend to report when it is asked for a device; the thread's last error
+ * is not touched (loading usually runs inside pthread_once). INVALID_ARGUMENT
+ * with an error sentence for a NULL library, a NULL array with a non-zero
+ * count, or a descriptor without a name or slot (no slot is written then). */
+ACCEL_API accel_status_t accel_symbol_table_resolve(void *library, const accel_symbol_t *symbols,
+                                                    size_t count, const char *backend,
+                                                    const char *library_name, char *reason,
+                                                    size_t reason_cap);
+
+/* ================================================================ address ranges
+ *
+ * accel_range_map_t: non-overlapping [base, base + size) ranges kept in a
+ * sorted array, found by binary search (O(log n) lookup, O(n) insert and
+ * remove), each with a fixed-size payload chosen at init (copied in and out
+ * by value; the map never interprets or frees it).
+ * Ownership: the map owns its array only; it records addresses and never
+ * touches the memory they name.
+ * Threads: NOT thread-safe. The owner of the map locks around every call
+ * (core's pinned registry and the opencl backend each hold a mutex per map),
+ * and a pointer returned by find stays valid only until the next insert,
+ * remove or fini, under that same lock. Statuses carry no error text: the
+ * caller, who knows what the range is, words the sentence. */
+
+typedef struct accel_range {
+    uintptr_t base;
+    size_t size;
+    /* followed by the payload (accel_range_payload) */
+} accel_range_t;
+
+typedef struct accel_range_map {
+    unsigned char *items; /* count entries of `stride` bytes, sorted by base */
+    size_t stride;
+    size_t payload_size;
+    size_t count;
+    size_t capacity;
+} accel_range_map_t;
+
+/* An empty map whose ranges carry `payload_size` bytes each (0 allowed). */
+ACCEL_API void accel_range_map_init(accel_range_map_t *map, size_t payload_size);
+/* Free the array; the map is empty (and may be init'ed again). */
+ACCEL_API void accel_range_map_fini(accel_range_map_t *map);
+/* Record [base, base + size) with a copy of `payload` (payload_size bytes;
+ * NULL means zeroes). INVALID_ARGUMENT for a NULL base, size 0 or a range
+ * that runs past the end of the address space; INVALID_ARGUMENT too when it
+ * overlaps a recorded range (*conflict, when non-NULL, then points at the
+ * range in the way; otherwise it is set to NULL); OUT_OF_MEMORY. On any
+ * failure the map is unchanged. */
+ACCEL_API accel_status_t accel_range_map_insert(accel_range_map_t *map, const void *base,
+                                                size_t size, const void *payload,
+                                                const accel_range_t **conflict);
+/* The range holding every byte of [ptr, ptr + size), or NULL. size 0 asks
+ * whether ptr itself lies inside a range. */
+ACCEL_API const accel_range_t *accel_range_map_find(const accel_range_map_t *map, const void *ptr,
+                                                    size_t size);
+/* The index-th range in address order (0 .. count-1), or NULL: for walking
+ * the map, e.g. to release everything at teardown. */
+ACCEL_API const accel_range_t *accel_range_map_at(const accel_range_map_t *map, size_t index);
+/* Remove the range that starts exactly at `base`, copying it to *out and its
+ * payload to payload_out (each when non-NULL); false (map unchanged) when no
+ * range starts there. */
+ACCEL_API bool accel_range_map_remove(accel_range_map_t *map, const void *base, accel_range_t *out,
+                                      void *payload_out);
+
+/* The payload of a range returned by find (map's payload_size bytes). */
+static inline void *accel_range_payload(const accel_range_t *range)
+{
+    return (void *)(range + 1);
+}
+
+/* ================================================================ host thread pool
+ *
+ * One process-wide pool of worker threads for host-side data-parallel work
+ * (the CPU optimizer ops, the Philox fill, a plugin's host fallbacks). A run
+ * splits [0, count) into contiguous chunks, one per thread, the caller's
+ * thread taking the first. Threads start on first use, with every signal
+ * blocked; their number is ACCEL_CPU_THREADS, else the CPUs in the
+ * process's affinity mask (at most 256).
+ * Threads: any thread may call. One run at a time: a caller that finds the
+ * pool busy (another thread's run, or a nested call from inside `fn`) runs
+ * its whole range alone on its own thread, so there is no deadlock and the
+ * result is the same. `fn` must not depend on which thread runs a chunk.
+ * Fork: after fork() the child forgets the parent's workers and starts a
+ * fresh pool on first use (pthread_atfork). */
+
+typedef void (*accel_thread_pool_fn_t)(void *ctx, size_t begin, size_t end);
+
+/* Run fn over [0, count) in chunks that are multiples of `grain` elements
+ * (except the last), using at most one thread per `min_per_thread` elements
+ * (0 counts as 1 for both). Returns when every chunk is done; ctx is shared
+ * by all chunks. */
+ACCEL_API void accel_thread_pool_run(size_t count, size_t grain, size_t min_per_thread,
+                                     accel_thread_pool_fn_t fn, void *ctx);
+
+/* Threads a run may use, the caller included (>= 1), starting the pool. */
+ACCEL_API size_t accel_thread_pool_threads(void);
+
+/* ================================================================ Philox
+ *
+ * accel's random numbers (DESIGN.md §4): Philox4x32-10 keyed by the seed,
+ * word i of the stream of `seed` is word i%4 of the block with counter i/4;
+ * a fill of kind u32/uniform reads 1 word per element, normal 2 (Box-Muller),
+ * starting at word `offset`. Every backend must produce these bits; a plugin
+ * can fill host memory with them directly. Pure functions (the fill uses the
+ * thread pool above): any thread. */
+
+/* Words one element consumes (1 or 2), or 0 for an unknown kind. */
+ACCEL_API unsigned accel_rng_words_per_element(accel_rng_kind_t kind);
+/* How far a fill of `count` elements moves the stream offset:
+ * round_up(words * count, 4). */
+ACCEL_API uint64_t accel_rng_offset_advance(accel_rng_kind_t kind, size_t count);
+/* Elements [first, first + count) of the fill that starts at `offset`, into
+ * dst[first .. first + count) on the calling thread: dst is the start of the
+ * whole fill and holds uint32_t for u32, float otherwise. For splitting a
+ * fill yourself; an unknown kind or NULL dst writes nothing. */
+ACCEL_API void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first,
+                                       size_t count, uint64_t seed, uint64_t offset);
+/* The whole fill of `count` elements into dst, a large one split over the
+ * host thread pool (the bits do not depend on the split). INVALID_ARGUMENT
+ * with an error sentence for an unknown kind or a NULL dst with count > 0;
+ * nothing is written then. */
+ACCEL_API accel_status_t accel_philox_fill(accel_rng_kind_t kind, void *dst, size_t count,
+                                           uint64_t seed, uint64_t offset);
+
+/* ================================================================ environment
+ *
+ * Reading a backend's environment variables the way core reads its own.
+ * The parsers are pure. The getters call getenv, so like any getenv they must
+ * not race setenv; a bad value is reported once per call at warn level
+ * ("<name>=<value> is not ...; using <fallback>") and the fallback returned. */
+
+/* getenv that treats "" as unset (NULL). */
+ACCEL_API const char *accel_env_get(const char *name);
+/* A decimal integer filling the whole text (no blanks); false otherwise,
+ * *out untouched. */
+ACCEL_API bool accel_env_parse_int(const char *text, long *out);
+/* "0,2,5": up to `cap` non-negative ints, no blanks, no empty items; false on
+ * any bad item or more than cap items, `out` untouched. */
+ACCEL_API bool accel_env_parse_int_list(const char *text, int *out, size_t cap,
+                                        size_t *out_count);
+/* 1/0, true/false, yes/no, on/off (case-insensitive); false otherwise. */
+ACCEL_API bool accel_env_parse_bool(const char *text, bool *out);
+
+/* The integer in `name` when it lies in [min, max]; `fallback` when unset,
+ * and with a warning when not an integer or out of range (max LONG_MAX:
+ * no upper bound). */
+ACCEL_API long accel_env_get_int(const char *name, long min, long max, long fallback);
+/* The boolean in `name`; `fallback` when unset, with a warning when bad. */
+ACCEL_API bool accel_env_get_bool(const char *name, bool fallback);
+/* The list in `name` into out[0 .. cap): its length, or 0 when unset, and
+ * with a warning (out untouched) when bad. */
+ACCEL_API size_t accel_env_get_int_list(const char *name, int *out, size_t cap);
+
+/* ================================================================ kernel cache
+ *
+ * An on-disk cache of compiled device kernels (program binaries, cubins...)
+ * for backends that compile at run time. Folder: ACCEL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/accel, else ~/.cache/accel; entries are
+ * <dir>/kernels/<key>.bin with a header (magic, key, size, checksum), so a
+ * truncated, corrupt or foreign file reads as a miss. The key is the hex
+ * digest of everything that changes the binary (source, options, device
+ * name, driver version...), built with accel_kernel_hash_*.
+ * Threads and processes: stateless, any thread; put writes a temporary file
+ * beside the entry and renames it over, so concurrent writers leave one
+ * complete file. */
+
+/* 128-bit FNV-1a over length-prefixed parts ("ab"+"c" != "a"+"bc"). Plain
+ * value: one per key being built, on one thread at a time. */
+typedef struct accel_kernel_hash {
+    uint64_t low, high;
+} accel_kernel_hash_t;
+
+#define ACCEL_KERNEL_KEY_SIZE 33 /* 32 hex digits + NUL */
+
+ACCEL_API void accel_kernel_hash_init(accel_kernel_hash_t *hash);
+ACCEL_API void accel_kernel_hash_add(accel_kernel_hash_t *hash, const void *data, size_t size);
+ACCEL_API void accel_kernel_hash_add_string(accel_kernel_hash_t *hash, const char *text);
+/* The key: 32 lowercase hex digits. */
+ACCEL_API void accel_kernel_hash_key(const accel_kernel_hash_t *hash,
+                                     char out[ACCEL_KERNEL_KEY_SIZE]);
+
+/* The file an entry lives in; UNAVAILABLE when no cache folder can be named
+ * (no ACCEL_CACHE_DIR, XDG_CACHE_HOME or HOME). */
+ACCEL_API accel_status_t accel_kernel_cache_path(const char *key, char *out, size_t cap);
+/* The entry's bytes in *out (malloc'ed; the caller frees), or NOT_FOUND on a
+ * miss or an unusable file (the reason is logged at debug level). */
+ACCEL_API accel_status_t accel_kernel_cache_get(const char *key, void **out, size_t *out_size);
+/* Store `size` bytes under `key`, replacing any entry atomically. Failures
+ * (read-only home, full disk) return a status and change nothing. */
+ACCEL_API accel_status_t accel_kernel_cache_put(const char *key, const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_BACKEND_UTILS_H */
