@@ -22,6 +22,11 @@
 #endif
 
 #include "backends/cpu/cpu.h"
+#include "backends/cpu/event.h"
+#include "backends/cpu/graph.h"
+#include "backends/cpu/memory.h"
+#include "backends/cpu/rng.h"
+#include "backends/cpu/stream.h"
 #include "core/env.h"
 #include "ops/ops.h"
 

@@ -8,7 +8,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "backends/cpu/cpu.h"
+#include "backends/cpu/rng.h"
+#include "backends/cpu/work.h"
 #include "core/philox.h"
 
 /* Fills up to this many elements stay on one thread: below it, starting

@@ -2,6 +2,7 @@
 # when ACCEL_BACKEND_CPU is ON).
 list(APPEND ACCEL_BACKEND_SOURCES
   backends/cpu/backend.c
+  backends/cpu/event.c
   backends/cpu/graph.c
   backends/cpu/memory.c
   backends/cpu/rng.c
