@@ -266,7 +266,8 @@ ACCEL_API accel_status_t accel_rng_u32(accel_t *acc, uint32_t *ptr, size_t count
 ACCEL_API accel_status_t accel_stream_create(accel_t *acc, int device, int priority,
                                              accel_stream_t **out);
 /* Waits for the stream's queued work, then frees it. Default streams and NULL
- * are refused. */
+ * are refused, and so is a stream that is capturing a graph (INVALID_ARGUMENT,
+ * nothing changes): end the capture with accel_graph_capture_end first. */
 ACCEL_API accel_status_t accel_stream_destroy(accel_stream_t *stream);
 ACCEL_API accel_status_t accel_stream_synchronize(accel_stream_t *stream);
 /* ACCEL_OK when all queued work finished, ACCEL_ERROR_NOT_READY otherwise. */

@@ -62,6 +62,7 @@ accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_stream_t *s
     if (status == ACCEL_OK) {
         graph->state = ACCEL_GRAPH_CAPTURING;
         graph->capture_stream = stream;
+        atomic_store(&stream->capturing, graph);
     }
     pthread_mutex_unlock(&graph->lock);
     return status;
@@ -86,6 +87,7 @@ accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *str
     if (status == ACCEL_OK) {
         graph->impl = impl;
         graph->state = ACCEL_GRAPH_READY;
+        atomic_store(&stream->capturing, NULL);
     }
     pthread_mutex_unlock(&graph->lock);
     return status;

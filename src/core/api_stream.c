@@ -57,6 +57,12 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
         return status;
     if (stream->is_default)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "the default stream cannot be destroyed");
+    /* Destroying it would leave the graph capturing for ever (it could never
+     * be ended nor destroyed): the user ends the capture first. */
+    if (atomic_load(&stream->capturing) != NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "the stream is capturing a graph; call accel_graph_capture_end before "
+                           "destroying it");
     acc = stream->acc;
     /* The calling thread stops using it as current; other threads must have
      * stopped already (documented rule). */

@@ -81,6 +81,10 @@ struct accel_stream {
     int priority;
     void *impl; /* backend stream; NULL for a default stream */
     bool is_default;
+    /* The graph capturing this stream, NULL when none: set and cleared by
+     * accel_graph_capture_begin/_end under that graph's lock; read by
+     * accel_stream_destroy, which refuses while it is set. */
+    _Atomic(accel_graph_t *) capturing;
 };
 
 struct accel_event {

@@ -190,6 +190,7 @@
     X(test_graphs_default_stream_consistent) \
     X(test_graphs_replay_before_capture_refused) \
     X(test_graphs_null_arguments) \
+    X(test_graphs_destroy_capturing_stream_refused) \
     /* profiling ranges */ \
     X(test_profiling_push_pop_nest) \
     X(test_profiling_pop_without_push) \

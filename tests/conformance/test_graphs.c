@@ -228,3 +228,31 @@ void test_graphs_null_arguments(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_replay(NULL, stream));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_destroy(NULL));
 }
+
+/* A stream that is capturing cannot be destroyed: the graph would be left
+ * "capturing" for ever (never destroyable). The refusal changes nothing: the
+ * capture still ends, the graph replays, then both go. */
+void test_graphs_destroy_capturing_stream_refused(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *device, back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x5a, GRAPHS_BYTES, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_destroy(stream));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x5a);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
+}
