@@ -439,6 +439,10 @@ ACCEL_API accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_s
 ACCEL_API accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *stream);
 /* Queue the recorded work again on `stream` (NULL = the capture stream). */
 ACCEL_API accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream);
+/* Memory freed while a graph captures (accel_free or accel_free_async of a
+ * block of the capture's device) stays reserved until the newest graph then
+ * capturing is destroyed, so replays never write into a later allocation.
+ * Destroy a graph only once its replays have completed. */
 ACCEL_API accel_status_t accel_graph_destroy(accel_graph_t *graph);
 
 /* ---------------------------------------------------------------- profiling */

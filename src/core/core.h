@@ -33,6 +33,11 @@ typedef struct accel_device_state {
     uint64_t rng_seed;
     uint64_t rng_offset;
     accel_stream_t *default_stream;
+    /* Graphs capturing on a stream of this device, newest first (linked by
+     * next_capturing). A block freed while one is capturing is held for the
+     * newest until that graph is destroyed (see api_memory.c). */
+    pthread_mutex_t capture_lock;
+    accel_graph_t *capturing;
 } accel_device_state_t;
 
 typedef struct accel_lazy_entry {
@@ -108,6 +113,8 @@ struct accel_graph {
     accel_graph_state_t state;
     accel_stream_t *capture_stream;
     void *impl;
+    int device;                    /* the capture's device, once capture began */
+    accel_graph_t *next_capturing; /* the device's capturing list, under its capture_lock */
 };
 
 /* ---- instance.c: making and releasing an accel_t */

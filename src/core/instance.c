@@ -106,6 +106,7 @@ static accel_status_t instance_make_devices(accel_t *acc)
     for (int d = 0; d < acc->device_count; d++) {
         accel_device_state_t *dev = &acc->devices[d];
         pthread_mutex_init(&dev->rng_lock, NULL);
+        pthread_mutex_init(&dev->capture_lock, NULL);
         dev->rng_seed = ACCEL_DEFAULT_SEED;
         dev->default_stream = calloc(1, sizeof *dev->default_stream);
         if (dev->default_stream == NULL)
@@ -222,6 +223,7 @@ static void instance_free_devices(accel_t *acc)
             accel_allocator_destroy(dev->allocator);
         free(dev->allocator_ctx);
         pthread_mutex_destroy(&dev->rng_lock);
+        pthread_mutex_destroy(&dev->capture_lock);
         free(dev->default_stream);
     }
     free(acc->devices);

@@ -191,6 +191,8 @@
     X(test_graphs_replay_before_capture_refused) \
     X(test_graphs_null_arguments) \
     X(test_graphs_destroy_capturing_stream_refused) \
+    X(test_graphs_free_during_capture_stays_reserved) \
+    X(test_graphs_free_async_during_capture_stays_reserved) \
     /* profiling ranges */ \
     X(test_profiling_push_pop_nest) \
     X(test_profiling_pop_without_push) \
