@@ -277,7 +277,11 @@ ACCEL_API accel_status_t accel_stream_wait_event(accel_stream_t *stream, accel_e
 
 typedef void (*accel_host_fn_t)(void *user_data);
 /* Run `fn(user_data)` on a library thread once the work queued before it on
- * `stream` has finished. `fn` must not call accel functions on this stream. */
+ * `stream` has finished. `fn` must not call accel functions on this stream.
+ * Waits that would be for `fn` itself are refused with INVALID_ARGUMENT
+ * rather than deadlocking, where the backend can tell (cpu does; see its
+ * README): accel_synchronize of the stream's device, synchronize of this
+ * stream or of an event recorded after `fn` on it, and destroying it. */
 ACCEL_API accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t fn,
                                                    void *user_data);
 

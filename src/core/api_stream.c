@@ -9,6 +9,7 @@
 
 #include "core.h"
 #include "error.h"
+#include "stream_worker.h"
 #include "thread_state.h"
 
 static accel_status_t stream_require(const accel_t *acc, bool has, const char *what)
@@ -50,6 +51,7 @@ accel_status_t accel_stream_create(accel_t *acc, int device, int priority, accel
 
 accel_status_t accel_stream_destroy(accel_stream_t *stream)
 {
+    const void *own = NULL;
     accel_thread_state_t *state;
     accel_t *acc;
     accel_status_t status = accel_check_stream(stream);
@@ -64,6 +66,10 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
                            "the stream is capturing a graph; call accel_graph_capture_end before "
                            "destroying it");
     acc = stream->acc;
+    /* A host callback destroying the stream it runs on would join itself. */
+    if (accel_stream_worker_of(acc->self, stream->device, &own) && own == stream->impl)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "a host callback cannot destroy the stream it runs on");
     /* The calling thread stops using it as current; other threads must have
      * stopped already (documented rule). */
     state = accel_thread_state(acc);

@@ -10,6 +10,7 @@
 
 #include "backends/cpu/event.h"
 #include "backends/cpu/work.h"
+#include "core/stream_worker.h"
 
 static int64_t event_clock_ns(void)
 {
@@ -30,6 +31,7 @@ struct accel_cpu_event {
     uint64_t generation;           /* records issued so far */
     uint64_t completed;            /* highest record that has run */
     int64_t timestamp_ns;          /* CLOCK_MONOTONIC when `completed` ran */
+    const void *record_stream;     /* where the newest record is queued (NULL: inline) */
 };
 
 void accel_cpu_event_retain(accel_cpu_event_t *event)
@@ -47,11 +49,12 @@ void accel_cpu_event_release(accel_cpu_event_t *event)
 }
 
 /* Issue a new record: the event is pending until accel_cpu_event_complete(generation). */
-uint64_t accel_cpu_event_issue_record(accel_cpu_event_t *event)
+uint64_t accel_cpu_event_issue_record(accel_cpu_event_t *event, const void *stream)
 {
     uint64_t generation;
     pthread_mutex_lock(&event->lock);
     generation = ++event->generation;
+    event->record_stream = stream;
     pthread_mutex_unlock(&event->lock);
     return generation;
 }
@@ -121,9 +124,23 @@ accel_status_t accel_cpu_event_record(void *self, int device, void *event, void 
     return accel_cpu_stream_submit(stream, &work, 1);
 }
 
+/* A host callback may not wait for a record queued behind it on its own
+ * stream: that record runs only after the callback returns. */
 accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
 {
     accel_cpu_event_t *e = event;
+    const void *own = NULL;
+    bool waits_on_itself = false;
+    if (accel_stream_worker_of(self, device, &own)) {
+        pthread_mutex_lock(&e->lock);
+        waits_on_itself = e->completed < e->generation && e->record_stream == own;
+        pthread_mutex_unlock(&e->lock);
+    }
+    if (waits_on_itself)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "cpu: a host callback cannot synchronize an event recorded "
+                                   "after it on its own stream: the record runs only once the "
+                                   "callback returns");
     accel_cpu_event_wait_for(e, accel_cpu_event_current_record(e));
     return ACCEL_OK;
 }

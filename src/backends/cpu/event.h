@@ -15,8 +15,9 @@ void accel_cpu_event_release(accel_cpu_event_t *event);
 
 /* Issue a new record (the event is pending until it completes); the record a
  * wait issued now refers to (0: none); mark a record as run; block until a
- * record has run. Used by stream workers and the default stream. */
-uint64_t accel_cpu_event_issue_record(accel_cpu_event_t *event);
+ * record has run. Used by stream workers and the default stream; `stream`
+ * is where the record is queued (NULL: the default stream). */
+uint64_t accel_cpu_event_issue_record(accel_cpu_event_t *event, const void *stream);
 uint64_t accel_cpu_event_current_record(accel_cpu_event_t *event);
 void accel_cpu_event_complete(accel_cpu_event_t *event, uint64_t generation);
 void accel_cpu_event_wait_for(accel_cpu_event_t *event, uint64_t generation);

@@ -16,6 +16,7 @@
 #include "backends/cpu/graph.h"
 #include "backends/cpu/rng.h"
 #include "backends/cpu/stream.h"
+#include "core/stream_worker.h"
 
 static int64_t clock_now_ns(void)
 {
@@ -29,10 +30,10 @@ static int64_t clock_now_ns(void)
 /* Fill in an event item's generation as it enters a running stream. Must be
  * called in submission order, which is what makes waits and records on one
  * stream refer to each other correctly. */
-static void work_prepare(accel_cpu_work_t *work)
+static void work_prepare(accel_cpu_work_t *work, const accel_cpu_stream_t *stream)
 {
     if (work->kind == ACCEL_CPU_WORK_EVENT_RECORD)
-        work->u.event.generation = accel_cpu_event_issue_record(work->u.event.event);
+        work->u.event.generation = accel_cpu_event_issue_record(work->u.event.event, stream);
     else if (work->kind == ACCEL_CPU_WORK_EVENT_WAIT)
         work->u.event.generation = accel_cpu_event_current_record(work->u.event.event);
 }
@@ -103,6 +104,7 @@ static void work_free(accel_cpu_work_t *work)
 static void *stream_worker_main(void *arg)
 {
     accel_cpu_stream_t *stream = arg;
+    accel_stream_worker_enter(stream->backend, stream->device, stream);
     pthread_mutex_lock(&stream->lock);
     for (;;) {
         accel_cpu_work_t *work;
@@ -133,7 +135,7 @@ static void submit_inline(const accel_cpu_work_t *items, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         accel_cpu_work_t work = items[i];
-        work_prepare(&work);
+        work_prepare(&work, NULL);
         work_run_traced(&work, NULL);
     }
 }
@@ -180,7 +182,7 @@ static accel_status_t submit_queue(accel_cpu_stream_t *stream, const accel_cpu_w
     for (accel_cpu_work_t *node = first; node != NULL; node = node->next) {
         if (work_has_event(node))
             accel_cpu_event_retain(node->u.event.event);
-        work_prepare(node);
+        work_prepare(node, stream);
     }
     if (stream->tail != NULL)
         stream->tail->next = first;
@@ -277,6 +279,7 @@ accel_status_t accel_cpu_stream_create(void *self, int device, int priority, voi
     if (stream == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "cpu: out of host memory for a stream");
+    stream->backend = cpu;
     stream->device = device;
     atomic_init(&stream->refs, 1);
     pthread_mutex_init(&stream->lock, NULL);
@@ -348,9 +351,21 @@ static uint64_t stream_ticket(accel_cpu_stream_t *stream)
     return ticket;
 }
 
+static accel_status_t stream_refuse_self_wait(int device, const char *what)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "cpu: a host callback cannot synchronize %s: it runs on a worker "
+                               "of a stream of device %d, which would wait for itself "
+                               "(synchronize from another thread)",
+                               what, device);
+}
+
 accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream_handle)
 {
     accel_cpu_stream_t *stream = stream_handle;
+    const void *own = NULL;
+    if (stream != NULL && accel_stream_worker_of(self, device, &own) && own == stream)
+        return stream_refuse_self_wait(device, "its own stream");
     if (stream != NULL)
         stream_wait_ticket(stream, stream_ticket(stream));
     return ACCEL_OK; /* the default stream never has anything pending */
@@ -399,6 +414,8 @@ accel_status_t accel_cpu_device_synchronize(void *self, int device)
     uint64_t *tickets = NULL;
     size_t count = 0, n = 0;
 
+    if (accel_stream_worker_of(self, device, NULL))
+        return stream_refuse_self_wait(device, "the device it runs on");
     pthread_mutex_lock(&cpu->streams_lock);
     for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live)
         count += s->device == device;

@@ -12,6 +12,7 @@
 typedef struct accel_cpu_graph accel_cpu_graph_t;
 
 struct accel_cpu_stream {
+    struct accel_cpu_backend *backend; /* the backend state that made it */
     int device;
     atomic_uint refs;
 
