@@ -72,6 +72,13 @@ ACCEL_API int64_t accel_last_vendor_error(void);
 
 /* ---------------------------------------------------------------- handles */
 
+/* Destroyed handles: a stream, event or graph used after its destroy call is
+ * refused with INVALID_ARGUMENT while its accel_t is open, until at least 64
+ * more streams/events/graphs of that accel_t have been destroyed after it
+ * (their structs are kept and reused only then). Beyond that, after
+ * accel_close, or for a pointer that never was a handle, misuse is not
+ * detected. */
+
 /* An opened accelerator: one backend and its devices. Thread-safe. */
 typedef struct accel accel_t;
 /* An ordered queue of device work on one device. */
@@ -105,8 +112,11 @@ ACCEL_API accel_status_t accel_set(accel_t *acc);
 ACCEL_API accel_status_t accel_open(const char *name, accel_t **out);
 
 /* Release an accelerator from accel_open: frees cached memory, streams it
- * owns and the backend state. Fails for the process-wide accelerator. Every
- * stream, event, graph and allocation of `acc` must be released first. */
+ * owns and the backend state. Fails for the process-wide accelerator, and
+ * fails with INVALID_ARGUMENT (changing nothing) while any stream, event or
+ * graph created on `acc` is alive: destroy them first. Allocations should be
+ * freed first too; the memory of any left is released with `acc`. After
+ * accel_close every handle of `acc` is invalid and using one is undefined. */
 ACCEL_API accel_status_t accel_close(accel_t *acc);
 
 /* How `acc` was chosen: "override", "auto detect", "model specified"

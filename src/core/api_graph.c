@@ -54,7 +54,7 @@ accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     if (!ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin))
         return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s has no graphs", acc->ops->name);
-    graph = calloc(1, sizeof *graph);
+    graph = accel_handle_new(&acc->handles, ACCEL_HANDLE_GRAPH);
     if (graph == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
     graph->tag = ACCEL_TAG_GRAPH;
@@ -165,7 +165,6 @@ accel_status_t accel_graph_destroy(accel_graph_t *graph)
     if (graph->state == ACCEL_GRAPH_READY)
         accel_allocator_release_held(graph->acc->devices[graph->device].allocator, graph);
     pthread_mutex_destroy(&graph->lock);
-    graph->tag = ACCEL_TAG_DEAD;
-    free(graph);
+    accel_handle_retire(&graph->acc->handles, graph);
     return ACCEL_OK;
 }

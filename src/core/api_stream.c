@@ -1,8 +1,9 @@
 /* api_stream.c: streams (create, destroy, sync, query, wait, host callbacks,
  * default and per-thread current stream) and events.
- * Ownership: user streams/events are owned by the caller; default streams by
- * the accel_t. A destroyed handle has its tag cleared before it is freed, so
- * a stale handle is usually refused (not guaranteed once memory is reused).
+ * Ownership: user streams/events are owned by the caller (their structs live
+ * in the accel_t's handle registry, handles.h); default streams by the
+ * accel_t. A destroyed handle is tagged dead and refused until its slot is
+ * reused (handles.h says when).
  * Threads: any thread may queue on any stream; the current stream is the
  * calling thread's own. */
 #include <stdlib.h>
@@ -35,12 +36,12 @@ accel_status_t accel_stream_create(accel_t *acc, int device, int priority, accel
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    stream = malloc(sizeof *stream);
+    stream = accel_handle_new(&acc->handles, ACCEL_HANDLE_STREAM);
     if (stream == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a stream");
     status = acc->ops->stream_create(acc->self, device, priority, &impl);
     if (status != ACCEL_OK) {
-        free(stream);
+        accel_handle_retire(&acc->handles, stream);
         return status;
     }
     *stream = (accel_stream_t){
@@ -76,8 +77,7 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
     if (state != NULL && state->current_streams[stream->device] == stream)
         state->current_streams[stream->device] = NULL;
     acc->ops->stream_destroy(acc->self, stream->device, stream->impl);
-    stream->tag = ACCEL_TAG_DEAD;
-    free(stream);
+    accel_handle_retire(&acc->handles, stream);
     return ACCEL_OK;
 }
 
@@ -230,12 +230,12 @@ accel_status_t accel_event_create(accel_t *acc, int device, unsigned flags, acce
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    event = malloc(sizeof *event);
+    event = accel_handle_new(&acc->handles, ACCEL_HANDLE_EVENT);
     if (event == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating an event");
     status = acc->ops->event_create(acc->self, device, flags, &impl);
     if (status != ACCEL_OK) {
-        free(event);
+        accel_handle_retire(&acc->handles, event);
         return status;
     }
     *event = (accel_event_t){
@@ -250,8 +250,7 @@ accel_status_t accel_event_destroy(accel_event_t *event)
     if (status != ACCEL_OK)
         return status;
     event->acc->ops->event_destroy(event->acc->self, event->device, event->impl);
-    event->tag = ACCEL_TAG_DEAD;
-    free(event);
+    accel_handle_retire(&event->acc->handles, event);
     return ACCEL_OK;
 }
 

@@ -17,9 +17,12 @@
 
 #include "accel/accel_backend.h"
 #include "allocator.h"
+#include "handles.h"
 #include "pinned.h"
 
-/* Handle tags: checked on entry so a wrong or destroyed handle is refused. */
+/* Handle tags: checked on entry so a wrong or destroyed handle is refused
+ * (user streams, events and graphs live in `handles`, see handles.h, so the
+ * check never reads freed memory while their accel_t is open). */
 #define ACCEL_TAG_ACCEL 0x61636331u
 #define ACCEL_TAG_STREAM 0x61637374u
 #define ACCEL_TAG_EVENT 0x61636576u
@@ -77,6 +80,8 @@ struct accel {
 
     accel_op_builder_t *builders;
     size_t builder_count;
+
+    accel_handles_t handles; /* the user's streams, events and graphs */
 };
 
 struct accel_stream {

@@ -174,9 +174,11 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     acc->selection_method = method;
     pthread_mutex_init(&acc->lock, NULL);
     accel_pinned_init(&acc->pinned);
+    accel_handles_init(&acc->handles);
     if (pthread_key_create(&acc->thread_key, thread_state_free) != 0) {
         pthread_mutex_destroy(&acc->lock);
         accel_pinned_fini(&acc->pinned);
+        accel_handles_fini(&acc->handles);
         free(acc);
         return accel_error(ACCEL_ERROR_INTERNAL, "out of thread-local keys opening %s", ops->name);
     }
@@ -248,6 +250,7 @@ void accel_instance_destroy(accel_t *acc)
     free(pthread_getspecific(acc->thread_key));
     pthread_key_delete(acc->thread_key);
     accel_pinned_fini(&acc->pinned);
+    accel_handles_fini(&acc->handles);
     pthread_mutex_destroy(&acc->lock);
     acc->tag = ACCEL_TAG_DEAD;
     free(acc);
