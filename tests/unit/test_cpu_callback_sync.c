@@ -3,8 +3,11 @@
  * its own stream gets an error instead of waiting for itself for ever; a
  * wait that does not involve its own stream still works. A deadlock would
  * block the test, so alarm() turns it into a failure. */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,11 +28,14 @@ typedef struct callback_report {
     accel_event_t *behind, *elsewhere;
     accel_status_t device_sync, own_sync, behind_sync, elsewhere_sync, own_destroy;
     char device_sync_error[256];
+    atomic_bool behind_queued; /* set by the test once `behind` is recorded */
 } callback_report_t;
 
 static void callback_body(void *arg)
 {
     callback_report_t *r = arg;
+    while (!atomic_load(&r->behind_queued))
+        sched_yield();
     r->device_sync = accel_synchronize(r->acc, 0);
     snprintf(r->device_sync_error, sizeof r->device_sync_error, "%s", accel_last_error());
     r->own_sync = accel_stream_synchronize(r->own);
@@ -53,6 +59,7 @@ static void test_callback_synchronize_refused(void **state)
     assert_int_equal(accel_stream_add_callback(r.own, callback_body, &r), ACCEL_OK);
     /* `behind` is recorded after the callback on the same stream. */
     assert_int_equal(accel_event_record(r.behind, r.own), ACCEL_OK);
+    atomic_store(&r.behind_queued, true);
     assert_int_equal(accel_stream_synchronize(r.own), ACCEL_OK);
 
     assert_int_equal(r.device_sync, ACCEL_ERROR_INVALID_ARGUMENT);
@@ -85,6 +92,7 @@ static void test_callback_synchronize_other_device(void **state)
 {
     callback_report_t r = {0};
     int count = 0;
+    atomic_store(&r.behind_queued, true);
     (void)state;
     alarm(HANG_LIMIT_S);
     assert_int_equal(accel_open("cpu", &r.acc), ACCEL_OK);
