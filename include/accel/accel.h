@@ -16,6 +16,13 @@
  *   is still using it.
  * - Detection never initialises a vendor runtime (fork-safe). A runtime is
  *   initialised lazily, once, by the first call that needs a device.
+ * - fork(): the library holds its own locks across fork(), so a child never
+ *   inherits one held by a thread that does not exist there. On cpu the child
+ *   keeps working (memory, copies, fills, the default stream, new streams);
+ *   streams created before fork() refuse work with INVALID_ARGUMENT (their
+ *   worker threads were not copied), and an event whose record was queued on
+ *   one reports an error instead of waiting for ever. Other backends state
+ *   their rule in their README.
  * - Structs that may grow start with `size_t struct_size`; set it to
  *   sizeof(the struct) before passing it in (ACCEL_STRUCT_INIT does that).
  */

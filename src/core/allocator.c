@@ -886,3 +886,13 @@ void accel_allocator_empty_cache(accel_allocator_t *allocator)
     segments_release_idle(allocator);
     pthread_mutex_unlock(&allocator->lock);
 }
+
+void accel_allocator_fork_lock(accel_allocator_t *allocator)
+{
+    pthread_mutex_lock(&allocator->lock);
+}
+
+void accel_allocator_fork_unlock(accel_allocator_t *allocator)
+{
+    pthread_mutex_unlock(&allocator->lock);
+}

@@ -72,4 +72,8 @@ void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
 /* Give every cached, unused segment back to the raw allocator. */
 void accel_allocator_empty_cache(accel_allocator_t *allocator);
 
+/* Hold / release the allocator's lock across fork() (fork.c only). */
+void accel_allocator_fork_lock(accel_allocator_t *allocator);
+void accel_allocator_fork_unlock(accel_allocator_t *allocator);
+
 #endif

@@ -57,9 +57,9 @@ accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
     graph = accel_handle_new(&acc->handles, ACCEL_HANDLE_GRAPH);
     if (graph == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
-    graph->tag = ACCEL_TAG_GRAPH;
     graph->acc = acc;
     pthread_mutex_init(&graph->lock, NULL);
+    graph->tag = ACCEL_TAG_GRAPH; /* last: the fork handler locks tagged graphs */
     *out = graph;
     return ACCEL_OK;
 }
@@ -164,7 +164,8 @@ accel_status_t accel_graph_destroy(accel_graph_t *graph)
     /* Blocks the user freed during the capture are reusable from now on. */
     if (graph->state == ACCEL_GRAPH_READY)
         accel_allocator_release_held(graph->acc->devices[graph->device].allocator, graph);
-    pthread_mutex_destroy(&graph->lock);
+    /* Retired first: the fork handler locks only live graphs. */
     accel_handle_retire(&graph->acc->handles, graph);
+    pthread_mutex_destroy(&graph->lock);
     return ACCEL_OK;
 }

@@ -58,6 +58,7 @@ struct accel_op_builder {
 
 struct accel {
     uint32_t tag;
+    accel_t *next_instance, *prev_instance; /* every open accel_t, see instance.c */
     const accel_backend_ops_t *ops;
     void *self;
     const char *selection_method;

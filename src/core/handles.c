@@ -117,3 +117,25 @@ void accel_handles_each(accel_handles_t *handles, accel_handle_kind_t kind,
             fn(&slot->object, arg);
     pthread_mutex_unlock(&handles->lock);
 }
+
+/* A graph whose lock is initialised: accel_graph_create sets the tag last. */
+static bool graph_ready(const accel_handle_slot_t *slot)
+{
+    return slot->kind == ACCEL_HANDLE_GRAPH && slot->object.graph.tag == ACCEL_TAG_GRAPH;
+}
+
+void accel_handles_fork_lock(accel_handles_t *handles)
+{
+    pthread_mutex_lock(&handles->lock);
+    for (accel_handle_slot_t *slot = handles->live; slot != NULL; slot = slot->next)
+        if (graph_ready(slot))
+            pthread_mutex_lock(&slot->object.graph.lock);
+}
+
+void accel_handles_fork_unlock(accel_handles_t *handles)
+{
+    for (accel_handle_slot_t *slot = handles->live; slot != NULL; slot = slot->next)
+        if (graph_ready(slot))
+            pthread_mutex_unlock(&slot->object.graph.lock);
+    pthread_mutex_unlock(&handles->lock);
+}

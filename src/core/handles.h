@@ -52,4 +52,10 @@ size_t accel_handles_live(accel_handles_t *handles, accel_handle_kind_t kind);
 void accel_handles_each(accel_handles_t *handles, accel_handle_kind_t kind,
                         void (*fn)(void *object, void *arg), void *arg);
 
+/* Hold the registry lock and every live graph's lock across fork() (a graph
+ * lock is held while a backend queues work, so they come before any
+ * allocator or backend lock); called by instance.c's fork helpers only. */
+void accel_handles_fork_lock(accel_handles_t *handles);
+void accel_handles_fork_unlock(accel_handles_t *handles);
+
 #endif /* ACCEL_CORE_HANDLES_H */

@@ -10,7 +10,13 @@
 #include "core.h"
 #include "env.h"
 #include "error.h"
+#include "fork.h"
 #include "thread_state.h"
+
+/* Every accel_t from create to destroy, so the fork handler can take their
+ * locks. Guarded by instances_lock (a leaf apart from fork). */
+static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
+static accel_t *instances;
 
 /* torch's default seed, so an unseeded generator matches torch's habit. */
 #define ACCEL_DEFAULT_SEED 67280421310721ull
@@ -204,6 +210,13 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
         status = instance_make_builders(acc);
     if (status != ACCEL_OK)
         goto fail;
+    accel_fork_install();
+    pthread_mutex_lock(&instances_lock);
+    acc->next_instance = instances;
+    if (instances != NULL)
+        instances->prev_instance = acc;
+    instances = acc;
+    pthread_mutex_unlock(&instances_lock);
     *out = acc;
     return ACCEL_OK;
 
@@ -236,6 +249,14 @@ void accel_instance_destroy(accel_t *acc)
     accel_lazy_entry_t *entry;
     if (acc == NULL)
         return;
+    pthread_mutex_lock(&instances_lock);
+    if (acc->prev_instance != NULL)
+        acc->prev_instance->next_instance = acc->next_instance;
+    else if (instances == acc)
+        instances = acc->next_instance;
+    if (acc->next_instance != NULL)
+        acc->next_instance->prev_instance = acc->prev_instance;
+    pthread_mutex_unlock(&instances_lock);
     /* Allocators free through the backend, so they go before the backend. */
     instance_free_devices(acc);
     for (size_t i = 0; i < acc->builder_count; i++)
@@ -301,4 +322,48 @@ accel_status_t accel_ensure_init(accel_t *acc)
                            acc->init_error);
     instance_run_lazy(acc, pending);
     return ACCEL_OK;
+}
+
+/* ---- fork: every lock of every accel_t, outermost first (see fork.h) */
+
+static void instance_fork_lock(accel_t *acc)
+{
+    for (size_t i = 0; i < acc->builder_count; i++)
+        pthread_mutex_lock(&acc->builders[i].lock);
+    pthread_mutex_lock(&acc->lock);
+    accel_handles_fork_lock(&acc->handles);
+    for (int d = 0; d < acc->device_count; d++) {
+        pthread_mutex_lock(&acc->devices[d].capture_lock);
+        pthread_mutex_lock(&acc->devices[d].rng_lock);
+        accel_allocator_fork_lock(acc->devices[d].allocator);
+    }
+    pthread_mutex_lock(&acc->pinned.lock);
+}
+
+static void instance_fork_unlock(accel_t *acc)
+{
+    pthread_mutex_unlock(&acc->pinned.lock);
+    for (int d = acc->device_count; d-- > 0;) {
+        accel_allocator_fork_unlock(acc->devices[d].allocator);
+        pthread_mutex_unlock(&acc->devices[d].rng_lock);
+        pthread_mutex_unlock(&acc->devices[d].capture_lock);
+    }
+    accel_handles_fork_unlock(&acc->handles);
+    pthread_mutex_unlock(&acc->lock);
+    for (size_t i = acc->builder_count; i-- > 0;)
+        pthread_mutex_unlock(&acc->builders[i].lock);
+}
+
+void accel_instances_fork_lock(void)
+{
+    pthread_mutex_lock(&instances_lock);
+    for (accel_t *acc = instances; acc != NULL; acc = acc->next_instance)
+        instance_fork_lock(acc);
+}
+
+void accel_instances_fork_unlock(void)
+{
+    for (accel_t *acc = instances; acc != NULL; acc = acc->next_instance)
+        instance_fork_unlock(acc);
+    pthread_mutex_unlock(&instances_lock);
 }

@@ -18,6 +18,7 @@
 #include "core.h"
 #include "env.h"
 #include "error.h"
+#include "fork.h"
 #include "registry.h"
 
 #define SELECTION_OVERRIDE "override"
@@ -540,4 +541,14 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     }
     cascade_close(&cascade);
     return status;
+}
+
+void accel_selection_fork_lock(void)
+{
+    pthread_mutex_lock(&selection_lock);
+}
+
+void accel_selection_fork_unlock(void)
+{
+    pthread_mutex_unlock(&selection_lock);
 }

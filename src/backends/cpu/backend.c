@@ -379,6 +379,14 @@ static accel_status_t cpu_create(void **out_self)
     cpu_read_name(cpu->cpu_name, sizeof cpu->cpu_name);
     cpu_read_vendor(cpu->cpu_vendor, sizeof cpu->cpu_vendor);
     pthread_mutex_init(&cpu->streams_lock, NULL);
+    pthread_mutex_init(&cpu->events_lock, NULL);
+    if (accel_cpu_fork_track(cpu) != ACCEL_OK) {
+        pthread_mutex_destroy(&cpu->events_lock);
+        pthread_mutex_destroy(&cpu->streams_lock);
+        free(cpu->node_cpus);
+        free(cpu);
+        return ACCEL_ERROR_INTERNAL; /* accel_fork_hooks_add said why */
+    }
     *out_self = cpu;
     return ACCEL_OK;
 }
@@ -395,10 +403,16 @@ static void cpu_destroy(void *self)
     pthread_mutex_lock(&cpu->streams_lock);
     leaked = cpu->streams != NULL;
     pthread_mutex_unlock(&cpu->streams_lock);
-    if (leaked) {
-        accel_log(ACCEL_LOG_WARN, "cpu: backend closed with streams still alive; leaking them");
+    pthread_mutex_lock(&cpu->events_lock);
+    leaked = leaked || cpu->events != NULL;
+    pthread_mutex_unlock(&cpu->events_lock);
+    if (leaked) { /* still tracked for fork: the memory stays valid */
+        accel_log(ACCEL_LOG_WARN,
+                  "cpu: backend closed with streams or events still alive; leaking them");
         return;
     }
+    accel_cpu_fork_untrack(cpu);
+    pthread_mutex_destroy(&cpu->events_lock);
     pthread_mutex_destroy(&cpu->streams_lock);
     free(cpu->node_cpus);
     free(cpu);

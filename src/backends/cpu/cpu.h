@@ -16,8 +16,10 @@
  *   destroyed with a record still pending stays alive until that record ran.
  * - accel_cpu_graph_t: a flat array of work items copied by value; built by
  *   one capturing stream (under that stream's lock), read-only once returned.
- * Lock order: backend streams_lock -> stream lock -> event lock; the worker
- * never holds its stream lock while it runs an item.
+ * Lock order: fork.c's backends lock -> backend streams_lock -> stream lock
+ * -> backend events_lock -> event lock; the worker never holds its stream
+ * lock while it runs an item. Core's locks (allocators included) come before
+ * all of these (core/fork.h).
  */
 #ifndef ACCEL_BACKENDS_CPU_CPU_H
 #define ACCEL_BACKENDS_CPU_CPU_H
@@ -48,6 +50,19 @@ typedef struct accel_cpu_backend {
 
     pthread_mutex_t streams_lock; /* guards `streams` */
     accel_cpu_stream_t *streams;  /* live created streams, every device */
+    pthread_mutex_t events_lock;  /* guards `events` */
+    struct accel_cpu_event *events; /* live events (any reference), every device */
+
+    struct accel_cpu_backend *next_backend; /* fork.c's list, under its lock */
 } accel_cpu_backend_t;
+
+/* ---------------------------------------------------------------- fork (fork.c) */
+
+/* Track a backend state for the fork handler from create() to destroy().
+ * In a child, streams created before fork() are refused with a sentence
+ * (their workers do not exist there) and event records queued on them are
+ * reported lost; everything else, the default stream included, works. */
+accel_status_t accel_cpu_fork_track(accel_cpu_backend_t *cpu);
+void accel_cpu_fork_untrack(accel_cpu_backend_t *cpu);
 
 #endif /* ACCEL_BACKENDS_CPU_CPU_H */

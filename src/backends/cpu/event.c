@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "backends/cpu/cpu.h"
 #include "backends/cpu/event.h"
 #include "backends/cpu/work.h"
 #include "core/stream_worker.h"
@@ -24,15 +25,33 @@ static int64_t event_clock_ns(void)
  * makes it pending again and so that a wait refers to the record that was
  * newest when the wait was issued, as in CUDA. Generation 0 = never recorded. */
 struct accel_cpu_event {
+    accel_cpu_backend_t *backend; /* whose `events` list holds it */
     unsigned flags;
     atomic_uint refs;
+    accel_cpu_event_t *prev_live, *next_live; /* backend->events, under events_lock */
     pthread_mutex_t lock;          /* guards the fields below */
     pthread_cond_t completed_cond; /* broadcast when `completed` advances */
     uint64_t generation;           /* records issued so far */
     uint64_t completed;            /* highest record that has run */
     int64_t timestamp_ns;          /* CLOCK_MONOTONIC when `completed` ran */
     const void *record_stream;     /* where the newest record is queued (NULL: inline) */
+    uint64_t lost;                 /* in a fork() child: records up to this one never run */
 };
+
+/* Records up to `lost` were pending on a stream whose worker did not survive
+ * fork(); waiting for one would never end. Called with the event's lock. */
+static bool event_record_lost(const accel_cpu_event_t *event, uint64_t generation)
+{
+    return generation <= event->lost && event->completed < generation;
+}
+
+static accel_status_t event_lost_error(void)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "cpu: the event's record was queued before fork() on a stream "
+                               "whose worker thread does not exist in this process, so it will "
+                               "never complete: record it again in the child");
+}
 
 void accel_cpu_event_retain(accel_cpu_event_t *event)
 {
@@ -41,8 +60,17 @@ void accel_cpu_event_retain(accel_cpu_event_t *event)
 
 void accel_cpu_event_release(accel_cpu_event_t *event)
 {
+    accel_cpu_backend_t *cpu = event->backend;
     if (atomic_fetch_sub_explicit(&event->refs, 1, memory_order_acq_rel) != 1)
         return;
+    pthread_mutex_lock(&cpu->events_lock);
+    if (event->prev_live != NULL)
+        event->prev_live->next_live = event->next_live;
+    else
+        cpu->events = event->next_live;
+    if (event->next_live != NULL)
+        event->next_live->prev_live = event->prev_live;
+    pthread_mutex_unlock(&cpu->events_lock);
     pthread_cond_destroy(&event->completed_cond);
     pthread_mutex_destroy(&event->lock);
     free(event);
@@ -86,7 +114,7 @@ void accel_cpu_event_complete(accel_cpu_event_t *event, uint64_t generation)
 void accel_cpu_event_wait_for(accel_cpu_event_t *event, uint64_t generation)
 {
     pthread_mutex_lock(&event->lock);
-    while (event->completed < generation)
+    while (event->completed < generation && !event_record_lost(event, generation))
         pthread_cond_wait(&event->completed_cond, &event->lock);
     pthread_mutex_unlock(&event->lock);
 }
@@ -103,10 +131,17 @@ accel_status_t accel_cpu_event_create(void *self, int device, unsigned flags, vo
     if (event == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "cpu: out of host memory for an event");
+    event->backend = self;
     event->flags = flags;
     atomic_init(&event->refs, 1);
     pthread_mutex_init(&event->lock, NULL);
     pthread_cond_init(&event->completed_cond, NULL);
+    pthread_mutex_lock(&event->backend->events_lock);
+    event->next_live = event->backend->events;
+    if (event->next_live != NULL)
+        event->next_live->prev_live = event;
+    event->backend->events = event;
+    pthread_mutex_unlock(&event->backend->events_lock);
     *out = event;
     return ACCEL_OK;
 }
@@ -130,12 +165,14 @@ accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
 {
     accel_cpu_event_t *e = event;
     const void *own = NULL;
-    bool waits_on_itself = false;
-    if (accel_stream_worker_of(self, device, &own)) {
-        pthread_mutex_lock(&e->lock);
-        waits_on_itself = e->completed < e->generation && e->record_stream == own;
-        pthread_mutex_unlock(&e->lock);
-    }
+    bool waits_on_itself = false, lost;
+    bool worker = accel_stream_worker_of(self, device, &own);
+    pthread_mutex_lock(&e->lock);
+    waits_on_itself = worker && e->completed < e->generation && e->record_stream == own;
+    lost = event_record_lost(e, e->generation);
+    pthread_mutex_unlock(&e->lock);
+    if (lost)
+        return event_lost_error();
     if (waits_on_itself)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "cpu: a host callback cannot synchronize an event recorded "
@@ -148,10 +185,13 @@ accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
 accel_status_t accel_cpu_event_query(void *self, int device, void *event)
 {
     accel_cpu_event_t *e = event;
-    bool done;
+    bool done, lost;
     pthread_mutex_lock(&e->lock);
     done = e->completed >= e->generation;
+    lost = event_record_lost(e, e->generation);
     pthread_mutex_unlock(&e->lock);
+    if (lost)
+        return event_lost_error();
     return done ? ACCEL_OK : ACCEL_ERROR_NOT_READY; /* NOT_READY is an answer, not an error */
 }
 
@@ -190,4 +230,28 @@ accel_status_t accel_cpu_event_elapsed_ms(void *self, int device, void *start, v
                                    !a_done ? "start" : "end");
     *out = (float)((double)(b_ns - a_ns) / 1e6);
     return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- fork */
+
+void accel_cpu_events_fork_lock(accel_cpu_backend_t *cpu)
+{
+    pthread_mutex_lock(&cpu->events_lock);
+    for (accel_cpu_event_t *e = cpu->events; e != NULL; e = e->next_live)
+        pthread_mutex_lock(&e->lock);
+}
+
+/* In the child the waiters of the parent's threads are gone, so each
+ * condition variable starts afresh (a broadcast must not wait for them). */
+void accel_cpu_events_fork_unlock(accel_cpu_backend_t *cpu, bool child)
+{
+    for (accel_cpu_event_t *e = cpu->events; e != NULL; e = e->next_live) {
+        if (child) {
+            if (e->completed < e->generation && e->record_stream != NULL)
+                e->lost = e->generation;
+            pthread_cond_init(&e->completed_cond, NULL);
+        }
+        pthread_mutex_unlock(&e->lock);
+    }
+    pthread_mutex_unlock(&cpu->events_lock);
 }

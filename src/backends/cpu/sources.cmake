@@ -3,6 +3,7 @@
 list(APPEND ACCEL_BACKEND_SOURCES
   backends/cpu/backend.c
   backends/cpu/event.c
+  backends/cpu/fork.c
   backends/cpu/graph.c
   backends/cpu/memory.c
   backends/cpu/rng.c

@@ -194,6 +194,15 @@ static accel_status_t submit_queue(accel_cpu_stream_t *stream, const accel_cpu_w
     return ACCEL_OK;
 }
 
+/* A stream created before fork() has no worker in the child. */
+static accel_status_t stream_forked_error(void)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "cpu: this stream was created before fork(); its worker thread "
+                               "does not exist in this process, so it cannot run work: create "
+                               "a new stream in the child (the default stream works)");
+}
+
 accel_status_t accel_cpu_stream_submit(accel_cpu_stream_t *stream, const accel_cpu_work_t *items,
                                        size_t count)
 {
@@ -205,7 +214,9 @@ accel_status_t accel_cpu_stream_submit(accel_cpu_stream_t *stream, const accel_c
         return ACCEL_OK;
     }
     pthread_mutex_lock(&stream->lock);
-    if (stream->capture != NULL)
+    if (stream->forked)
+        status = stream_forked_error();
+    else if (stream->capture != NULL)
         status = submit_capture(stream, items, count);
     else
         status = submit_queue(stream, items, count);
@@ -217,7 +228,9 @@ accel_status_t accel_cpu_stream_capture_begin(accel_cpu_stream_t *stream, accel_
 {
     accel_status_t status = ACCEL_OK;
     pthread_mutex_lock(&stream->lock);
-    if (stream->capture != NULL)
+    if (stream->forked)
+        status = stream_forked_error();
+    else if (stream->capture != NULL)
         status = accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                      "cpu: the stream is already capturing a graph");
     else
@@ -318,16 +331,19 @@ void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
 {
     accel_cpu_stream_t *stream = stream_handle;
     accel_cpu_graph_t *abandoned;
+    bool forked;
     if (stream == NULL)
         return;
     stream_unlink(self, stream);
     pthread_mutex_lock(&stream->lock);
     stream->stopping = true;
+    forked = stream->forked;
     abandoned = stream->capture;
     stream->capture = NULL;
     pthread_cond_signal(&stream->work_ready);
     pthread_mutex_unlock(&stream->lock);
-    pthread_join(stream->worker, NULL);
+    if (!forked) /* in a fork() child there is no worker to join */
+        pthread_join(stream->worker, NULL);
     if (abandoned != NULL)
         accel_cpu_graph_free(abandoned);
     stream_release(stream);
@@ -364,11 +380,18 @@ accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream
 {
     accel_cpu_stream_t *stream = stream_handle;
     const void *own = NULL;
+    bool forked;
     if (stream != NULL && accel_stream_worker_of(self, device, &own) && own == stream)
         return stream_refuse_self_wait(device, "its own stream");
-    if (stream != NULL)
-        stream_wait_ticket(stream, stream_ticket(stream));
-    return ACCEL_OK; /* the default stream never has anything pending */
+    if (stream == NULL)
+        return ACCEL_OK; /* the default stream never has anything pending */
+    pthread_mutex_lock(&stream->lock);
+    forked = stream->forked;
+    pthread_mutex_unlock(&stream->lock);
+    if (forked)
+        return stream_forked_error();
+    stream_wait_ticket(stream, stream_ticket(stream));
+    return ACCEL_OK;
 }
 
 accel_status_t accel_cpu_stream_query(void *self, int device, void *stream_handle)
@@ -377,9 +400,13 @@ accel_status_t accel_cpu_stream_query(void *self, int device, void *stream_handl
     bool idle;
     if (stream == NULL)
         return ACCEL_OK;
+    bool forked;
     pthread_mutex_lock(&stream->lock);
     idle = stream->completed == stream->submitted;
+    forked = stream->forked;
     pthread_mutex_unlock(&stream->lock);
+    if (forked)
+        return stream_forked_error();
     return idle ? ACCEL_OK : ACCEL_ERROR_NOT_READY;
 }
 
@@ -446,4 +473,51 @@ accel_status_t accel_cpu_device_synchronize(void *self, int device)
     free(streams);
     free(tickets);
     return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- fork */
+
+void accel_cpu_streams_fork_lock(accel_cpu_backend_t *cpu)
+{
+    pthread_mutex_lock(&cpu->streams_lock);
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live)
+        pthread_mutex_lock(&s->lock);
+}
+
+/* In the child: the queue is kept aside (freed by fork_cleanup once no lock
+ * is held, since freeing drops event references), the counters catch up so
+ * device-wide waits skip the stream, and the condition variables start
+ * afresh because the parent's waiters do not exist here. */
+void accel_cpu_streams_fork_unlock(accel_cpu_backend_t *cpu, bool child)
+{
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live) {
+        if (child) {
+            s->forked = true;
+            s->orphaned = s->head;
+            s->head = s->tail = NULL;
+            s->completed = s->submitted;
+            pthread_cond_init(&s->work_ready, NULL);
+            pthread_cond_init(&s->work_done, NULL);
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&cpu->streams_lock);
+}
+
+void accel_cpu_streams_fork_cleanup(accel_cpu_backend_t *cpu)
+{
+    pthread_mutex_lock(&cpu->streams_lock);
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live) {
+        accel_cpu_work_t *work;
+        pthread_mutex_lock(&s->lock);
+        work = s->orphaned;
+        s->orphaned = NULL;
+        pthread_mutex_unlock(&s->lock);
+        while (work != NULL) {
+            accel_cpu_work_t *next = work->next;
+            work_free(work);
+            work = next;
+        }
+    }
+    pthread_mutex_unlock(&cpu->streams_lock);
 }

@@ -9,6 +9,7 @@
 
 #include "backends/cpu/work.h"
 
+struct accel_cpu_backend;
 typedef struct accel_cpu_graph accel_cpu_graph_t;
 
 struct accel_cpu_stream {
@@ -22,6 +23,8 @@ struct accel_cpu_stream {
     accel_cpu_work_t *head, *tail;
     uint64_t submitted, completed; /* items queued / finished, ever */
     bool stopping;
+    bool forked; /* in a fork() child: the worker is gone, the stream refuses work */
+    accel_cpu_work_t *orphaned; /* queue dropped at fork, freed by the child after */
     accel_cpu_graph_t *capture; /* non-NULL while capturing */
     pthread_t worker;
 
@@ -33,6 +36,14 @@ struct accel_cpu_stream {
 accel_status_t accel_cpu_stream_capture_begin(accel_cpu_stream_t *stream, accel_cpu_graph_t *graph);
 accel_status_t accel_cpu_stream_capture_end(accel_cpu_stream_t *stream,
                                             accel_cpu_graph_t **out_graph);
+
+/* fork(): take every stream lock of `cpu` (streams_lock first); release them
+ * in the parent, or in the child after marking each stream forked (queue
+ * dropped, counters caught up, condition variables reset). Then, in the child
+ * with no lock held, free the dropped queues. */
+void accel_cpu_streams_fork_lock(struct accel_cpu_backend *cpu);
+void accel_cpu_streams_fork_unlock(struct accel_cpu_backend *cpu, bool child);
+void accel_cpu_streams_fork_cleanup(struct accel_cpu_backend *cpu);
 
 /* Backend slots implemented in stream.c. */
 accel_status_t accel_cpu_stream_create(void *self, int device, int priority, void **out);
