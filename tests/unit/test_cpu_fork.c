@@ -27,6 +27,16 @@
 /* Seconds a child may take before it counts as hung (it takes milliseconds). */
 #define CHILD_LIMIT_S 30
 
+/* ThreadSanitizer refuses to start threads in the child of a threaded
+ * process unless told otherwise; the child here must start a stream worker.
+ * Read by the TSan runtime at start-up (ignored by other builds);
+ * TSAN_OPTIONS from the environment still adds to it. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+    return "die_after_fork=0";
+}
+
 static accel_t *fork_acc;
 static atomic_bool fork_stop;
 
