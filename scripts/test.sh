@@ -28,10 +28,10 @@ CC=clang configure build-asan -DACCEL_SANITIZE=address -DACCEL_BACKEND_SKELETON=
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
 
-echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer ops, host thread pool and Philox fill, concurrent accel_get)"
+echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer ops, host thread pool and Philox fill, concurrent accel_get, fork while threads work, callbacks that synchronize)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
 ctest --test-dir build-tsan --output-on-failure --no-tests=error \
-          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|unit\.test_utils_(thread_pool|philox)$|plugin\.loader$)'
+          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|unit\.test_utils_(thread_pool|philox)$|plugin\.loader$|unit\.test_cpu_fork$|unit\.test_cpu_callback_sync)'
 
 echo "== install: find_package(accel) and pkg-config"
 bash scripts/check-install.sh build

@@ -16,6 +16,13 @@
  *   is still using it.
  * - Detection never initialises a vendor runtime (fork-safe). A runtime is
  *   initialised lazily, once, by the first call that needs a device.
+ * - fork(): the library holds its own locks across fork(), so a child never
+ *   inherits one held by a thread that does not exist there. On cpu the child
+ *   keeps working (memory, copies, fills, the default stream, new streams);
+ *   streams created before fork() refuse work with INVALID_ARGUMENT (their
+ *   worker threads were not copied), and an event whose record was queued on
+ *   one reports an error instead of waiting for ever. Other backends state
+ *   their rule in their README.
  * - Structs that may grow start with `size_t struct_size`; set it to
  *   sizeof(the struct) before passing it in (ACCEL_STRUCT_INIT does that).
  */
@@ -72,6 +79,13 @@ ACCEL_API int64_t accel_last_vendor_error(void);
 
 /* ---------------------------------------------------------------- handles */
 
+/* Destroyed handles: a stream, event or graph used after its destroy call is
+ * refused with INVALID_ARGUMENT while its accel_t is open, until at least 64
+ * more streams/events/graphs of that accel_t have been destroyed after it
+ * (their structs are kept and reused only then). Beyond that, after
+ * accel_close, or for a pointer that never was a handle, misuse is not
+ * detected. */
+
 /* An opened accelerator: one backend and its devices. Thread-safe. */
 typedef struct accel accel_t;
 /* An ordered queue of device work on one device. */
@@ -105,8 +119,11 @@ ACCEL_API accel_status_t accel_set(accel_t *acc);
 ACCEL_API accel_status_t accel_open(const char *name, accel_t **out);
 
 /* Release an accelerator from accel_open: frees cached memory, streams it
- * owns and the backend state. Fails for the process-wide accelerator. Every
- * stream, event, graph and allocation of `acc` must be released first. */
+ * owns and the backend state. Fails for the process-wide accelerator, and
+ * fails with INVALID_ARGUMENT (changing nothing) while any stream, event or
+ * graph created on `acc` is alive: destroy them first. Allocations should be
+ * freed first too; the memory of any left is released with `acc`. After
+ * accel_close every handle of `acc` is invalid and using one is undefined. */
 ACCEL_API accel_status_t accel_close(accel_t *acc);
 
 /* How `acc` was chosen: "override", "auto detect", "model specified"
@@ -272,7 +289,8 @@ ACCEL_API accel_status_t accel_rng_u32(accel_t *acc, uint32_t *ptr, size_t count
 ACCEL_API accel_status_t accel_stream_create(accel_t *acc, int device, int priority,
                                              accel_stream_t **out);
 /* Waits for the stream's queued work, then frees it. Default streams and NULL
- * are refused. */
+ * are refused, and so is a stream that is capturing a graph (INVALID_ARGUMENT,
+ * nothing changes): end the capture with accel_graph_capture_end first. */
 ACCEL_API accel_status_t accel_stream_destroy(accel_stream_t *stream);
 ACCEL_API accel_status_t accel_stream_synchronize(accel_stream_t *stream);
 /* ACCEL_OK when all queued work finished, ACCEL_ERROR_NOT_READY otherwise. */
@@ -282,7 +300,11 @@ ACCEL_API accel_status_t accel_stream_wait_event(accel_stream_t *stream, accel_e
 
 typedef void (*accel_host_fn_t)(void *user_data);
 /* Run `fn(user_data)` on a library thread once the work queued before it on
- * `stream` has finished. `fn` must not call accel functions on this stream. */
+ * `stream` has finished. `fn` must not call accel functions on this stream.
+ * Waits that would be for `fn` itself are refused with INVALID_ARGUMENT
+ * rather than deadlocking, where the backend can tell (cpu does; see its
+ * README): accel_synchronize of the stream's device, synchronize of this
+ * stream or of an event recorded after `fn` on it, and destroying it. */
 ACCEL_API accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t fn,
                                                    void *user_data);
 
@@ -444,6 +466,10 @@ ACCEL_API accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_s
 ACCEL_API accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *stream);
 /* Queue the recorded work again on `stream` (NULL = the capture stream). */
 ACCEL_API accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream);
+/* Memory freed while a graph captures (accel_free or accel_free_async of a
+ * block of the capture's device) stays reserved until the newest graph then
+ * capturing is destroyed, so replays never write into a later allocation.
+ * Destroy a graph only once its replays have completed. */
 ACCEL_API accel_status_t accel_graph_destroy(accel_graph_t *graph);
 
 /* ---------------------------------------------------------------- profiling */

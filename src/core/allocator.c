@@ -40,6 +40,8 @@ typedef struct alloc_block {
     alloc_event_t *event;
     struct alloc_block *prev, *next;             /* address order in the segment */
     struct alloc_block *event_prev, *event_next; /* blocks waiting on the same event */
+    const void *held_by;            /* owner of a held block (see accel_allocator_hold) */
+    struct alloc_block *held_next;  /* the allocator's held list */
 } alloc_block_t;
 
 /* One allocation from the raw allocator. */
@@ -72,6 +74,7 @@ struct accel_allocator {
     accel_alloc_node_t *free_small, *free_large;
     alloc_segment_t *segments;
     alloc_event_t *pending;
+    alloc_block_t *held; /* freed by the user, still reserved for an owner */
     uint64_t event_sequence;
     uint32_t rng;
     accel_memory_stats_t stats;
@@ -592,21 +595,18 @@ accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, 
     return status;
 }
 
-static accel_status_t allocator_free_locked(accel_allocator_t *allocator, void *ptr, void *stream)
+/* Give the block back: cached (stream-ordered) or to the raw allocator. */
+static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_block_t *block,
+                                        void *stream, bool in_live_tree)
 {
-    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
-    if (!block || block->addr != (uintptr_t)ptr)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "allocator: pointer %p was not allocated by this allocator or was "
-                           "already freed",
-                           ptr);
     alloc_event_t *event = NULL;
     if (allocator->has_events) {
         accel_status_t status = event_record(allocator, stream, &event);
         if (status != ACCEL_OK)
             return status;
     }
-    live_remove(allocator, block);
+    if (in_live_tree)
+        live_remove(allocator, block);
     stats_block_live(allocator, block, false);
     block->live = false;
     block->requested = 0;
@@ -622,6 +622,72 @@ static accel_status_t allocator_free_locked(accel_allocator_t *allocator, void *
     }
     block_coalesce(allocator, block);
     return ACCEL_OK;
+}
+
+static alloc_block_t *live_block_at(accel_allocator_t *allocator, void *ptr)
+{
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    if (!block || block->addr != (uintptr_t)ptr) {
+        accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                    "allocator: pointer %p was not allocated by this allocator or was "
+                    "already freed",
+                    ptr);
+        return NULL;
+    }
+    return block;
+}
+
+static accel_status_t allocator_free_locked(accel_allocator_t *allocator, void *ptr, void *stream)
+{
+    alloc_block_t *block = live_block_at(allocator, ptr);
+    if (!block)
+        return ACCEL_ERROR_INVALID_ARGUMENT;
+    return block_free_locked(allocator, block, stream, true);
+}
+
+accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, const void *owner)
+{
+    if (!allocator || !owner)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "allocator: hold needs an allocator and an owner");
+    if (!ptr)
+        return ACCEL_OK;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_block_at(allocator, ptr);
+    if (block) {
+        live_remove(allocator, block);
+        block->held_by = owner;
+        block->held_next = allocator->held;
+        allocator->held = block;
+    }
+    pthread_mutex_unlock(&allocator->lock);
+    return block ? ACCEL_OK : ACCEL_ERROR_INVALID_ARGUMENT;
+}
+
+/* A block whose stream event cannot be recorded (host out of memory) stays
+ * held rather than being reused too early; the next release retries it. */
+void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner)
+{
+    if (!allocator)
+        return;
+    pthread_mutex_lock(&allocator->lock);
+    for (alloc_block_t **link = &allocator->held; *link;) {
+        alloc_block_t *block = *link;
+        if (block->held_by != owner) {
+            link = &block->held_next;
+            continue;
+        }
+        *link = block->held_next;
+        block->held_by = NULL;
+        block->held_next = NULL;
+        if (block_free_locked(allocator, block, NULL, false) != ACCEL_OK) {
+            block->held_by = owner;
+            block->held_next = *link;
+            *link = block;
+            link = &block->held_next;
+        }
+    }
+    pthread_mutex_unlock(&allocator->lock);
 }
 
 /* NULL is accepted and ignored, like free(NULL) (alloc of 0 bytes gives NULL). */
@@ -693,5 +759,15 @@ void accel_allocator_empty_cache(accel_allocator_t *allocator)
     if (allocator->has_events)
         events_poll(allocator);
     segments_release_idle(allocator);
+    pthread_mutex_unlock(&allocator->lock);
+}
+
+void accel_allocator_fork_lock(accel_allocator_t *allocator)
+{
+    pthread_mutex_lock(&allocator->lock);
+}
+
+void accel_allocator_fork_unlock(accel_allocator_t *allocator)
+{
     pthread_mutex_unlock(&allocator->lock);
 }

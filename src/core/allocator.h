@@ -47,6 +47,16 @@ accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, 
 /* INVALID_ARGUMENT when ptr is not the start of a live block. */
 accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream);
 
+/* Take the live block starting at `ptr` away from its user without making it
+ * reusable: lookups and frees no longer find it, its bytes stay counted as
+ * allocated, and no request gets it until accel_allocator_release_held with
+ * the same `owner` (core uses the graph whose capture was running when the
+ * user freed it). INVALID_ARGUMENT when ptr is not the start of a live block;
+ * NULL is accepted and ignored. */
+accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, const void *owner);
+/* Free every block held for `owner`, as if freed on the default stream. */
+void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner);
+
 /* Find the live block holding `ptr` (any byte inside it): its start and the
  * size the user asked for. NOT_FOUND when none. Sets no error text. */
 accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *ptr,
@@ -61,5 +71,9 @@ void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
 
 /* Give every cached, unused segment back to the raw allocator. */
 void accel_allocator_empty_cache(accel_allocator_t *allocator);
+
+/* Hold / release the allocator's lock across fork() (fork.c only). */
+void accel_allocator_fork_lock(accel_allocator_t *allocator);
+void accel_allocator_fork_unlock(accel_allocator_t *allocator);
 
 #endif

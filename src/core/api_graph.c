@@ -1,11 +1,38 @@
 /* api_graph.c: capture the work queued on one stream, then replay it.
  * State machine per graph: EMPTY -capture_begin-> CAPTURING -capture_end->
  * READY (replayable, not capturable again). `graph->lock` guards the state;
- * the backend owns the recorded work (`impl`). Caller owns the graph. */
+ * the backend owns the recorded work (`impl`). Caller owns the graph.
+ * Memory freed while a graph captures (on any stream of its device, with
+ * accel_free or accel_free_async) is held by the newest capturing graph and
+ * becomes reusable only when that graph is destroyed, so a replay never
+ * writes into another owner's block. */
 #include <stdlib.h>
 
 #include "core.h"
 #include "error.h"
+
+static void graph_capturing_add(accel_graph_t *graph)
+{
+    accel_device_state_t *dev = &graph->acc->devices[graph->device];
+    pthread_mutex_lock(&dev->capture_lock);
+    graph->next_capturing = dev->capturing;
+    dev->capturing = graph;
+    pthread_mutex_unlock(&dev->capture_lock);
+}
+
+static void graph_capturing_remove(accel_graph_t *graph)
+{
+    accel_device_state_t *dev = &graph->acc->devices[graph->device];
+    pthread_mutex_lock(&dev->capture_lock);
+    for (accel_graph_t **link = &dev->capturing; *link != NULL; link = &(*link)->next_capturing) {
+        if (*link == graph) {
+            *link = graph->next_capturing;
+            break;
+        }
+    }
+    graph->next_capturing = NULL;
+    pthread_mutex_unlock(&dev->capture_lock);
+}
 
 static accel_status_t graph_check(const accel_graph_t *graph)
 {
@@ -27,12 +54,12 @@ accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     if (!ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin))
         return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s has no graphs", acc->ops->name);
-    graph = calloc(1, sizeof *graph);
+    graph = accel_handle_new(&acc->handles, ACCEL_HANDLE_GRAPH);
     if (graph == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
-    graph->tag = ACCEL_TAG_GRAPH;
     graph->acc = acc;
     pthread_mutex_init(&graph->lock, NULL);
+    graph->tag = ACCEL_TAG_GRAPH; /* last: the fork handler locks tagged graphs */
     *out = graph;
     return ACCEL_OK;
 }
@@ -62,6 +89,9 @@ accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_stream_t *s
     if (status == ACCEL_OK) {
         graph->state = ACCEL_GRAPH_CAPTURING;
         graph->capture_stream = stream;
+        graph->device = stream->device;
+        atomic_store(&stream->capturing, graph);
+        graph_capturing_add(graph);
     }
     pthread_mutex_unlock(&graph->lock);
     return status;
@@ -86,6 +116,8 @@ accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *str
     if (status == ACCEL_OK) {
         graph->impl = impl;
         graph->state = ACCEL_GRAPH_READY;
+        atomic_store(&stream->capturing, NULL);
+        graph_capturing_remove(graph);
     }
     pthread_mutex_unlock(&graph->lock);
     return status;
@@ -129,8 +161,11 @@ accel_status_t accel_graph_destroy(accel_graph_t *graph)
     pthread_mutex_unlock(&graph->lock);
     if (graph->impl != NULL)
         graph->acc->ops->graph_destroy(graph->acc->self, graph->impl);
+    /* Blocks the user freed during the capture are reusable from now on. */
+    if (graph->state == ACCEL_GRAPH_READY)
+        accel_allocator_release_held(graph->acc->devices[graph->device].allocator, graph);
+    /* Retired first: the fork handler locks only live graphs. */
+    accel_handle_retire(&graph->acc->handles, graph);
     pthread_mutex_destroy(&graph->lock);
-    graph->tag = ACCEL_TAG_DEAD;
-    free(graph);
     return ACCEL_OK;
 }

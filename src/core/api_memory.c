@@ -54,6 +54,23 @@ accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *str
     return memory_alloc_on(acc, stream, size, out);
 }
 
+/* While a graph captures on the device, the block may be named by captured
+ * work: it is held for the newest capturing graph (reusable once that graph
+ * is destroyed) instead of going back to the cache. */
+static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr,
+                                        accel_stream_t *stream)
+{
+    accel_device_state_t *dev = &acc->devices[device];
+    accel_status_t status;
+    pthread_mutex_lock(&dev->capture_lock);
+    if (dev->capturing != NULL)
+        status = accel_allocator_hold(dev->allocator, ptr, dev->capturing);
+    else
+        status = accel_allocator_free(dev->allocator, ptr, stream->impl);
+    pthread_mutex_unlock(&dev->capture_lock);
+    return status;
+}
+
 static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream)
 {
     int device = 0;
@@ -76,7 +93,7 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
                            "pointer %p lives on device %d but the stream is on device %d", ptr,
                            device, stream->device);
     }
-    accel_status_t freed = accel_allocator_free(acc->devices[device].allocator, ptr, stream->impl);
+    accel_status_t freed = memory_free_block(acc, device, ptr, stream);
     if (freed == ACCEL_OK && accel_trace_active())
         accel_trace_memory(acc, device, "free", size);
     return freed;

@@ -1,14 +1,16 @@
 /* api_stream.c: streams (create, destroy, sync, query, wait, host callbacks,
  * default and per-thread current stream) and events.
- * Ownership: user streams/events are owned by the caller; default streams by
- * the accel_t. A destroyed handle has its tag cleared before it is freed, so
- * a stale handle is usually refused (not guaranteed once memory is reused).
+ * Ownership: user streams/events are owned by the caller (their structs live
+ * in the accel_t's handle registry, handles.h); default streams by the
+ * accel_t. A destroyed handle is tagged dead and refused until its slot is
+ * reused (handles.h says when).
  * Threads: any thread may queue on any stream; the current stream is the
  * calling thread's own. */
 #include <stdlib.h>
 
 #include "core.h"
 #include "error.h"
+#include "stream_worker.h"
 #include "thread_state.h"
 
 static accel_status_t stream_require(const accel_t *acc, bool has, const char *what)
@@ -34,12 +36,12 @@ accel_status_t accel_stream_create(accel_t *acc, int device, int priority, accel
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    stream = malloc(sizeof *stream);
+    stream = accel_handle_new(&acc->handles, ACCEL_HANDLE_STREAM);
     if (stream == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a stream");
     status = acc->ops->stream_create(acc->self, device, priority, &impl);
     if (status != ACCEL_OK) {
-        free(stream);
+        accel_handle_retire(&acc->handles, stream);
         return status;
     }
     *stream = (accel_stream_t){
@@ -50,6 +52,7 @@ accel_status_t accel_stream_create(accel_t *acc, int device, int priority, accel
 
 accel_status_t accel_stream_destroy(accel_stream_t *stream)
 {
+    const void *own = NULL;
     accel_thread_state_t *state;
     accel_t *acc;
     accel_status_t status = accel_check_stream(stream);
@@ -57,15 +60,24 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
         return status;
     if (stream->is_default)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "the default stream cannot be destroyed");
+    /* Destroying it would leave the graph capturing for ever (it could never
+     * be ended nor destroyed): the user ends the capture first. */
+    if (atomic_load(&stream->capturing) != NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "the stream is capturing a graph; call accel_graph_capture_end before "
+                           "destroying it");
     acc = stream->acc;
+    /* A host callback destroying the stream it runs on would join itself. */
+    if (accel_stream_worker_of(acc->self, stream->device, &own) && own == stream->impl)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "a host callback cannot destroy the stream it runs on");
     /* The calling thread stops using it as current; other threads must have
      * stopped already (documented rule). */
     state = accel_thread_state(acc);
     if (state != NULL && state->current_streams[stream->device] == stream)
         state->current_streams[stream->device] = NULL;
     acc->ops->stream_destroy(acc->self, stream->device, stream->impl);
-    stream->tag = ACCEL_TAG_DEAD;
-    free(stream);
+    accel_handle_retire(&acc->handles, stream);
     return ACCEL_OK;
 }
 
@@ -218,12 +230,12 @@ accel_status_t accel_event_create(accel_t *acc, int device, unsigned flags, acce
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    event = malloc(sizeof *event);
+    event = accel_handle_new(&acc->handles, ACCEL_HANDLE_EVENT);
     if (event == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating an event");
     status = acc->ops->event_create(acc->self, device, flags, &impl);
     if (status != ACCEL_OK) {
-        free(event);
+        accel_handle_retire(&acc->handles, event);
         return status;
     }
     *event = (accel_event_t){
@@ -238,8 +250,7 @@ accel_status_t accel_event_destroy(accel_event_t *event)
     if (status != ACCEL_OK)
         return status;
     event->acc->ops->event_destroy(event->acc->self, event->device, event->impl);
-    event->tag = ACCEL_TAG_DEAD;
-    free(event);
+    accel_handle_retire(&event->acc->handles, event);
     return ACCEL_OK;
 }
 

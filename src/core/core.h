@@ -17,9 +17,12 @@
 
 #include "accel/accel_backend.h"
 #include "allocator.h"
+#include "handles.h"
 #include "pinned.h"
 
-/* Handle tags: checked on entry so a wrong or destroyed handle is refused. */
+/* Handle tags: checked on entry so a wrong or destroyed handle is refused
+ * (user streams, events and graphs live in `handles`, see handles.h, so the
+ * check never reads freed memory while their accel_t is open). */
 #define ACCEL_TAG_ACCEL 0x61636331u
 #define ACCEL_TAG_STREAM 0x61637374u
 #define ACCEL_TAG_EVENT 0x61636576u
@@ -33,6 +36,11 @@ typedef struct accel_device_state {
     uint64_t rng_seed;
     uint64_t rng_offset;
     accel_stream_t *default_stream;
+    /* Graphs capturing on a stream of this device, newest first (linked by
+     * next_capturing). A block freed while one is capturing is held for the
+     * newest until that graph is destroyed (see api_memory.c). */
+    pthread_mutex_t capture_lock;
+    accel_graph_t *capturing;
 } accel_device_state_t;
 
 typedef struct accel_lazy_entry {
@@ -52,6 +60,7 @@ struct accel_op_builder {
 
 struct accel {
     uint32_t tag;
+    accel_t *next_instance, *prev_instance; /* every open accel_t, see instance.c */
     const accel_backend_ops_t *ops;
     void *self;
     const char *selection_method;
@@ -74,6 +83,8 @@ struct accel {
 
     accel_op_builder_t *builders;
     size_t builder_count;
+
+    accel_handles_t handles; /* the user's streams, events and graphs */
 };
 
 struct accel_stream {
@@ -83,6 +94,10 @@ struct accel_stream {
     int priority;
     void *impl; /* backend stream; NULL for a default stream */
     bool is_default;
+    /* The graph capturing this stream, NULL when none: set and cleared by
+     * accel_graph_capture_begin/_end under that graph's lock; read by
+     * accel_stream_destroy, which refuses while it is set. */
+    _Atomic(accel_graph_t *) capturing;
 };
 
 struct accel_event {
@@ -106,6 +121,8 @@ struct accel_graph {
     accel_graph_state_t state;
     accel_stream_t *capture_stream;
     void *impl;
+    int device;                    /* the capture's device, once capture began */
+    accel_graph_t *next_capturing; /* the device's capturing list, under its capture_lock */
 };
 
 /* ---- instance.c: making and releasing an accel_t */

@@ -10,8 +10,14 @@
 #include "core.h"
 #include "env.h"
 #include "error.h"
+#include "fork.h"
 #include "ops/ops.h"
 #include "thread_state.h"
+
+/* Every accel_t from create to destroy, so the fork handler can take their
+ * locks. Guarded by instances_lock (a leaf apart from fork). */
+static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
+static accel_t *instances;
 
 /* torch's default seed, so an unseeded generator matches torch's habit. */
 #define ACCEL_DEFAULT_SEED 67280421310721ull
@@ -107,6 +113,7 @@ static accel_status_t instance_make_devices(accel_t *acc)
     for (int d = 0; d < acc->device_count; d++) {
         accel_device_state_t *dev = &acc->devices[d];
         pthread_mutex_init(&dev->rng_lock, NULL);
+        pthread_mutex_init(&dev->capture_lock, NULL);
         dev->rng_seed = ACCEL_DEFAULT_SEED;
         dev->default_stream = calloc(1, sizeof *dev->default_stream);
         if (dev->default_stream == NULL)
@@ -154,9 +161,11 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     acc->selection_method = method;
     pthread_mutex_init(&acc->lock, NULL);
     accel_pinned_init(&acc->pinned);
+    accel_handles_init(&acc->handles);
     if (pthread_key_create(&acc->thread_key, thread_state_free) != 0) {
         pthread_mutex_destroy(&acc->lock);
         accel_pinned_fini(&acc->pinned);
+        accel_handles_fini(&acc->handles);
         free(acc);
         return accel_error(ACCEL_ERROR_INTERNAL, "out of thread-local keys opening %s", ops->name);
     }
@@ -182,6 +191,13 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
         status = accel_ops_builders_make(acc, &acc->builders, &acc->builder_count);
     if (status != ACCEL_OK)
         goto fail;
+    accel_fork_install();
+    pthread_mutex_lock(&instances_lock);
+    acc->next_instance = instances;
+    if (instances != NULL)
+        instances->prev_instance = acc;
+    instances = acc;
+    pthread_mutex_unlock(&instances_lock);
     *out = acc;
     return ACCEL_OK;
 
@@ -203,6 +219,7 @@ static void instance_free_devices(accel_t *acc)
             accel_allocator_destroy(dev->allocator);
         free(dev->allocator_ctx);
         pthread_mutex_destroy(&dev->rng_lock);
+        pthread_mutex_destroy(&dev->capture_lock);
         free(dev->default_stream);
     }
     free(acc->devices);
@@ -213,6 +230,14 @@ void accel_instance_destroy(accel_t *acc)
     accel_lazy_entry_t *entry;
     if (acc == NULL)
         return;
+    pthread_mutex_lock(&instances_lock);
+    if (acc->prev_instance != NULL)
+        acc->prev_instance->next_instance = acc->next_instance;
+    else if (instances == acc)
+        instances = acc->next_instance;
+    if (acc->next_instance != NULL)
+        acc->next_instance->prev_instance = acc->prev_instance;
+    pthread_mutex_unlock(&instances_lock);
     /* Allocators free through the backend, so they go before the backend. */
     instance_free_devices(acc);
     accel_ops_builders_free(acc->builders, acc->builder_count);
@@ -225,6 +250,7 @@ void accel_instance_destroy(accel_t *acc)
     free(pthread_getspecific(acc->thread_key));
     pthread_key_delete(acc->thread_key);
     accel_pinned_fini(&acc->pinned);
+    accel_handles_fini(&acc->handles);
     pthread_mutex_destroy(&acc->lock);
     acc->tag = ACCEL_TAG_DEAD;
     free(acc);
@@ -275,4 +301,48 @@ accel_status_t accel_ensure_init(accel_t *acc)
                            acc->init_error);
     instance_run_lazy(acc, pending);
     return ACCEL_OK;
+}
+
+/* ---- fork: every lock of every accel_t, outermost first (see fork.h) */
+
+static void instance_fork_lock(accel_t *acc)
+{
+    for (size_t i = 0; i < acc->builder_count; i++)
+        pthread_mutex_lock(&acc->builders[i].lock);
+    pthread_mutex_lock(&acc->lock);
+    accel_handles_fork_lock(&acc->handles);
+    for (int d = 0; d < acc->device_count; d++) {
+        pthread_mutex_lock(&acc->devices[d].capture_lock);
+        pthread_mutex_lock(&acc->devices[d].rng_lock);
+        accel_allocator_fork_lock(acc->devices[d].allocator);
+    }
+    pthread_mutex_lock(&acc->pinned.lock);
+}
+
+static void instance_fork_unlock(accel_t *acc)
+{
+    pthread_mutex_unlock(&acc->pinned.lock);
+    for (int d = acc->device_count; d-- > 0;) {
+        accel_allocator_fork_unlock(acc->devices[d].allocator);
+        pthread_mutex_unlock(&acc->devices[d].rng_lock);
+        pthread_mutex_unlock(&acc->devices[d].capture_lock);
+    }
+    accel_handles_fork_unlock(&acc->handles);
+    pthread_mutex_unlock(&acc->lock);
+    for (size_t i = acc->builder_count; i-- > 0;)
+        pthread_mutex_unlock(&acc->builders[i].lock);
+}
+
+void accel_instances_fork_lock(void)
+{
+    pthread_mutex_lock(&instances_lock);
+    for (accel_t *acc = instances; acc != NULL; acc = acc->next_instance)
+        instance_fork_lock(acc);
+}
+
+void accel_instances_fork_unlock(void)
+{
+    for (accel_t *acc = instances; acc != NULL; acc = acc->next_instance)
+        instance_fork_unlock(acc);
+    pthread_mutex_unlock(&instances_lock);
 }

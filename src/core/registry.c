@@ -21,6 +21,7 @@
 #include "backend_contract.h"
 #include "env.h"
 #include "error.h"
+#include "fork.h"
 
 /* The longest name a backend may have: it must fit accel_candidate_t.name. */
 #define REGISTRY_NAME_MAX 31
@@ -459,4 +460,15 @@ void *accel_backend_load_library(const char *backend_name, const char *const *ca
             return handle;
     }
     return NULL;
+}
+
+/* fork.c holds registry_lock across fork() so a child never inherits it held. */
+void accel_registry_fork_lock(void)
+{
+    pthread_mutex_lock(&registry_lock);
+}
+
+void accel_registry_fork_unlock(void)
+{
+    pthread_mutex_unlock(&registry_lock);
 }

@@ -18,6 +18,7 @@
 #include "core.h"
 #include "env.h"
 #include "error.h"
+#include "fork.h"
 #include "registry.h"
 
 #define SELECTION_OVERRIDE "override"
@@ -454,10 +455,34 @@ accel_status_t accel_open(const char *name, accel_t **out)
     return accel_instance_create(ops, SELECTION_EXPLICIT, out);
 }
 
+/* Refused while user streams, events or graphs of `acc` are alive: closing
+ * would free them under their owners (and a worker may still be running a
+ * stream's work), so the caller destroys them first. */
+static accel_status_t selection_check_no_live_handles(accel_t *acc)
+{
+    static const char *const names[ACCEL_HANDLE_KINDS] = {"stream", "event", "graph"};
+    char alive[128] = "";
+    size_t used = 0;
+    for (int kind = 0; kind < ACCEL_HANDLE_KINDS; kind++) {
+        size_t count = accel_handles_live(&acc->handles, (accel_handle_kind_t)kind);
+        if (count > 0 && used < sizeof alive)
+            used += (size_t)snprintf(alive + used, sizeof alive - used, "%s%zu %s(s)",
+                                     used > 0 ? ", " : "", count, names[kind]);
+    }
+    if (used == 0)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "accel_close: %s still has %s alive; destroy them first", acc->ops->name,
+                       alive);
+}
+
 accel_status_t accel_close(accel_t *acc)
 {
     bool process_wide;
     accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    status = selection_check_no_live_handles(acc);
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&selection_lock);
@@ -530,4 +555,14 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     }
     cascade_close(&cascade);
     return status;
+}
+
+void accel_selection_fork_lock(void)
+{
+    pthread_mutex_lock(&selection_lock);
+}
+
+void accel_selection_fork_unlock(void)
+{
+    pthread_mutex_unlock(&selection_lock);
 }

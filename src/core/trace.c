@@ -28,6 +28,7 @@
 #include "common/json_string.h"
 #include "env.h"
 #include "error.h"
+#include "fork.h"
 #include "trace.h"
 
 #define TRACE_DEFAULT_CAPACITY (1u << 20)
@@ -543,4 +544,14 @@ accel_status_t accel_trace_stop(void)
     trace.stream_cap = trace.stream_count = 0;
     pthread_mutex_unlock(&trace_lock);
     return status;
+}
+
+void accel_trace_fork_lock(void)
+{
+    pthread_mutex_lock(&trace_lock);
+}
+
+void accel_trace_fork_unlock(void)
+{
+    pthread_mutex_unlock(&trace_lock);
 }

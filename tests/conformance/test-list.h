@@ -106,6 +106,11 @@
     X(test_streams_set_current_and_restore) \
     X(test_streams_current_is_per_thread) \
     X(test_streams_work_on_current_stream) \
+    /* handles: destroyed handles refused, the accel_close rule */ \
+    X(test_handles_destroyed_stream_refused) \
+    X(test_handles_destroyed_event_refused) \
+    X(test_handles_destroyed_graph_refused) \
+    X(test_handles_close_with_live_handles_refused) \
     /* events: record, query, synchronize, elapsed time */ \
     X(test_events_create_destroy) \
     X(test_events_unsupported_create_refused) \
@@ -190,6 +195,9 @@
     X(test_graphs_default_stream_consistent) \
     X(test_graphs_replay_before_capture_refused) \
     X(test_graphs_null_arguments) \
+    X(test_graphs_destroy_capturing_stream_refused) \
+    X(test_graphs_free_during_capture_stays_reserved) \
+    X(test_graphs_free_async_during_capture_stays_reserved) \
     /* profiling ranges */ \
     X(test_profiling_push_pop_nest) \
     X(test_profiling_pop_without_push) \

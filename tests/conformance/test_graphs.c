@@ -228,3 +228,86 @@ void test_graphs_null_arguments(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_replay(NULL, stream));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_destroy(NULL));
 }
+
+/* A stream that is capturing cannot be destroyed: the graph would be left
+ * "capturing" for ever (never destroyable). The refusal changes nothing: the
+ * capture still ends, the graph replays, then both go. */
+void test_graphs_destroy_capturing_stream_refused(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *device, back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x5a, GRAPHS_BYTES, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_destroy(stream));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x5a);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
+}
+
+/* A block freed during capture, by accel_free or accel_free_async, stays
+ * reserved until the graph is destroyed: an allocation made after the free
+ * never gets those bytes, so a replay cannot overwrite its owner's data. */
+static void graphs_free_during_capture(bool async)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *captured, *later[8], back[GRAPHS_BYTES];
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    captured = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, captured, 0x77, GRAPHS_BYTES, stream));
+    if (async)
+        assert_ok(accel_free_async(conformance_acc, captured, stream));
+    else
+        assert_ok(accel_free(conformance_acc, captured));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    /* Same-size allocations on the capture stream and the default one: the
+     * allocator's first choice for both is the block just freed. */
+    for (int i = 0; i < 8; i++) {
+        if (i % 2 == 0)
+            assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&later[i]));
+        else
+            assert_ok(accel_malloc(conformance_acc, GRAPHS_BYTES, (void **)&later[i]));
+        assert_ok(accel_memset_async(conformance_acc, later[i], 0x11, GRAPHS_BYTES, stream));
+    }
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    for (int i = 0; i < 8; i++) {
+        conf_to_host(back, later[i], sizeof back);
+        for (size_t b = 0; b < GRAPHS_BYTES; b++)
+            assert_int_equal(back[b], 0x11);
+    }
+    /* The freed pointer is no longer the user's: a second free is refused. */
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_free(conformance_acc, captured));
+    assert_ok(accel_graph_destroy(graph));
+    for (int i = 0; i < 8; i++)
+        assert_ok(accel_free(conformance_acc, later[i]));
+    assert_ok(accel_stream_destroy(stream));
+}
+
+void test_graphs_free_during_capture_stays_reserved(void **state)
+{
+    (void)state;
+    graphs_free_during_capture(false);
+}
+
+void test_graphs_free_async_during_capture_stays_reserved(void **state)
+{
+    (void)state;
+    graphs_free_during_capture(true);
+}

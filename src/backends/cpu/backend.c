@@ -15,7 +15,12 @@
 
 #include "accel/accel_backend_utils.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/event.h"
+#include "backends/cpu/graph.h"
 #include "backends/cpu/host.h"
+#include "backends/cpu/memory.h"
+#include "backends/cpu/rng.h"
+#include "backends/cpu/stream.h"
 
 /* ---------------------------------------------------------------- static facts */
 
@@ -131,6 +136,14 @@ static accel_status_t cpu_create(void **out_self)
     accel_cpu_host_name(cpu->cpu_name, sizeof cpu->cpu_name);
     accel_cpu_host_vendor(cpu->cpu_vendor, sizeof cpu->cpu_vendor);
     pthread_mutex_init(&cpu->streams_lock, NULL);
+    pthread_mutex_init(&cpu->events_lock, NULL);
+    if (accel_cpu_fork_track(cpu) != ACCEL_OK) {
+        pthread_mutex_destroy(&cpu->events_lock);
+        pthread_mutex_destroy(&cpu->streams_lock);
+        free(cpu->node_cpus);
+        free(cpu);
+        return ACCEL_ERROR_INTERNAL; /* accel_fork_hooks_add said why */
+    }
     *out_self = cpu;
     return ACCEL_OK;
 }
@@ -147,10 +160,16 @@ static void cpu_destroy(void *self)
     pthread_mutex_lock(&cpu->streams_lock);
     leaked = cpu->streams != NULL;
     pthread_mutex_unlock(&cpu->streams_lock);
-    if (leaked) {
-        accel_log(ACCEL_LOG_WARN, "cpu: backend closed with streams still alive; leaking them");
+    pthread_mutex_lock(&cpu->events_lock);
+    leaked = leaked || cpu->events != NULL;
+    pthread_mutex_unlock(&cpu->events_lock);
+    if (leaked) { /* still tracked for fork: the memory stays valid */
+        accel_log(ACCEL_LOG_WARN,
+                  "cpu: backend closed with streams or events still alive; leaking them");
         return;
     }
+    accel_cpu_fork_untrack(cpu);
+    pthread_mutex_destroy(&cpu->events_lock);
     pthread_mutex_destroy(&cpu->streams_lock);
     free(cpu->node_cpus);
     free(cpu);

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/event.h"
+#include "backends/cpu/graph.h"
+#include "backends/cpu/stream.h"
 
 #define GRAPH_MIN_CAPACITY 16
 

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/memory.h"
+#include "backends/cpu/work.h"
 
 /* Pages of mincore() results looked at per call when checking a range. */
 #define MINCORE_CHUNK_PAGES 4096

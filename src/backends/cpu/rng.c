@@ -5,7 +5,8 @@
  * (seed, offset, its index), so the split never changes the bits.
  * Threads: no shared state; the pool's run returns when every chunk is done. */
 #include "accel/accel_backend_utils.h"
-#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/rng.h"
+#include "backends/cpu/work.h"
 
 /* Runs on the stream's worker; the kind was checked at submit. */
 void accel_cpu_rng_run(accel_rng_kind_t kind, void *ptr, size_t count, uint64_t seed,

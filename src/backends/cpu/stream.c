@@ -1,10 +1,10 @@
-/* stream.c: the CPU backend's streams, events and host callbacks.
+/* stream.c: the CPU backend's streams and host callbacks.
  * The default stream (NULL) runs each item at once on the calling thread; a
  * created stream is a FIFO of work items served by its own worker thread, so
  * items on one stream run in order and items on different streams overlap.
  * Threads: every function here may be called from any thread. A stream's
- * queue and counters are guarded by its lock, an event's state by its own;
- * see cpu_backend.h for the lock order and for who owns what. */
+ * queue and counters are guarded by its lock; see cpu_backend.h for the lock order
+ * and for who owns what. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,20 +12,11 @@
 #include <time.h>
 
 #include "backends/cpu/cpu_backend.h"
-
-/* An event is complete when the newest record issued (`generation`) has run
- * (`completed` caught up). Records are numbered so that re-recording an event
- * makes it pending again and so that a wait refers to the record that was
- * newest when the wait was issued, as in CUDA. Generation 0 = never recorded. */
-struct accel_cpu_event {
-    unsigned flags;
-    atomic_uint refs;
-    pthread_mutex_t lock;          /* guards the fields below */
-    pthread_cond_t completed_cond; /* broadcast when `completed` advances */
-    uint64_t generation;           /* records issued so far */
-    uint64_t completed;            /* highest record that has run */
-    int64_t timestamp_ns;          /* CLOCK_MONOTONIC when `completed` ran */
-};
+#include "backends/cpu/event.h"
+#include "backends/cpu/graph.h"
+#include "backends/cpu/rng.h"
+#include "backends/cpu/stream.h"
+#include "core/stream_worker.h"
 
 static int64_t clock_now_ns(void)
 {
@@ -34,162 +25,17 @@ static int64_t clock_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* ---------------------------------------------------------------- events */
-
-void accel_cpu_event_retain(accel_cpu_event_t *event)
-{
-    atomic_fetch_add_explicit(&event->refs, 1, memory_order_relaxed);
-}
-
-void accel_cpu_event_release(accel_cpu_event_t *event)
-{
-    if (atomic_fetch_sub_explicit(&event->refs, 1, memory_order_acq_rel) != 1)
-        return;
-    pthread_cond_destroy(&event->completed_cond);
-    pthread_mutex_destroy(&event->lock);
-    free(event);
-}
-
-/* Issue a new record: the event is pending until event_complete(generation). */
-static uint64_t event_issue_record(accel_cpu_event_t *event)
-{
-    uint64_t generation;
-    pthread_mutex_lock(&event->lock);
-    generation = ++event->generation;
-    pthread_mutex_unlock(&event->lock);
-    return generation;
-}
-
-/* The record a wait issued now refers to (0: never recorded, nothing to wait for). */
-static uint64_t event_current_record(accel_cpu_event_t *event)
-{
-    uint64_t generation;
-    pthread_mutex_lock(&event->lock);
-    generation = event->generation;
-    pthread_mutex_unlock(&event->lock);
-    return generation;
-}
-
-/* Record `generation` ran now. An older record finishing after a newer one
- * (two streams) changes nothing: completion only moves forward. */
-static void event_complete(accel_cpu_event_t *event, uint64_t generation)
-{
-    int64_t now = clock_now_ns();
-    pthread_mutex_lock(&event->lock);
-    if (generation > event->completed) {
-        event->completed = generation;
-        event->timestamp_ns = now;
-        pthread_cond_broadcast(&event->completed_cond);
-    }
-    pthread_mutex_unlock(&event->lock);
-}
-
-static void event_wait_for(accel_cpu_event_t *event, uint64_t generation)
-{
-    pthread_mutex_lock(&event->lock);
-    while (event->completed < generation)
-        pthread_cond_wait(&event->completed_cond, &event->lock);
-    pthread_mutex_unlock(&event->lock);
-}
-
-accel_status_t accel_cpu_event_create(void *self, int device, unsigned flags, void **out)
-{
-    accel_cpu_event_t *event;
-    if ((flags & ~ACCEL_EVENT_TIMING) != 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cpu: event flags 0x%x include unknown bits (only "
-                                   "ACCEL_EVENT_TIMING = 0x%x is defined)",
-                                   flags, ACCEL_EVENT_TIMING);
-    event = calloc(1, sizeof *event);
-    if (event == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "cpu: out of host memory for an event");
-    event->flags = flags;
-    atomic_init(&event->refs, 1);
-    pthread_mutex_init(&event->lock, NULL);
-    pthread_cond_init(&event->completed_cond, NULL);
-    *out = event;
-    return ACCEL_OK;
-}
-
-void accel_cpu_event_destroy(void *self, int device, void *event)
-{
-    if (event != NULL)
-        accel_cpu_event_release(event); /* queued records keep their own reference */
-}
-
-accel_status_t accel_cpu_event_record(void *self, int device, void *stream, void *event)
-{
-    accel_cpu_work_t work = {.kind = ACCEL_CPU_WORK_EVENT_RECORD};
-    work.u.event.event = event;
-    return accel_cpu_stream_submit(stream, &work, 1);
-}
-
-accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
-{
-    accel_cpu_event_t *e = event;
-    event_wait_for(e, event_current_record(e));
-    return ACCEL_OK;
-}
-
-accel_status_t accel_cpu_event_query(void *self, int device, void *event)
-{
-    accel_cpu_event_t *e = event;
-    bool done;
-    pthread_mutex_lock(&e->lock);
-    done = e->completed >= e->generation;
-    pthread_mutex_unlock(&e->lock);
-    return done ? ACCEL_OK : ACCEL_ERROR_NOT_READY; /* NOT_READY is an answer, not an error */
-}
-
-/* Copy what elapsed_ms needs out of one event under its lock. */
-static void event_timing_state(accel_cpu_event_t *event, bool *recorded, bool *done,
-                               int64_t *timestamp_ns)
-{
-    pthread_mutex_lock(&event->lock);
-    *recorded = event->generation > 0;
-    *done = event->completed >= event->generation;
-    *timestamp_ns = event->timestamp_ns;
-    pthread_mutex_unlock(&event->lock);
-}
-
-accel_status_t accel_cpu_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                          float *out)
-{
-    accel_cpu_event_t *a = start, *b = end;
-    bool a_recorded, a_done, b_recorded, b_done;
-    int64_t a_ns, b_ns;
-
-    if (!(a->flags & ACCEL_EVENT_TIMING) || !(b->flags & ACCEL_EVENT_TIMING))
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cpu: elapsed time needs two events created with "
-                                   "ACCEL_EVENT_TIMING (the %s event was not)",
-                                   !(a->flags & ACCEL_EVENT_TIMING) ? "start" : "end");
-    event_timing_state(a, &a_recorded, &a_done, &a_ns);
-    event_timing_state(b, &b_recorded, &b_done, &b_ns);
-    if (!a_recorded || !b_recorded)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cpu: elapsed time of an event that was never recorded "
-                                   "(the %s event)",
-                                   !a_recorded ? "start" : "end");
-    if (!a_done || !b_done)
-        return accel_backend_error(ACCEL_ERROR_NOT_READY, "cpu: the %s event has not completed yet",
-                                   !a_done ? "start" : "end");
-    *out = (float)((double)(b_ns - a_ns) / 1e6);
-    return ACCEL_OK;
-}
-
 /* ---------------------------------------------------------------- running work */
 
 /* Fill in an event item's generation as it enters a running stream. Must be
  * called in submission order, which is what makes waits and records on one
  * stream refer to each other correctly. */
-static void work_prepare(accel_cpu_work_t *work)
+static void work_prepare(accel_cpu_work_t *work, const accel_cpu_stream_t *stream)
 {
     if (work->kind == ACCEL_CPU_WORK_EVENT_RECORD)
-        work->u.event.generation = event_issue_record(work->u.event.event);
+        work->u.event.generation = accel_cpu_event_issue_record(work->u.event.event, stream);
     else if (work->kind == ACCEL_CPU_WORK_EVENT_WAIT)
-        work->u.event.generation = event_current_record(work->u.event.event);
+        work->u.event.generation = accel_cpu_event_current_record(work->u.event.event);
 }
 
 static void work_run(const accel_cpu_work_t *work)
@@ -206,10 +52,10 @@ static void work_run(const accel_cpu_work_t *work)
         break;
     case ACCEL_CPU_WORK_CALLBACK: work->u.callback.fn(work->u.callback.user_data); break;
     case ACCEL_CPU_WORK_EVENT_RECORD:
-        event_complete(work->u.event.event, work->u.event.generation);
+        accel_cpu_event_complete(work->u.event.event, work->u.event.generation);
         break;
     case ACCEL_CPU_WORK_EVENT_WAIT:
-        event_wait_for(work->u.event.event, work->u.event.generation);
+        accel_cpu_event_wait_for(work->u.event.event, work->u.event.generation);
         break;
     }
 }
@@ -258,6 +104,7 @@ static void work_free(accel_cpu_work_t *work)
 static void *stream_worker_main(void *arg)
 {
     accel_cpu_stream_t *stream = arg;
+    accel_stream_worker_enter(stream->backend, stream->device, stream);
     pthread_mutex_lock(&stream->lock);
     for (;;) {
         accel_cpu_work_t *work;
@@ -288,7 +135,7 @@ static void submit_inline(const accel_cpu_work_t *items, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         accel_cpu_work_t work = items[i];
-        work_prepare(&work);
+        work_prepare(&work, NULL);
         work_run_traced(&work, NULL);
     }
 }
@@ -335,7 +182,7 @@ static accel_status_t submit_queue(accel_cpu_stream_t *stream, const accel_cpu_w
     for (accel_cpu_work_t *node = first; node != NULL; node = node->next) {
         if (work_has_event(node))
             accel_cpu_event_retain(node->u.event.event);
-        work_prepare(node);
+        work_prepare(node, stream);
     }
     if (stream->tail != NULL)
         stream->tail->next = first;
@@ -345,6 +192,15 @@ static accel_status_t submit_queue(accel_cpu_stream_t *stream, const accel_cpu_w
     stream->submitted += count;
     pthread_cond_signal(&stream->work_ready);
     return ACCEL_OK;
+}
+
+/* A stream created before fork() has no worker in the child. */
+static accel_status_t stream_forked_error(void)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "cpu: this stream was created before fork(); its worker thread "
+                               "does not exist in this process, so it cannot run work: create "
+                               "a new stream in the child (the default stream works)");
 }
 
 accel_status_t accel_cpu_stream_submit(accel_cpu_stream_t *stream, const accel_cpu_work_t *items,
@@ -358,7 +214,9 @@ accel_status_t accel_cpu_stream_submit(accel_cpu_stream_t *stream, const accel_c
         return ACCEL_OK;
     }
     pthread_mutex_lock(&stream->lock);
-    if (stream->capture != NULL)
+    if (stream->forked)
+        status = stream_forked_error();
+    else if (stream->capture != NULL)
         status = submit_capture(stream, items, count);
     else
         status = submit_queue(stream, items, count);
@@ -370,7 +228,9 @@ accel_status_t accel_cpu_stream_capture_begin(accel_cpu_stream_t *stream, accel_
 {
     accel_status_t status = ACCEL_OK;
     pthread_mutex_lock(&stream->lock);
-    if (stream->capture != NULL)
+    if (stream->forked)
+        status = stream_forked_error();
+    else if (stream->capture != NULL)
         status = accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                      "cpu: the stream is already capturing a graph");
     else
@@ -432,6 +292,7 @@ accel_status_t accel_cpu_stream_create(void *self, int device, int priority, voi
     if (stream == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "cpu: out of host memory for a stream");
+    stream->backend = cpu;
     stream->device = device;
     atomic_init(&stream->refs, 1);
     pthread_mutex_init(&stream->lock, NULL);
@@ -470,16 +331,19 @@ void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
 {
     accel_cpu_stream_t *stream = stream_handle;
     accel_cpu_graph_t *abandoned;
+    bool forked;
     if (stream == NULL)
         return;
     stream_unlink(self, stream);
     pthread_mutex_lock(&stream->lock);
     stream->stopping = true;
+    forked = stream->forked;
     abandoned = stream->capture;
     stream->capture = NULL;
     pthread_cond_signal(&stream->work_ready);
     pthread_mutex_unlock(&stream->lock);
-    pthread_join(stream->worker, NULL);
+    if (!forked) /* in a fork() child there is no worker to join */
+        pthread_join(stream->worker, NULL);
     if (abandoned != NULL)
         accel_cpu_graph_free(abandoned);
     stream_release(stream);
@@ -503,12 +367,31 @@ static uint64_t stream_ticket(accel_cpu_stream_t *stream)
     return ticket;
 }
 
+static accel_status_t stream_refuse_self_wait(int device, const char *what)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "cpu: a host callback cannot synchronize %s: it runs on a worker "
+                               "of a stream of device %d, which would wait for itself "
+                               "(synchronize from another thread)",
+                               what, device);
+}
+
 accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream_handle)
 {
     accel_cpu_stream_t *stream = stream_handle;
-    if (stream != NULL)
-        stream_wait_ticket(stream, stream_ticket(stream));
-    return ACCEL_OK; /* the default stream never has anything pending */
+    const void *own = NULL;
+    bool forked;
+    if (stream != NULL && accel_stream_worker_of(self, device, &own) && own == stream)
+        return stream_refuse_self_wait(device, "its own stream");
+    if (stream == NULL)
+        return ACCEL_OK; /* the default stream never has anything pending */
+    pthread_mutex_lock(&stream->lock);
+    forked = stream->forked;
+    pthread_mutex_unlock(&stream->lock);
+    if (forked)
+        return stream_forked_error();
+    stream_wait_ticket(stream, stream_ticket(stream));
+    return ACCEL_OK;
 }
 
 accel_status_t accel_cpu_stream_query(void *self, int device, void *stream_handle)
@@ -517,9 +400,13 @@ accel_status_t accel_cpu_stream_query(void *self, int device, void *stream_handl
     bool idle;
     if (stream == NULL)
         return ACCEL_OK;
+    bool forked;
     pthread_mutex_lock(&stream->lock);
     idle = stream->completed == stream->submitted;
+    forked = stream->forked;
     pthread_mutex_unlock(&stream->lock);
+    if (forked)
+        return stream_forked_error();
     return idle ? ACCEL_OK : ACCEL_ERROR_NOT_READY;
 }
 
@@ -554,6 +441,8 @@ accel_status_t accel_cpu_device_synchronize(void *self, int device)
     uint64_t *tickets = NULL;
     size_t count = 0, n = 0;
 
+    if (accel_stream_worker_of(self, device, NULL))
+        return stream_refuse_self_wait(device, "the device it runs on");
     pthread_mutex_lock(&cpu->streams_lock);
     for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live)
         count += s->device == device;
@@ -584,4 +473,51 @@ accel_status_t accel_cpu_device_synchronize(void *self, int device)
     free(streams);
     free(tickets);
     return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- fork */
+
+void accel_cpu_streams_fork_lock(accel_cpu_backend_t *cpu)
+{
+    pthread_mutex_lock(&cpu->streams_lock);
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live)
+        pthread_mutex_lock(&s->lock);
+}
+
+/* In the child: the queue is kept aside (freed by fork_cleanup once no lock
+ * is held, since freeing drops event references), the counters catch up so
+ * device-wide waits skip the stream, and the condition variables start
+ * afresh because the parent's waiters do not exist here. */
+void accel_cpu_streams_fork_unlock(accel_cpu_backend_t *cpu, bool child)
+{
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live) {
+        if (child) {
+            s->forked = true;
+            s->orphaned = s->head;
+            s->head = s->tail = NULL;
+            s->completed = s->submitted;
+            pthread_cond_init(&s->work_ready, NULL);
+            pthread_cond_init(&s->work_done, NULL);
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&cpu->streams_lock);
+}
+
+void accel_cpu_streams_fork_cleanup(accel_cpu_backend_t *cpu)
+{
+    pthread_mutex_lock(&cpu->streams_lock);
+    for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live) {
+        accel_cpu_work_t *work;
+        pthread_mutex_lock(&s->lock);
+        work = s->orphaned;
+        s->orphaned = NULL;
+        pthread_mutex_unlock(&s->lock);
+        while (work != NULL) {
+            accel_cpu_work_t *next = work->next;
+            work_free(work);
+            work = next;
+        }
+    }
+    pthread_mutex_unlock(&cpu->streams_lock);
 }

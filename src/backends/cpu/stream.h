@@ -1,0 +1,58 @@
+/* stream.h: created CPU streams (stream.c): a FIFO of work items served by
+ * one worker thread. Ownership and lock order: cpu.h. */
+#ifndef ACCEL_BACKENDS_CPU_STREAM_H
+#define ACCEL_BACKENDS_CPU_STREAM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "backends/cpu/work.h"
+
+struct accel_cpu_backend;
+typedef struct accel_cpu_graph accel_cpu_graph_t;
+
+struct accel_cpu_stream {
+    struct accel_cpu_backend *backend; /* the backend state that made it */
+    int device;
+    atomic_uint refs;
+
+    pthread_mutex_t lock;      /* guards every field below */
+    pthread_cond_t work_ready; /* worker: queue non-empty or stopping */
+    pthread_cond_t work_done;  /* waiters: `completed` advanced */
+    accel_cpu_work_t *head, *tail;
+    uint64_t submitted, completed; /* items queued / finished, ever */
+    bool stopping;
+    bool forked; /* in a fork() child: the worker is gone, the stream refuses work */
+    accel_cpu_work_t *orphaned; /* queue dropped at fork, freed by the child after */
+    accel_cpu_graph_t *capture; /* non-NULL while capturing */
+    pthread_t worker;
+
+    accel_cpu_stream_t *next_live; /* backend->streams list, under streams_lock */
+};
+
+/* Put a created stream in capture mode into `graph` / take the graph back.
+ * INVALID_ARGUMENT when it already is / is not capturing. */
+accel_status_t accel_cpu_stream_capture_begin(accel_cpu_stream_t *stream, accel_cpu_graph_t *graph);
+accel_status_t accel_cpu_stream_capture_end(accel_cpu_stream_t *stream,
+                                            accel_cpu_graph_t **out_graph);
+
+/* fork(): take every stream lock of `cpu` (streams_lock first); release them
+ * in the parent, or in the child after marking each stream forked (queue
+ * dropped, counters caught up, condition variables reset). Then, in the child
+ * with no lock held, free the dropped queues. */
+void accel_cpu_streams_fork_lock(struct accel_cpu_backend *cpu);
+void accel_cpu_streams_fork_unlock(struct accel_cpu_backend *cpu, bool child);
+void accel_cpu_streams_fork_cleanup(struct accel_cpu_backend *cpu);
+
+/* Backend slots implemented in stream.c. */
+accel_status_t accel_cpu_stream_create(void *self, int device, int priority, void **out);
+void accel_cpu_stream_destroy(void *self, int device, void *stream);
+accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream);
+accel_status_t accel_cpu_stream_query(void *self, int device, void *stream);
+accel_status_t accel_cpu_stream_wait_event(void *self, int device, void *stream, void *event);
+accel_status_t accel_cpu_stream_add_callback(void *self, int device, void *stream,
+                                             accel_host_fn_t fn, void *user_data);
+accel_status_t accel_cpu_device_synchronize(void *self, int device);
+
+#endif /* ACCEL_BACKENDS_CPU_STREAM_H */
