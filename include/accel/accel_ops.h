@@ -13,7 +13,8 @@
  * ops run on the backend's devices; on the cpu backend they are the host ops.
  *
  * Tensors are DLPack DLTensors, contiguous (strides NULL or compact row-major),
- * byte_offset honoured. grad has the param's dtype and element count; the
+ * byte_offset honoured (data + byte_offset + the tensor's bytes must not wrap
+ * past the end of the address space). grad has the param's dtype and element count; the
  * state tensors share one dtype. Supported (param, state) dtype pairs, as in
  * DeepSpeed: (f32,f32) (f16,f32) (bf16,f32) (f16,f16) (bf16,bf16). All
  * arithmetic is f32; f16 and bf16 are stored rounding to nearest even, and a

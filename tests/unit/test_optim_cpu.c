@@ -1625,6 +1625,21 @@ static bool spoil_param_is_state(bad_fixture_t *f)
     return true;
 }
 
+/* data + 4 with byte_offset 2^64 - 4: the sum wraps to 4 bytes before data. */
+static bool spoil_wrapping_offset(bad_fixture_t *f)
+{
+    f->dl[0].data = (char *)f->dl[0].data + 4;
+    f->dl[0].byte_offset = UINT64_MAX - 3;
+    return true;
+}
+
+/* An offset so large that data + offset + size passes the end of memory. */
+static bool spoil_offset_past_address_space(bad_fixture_t *f)
+{
+    f->dl[1].byte_offset = UINT64_MAX - (uint64_t)(uintptr_t)f->dl[1].data + 1;
+    return true;
+}
+
 static bool spoil_cuda_param(bad_fixture_t *f)
 {
     f->dl[0].device = (DLDevice){kDLCUDA, 0};
@@ -1667,6 +1682,8 @@ static const bad_case_t bad_cases[] = {
     {"param and grad overlap", spoil_param_grad_overlap},
     {"exp_avg is exp_avg_sq", spoil_same_state_twice},
     {"param is the state", spoil_param_is_state},
+    {"byte_offset wraps below param data", spoil_wrapping_offset},
+    {"grad byte_offset past the address space", spoil_offset_past_address_space},
     {"kDLCUDA param", spoil_cuda_param},
     {"kDLCUDA state", spoil_cuda_state},
 };
