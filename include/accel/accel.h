@@ -517,11 +517,15 @@ ACCEL_API accel_status_t accel_visible_devices_envs(const accel_t *acc,
 ACCEL_API accel_status_t accel_export_envs(const accel_t *acc, const char *const **out_prefixes,
                                            size_t *out_count);
 
-/* Receives one variable assignment; return 0 on success. */
+/* Receives one variable assignment; return 0 on success, else a nonzero
+ * accel_status_t saying why (accel_set_visible_devices_envs returns it; any
+ * other nonzero value, such as setenv's -1, reads as INVALID_ARGUMENT). */
 typedef int (*accel_env_setter_t)(void *ctx, const char *name, const char *value);
 /* Write "0,2" style lists of `ids` into every visible-devices variable:
  * through `setter(ctx, ...)`, or into the process environment when setter is
- * NULL (not thread-safe against concurrent getenv, as setenv never is). */
+ * NULL (not thread-safe against concurrent getenv, as setenv never is).
+ * Stops at the first setter failure and returns its status (see above);
+ * variables set before it keep their new values. */
 ACCEL_API accel_status_t accel_set_visible_devices_envs(const accel_t *acc, const int *ids,
                                                         size_t count, accel_env_setter_t setter,
                                                         void *ctx);
