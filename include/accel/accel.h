@@ -251,7 +251,9 @@ ACCEL_API accel_status_t accel_set_rng_state(accel_t *acc, int device, const uin
 /* Fills of `count` elements of device memory at `ptr`, queued on `stream`
  * (NULL = the thread's current stream of the current device). The generator
  * offset advances when the call returns, so consecutive fills never overlap.
- * INVALID_ARGUMENT if [ptr, ptr + 4*count) is not inside one live allocation,
+ * INVALID_ARGUMENT if ptr is not 4-byte aligned (allocations are; an
+ * interior pointer must keep the alignment), if [ptr, ptr + 4*count) is not
+ * inside one live allocation,
  * or if the fill would move the offset past 2^64 - 1 (it would wrap to 0 and
  * repeat earlier numbers: reseed instead); nothing is reserved then. */
 ACCEL_API accel_status_t accel_rng_uniform_f32(accel_t *acc, float *ptr, size_t count,

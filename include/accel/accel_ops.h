@@ -20,6 +20,12 @@
  * arithmetic is f32; f16 and bf16 are stored rounding to nearest even, and a
  * NaN stays a NaN.
  *
+ * Alignment: host ops take tensors at any address (their kernels use
+ * unaligned loads and stores, so a step on data one byte off a boundary gives
+ * the same bits as on aligned data). Device ops need each tensor's data +
+ * byte_offset aligned to its element size and refuse anything else with
+ * INVALID_ARGUMENT.
+ *
  * Ordering and threads:
  * - Host ops first wait for `stream` when it is not NULL, then run the whole
  *   step before returning (on the calling thread and accel's CPU worker pool,

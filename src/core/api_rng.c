@@ -152,6 +152,11 @@ static accel_status_t rng_fill(accel_t *acc, accel_rng_kind_t kind, void *ptr, s
     if (count > SIZE_MAX / 4)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "rng fill of %zu elements is too large",
                            count);
+    if ((uintptr_t)ptr % 4 != 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "rng fill destination %p is not aligned to 4 bytes (fills write "
+                           "32-bit words)",
+                           ptr);
     status = accel_check_device_range(acc, ptr, count * 4, "rng fill destination", &device);
     if (status == ACCEL_OK && device != stream->device)
         status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,

@@ -87,6 +87,7 @@
     X(test_rng_fill_after_freed_refused) \
     X(test_rng_fill_on_created_stream) \
     X(test_rng_fill_offset_wrap_refused) \
+    X(test_rng_fill_misaligned_refused) \
     /* streams: lifetime, ordering, query, wait_event, callbacks, current stream */ \
     X(test_streams_create_destroy) \
     X(test_streams_unsupported_create_refused) \

@@ -401,3 +401,28 @@ void test_rng_fill_offset_wrap_refused(void **state)
     assert_ok(accel_set_rng_state(conformance_acc, ACCEL_CURRENT_DEVICE, saved, sizeof saved));
     conf_device_free(device);
 }
+
+/* Fills write 4-byte words: a destination off a 4-byte boundary is refused,
+ * reserving nothing. */
+void test_rng_fill_misaligned_refused(void **state)
+{
+    char *device = conf_device_alloc(64);
+    (void)state;
+    assert_ok(accel_manual_seed(conformance_acc, 17));
+    for (size_t shift = 1; shift < 4; shift++) {
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + shift), 4,
+                                    NULL));
+        assert_non_null(strstr(accel_last_error(), "aligned"));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_rng_uniform_f32(conformance_acc, (float *)(void *)(device + shift), 4,
+                                            NULL));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_rng_normal_f32(conformance_acc, (float *)(void *)(device + shift), 4,
+                                           NULL));
+    }
+    assert_true(conf_rng_offset() == 0);
+    assert_ok(accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + 4), 4, NULL));
+    assert_ok(accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    conf_device_free(device);
+}
