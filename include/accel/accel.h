@@ -336,6 +336,9 @@ ACCEL_API accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_str
 ACCEL_API accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream);
 
 /* Copy `size` bytes. Device ranges must lie inside one live allocation.
+ * A side the kind calls host memory must not be device memory, unless the
+ * backend's device memory is host memory (DLPack kDLCPU: the cpu backend);
+ * elsewhere (opencl) such a copy is refused with INVALID_ARGUMENT.
  * The synchronous form returns when the copy is done. */
 ACCEL_API accel_status_t accel_memcpy(accel_t *acc, void *dst, const void *src, size_t size,
                                       accel_copy_kind_t kind);

@@ -29,7 +29,9 @@
  * Ordering and threads:
  * - Host ops first wait for `stream` when it is not NULL, then run the whole
  *   step before returning (on the calling thread and accel's CPU worker pool,
- *   ACCEL_CPU_THREADS). The tensors must be host memory.
+ *   ACCEL_CPU_THREADS). The tensors must be host memory: device memory
+ *   labelled kDLCPU is refused unless the backend's device memory is host
+ *   memory (the cpu backend).
  * - Device ops queue the step on `stream` (NULL = the calling thread's current
  *   stream) and return; the tensors must be memory of this backend's device.
  * - The tables are owned by the library, valid until the process ends, and

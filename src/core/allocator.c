@@ -783,6 +783,22 @@ accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *
     return status;
 }
 
+/* Blocks never overlap, so only the last block starting before the range's
+ * end can reach into it. */
+bool accel_allocator_overlaps(accel_allocator_t *allocator, const void *ptr, size_t size)
+{
+    uintptr_t start = (uintptr_t)ptr;
+    uintptr_t last = size > UINTPTR_MAX - start ? UINTPTR_MAX : start + size - 1;
+    bool overlaps = false;
+    if (!allocator || size == 0)
+        return false;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_find(allocator, last);
+    overlaps = block != NULL && block->addr + block->size > start;
+    pthread_mutex_unlock(&allocator->lock);
+    return overlaps;
+}
+
 void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out)
 {
     if (!allocator || !out)

@@ -52,6 +52,10 @@ accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, voi
 accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *ptr,
                                       void **out_base, size_t *out_size);
 
+/* true when [ptr, ptr + size) shares a byte with the span of some live
+ * block (its whole rounded span, not only the bytes asked for). */
+bool accel_allocator_overlaps(accel_allocator_t *allocator, const void *ptr, size_t size);
+
 void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out);
 
 #define ACCEL_PEAK_ALLOCATED 1u

@@ -109,17 +109,15 @@ static accel_status_t memory_stream_wait(accel_t *acc, accel_stream_t *stream)
 }
 
 /* Check one side of a copy: device memory must be a live range on the
- * stream's device; host memory must at least be non-NULL. */
+ * stream's device; host memory must be non-NULL and not device memory the
+ * host cannot address. */
 static accel_status_t memory_check_side(accel_t *acc, const void *ptr, size_t size, bool on_device,
                                         const char *what, const accel_stream_t *stream)
 {
     int device = 0;
     accel_status_t status;
-    if (!on_device) {
-        if (ptr == NULL)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);
-        return ACCEL_OK;
-    }
+    if (!on_device)
+        return accel_check_host_range(acc, ptr, size, what);
     status = accel_check_device_range(acc, ptr, size, what, &device);
     if (status != ACCEL_OK)
         return status;
@@ -272,6 +270,9 @@ accel_status_t accel_host_register(accel_t *acc, void *ptr, size_t size)
     if (ptr == NULL || size == 0)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "host_register needs a non-NULL pointer and a size > 0");
+    status = accel_check_host_range(acc, ptr, size, "host_register");
+    if (status != ACCEL_OK)
+        return status;
     status = accel_pinned_add(&acc->pinned, ptr, size, ACCEL_PINNED_REGISTERED);
     if (status != ACCEL_OK)
         return status;

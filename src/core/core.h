@@ -133,5 +133,11 @@ accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, 
  * allocator; writes the device index. */
 accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t size,
                                         const char *what, int *out_device);
+/* Check that [ptr, ptr+size) given as host memory is not device memory the
+ * host cannot address: on a backend whose DLPack device type is not kDLCPU
+ * (opencl's device addresses are PROT_NONE reservations), a range touching a
+ * live block of any device is refused. NULL is refused; size 0 passes. */
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
+                                      const char *what);
 
 #endif /* ACCEL_CORE_CORE_H */

@@ -2,6 +2,7 @@
  * hyper-parameters with torch.optim's rules, and the tensors of one step.
  * Nothing here touches tensor data. Stateless; safe from any thread. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -212,6 +213,13 @@ static accel_status_t check_memory(const char *op, const char *what, accel_t *ac
                                "%s: %s tensor is not in host memory (DLPack device type %d); "
                                "host ops need kDLCPU or pinned host tensors",
                                op, what, (int)t->device.device_type);
+        if (bytes > 0) {
+            char label[64];
+            snprintf(label, sizeof label, "%s: %s tensor", op, what);
+            accel_status_t status = accel_check_host_range(acc, data, bytes, label);
+            if (status != ACCEL_OK)
+                return status;
+        }
         *device = t->device.device_id;
         return ACCEL_OK;
     }

@@ -139,6 +139,7 @@
     X(test_memory_memset_overflow_refused) \
     X(test_memory_async_round_trip) \
     X(test_memory_async_bad_arguments) \
+    X(test_memory_device_memory_as_host) \
     /* allocator statistics, empty_cache, total/available memory */ \
     X(test_memory_stats_allocated_follows_malloc) \
     X(test_memory_stats_peak_and_reset_allocated) \
@@ -217,6 +218,7 @@
     X(test_op_builders_fused_adam_bad_input) \
     X(test_op_builders_fused_lion_bad_input) \
     X(test_op_builders_host_op_refuses_device_tensors) \
+    X(test_op_builders_host_op_refuses_relabelled_device_memory) \
     /* launcher environment variables */ \
     X(test_environment_visible_devices_envs) \
     X(test_environment_set_visible_through_setter) \
