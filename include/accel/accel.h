@@ -327,7 +327,9 @@ ACCEL_API accel_status_t accel_malloc(accel_t *acc, size_t size, void **out);
 /* Return memory from accel_malloc/_async, ordered on the thread's current
  * stream of the block's device: other streams reuse the block only after the
  * work queued there before the free has finished. NULL is a no-op.
- * INVALID_ARGUMENT for a pointer accel did not allocate (or already freed). */
+ * INVALID_ARGUMENT for a pointer accel did not allocate (or already freed),
+ * and for the data of a tensor from accel_tensor_empty/zeros (free that with
+ * accel_tensor_free, which also frees the shape); nothing is freed then. */
 ACCEL_API accel_status_t accel_free(accel_t *acc, void *ptr);
 /* Same, ordered on `stream`: the block is reused by other streams only after
  * the work queued on `stream` before the free has finished. */
@@ -424,7 +426,8 @@ ACCEL_API accel_status_t accel_dlpack_device_type(const accel_t *acc, int32_t *o
 
 /* Allocate a contiguous tensor on `device`: fills `out` (data, device, ndim,
  * dtype; shape copied into library-owned storage, strides NULL = compact).
- * Release it with accel_tensor_free. _zeros also clears it. */
+ * Release it with accel_tensor_free (accel_free and accel_free_async refuse
+ * its data). _zeros also clears it. */
 ACCEL_API accel_status_t accel_tensor_empty(accel_t *acc, int device, accel_dtype_t dtype,
                                             int32_t ndim, const int64_t *shape, DLTensor *out);
 ACCEL_API accel_status_t accel_tensor_zeros(accel_t *acc, int device, accel_dtype_t dtype,

@@ -54,7 +54,10 @@ accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *str
     return memory_alloc_on(acc, stream, size, out);
 }
 
-static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream)
+/* `as_tensor`: the caller is accel_tensor_free, which may free a block a
+ * tensor owns; accel_free and accel_free_async may not. */
+static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream,
+                                     bool as_tensor)
 {
     int device = 0;
     void *base = NULL;
@@ -64,6 +67,11 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
                            "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
                            "was already freed",
                            ptr, acc->ops->name);
+    if (!as_tensor && accel_allocator_tensor_owned(acc->devices[device].allocator, ptr))
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "pointer %p is the data of a tensor from accel_tensor_empty/zeros: "
+                           "free it with accel_tensor_free, which also frees its shape",
+                           ptr);
     if (stream == NULL) {
         accel_thread_state_t *state = accel_thread_state(acc);
         if (state == NULL)
@@ -87,7 +95,14 @@ accel_status_t accel_free(accel_t *acc, void *ptr)
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK || ptr == NULL)
         return status;
-    return memory_free_on(acc, ptr, NULL);
+    return memory_free_on(acc, ptr, NULL, false);
+}
+
+accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr)
+{
+    if (ptr == NULL)
+        return ACCEL_OK;
+    return memory_free_on(acc, ptr, NULL, true);
 }
 
 accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream)
@@ -98,7 +113,7 @@ accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream)
     status = accel_resolve_stream(acc, stream, &stream);
     if (status != ACCEL_OK)
         return status;
-    return memory_free_on(acc, ptr, stream);
+    return memory_free_on(acc, ptr, stream, false);
 }
 
 static accel_status_t memory_stream_wait(accel_t *acc, accel_stream_t *stream)

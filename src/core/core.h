@@ -116,6 +116,11 @@ void accel_instance_destroy(accel_t *acc);
 /* Initialise the runtime once (thread-safe) and run deferred lazy calls. */
 accel_status_t accel_ensure_init(accel_t *acc);
 
+/* ---- api_memory.c: for api_tensor.c */
+
+/* Free a tensor's data block (the one accel_free refuses); NULL is a no-op. */
+accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr);
+
 /* ---- validation helpers (dispatch.c); each sets the last error on failure */
 accel_status_t accel_check_handle(const accel_t *acc);
 /* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */

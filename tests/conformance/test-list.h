@@ -183,6 +183,7 @@
     X(test_tensors_on_accelerator_bad_arguments) \
     X(test_tensors_create_bad_arguments) \
     X(test_tensors_free_bad_arguments) \
+    X(test_tensors_data_freed_only_with_tensor) \
     /* graphs: capture, replay, refusals */ \
     X(test_graphs_unsupported_create_refused) \
     X(test_graphs_create_destroy) \
