@@ -113,6 +113,7 @@ static bool range_remove(accel_opencl_range_map_t *map, const void *ptr, accel_o
  * allocation can ever share an address with device memory. */
 accel_status_t accel_opencl_mem_alloc(void *self, int device, size_t size, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_device_t *dev = &cl->devices[device];
     accel_opencl_range_t range = {.size = size, .device = device};
@@ -150,6 +151,7 @@ accel_status_t accel_opencl_mem_alloc(void *self, int device, size_t size, void 
 /* OpenCL keeps the buffer alive until queued commands that use it finish. */
 void accel_opencl_mem_free(void *self, int device, void *ptr)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range;
     if (ptr == NULL || !range_remove(&cl->buffers, ptr, &range))
@@ -162,6 +164,7 @@ void accel_opencl_mem_free(void *self, int device, void *ptr)
 accel_status_t accel_opencl_resolve(accel_opencl_backend_t *cl, int device, const void *ptr,
                                     size_t size, accel_cl_mem *out_mem, size_t *out_offset)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_range_t range;
     if (!accel_opencl_range_find(&cl->buffers, ptr, size, &range) || range.device != device)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -277,6 +280,7 @@ static accel_status_t copy_device_to_host(accel_opencl_backend_t *cl, int device
 accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, const void *src,
                                          size_t size, accel_copy_kind_t kind, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     if (size == 0)
@@ -295,6 +299,7 @@ accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, cons
 accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value,
                                          size_t size, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     unsigned char pattern = (unsigned char)value;
@@ -320,6 +325,7 @@ accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int 
  * host allocation. Its pointer is ordinary host memory for every device. */
 accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     const accel_cl_api_t *api = cl->api;
     accel_opencl_range_t range = {.size = size, .device = 0};
@@ -361,6 +367,7 @@ static void pinned_release(accel_opencl_backend_t *cl, const accel_opencl_range_
 
 void accel_opencl_host_free(void *self, void *ptr, size_t size)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range;
     if (ptr != NULL && range_remove(&cl->pinned, ptr, &range))
@@ -371,6 +378,7 @@ void accel_opencl_host_free(void *self, void *ptr, size_t size)
  * drivers that pin such buffers pin it, and copies treat it as pinned. */
 accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range = {.base = (uintptr_t)ptr, .size = size, .device = -1};
     accel_cl_int err = ACCEL_CL_SUCCESS;
@@ -390,6 +398,7 @@ accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size)
 
 void accel_opencl_host_unregister(void *self, void *ptr, size_t size)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range;
     if (ptr != NULL && range_remove(&cl->pinned, ptr, &range))
@@ -398,6 +407,7 @@ void accel_opencl_host_unregister(void *self, void *ptr, size_t size)
 
 void accel_opencl_memory_release_all(accel_opencl_backend_t *cl)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_range_t range;
     while (cl->pinned.count > 0) {
         range = cl->pinned.items[cl->pinned.count - 1];

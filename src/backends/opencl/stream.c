@@ -22,6 +22,7 @@ typedef struct accel_opencl_event {
 accel_status_t accel_opencl_queue_create(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
                                          accel_cl_command_queue *out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     const accel_cl_api_t *api = cl->api;
     accel_cl_int err = ACCEL_CL_SUCCESS;
     accel_cl_command_queue queue;
@@ -56,6 +57,7 @@ accel_status_t accel_opencl_queue_init(accel_opencl_backend_t *cl, accel_opencl_
 
 void accel_opencl_queue_release(accel_opencl_backend_t *cl, accel_opencl_queue_t *queue)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     if (queue->handle == NULL)
         return;
     cl->api->clFinish(queue->handle);
@@ -109,6 +111,7 @@ accel_status_t accel_opencl_queue_commit(accel_opencl_backend_t *cl, accel_openc
  * used): the priority is accepted and ignored. */
 accel_status_t accel_opencl_stream_create(void *self, int device, int priority, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_stream_t *stream = calloc(1, sizeof *stream);
     accel_status_t status;
@@ -130,6 +133,7 @@ accel_status_t accel_opencl_stream_create(void *self, int device, int priority, 
 
 void accel_opencl_stream_destroy(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_stream_t *stream = handle, **link;
     pthread_mutex_lock(&cl->streams_lock);
@@ -146,6 +150,7 @@ void accel_opencl_stream_destroy(void *self, int device, void *handle)
 
 accel_status_t accel_opencl_stream_synchronize(void *self, int device, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_int err = cl->api->clFinish(accel_opencl_queue_of(cl, device, stream)->handle);
     return err == ACCEL_CL_SUCCESS ? ACCEL_OK : accel_opencl_fail("clFinish", err);
@@ -167,6 +172,7 @@ static accel_status_t event_status(const accel_cl_api_t *api, accel_cl_event eve
 /* The tail completes last in an in-order queue. */
 accel_status_t accel_opencl_stream_query(void *self, int device, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     accel_cl_event tail;
@@ -212,6 +218,7 @@ static accel_status_t device_queues(accel_opencl_backend_t *cl, int device,
 
 accel_status_t accel_opencl_device_synchronize(void *self, int device)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_command_queue *queues = NULL;
     size_t count = 0;
@@ -271,6 +278,7 @@ static void callback_fired(accel_cl_event marker, accel_cl_int status, void *arg
 accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *stream,
                                                 accel_host_fn_t fn, void *user_data)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     const accel_cl_api_t *api = cl->api;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
@@ -315,6 +323,7 @@ accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *st
 
 accel_status_t accel_opencl_event_create(void *self, int device, unsigned flags, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_event_t *event = calloc(1, sizeof *event);
     if (event == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
@@ -327,6 +336,7 @@ accel_status_t accel_opencl_event_create(void *self, int device, unsigned flags,
 
 void accel_opencl_event_destroy(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     if (event->marker != NULL)
@@ -381,6 +391,7 @@ static accel_status_t event_point(accel_opencl_backend_t *cl, accel_opencl_queue
 /* Re-recording replaces the held point; the old one is released. */
 accel_status_t accel_opencl_event_record(void *self, int device, void *handle, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     accel_cl_event marker = NULL, old;
@@ -399,6 +410,7 @@ accel_status_t accel_opencl_event_record(void *self, int device, void *handle, v
 
 accel_status_t accel_opencl_event_synchronize(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_event marker = event_acquire(cl, handle);
     accel_cl_int err;
@@ -411,6 +423,7 @@ accel_status_t accel_opencl_event_synchronize(void *self, int device, void *hand
 
 accel_status_t accel_opencl_event_query(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_event marker = event_acquire(cl, handle);
     accel_status_t status;
@@ -439,6 +452,7 @@ static accel_status_t event_end_ns(const accel_cl_api_t *api, accel_cl_event mar
 accel_status_t accel_opencl_event_elapsed_ms(void *self, int device, void *start, void *end,
                                              float *out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_event a = event_acquire(cl, start), b = event_acquire(cl, end);
     accel_cl_ulong t0 = 0, t1 = 0;
@@ -500,6 +514,7 @@ static accel_cl_int wait_foreign(accel_opencl_backend_t *cl, int device,
 /* Waiting for a never-recorded event does nothing (as in CUDA). */
 accel_status_t accel_opencl_stream_wait_event(void *self, int device, void *stream, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
