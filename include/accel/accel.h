@@ -280,7 +280,11 @@ ACCEL_API accel_status_t accel_stream_wait_event(accel_stream_t *stream, accel_e
 
 typedef void (*accel_host_fn_t)(void *user_data);
 /* Run `fn(user_data)` on a library thread once the work queued before it on
- * `stream` has finished. `fn` must not call accel functions on this stream. */
+ * `stream` has finished. `fn` must not call accel functions on this stream:
+ * work queued after the callback waits for it, so a call that would wait for
+ * this stream or its device from inside `fn` (synchronize, a synchronous
+ * copy) returns an error instead of waiting for ever (opencl; see
+ * docs/reliability.md for each backend). */
 ACCEL_API accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t fn,
                                                    void *user_data);
 

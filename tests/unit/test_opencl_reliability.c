@@ -1,8 +1,10 @@
 /* test_opencl_reliability.c: the OpenCL backend under misuse that used to
  * hang: a child forked after the runtime was loaded (every call must fail at
- * once with the fork sentence, even while parent threads were busy). Each
- * forked child runs under a deadline, so a hang fails instead of blocking
- * ctest. Exits 77 (skipped) when opencl does not open. */
+ * once with the fork sentence, even while parent threads were busy), and a
+ * host callback that synchronizes its own stream or device (an error, not a
+ * deadlock). Each forked child runs under a deadline and the callback test
+ * under alarm(), so a hang fails instead of blocking ctest. Exits 77
+ * (skipped) when opencl does not open. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -155,9 +157,60 @@ static void test_fork_while_threads_busy(void **state)
     assert_int_equal(accel_close(busy.acc), ACCEL_OK);
 }
 
+typedef struct callback_probe {
+    accel_t *acc;
+    accel_stream_t *stream;
+    accel_status_t device_sync, stream_sync, copy, other_stream_sync;
+    char message[512];
+    atomic_bool ran;
+} callback_probe_t;
+
+static void callback_synchronizes(void *arg)
+{
+    callback_probe_t *probe = arg;
+    char a[8] = {0}, b[8] = {1};
+    accel_stream_t *default_stream = NULL;
+    probe->device_sync = accel_synchronize(probe->acc, ACCEL_CURRENT_DEVICE);
+    snprintf(probe->message, sizeof probe->message, "%s", accel_last_error());
+    probe->stream_sync = accel_stream_synchronize(probe->stream);
+    probe->copy = accel_memcpy_async(probe->acc, a, b, sizeof a, ACCEL_COPY_HOST_TO_HOST,
+                                     probe->stream);
+    probe->other_stream_sync = accel_default_stream(probe->acc, ACCEL_CURRENT_DEVICE,
+                                                    &default_stream);
+    if (probe->other_stream_sync == ACCEL_OK)
+        probe->other_stream_sync = accel_stream_synchronize(default_stream);
+    atomic_store(&probe->ran, true);
+}
+
+/* A callback waiting for its own stream or device would wait for itself:
+ * each such call returns INVALID_ARGUMENT; another stream still works. */
+static void test_callback_synchronize_refused(void **state)
+{
+    callback_probe_t probe = {.acc = NULL};
+    (void)state;
+    assert_int_equal(accel_open("opencl", &probe.acc), ACCEL_OK);
+    assert_int_equal(accel_stream_create(probe.acc, ACCEL_CURRENT_DEVICE, 0, &probe.stream),
+                     ACCEL_OK);
+    alarm(60); /* a deadlock kills the test */
+    assert_int_equal(accel_stream_add_callback(probe.stream, callback_synchronizes, &probe),
+                     ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(probe.stream), ACCEL_OK);
+    alarm(0);
+    assert_true(atomic_load(&probe.ran));
+    assert_int_equal(probe.device_sync, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(probe.message, "host callback"));
+    assert_int_equal(probe.stream_sync, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(probe.copy, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(probe.other_stream_sync, ACCEL_OK);
+    assert_int_equal(accel_synchronize(probe.acc, ACCEL_CURRENT_DEVICE), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(probe.stream), ACCEL_OK);
+    assert_int_equal(accel_close(probe.acc), ACCEL_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_callback_synchronize_refused),
         cmocka_unit_test(test_fork_after_open_fails_at_once),
         cmocka_unit_test(test_fork_while_threads_busy),
     };

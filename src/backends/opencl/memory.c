@@ -234,6 +234,8 @@ static accel_status_t copy_device_to_device(accel_opencl_backend_t *cl, int devi
 static accel_status_t copy_host_to_host(accel_opencl_backend_t *cl, accel_opencl_queue_t *queue,
                                         void *dst, const void *src, size_t size)
 {
+    if (accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused("a host-to-host copy on the callback's stream");
     accel_cl_int err = cl->api->clFinish(queue->handle);
     if (err != ACCEL_CL_SUCCESS)
         return accel_opencl_fail("clFinish", err);
@@ -250,6 +252,9 @@ static accel_status_t copy_host_to_device(accel_opencl_backend_t *cl, int device
     accel_cl_event done = NULL;
     accel_cl_int err;
     bool wait = !host_is_pinned(cl, src, size);
+    if (wait && accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused(
+            "a copy with pageable host memory on the callback's stream");
     accel_status_t status = accel_opencl_resolve(cl, device, dst, size, &mem, &offset);
     if (status != ACCEL_OK)
         return status;
@@ -268,6 +273,9 @@ static accel_status_t copy_device_to_host(accel_opencl_backend_t *cl, int device
     accel_cl_event done = NULL;
     accel_cl_int err;
     bool wait = !host_is_pinned(cl, dst, size);
+    if (wait && accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused(
+            "a copy with pageable host memory on the callback's stream");
     accel_status_t status = accel_opencl_resolve(cl, device, src, size, &mem, &offset);
     if (status != ACCEL_OK)
         return status;

@@ -215,6 +215,13 @@ struct accel_opencl_stream {
     accel_opencl_stream_t *next_live; /* backend->streams, under streams_lock */
 };
 
+/* Whether the calling thread is running a host callback of `queue` (whose
+ * later work waits for the callback: waiting for it there never returns). */
+bool accel_opencl_in_callback_of(const accel_opencl_queue_t *queue);
+/* INVALID_ARGUMENT saying that `what` from a host callback would wait for the
+ * callback itself. */
+accel_status_t accel_opencl_callback_wait_refused(const char *what);
+
 /* An in-order queue with profiling on `dev`. */
 accel_status_t accel_opencl_queue_create(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
                                          accel_cl_command_queue *out);

@@ -3,7 +3,9 @@
  * Threads: every slot is thread-safe. An event's lock guards only its marker
  * pointer; callers take a reference (clRetainEvent) under it and work outside
  * it. Host callbacks run on a short-lived thread of ours, started from the
- * ICD's notification thread, so a blocking callback never stalls the ICD. */
+ * ICD's notification thread, so a blocking callback never stalls the ICD.
+ * A callback that synchronizes its own stream or device gets an error
+ * instead of waiting for itself for ever. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,12 @@ typedef struct accel_opencl_event {
     bool timing;
     accel_cl_event marker; /* the newest record; NULL until recorded */
 } accel_opencl_event_t;
+
+/* The host callback this thread is running, if any: work queued on its
+ * queue after it waits for it to return, so waiting for that queue (or its
+ * whole device) from inside the callback would never end. */
+static _Thread_local const accel_opencl_queue_t *callback_queue;
+static _Thread_local int callback_device = -1;
 
 /* ---------------------------------------------------------------- queues */
 
@@ -152,7 +160,10 @@ accel_status_t accel_opencl_stream_synchronize(void *self, int device, void *str
 {
     ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
-    accel_cl_int err = cl->api->clFinish(accel_opencl_queue_of(cl, device, stream)->handle);
+    accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
+    if (accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused("synchronizing the callback's own stream");
+    accel_cl_int err = cl->api->clFinish(queue->handle);
     return err == ACCEL_CL_SUCCESS ? ACCEL_OK : accel_opencl_fail("clFinish", err);
 }
 
@@ -219,6 +230,8 @@ static accel_status_t device_queues(accel_opencl_backend_t *cl, int device,
 accel_status_t accel_opencl_device_synchronize(void *self, int device)
 {
     ACCEL_OPENCL_FORK_GUARD();
+    if (device == callback_device && callback_queue != NULL)
+        return accel_opencl_callback_wait_refused("synchronizing the device");
     accel_opencl_backend_t *cl = self;
     accel_cl_command_queue *queues = NULL;
     size_t count = 0;
@@ -243,12 +256,31 @@ typedef struct callback_job {
     accel_host_fn_t fn;
     void *user_data;
     accel_cl_event gate; /* user event later queue work waits on */
+    const accel_opencl_queue_t *queue;
+    int device;
 } callback_job_t;
+
+bool accel_opencl_in_callback_of(const accel_opencl_queue_t *queue)
+{
+    return queue == callback_queue;
+}
+
+accel_status_t accel_opencl_callback_wait_refused(const char *what)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "opencl: %s from inside a host callback would wait for the "
+                               "callback itself and never return; do it outside the callback",
+                               what);
+}
 
 static void *callback_run(void *arg)
 {
     callback_job_t *job = arg;
+    callback_queue = job->queue;
+    callback_device = job->device;
     job->fn(job->user_data);
+    callback_queue = NULL;
+    callback_device = -1;
     job->api->clSetUserEventStatus(job->gate, ACCEL_CL_COMPLETE);
     job->api->clReleaseEvent(job->gate);
     free(job);
@@ -294,7 +326,8 @@ accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *st
         free(job);
         return accel_opencl_fail("clCreateUserEvent", err);
     }
-    *job = (callback_job_t){.api = api, .fn = fn, .user_data = user_data, .gate = gate};
+    *job = (callback_job_t){.api = api, .fn = fn, .user_data = user_data, .gate = gate,
+                            .queue = queue, .device = device};
     api->clRetainEvent(gate); /* ours, for the barrier below */
     pthread_mutex_lock(&queue->lock);
     err = api->clEnqueueMarkerWithWaitList(queue->handle, 0, NULL, &marker);
