@@ -365,10 +365,20 @@ accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out)
 static void pinned_release(accel_opencl_backend_t *cl, const accel_opencl_range_t *range,
                            bool mapped)
 {
+    /* Wait for this unmap only: clFinish on the shared pin queue made every
+     * thread's free wait for every other thread's maps and unmaps. */
     if (mapped) {
-        cl->api->clEnqueueUnmapMemObject(cl->pin_queue, range->mem, (void *)range->base, 0, NULL,
-                                         NULL);
-        cl->api->clFinish(cl->pin_queue);
+        accel_cl_event unmapped = NULL;
+        accel_cl_int err = cl->api->clEnqueueUnmapMemObject(cl->pin_queue, range->mem,
+                                                            (void *)range->base, 0, NULL,
+                                                            &unmapped);
+        if (err == ACCEL_CL_SUCCESS && unmapped != NULL) {
+            cl->api->clFlush(cl->pin_queue);
+            cl->api->clWaitForEvents(1, &unmapped);
+            cl->api->clReleaseEvent(unmapped);
+        } else {
+            cl->api->clFinish(cl->pin_queue);
+        }
     }
     cl->api->clReleaseMemObject(range->mem);
 }
