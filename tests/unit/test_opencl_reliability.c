@@ -172,13 +172,15 @@ static void callback_synchronizes(void *arg)
     callback_probe_t *probe = arg;
     char a[8] = {0}, b[8] = {1};
     accel_stream_t *default_stream = NULL;
-    probe->device_sync = accel_synchronize(probe->acc, ACCEL_CURRENT_DEVICE);
+    /* Device 0 by index, not ACCEL_CURRENT_DEVICE: naming the current device
+     * gives this detached thread per-thread state, which leaks when the
+     * thread exits after accel_close has deleted the key. */
+    probe->device_sync = accel_synchronize(probe->acc, 0);
     snprintf(probe->message, sizeof probe->message, "%s", accel_last_error());
     probe->stream_sync = accel_stream_synchronize(probe->stream);
     probe->copy = accel_memcpy_async(probe->acc, a, b, sizeof a, ACCEL_COPY_HOST_TO_HOST,
                                      probe->stream);
-    probe->other_stream_sync = accel_default_stream(probe->acc, ACCEL_CURRENT_DEVICE,
-                                                    &default_stream);
+    probe->other_stream_sync = accel_default_stream(probe->acc, 0, &default_stream);
     if (probe->other_stream_sync == ACCEL_OK)
         probe->other_stream_sync = accel_stream_synchronize(default_stream);
     atomic_store(&probe->ran, true);
