@@ -274,7 +274,11 @@ ACCEL_API accel_status_t accel_set_rng_state(accel_t *acc, int device, const uin
 /* Fills of `count` elements of device memory at `ptr`, queued on `stream`
  * (NULL = the thread's current stream of the current device). The generator
  * offset advances when the call returns, so consecutive fills never overlap.
- * INVALID_ARGUMENT if [ptr, ptr + 4*count) is not inside one live allocation. */
+ * INVALID_ARGUMENT if ptr is not 4-byte aligned (allocations are; an
+ * interior pointer must keep the alignment), if [ptr, ptr + 4*count) is not
+ * inside one live allocation,
+ * or if the fill would move the offset past 2^64 - 1 (it would wrap to 0 and
+ * repeat earlier numbers: reseed instead); nothing is reserved then. */
 ACCEL_API accel_status_t accel_rng_uniform_f32(accel_t *acc, float *ptr, size_t count,
                                                accel_stream_t *stream);
 ACCEL_API accel_status_t accel_rng_normal_f32(accel_t *acc, float *ptr, size_t count,
@@ -300,11 +304,13 @@ ACCEL_API accel_status_t accel_stream_wait_event(accel_stream_t *stream, accel_e
 
 typedef void (*accel_host_fn_t)(void *user_data);
 /* Run `fn(user_data)` on a library thread once the work queued before it on
- * `stream` has finished. `fn` must not call accel functions on this stream.
- * Waits that would be for `fn` itself are refused with INVALID_ARGUMENT
- * rather than deadlocking, where the backend can tell (cpu does; see its
- * README): accel_synchronize of the stream's device, synchronize of this
- * stream or of an event recorded after `fn` on it, and destroying it. */
+ * `stream` has finished. `fn` must not call accel functions on this stream:
+ * work queued after the callback waits for it. Waits that would be for `fn`
+ * itself are refused with INVALID_ARGUMENT rather than deadlocking, where the
+ * backend can tell (cpu and opencl; docs/reliability.md says what each
+ * detects): accel_synchronize of the stream's device, synchronize of this
+ * stream (or, on cpu, of an event recorded after `fn` on it), a synchronous
+ * copy on it (opencl), and destroying it. */
 ACCEL_API accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t fn,
                                                    void *user_data);
 
@@ -351,7 +357,9 @@ ACCEL_API accel_status_t accel_malloc(accel_t *acc, size_t size, void **out);
 /* Return memory from accel_malloc/_async, ordered on the thread's current
  * stream of the block's device: other streams reuse the block only after the
  * work queued there before the free has finished. NULL is a no-op.
- * INVALID_ARGUMENT for a pointer accel did not allocate (or already freed). */
+ * INVALID_ARGUMENT for a pointer accel did not allocate (or already freed),
+ * and for the data of a tensor from accel_tensor_empty/zeros (free that with
+ * accel_tensor_free, which also frees the shape); nothing is freed then. */
 ACCEL_API accel_status_t accel_free(accel_t *acc, void *ptr);
 /* Same, ordered on `stream`: the block is reused by other streams only after
  * the work queued on `stream` before the free has finished. */
@@ -360,6 +368,9 @@ ACCEL_API accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_str
 ACCEL_API accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream);
 
 /* Copy `size` bytes. Device ranges must lie inside one live allocation.
+ * A side the kind calls host memory must not be device memory, unless the
+ * backend's device memory is host memory (DLPack kDLCPU: the cpu backend);
+ * elsewhere (opencl) such a copy is refused with INVALID_ARGUMENT.
  * The synchronous form returns when the copy is done. */
 ACCEL_API accel_status_t accel_memcpy(accel_t *acc, void *dst, const void *src, size_t size,
                                       accel_copy_kind_t kind);
@@ -445,7 +456,8 @@ ACCEL_API accel_status_t accel_dlpack_device_type(const accel_t *acc, int32_t *o
 
 /* Allocate a contiguous tensor on `device`: fills `out` (data, device, ndim,
  * dtype; shape copied into library-owned storage, strides NULL = compact).
- * Release it with accel_tensor_free. _zeros also clears it. */
+ * Release it with accel_tensor_free (accel_free and accel_free_async refuse
+ * its data). _zeros also clears it. */
 ACCEL_API accel_status_t accel_tensor_empty(accel_t *acc, int device, accel_dtype_t dtype,
                                             int32_t ndim, const int64_t *shape, DLTensor *out);
 ACCEL_API accel_status_t accel_tensor_zeros(accel_t *acc, int device, accel_dtype_t dtype,
@@ -549,11 +561,15 @@ ACCEL_API accel_status_t accel_visible_devices_envs(const accel_t *acc,
 ACCEL_API accel_status_t accel_export_envs(const accel_t *acc, const char *const **out_prefixes,
                                            size_t *out_count);
 
-/* Receives one variable assignment; return 0 on success. */
+/* Receives one variable assignment; return 0 on success, else a nonzero
+ * accel_status_t saying why (accel_set_visible_devices_envs returns it; any
+ * other nonzero value, such as setenv's -1, reads as INVALID_ARGUMENT). */
 typedef int (*accel_env_setter_t)(void *ctx, const char *name, const char *value);
 /* Write "0,2" style lists of `ids` into every visible-devices variable:
  * through `setter(ctx, ...)`, or into the process environment when setter is
- * NULL (not thread-safe against concurrent getenv, as setenv never is). */
+ * NULL (not thread-safe against concurrent getenv, as setenv never is).
+ * Stops at the first setter failure and returns its status (see above);
+ * variables set before it keep their new values. */
 ACCEL_API accel_status_t accel_set_visible_devices_envs(const accel_t *acc, const int *ids,
                                                         size_t count, accel_env_setter_t setter,
                                                         void *ctx);

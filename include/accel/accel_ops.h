@@ -13,16 +13,25 @@
  * ops run on the backend's devices; on the cpu backend they are the host ops.
  *
  * Tensors are DLPack DLTensors, contiguous (strides NULL or compact row-major),
- * byte_offset honoured. grad has the param's dtype and element count; the
+ * byte_offset honoured (data + byte_offset + the tensor's bytes must not wrap
+ * past the end of the address space). grad has the param's dtype and element count; the
  * state tensors share one dtype. Supported (param, state) dtype pairs, as in
  * DeepSpeed: (f32,f32) (f16,f32) (bf16,f32) (f16,f16) (bf16,bf16). All
  * arithmetic is f32; f16 and bf16 are stored rounding to nearest even, and a
  * NaN stays a NaN.
  *
+ * Alignment: host ops take tensors at any address (their kernels use
+ * unaligned loads and stores, so a step on data one byte off a boundary gives
+ * the same bits as on aligned data). Device ops need each tensor's data +
+ * byte_offset aligned to its element size and refuse anything else with
+ * INVALID_ARGUMENT.
+ *
  * Ordering and threads:
  * - Host ops first wait for `stream` when it is not NULL, then run the whole
  *   step before returning (on the calling thread and accel's CPU worker pool,
- *   ACCEL_CPU_THREADS). The tensors must be host memory.
+ *   ACCEL_CPU_THREADS). The tensors must be host memory: device memory
+ *   labelled kDLCPU is refused unless the backend's device memory is host
+ *   memory (the cpu backend).
  * - Device ops queue the step on `stream` (NULL = the calling thread's current
  *   stream) and return; the tensors must be memory of this backend's device.
  * - The tables are owned by the library, valid until the process ends, and

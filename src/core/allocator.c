@@ -36,6 +36,7 @@ typedef struct alloc_block {
     size_t size;      /* bytes the block spans (rounded) */
     size_t requested; /* bytes the caller asked for; 0 while free */
     bool live;
+    bool tensor_owned; /* the data of a tensor from accel_tensor_empty (live only) */
     void *stream;
     alloc_event_t *event;
     struct alloc_block *prev, *next;             /* address order in the segment */
@@ -609,6 +610,7 @@ static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_bloc
         live_remove(allocator, block);
     stats_block_live(allocator, block, false);
     block->live = false;
+    block->tensor_owned = false;
     block->requested = 0;
     block->stream = stream;
     if (event)
@@ -722,6 +724,50 @@ accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *
     }
     pthread_mutex_unlock(&allocator->lock);
     return status;
+}
+
+accel_status_t accel_allocator_set_tensor_owned(accel_allocator_t *allocator, const void *ptr,
+                                                bool owned)
+{
+    accel_status_t status = ACCEL_ERROR_NOT_FOUND;
+    if (!allocator || !ptr)
+        return status;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    if (block && block->addr == (uintptr_t)ptr) {
+        block->tensor_owned = owned;
+        status = ACCEL_OK;
+    }
+    pthread_mutex_unlock(&allocator->lock);
+    return status;
+}
+
+bool accel_allocator_tensor_owned(accel_allocator_t *allocator, const void *ptr)
+{
+    bool owned = false;
+    if (!allocator || !ptr)
+        return false;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    owned = block && block->addr == (uintptr_t)ptr && block->tensor_owned;
+    pthread_mutex_unlock(&allocator->lock);
+    return owned;
+}
+
+/* Blocks never overlap, so only the last block starting before the range's
+ * end can reach into it. */
+bool accel_allocator_overlaps(accel_allocator_t *allocator, const void *ptr, size_t size)
+{
+    uintptr_t start = (uintptr_t)ptr;
+    uintptr_t last = size > UINTPTR_MAX - start ? UINTPTR_MAX : start + size - 1;
+    bool overlaps = false;
+    if (!allocator || size == 0)
+        return false;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_find(allocator, last);
+    overlaps = block != NULL && block->addr + block->size > start;
+    pthread_mutex_unlock(&allocator->lock);
+    return overlaps;
 }
 
 void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out)

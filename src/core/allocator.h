@@ -62,6 +62,18 @@ void accel_allocator_release_held(accel_allocator_t *allocator, const void *owne
 accel_status_t accel_allocator_lookup(accel_allocator_t *allocator, const void *ptr,
                                       void **out_base, size_t *out_size);
 
+/* Mark the live block starting at `ptr` as owned by a tensor (or not);
+ * NOT_FOUND (no error text) when no live block starts there. The mark goes
+ * with the block: freeing it clears it. */
+accel_status_t accel_allocator_set_tensor_owned(accel_allocator_t *allocator, const void *ptr,
+                                                bool owned);
+/* true when the live block starting at `ptr` is marked tensor-owned. */
+bool accel_allocator_tensor_owned(accel_allocator_t *allocator, const void *ptr);
+
+/* true when [ptr, ptr + size) shares a byte with the span of some live
+ * block (its whole rounded span, not only the bytes asked for). */
+bool accel_allocator_overlaps(accel_allocator_t *allocator, const void *ptr, size_t size);
+
 void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out);
 
 #define ACCEL_PEAK_ALLOCATED 1u

@@ -3,6 +3,7 @@
  * from the backend's info table; dynamic ones (bf16, fp16...) from its
  * query_flag slot after lazy init. Thread-safe; the compile backend name is
  * guarded by acc->lock. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,9 +326,23 @@ accel_status_t accel_export_envs(const accel_t *acc, const char *const **out_pre
                          out_prefixes, out_count);
 }
 
+/* The default setter: setenv's failure as a status (ENOMEM or a bad name). */
 static int identity_process_setenv(void *ctx, const char *name, const char *value)
 {
-    return setenv(name, value, 1);
+    if (setenv(name, value, 1) == 0)
+        return 0;
+    return errno == ENOMEM ? ACCEL_ERROR_OUT_OF_MEMORY : ACCEL_ERROR_INVALID_ARGUMENT;
+}
+
+/* A setter's failure: its own status when it returned one, else
+ * INVALID_ARGUMENT (it refused the assignment). */
+static accel_status_t identity_setter_failed(int returned, const char *name, const char *value)
+{
+    accel_status_t status = ACCEL_ERROR_INVALID_ARGUMENT;
+    if (returned > ACCEL_OK && returned <= ACCEL_ERROR_INTERNAL)
+        status = (accel_status_t)returned;
+    return accel_error(status, "the setter failed to set %s=%s (it returned %d)", name, value,
+                       returned);
 }
 
 accel_status_t accel_set_visible_devices_envs(const accel_t *acc, const int *ids, size_t count,
@@ -353,9 +368,10 @@ accel_status_t accel_set_visible_devices_envs(const accel_t *acc, const int *ids
     if (setter == NULL)
         setter = identity_process_setenv;
     info = acc->ops->info;
-    for (size_t i = 0; i < info->visible_devices_env_count; i++)
-        if (setter(ctx, info->visible_devices_envs[i], value) != 0)
-            return accel_error(ACCEL_ERROR_INTERNAL, "setting %s failed",
-                               info->visible_devices_envs[i]);
+    for (size_t i = 0; i < info->visible_devices_env_count; i++) {
+        int returned = setter(ctx, info->visible_devices_envs[i], value);
+        if (returned != 0)
+            return identity_setter_failed(returned, info->visible_devices_envs[i], value);
+    }
     return ACCEL_OK;
 }

@@ -71,7 +71,10 @@ static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr,
     return status;
 }
 
-static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream)
+/* `as_tensor`: the caller is accel_tensor_free, which may free a block a
+ * tensor owns; accel_free and accel_free_async may not. */
+static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream,
+                                     bool as_tensor)
 {
     int device = 0;
     void *base = NULL;
@@ -81,6 +84,11 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
                            "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
                            "was already freed",
                            ptr, acc->ops->name);
+    if (!as_tensor && accel_allocator_tensor_owned(acc->devices[device].allocator, ptr))
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "pointer %p is the data of a tensor from accel_tensor_empty/zeros: "
+                           "free it with accel_tensor_free, which also frees its shape",
+                           ptr);
     if (stream == NULL) {
         accel_thread_state_t *state = accel_thread_state(acc);
         if (state == NULL)
@@ -104,7 +112,14 @@ accel_status_t accel_free(accel_t *acc, void *ptr)
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK || ptr == NULL)
         return status;
-    return memory_free_on(acc, ptr, NULL);
+    return memory_free_on(acc, ptr, NULL, false);
+}
+
+accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr)
+{
+    if (ptr == NULL)
+        return ACCEL_OK;
+    return memory_free_on(acc, ptr, NULL, true);
 }
 
 accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream)
@@ -115,7 +130,7 @@ accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_t *stream)
     status = accel_resolve_stream(acc, stream, &stream);
     if (status != ACCEL_OK)
         return status;
-    return memory_free_on(acc, ptr, stream);
+    return memory_free_on(acc, ptr, stream, false);
 }
 
 static accel_status_t memory_stream_wait(accel_t *acc, accel_stream_t *stream)
@@ -126,17 +141,15 @@ static accel_status_t memory_stream_wait(accel_t *acc, accel_stream_t *stream)
 }
 
 /* Check one side of a copy: device memory must be a live range on the
- * stream's device; host memory must at least be non-NULL. */
+ * stream's device; host memory must be non-NULL and not device memory the
+ * host cannot address. */
 static accel_status_t memory_check_side(accel_t *acc, const void *ptr, size_t size, bool on_device,
                                         const char *what, const accel_stream_t *stream)
 {
     int device = 0;
     accel_status_t status;
-    if (!on_device) {
-        if (ptr == NULL)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);
-        return ACCEL_OK;
-    }
+    if (!on_device)
+        return accel_check_host_range(acc, ptr, size, what);
     status = accel_check_device_range(acc, ptr, size, what, &device);
     if (status != ACCEL_OK)
         return status;
@@ -289,6 +302,9 @@ accel_status_t accel_host_register(accel_t *acc, void *ptr, size_t size)
     if (ptr == NULL || size == 0)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "host_register needs a non-NULL pointer and a size > 0");
+    status = accel_check_host_range(acc, ptr, size, "host_register");
+    if (status != ACCEL_OK)
+        return status;
     status = accel_pinned_add(&acc->pinned, ptr, size, ACCEL_PINNED_REGISTERED);
     if (status != ACCEL_OK)
         return status;

@@ -2,7 +2,8 @@
  * A fill reserves its words by advancing the offset under the device's
  * rng_lock before queuing the work, so fills from several threads never
  * overlap; if the backend refuses the fill, the reservation is undone when no
- * other fill has moved the offset since. */
+ * other fill has moved the offset since. A fill that would move the offset
+ * past 2^64 - 1 (wrapping to 0 and repeating numbers) is refused. */
 #include <string.h>
 #include <sys/random.h>
 
@@ -151,6 +152,11 @@ static accel_status_t rng_fill(accel_t *acc, accel_rng_kind_t kind, void *ptr, s
     if (count > SIZE_MAX / 4)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "rng fill of %zu elements is too large",
                            count);
+    if ((uintptr_t)ptr % 4 != 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "rng fill destination %p is not aligned to 4 bytes (fills write "
+                           "32-bit words)",
+                           ptr);
     status = accel_check_device_range(acc, ptr, count * 4, "rng fill destination", &device);
     if (status == ACCEL_OK && device != stream->device)
         status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -165,6 +171,15 @@ static accel_status_t rng_fill(accel_t *acc, accel_rng_kind_t kind, void *ptr, s
     pthread_mutex_lock(&dev->rng_lock);
     seed = dev->rng_seed;
     offset = dev->rng_offset;
+    if (advance > UINT64_MAX - offset) {
+        pthread_mutex_unlock(&dev->rng_lock);
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "rng fill of %zu elements needs %llu words but the generator offset "
+                           "%llu has only %llu left before it would wrap past 2^64 and repeat "
+                           "earlier numbers; reseed or set a smaller offset",
+                           count, (unsigned long long)advance, (unsigned long long)offset,
+                           (unsigned long long)(UINT64_MAX - offset));
+    }
     dev->rng_offset += advance;
     pthread_mutex_unlock(&dev->rng_lock);
 

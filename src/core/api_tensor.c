@@ -1,6 +1,7 @@
 /* api_tensor.c: DLPack tensors allocated through accel, and on_accelerator.
  * A tensor from accel_tensor_empty owns its data (caching allocator) and its
- * shape array (heap); accel_tensor_free releases both. Strides are NULL
+ * shape array (heap); accel_tensor_free releases both, and accel_free refuses
+ * the data (its block is marked tensor-owned). Strides are NULL
  * (compact row-major). Thread-safe like the allocator. */
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +61,14 @@ static accel_status_t tensor_make(accel_t *acc, int device, accel_dtype_t dtype,
     if (ndim > 0)
         memcpy(shape_copy, shape, sizeof *shape_copy * (size_t)ndim);
     status = accel_malloc_async(acc, bytes, stream, &data);
+    if (status == ACCEL_OK && data != NULL)
+        accel_allocator_set_tensor_owned(acc->devices[device].allocator, data, true);
     if (status == ACCEL_OK && zero && bytes > 0)
         status = accel_memset_async(acc, data, 0, bytes, stream);
     if (status == ACCEL_OK && zero)
         status = accel_stream_synchronize(stream);
     if (status != ACCEL_OK) {
-        accel_free(acc, data);
+        accel_memory_free_tensor_data(acc, data);
         free(shape_copy);
         return status;
     }
@@ -105,7 +108,7 @@ accel_status_t accel_tensor_free(accel_t *acc, DLTensor *tensor)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "tensor has no shape array: not one from accel_tensor_empty, or "
                            "already freed");
-    status = accel_free(acc, tensor->data);
+    status = accel_memory_free_tensor_data(acc, tensor->data);
     if (status != ACCEL_OK)
         return status;
     free(tensor->shape);

@@ -135,6 +135,11 @@ void accel_instance_destroy(accel_t *acc);
 /* Initialise the runtime once (thread-safe) and run deferred lazy calls. */
 accel_status_t accel_ensure_init(accel_t *acc);
 
+/* ---- api_memory.c: for api_tensor.c */
+
+/* Free a tensor's data block (the one accel_free refuses); NULL is a no-op. */
+accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr);
+
 /* ---- validation helpers (dispatch.c); each sets the last error on failure */
 accel_status_t accel_check_handle(const accel_t *acc);
 /* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */
@@ -152,5 +157,11 @@ accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, 
  * allocator; writes the device index. */
 accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t size,
                                         const char *what, int *out_device);
+/* Check that [ptr, ptr+size) given as host memory is not device memory the
+ * host cannot address: on a backend whose DLPack device type is not kDLCPU
+ * (opencl's device addresses are PROT_NONE reservations), a range touching a
+ * live block of any device is refused. NULL is refused; size 0 passes. */
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
+                                      const char *what);
 
 #endif /* ACCEL_CORE_CORE_H */

@@ -1,5 +1,6 @@
 /* dispatch.c: the checks every public call makes before reaching a backend:
- * handle tags, device indices, stream resolution, device-pointer ranges; and
+ * handle tags, device indices, stream resolution, device-pointer ranges,
+ * host ranges that are really device memory; and
  * the per-thread state behind "current device" and "current stream".
  * All functions are thread-safe; the thread state is touched only by its
  * own thread. */
@@ -128,5 +129,25 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
                            "%s range of %zu bytes at offset %zu overruns its allocation of %zu bytes",
                            what, size, start, block_size);
     *out_device = device;
+    return ACCEL_OK;
+}
+
+/* The cpu backend's device memory is host memory, so a device pointer used as
+ * host memory works there; elsewhere touching it would fault or corrupt. */
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
+                                      const char *what)
+{
+    if (ptr == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);
+    if (acc->ops->info->dlpack_device_type == kDLCPU)
+        return ACCEL_OK;
+    for (int d = 0; d < acc->device_count; d++) {
+        if (accel_allocator_overlaps(acc->devices[d].allocator, ptr, size))
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "%s pointer %p is given as host memory but lies in %s device %d "
+                               "memory, which the host cannot address (use a device copy kind, "
+                               "or a device op)",
+                               what, ptr, acc->ops->name, d);
+    }
     return ACCEL_OK;
 }

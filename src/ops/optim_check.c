@@ -2,6 +2,7 @@
  * hyper-parameters with torch.optim's rules, and the tensors of one step.
  * Nothing here touches tensor data. Stateless; safe from any thread. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -174,6 +175,22 @@ static accel_status_t tensor_count(const char *op, const char *what, const DLTen
     return ACCEL_OK;
 }
 
+/* data + byte_offset + bytes must stay inside the address space: a sum that
+ * wraps would name memory before `data` (or address 0). */
+static accel_status_t check_extent(const char *op, const char *what, const DLTensor *t,
+                                   size_t bytes)
+{
+    uintptr_t base = (uintptr_t)t->data;
+    if (t->data == NULL)
+        return ACCEL_OK;
+    if (t->byte_offset > UINTPTR_MAX - base || bytes > UINTPTR_MAX - base - t->byte_offset)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "%s: %s tensor's byte_offset %llu plus its %zu bytes wraps past the "
+                           "end of the address space",
+                           op, what, (unsigned long long)t->byte_offset, bytes);
+    return ACCEL_OK;
+}
+
 /* The first element's address; an empty tensor may have no data at all. */
 static const char *tensor_start(const DLTensor *t)
 {
@@ -196,6 +213,13 @@ static accel_status_t check_memory(const char *op, const char *what, accel_t *ac
                                "%s: %s tensor is not in host memory (DLPack device type %d); "
                                "host ops need kDLCPU or pinned host tensors",
                                op, what, (int)t->device.device_type);
+        if (bytes > 0) {
+            char label[64];
+            snprintf(label, sizeof label, "%s: %s tensor", op, what);
+            accel_status_t status = accel_check_host_range(acc, data, bytes, label);
+            if (status != ACCEL_OK)
+                return status;
+        }
         *device = t->device.device_id;
         return ACCEL_OK;
     }
@@ -283,6 +307,9 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
                            op, accel_dtype_name(dtypes[0]), accel_dtype_name(dtypes[2]));
     for (size_t i = 0; i < n_tensors; i++) {
         size_t bytes = counts[i] * accel_optim_dtype_size(dtypes[i]);
+        status = check_extent(op, names[i], tensors[i], bytes);
+        if (status != ACCEL_OK)
+            return status;
         ranges[i] = (optim_range_t){names[i], tensor_start(tensors[i]), bytes};
         status = check_memory(op, names[i], acc, memory, tensors[i], bytes, &devices[i]);
         if (status != ACCEL_OK)

@@ -86,6 +86,8 @@
     X(test_rng_fill_null_arguments) \
     X(test_rng_fill_after_freed_refused) \
     X(test_rng_fill_on_created_stream) \
+    X(test_rng_fill_offset_wrap_refused) \
+    X(test_rng_fill_misaligned_refused) \
     /* streams: lifetime, ordering, query, wait_event, callbacks, current stream */ \
     X(test_streams_create_destroy) \
     X(test_streams_unsupported_create_refused) \
@@ -142,6 +144,7 @@
     X(test_memory_memset_overflow_refused) \
     X(test_memory_async_round_trip) \
     X(test_memory_async_bad_arguments) \
+    X(test_memory_device_memory_as_host) \
     /* allocator statistics, empty_cache, total/available memory */ \
     X(test_memory_stats_allocated_follows_malloc) \
     X(test_memory_stats_peak_and_reset_allocated) \
@@ -185,6 +188,7 @@
     X(test_tensors_on_accelerator_bad_arguments) \
     X(test_tensors_create_bad_arguments) \
     X(test_tensors_free_bad_arguments) \
+    X(test_tensors_data_freed_only_with_tensor) \
     /* graphs: capture, replay, refusals */ \
     X(test_graphs_unsupported_create_refused) \
     X(test_graphs_create_destroy) \
@@ -223,6 +227,7 @@
     X(test_op_builders_fused_adam_bad_input) \
     X(test_op_builders_fused_lion_bad_input) \
     X(test_op_builders_host_op_refuses_device_tensors) \
+    X(test_op_builders_host_op_refuses_relabelled_device_memory) \
     /* launcher environment variables */ \
     X(test_environment_visible_devices_envs) \
     X(test_environment_set_visible_through_setter) \

@@ -283,3 +283,59 @@ void test_memory_async_bad_arguments(void **state)
     assert_ok(accel_stream_synchronize(stream));
     assert_ok(accel_stream_destroy(stream));
 }
+
+/* Device memory named as the host side of a copy (every kind with a host
+ * side, sync and async, interior pointers too): where device memory is host
+ * memory (DLPack kDLCPU) the copy works; elsewhere the host cannot address
+ * it, so the copy is refused with nothing changed, never run. */
+void test_memory_device_memory_as_host(void **state)
+{
+    uint8_t host[64], expected[64], back[64];
+    uint8_t *device = conf_device_alloc(256), *other = conf_device_alloc(64);
+    int32_t device_type = -1;
+    bool host_addressable;
+    (void)state;
+    assert_ok(accel_dlpack_device_type(conformance_acc, &device_type));
+    host_addressable = device_type == kDLCPU;
+    memory_pattern(expected, sizeof expected, 5);
+    assert_ok(accel_memcpy(conformance_acc, device, expected, 64, ACCEL_COPY_HOST_TO_DEVICE));
+    assert_ok(accel_memcpy(conformance_acc, device + 64, expected, 64, ACCEL_COPY_HOST_TO_DEVICE));
+    memset(host, 0, sizeof host);
+    const struct {
+        void *dst;
+        const void *src;
+        accel_copy_kind_t kind;
+    } cases[] = {
+        {host, device, ACCEL_COPY_HOST_TO_HOST},       {device + 128, host, ACCEL_COPY_HOST_TO_HOST},
+        {other, device + 8, ACCEL_COPY_HOST_TO_DEVICE}, {device + 64, other, ACCEL_COPY_DEVICE_TO_HOST},
+        {device + 130, device + 1, ACCEL_COPY_HOST_TO_HOST},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int async = 0; async < 2; async++) {
+            accel_status_t status =
+                async ? accel_memcpy_async(conformance_acc, cases[c].dst, cases[c].src, 32,
+                                           cases[c].kind, NULL)
+                      : accel_memcpy(conformance_acc, cases[c].dst, cases[c].src, 32,
+                                     cases[c].kind);
+            if (host_addressable) {
+                assert_int_equal(status, ACCEL_OK);
+                continue;
+            }
+            if (status != ACCEL_ERROR_INVALID_ARGUMENT)
+                fail_msg("case %zu (%s) returned %s", c, async ? "async" : "sync",
+                         accel_status_name(status));
+            assert_non_null(strstr(accel_last_error(), "host cannot address"));
+        }
+    }
+    assert_ok(accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    if (!host_addressable) {
+        conf_to_host(back, device + 64, 64);
+        assert_memory_equal(back, expected, 64); /* the D2H into device + 64 did not run */
+        for (size_t i = 0; i < sizeof host; i++)
+            assert_int_equal(host[i], 0);
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_host_register(conformance_acc, device, 64));
+    }
+    conf_device_free(other);
+    conf_device_free(device);
+}

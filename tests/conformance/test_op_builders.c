@@ -695,3 +695,35 @@ void test_op_builders_host_op_refuses_device_tensors(void **state)
     optim_expect_unchanged(&t);
     optim_tensors_free(&t);
 }
+
+/* Device memory relabelled kDLCPU is still not host memory: a host op given
+ * it is refused, not run (the host cannot address it). */
+void test_op_builders_host_op_refuses_relabelled_device_memory(void **state)
+{
+    const accel_dtype_t pair[2] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F32};
+    const accel_adam_config_t config = ACCEL_ADAM_CONFIG_DEFAULT;
+    const accel_adam_op_t *op;
+    DLTensor relabelled[4];
+    optim_tensors_t t;
+    (void)state;
+    if (optim_device_type() == kDLCPU)
+        conf_skip("device memory of this backend is host memory");
+    op = optim_load("CPUAdamBuilder");
+    if (op == NULL)
+        conf_skip("CPUAdamBuilder cannot run on this backend");
+    optim_tensors_make(&t, 32, pair, 4, 12);
+    for (int which = 0; which < 4; which++) {
+        DLTensor *args[4];
+        for (int i = 0; i < 4; i++) {
+            relabelled[i] = i == which ? t.device[i] : t.host[i];
+            relabelled[i].device = (DLDevice){kDLCPU, 0};
+            args[i] = &relabelled[i];
+        }
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      op->step(conformance_acc, NULL, &config, 1, args[0], args[1], args[2],
+                               args[3]));
+        assert_non_null(strstr(accel_last_error(), "host cannot address"));
+    }
+    optim_expect_unchanged(&t);
+    optim_tensors_free(&t);
+}

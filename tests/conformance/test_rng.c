@@ -369,3 +369,60 @@ void test_rng_fill_on_created_stream(void **state)
     conf_device_free(device);
     assert_ok(accel_stream_destroy(stream));
 }
+
+/* Set the current device's offset (seed 21), as a crafted state blob can. */
+static void rng_set_offset(uint64_t offset)
+{
+    uint8_t blob[ACCEL_RNG_STATE_SIZE] = {21};
+    for (int i = 0; i < 8; i++)
+        blob[8 + i] = (uint8_t)(offset >> (8 * i));
+    assert_ok(accel_set_rng_state(conformance_acc, ACCEL_CURRENT_DEVICE, blob, sizeof blob));
+}
+
+/* Consecutive fills never overlap, so a fill whose words would pass offset
+ * 2^64 - 1 (and wrap to 0) is refused, reserving nothing. */
+void test_rng_fill_offset_wrap_refused(void **state)
+{
+    uint8_t saved[ACCEL_RNG_STATE_SIZE];
+    uint32_t *device = conf_device_alloc(16 * sizeof(uint32_t));
+    (void)state;
+    rng_state(saved);
+    rng_set_offset(UINT64_MAX - 15);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_rng_u32(conformance_acc, device, 16, NULL));
+    assert_non_null(strstr(accel_last_error(), "offset"));
+    assert_true(conf_rng_offset() == UINT64_MAX - 15);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_rng_normal_f32(conformance_acc, (float *)device, 7, NULL));
+    assert_ok(accel_rng_u32(conformance_acc, device, 12, NULL)); /* up to the last 4 words */
+    assert_ok(accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    assert_true(conf_rng_offset() == UINT64_MAX - 3);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_rng_u32(conformance_acc, device, 1, NULL));
+    assert_true(conf_rng_offset() == UINT64_MAX - 3);
+    assert_ok(accel_set_rng_state(conformance_acc, ACCEL_CURRENT_DEVICE, saved, sizeof saved));
+    conf_device_free(device);
+}
+
+/* Fills write 4-byte words: a destination off a 4-byte boundary is refused,
+ * reserving nothing. */
+void test_rng_fill_misaligned_refused(void **state)
+{
+    char *device = conf_device_alloc(64);
+    (void)state;
+    assert_ok(accel_manual_seed(conformance_acc, 17));
+    for (size_t shift = 1; shift < 4; shift++) {
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + shift), 4,
+                                    NULL));
+        assert_non_null(strstr(accel_last_error(), "aligned"));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_rng_uniform_f32(conformance_acc, (float *)(void *)(device + shift), 4,
+                                            NULL));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_rng_normal_f32(conformance_acc, (float *)(void *)(device + shift), 4,
+                                           NULL));
+    }
+    assert_true(conf_rng_offset() == 0);
+    assert_ok(accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + 4), 4, NULL));
+    assert_ok(accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    conf_device_free(device);
+}

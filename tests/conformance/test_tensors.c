@@ -180,3 +180,26 @@ void test_tensors_free_bad_arguments(void **state)
     assert_non_null(t.data);
     assert_ok(accel_tensor_free(conformance_acc, &t));
 }
+
+/* A tensor's data belongs to the tensor: accel_free refuses it (naming
+ * accel_tensor_free) and changes nothing, so accel_tensor_free still
+ * releases data and shape. */
+void test_tensors_data_freed_only_with_tensor(void **state)
+{
+    int64_t shape[2] = {4, 8};
+    DLTensor t;
+    uint64_t before = 0, after = 0;
+    (void)state;
+    assert_ok(accel_memory_allocated(conformance_acc, ACCEL_CURRENT_DEVICE, &before));
+    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_F32, 2, shape,
+                                 &t));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_free(conformance_acc, t.data));
+    assert_non_null(strstr(accel_last_error(), "accel_tensor_free"));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_free_async(conformance_acc, t.data, NULL));
+    assert_ok(accel_memset(conformance_acc, t.data, 1, 4 * 8 * 4)); /* still live */
+    assert_ok(accel_tensor_free(conformance_acc, &t));
+    assert_null(t.data);
+    assert_null(t.shape);
+    assert_ok(accel_memory_allocated(conformance_acc, ACCEL_CURRENT_DEVICE, &after));
+    assert_true(after == before);
+}

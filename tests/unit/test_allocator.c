@@ -621,6 +621,53 @@ static void test_lookup(void **state)
     accel_allocator_destroy(allocator);
 }
 
+/* overlaps: any byte of a live block's rounded span, from either side; a
+ * range around a freed block does not; sizes that would wrap are clamped. */
+static void test_overlaps(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, false, true);
+    char *a = alloc_ok(allocator, 1000, NULL), *b = alloc_ok(allocator, 1000, NULL);
+    int outside = 0;
+    assert_true(accel_allocator_overlaps(allocator, a, 1));
+    assert_true(accel_allocator_overlaps(allocator, a + 1023, 1)); /* rounding slack */
+    assert_true(accel_allocator_overlaps(allocator, a - 8, 9));    /* ends on its first byte */
+    assert_false(accel_allocator_overlaps(allocator, a - 8, 8));
+    assert_true(accel_allocator_overlaps(allocator, a - 8, SIZE_MAX));
+    assert_false(accel_allocator_overlaps(allocator, a, 0));
+    assert_false(accel_allocator_overlaps(allocator, &outside, sizeof outside));
+    free_ok(allocator, b, NULL);
+    assert_false(accel_allocator_overlaps(allocator, b, 16));
+    assert_true(accel_allocator_overlaps(allocator, a, 1));
+    free_ok(allocator, a, NULL);
+    assert_false(accel_allocator_overlaps(allocator, a, 1));
+    accel_allocator_destroy(allocator);
+}
+
+/* The tensor mark: set on a block start only, cleared when the block is
+ * freed, so the next owner of the address starts unmarked. */
+static void test_tensor_owned_mark(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, false, true);
+    char *a = alloc_ok(allocator, 4096, NULL);
+    assert_false(accel_allocator_tensor_owned(allocator, a));
+    assert_int_equal(accel_allocator_set_tensor_owned(allocator, a + 8, true),
+                     ACCEL_ERROR_NOT_FOUND);
+    assert_int_equal(accel_allocator_set_tensor_owned(allocator, a, true), ACCEL_OK);
+    assert_true(accel_allocator_tensor_owned(allocator, a));
+    assert_false(accel_allocator_tensor_owned(allocator, a + 8));
+    free_ok(allocator, a, NULL);
+    assert_false(accel_allocator_tensor_owned(allocator, a));
+    char *again = alloc_ok(allocator, 4096, NULL);
+    assert_ptr_equal(again, a); /* the cached block comes back, unmarked */
+    assert_false(accel_allocator_tensor_owned(allocator, again));
+    free_ok(allocator, again, NULL);
+    accel_allocator_destroy(allocator);
+}
+
 static void test_bad_free_changes_nothing(void **state)
 {
     (void)state;
@@ -778,6 +825,8 @@ int main(void)
         cmocka_unit_test(test_create_rejects_bad_device),
         cmocka_unit_test(test_size_zero_and_null_free),
         cmocka_unit_test(test_rounding_and_caching),
+        cmocka_unit_test(test_overlaps),
+        cmocka_unit_test(test_tensor_owned_mark),
         cmocka_unit_test(test_split_and_merge_small),
         cmocka_unit_test(test_large_pool_split),
         cmocka_unit_test(test_cross_stream_waits_for_event),

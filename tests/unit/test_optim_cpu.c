@@ -436,10 +436,12 @@ typedef enum tensor_layout {
     LAYOUT_ALIGNED,      /* data on a 64-byte boundary */
     LAYOUT_DATA_SHIFTED, /* data `shift` elements past a 64-byte boundary */
     LAYOUT_BYTE_OFFSET,  /* data aligned, byte_offset = `shift` elements */
+    LAYOUT_ODD_BYTE,     /* data 1 byte past a 64-byte boundary: no element aligned */
     LAYOUT_COUNT_
 } tensor_layout_t;
 
-static const char *const layout_names[LAYOUT_COUNT_] = {"aligned", "data+1", "byte_offset"};
+static const char *const layout_names[LAYOUT_COUNT_] = {"aligned", "data+1", "byte_offset",
+                                                               "data+1 byte"};
 
 /* A host tensor in its own 64-byte aligned block with guard bytes around
  * the elements. `dl` points into the struct (shape, strides): do not copy. */
@@ -457,7 +459,8 @@ typedef struct test_tensor {
 static void tensor_init(test_tensor_t *t, accel_dtype_t dtype, size_t count, tensor_layout_t layout,
                         size_t shift)
 {
-    size_t elem = dtype_bytes(dtype), lead = layout == LAYOUT_ALIGNED ? 0 : shift * elem;
+    size_t elem = dtype_bytes(dtype);
+    size_t lead = layout == LAYOUT_ALIGNED ? 0 : layout == LAYOUT_ODD_BYTE ? 1 : shift * elem;
     memset(t, 0, sizeof *t);
     t->dtype = dtype;
     t->count = count;
@@ -1091,6 +1094,41 @@ static void test_isa_tables_available(void **state)
     assert_null(accel_optim_kernels_for(ACCEL_CPU_ISA_COUNT_));
 }
 
+/* The scalar kernel takes any alignment (its loads and stores are memcpy):
+ * with no element aligned it gives the bits it gives on aligned data, and
+ * (under UBSan) performs no misaligned access. */
+static void test_scalar_kernel_any_alignment(void **state)
+{
+    const optim_config_t configs[] = {
+        adam_config(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, true, false, 3),
+        adagrad_config(1e-2f, 1e-10f, 0.01f),
+        lion_config(1e-3f, 0.9f, 0.99f, 0.01f),
+    };
+    const accel_optim_kernels_t *scalar = accel_optim_kernels_for(ACCEL_CPU_ISA_SCALAR);
+    test_rng_t rng = {0xa119};
+    (void)state;
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        for (size_t p = 0; p < PAIR_COUNT; p++) {
+            optim_tensors_t aligned, odd;
+            optim_tensors_init(&aligned, configs[c].kind, supported_pairs[p], 37, LAYOUT_ALIGNED);
+            optim_tensors_fill_normal(&aligned, &rng);
+            optim_tensors_init(&odd, configs[c].kind, supported_pairs[p], 37, LAYOUT_ODD_BYTE);
+            for (size_t i = 0; i < aligned.n; i++)
+                memcpy(odd.t[i].first, aligned.t[i].first, tensor_bytes(&aligned.t[i]));
+            accel_optim_view_t view_a = optim_tensors_view(&aligned);
+            accel_optim_view_t view_o = optim_tensors_view(&odd);
+            kernel_step(scalar, &configs[c], &view_a, 0, 37);
+            kernel_step(scalar, &configs[c], &view_o, 0, 37);
+            for (size_t i = 0; i < aligned.n; i++)
+                assert_memory_equal(odd.t[i].first, aligned.t[i].first,
+                                    tensor_bytes(&aligned.t[i]));
+            assert_true(optim_tensors_guards_intact(&odd));
+            optim_tensors_free(&aligned);
+            optim_tensors_free(&odd);
+        }
+    }
+}
+
 static void test_adam_isa_bit_identical(void **state)
 {
     const optim_config_t configs[] = {
@@ -1625,6 +1663,21 @@ static bool spoil_param_is_state(bad_fixture_t *f)
     return true;
 }
 
+/* data + 4 with byte_offset 2^64 - 4: the sum wraps to 4 bytes before data. */
+static bool spoil_wrapping_offset(bad_fixture_t *f)
+{
+    f->dl[0].data = (char *)f->dl[0].data + 4;
+    f->dl[0].byte_offset = UINT64_MAX - 3;
+    return true;
+}
+
+/* An offset so large that data + offset + size passes the end of memory. */
+static bool spoil_offset_past_address_space(bad_fixture_t *f)
+{
+    f->dl[1].byte_offset = UINT64_MAX - (uint64_t)(uintptr_t)f->dl[1].data + 1;
+    return true;
+}
+
 static bool spoil_cuda_param(bad_fixture_t *f)
 {
     f->dl[0].device = (DLDevice){kDLCUDA, 0};
@@ -1667,6 +1720,8 @@ static const bad_case_t bad_cases[] = {
     {"param and grad overlap", spoil_param_grad_overlap},
     {"exp_avg is exp_avg_sq", spoil_same_state_twice},
     {"param is the state", spoil_param_is_state},
+    {"byte_offset wraps below param data", spoil_wrapping_offset},
+    {"grad byte_offset past the address space", spoil_offset_past_address_space},
     {"kDLCUDA param", spoil_cuda_param},
     {"kDLCUDA state", spoil_cuda_state},
 };
@@ -1911,6 +1966,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_adam_public_matches_reference),
         cmocka_unit_test(test_adagrad_public_matches_reference),
         cmocka_unit_test(test_lion_public_matches_reference),
+        cmocka_unit_test(test_scalar_kernel_any_alignment),
         cmocka_unit_test(test_adam_isa_bit_identical),
         cmocka_unit_test(test_adagrad_isa_bit_identical),
         cmocka_unit_test(test_lion_isa_bit_identical),

@@ -243,6 +243,7 @@ static void opencl_free(accel_opencl_backend_t *cl)
  * CPU devices are accepted here whatever the probe told auto-detect. */
 static accel_status_t opencl_create(void **out_self)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     char reason[256] = "";
     accel_opencl_found_t *list = NULL;
     int count = 0;
@@ -305,6 +306,7 @@ static void opencl_release_devices(accel_opencl_backend_t *cl)
  * streams still has their queues: the state is then left allocated. */
 static void opencl_destroy(void *self)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     bool leaked;
     if (cl == NULL)
@@ -342,6 +344,7 @@ static accel_status_t opencl_init_device(accel_opencl_backend_t *cl, accel_openc
 
 static accel_status_t opencl_init(void *self)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_status_t status = ACCEL_OK;
     for (int d = 0; d < cl->device_count && status == ACCEL_OK; d++)

@@ -239,6 +239,7 @@ static void program_release(const accel_cl_api_t *api, accel_opencl_program_t *s
 accel_status_t accel_opencl_program_ensure(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
                                            const accel_opencl_program_source_t *source)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     const accel_cl_api_t *api = cl->api;
     accel_opencl_program_t *slot = &dev->programs[source->id];
     accel_opencl_program_t built = {0};
@@ -270,6 +271,7 @@ accel_status_t accel_opencl_program_ensure(accel_opencl_backend_t *cl, accel_ope
 
 void accel_opencl_kernels_release(accel_opencl_backend_t *cl, accel_opencl_device_t *dev)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     for (int p = 0; p < ACCEL_OPENCL_PROGRAM_COUNT_; p++)
         program_release(cl->api, &dev->programs[p]);
 }
@@ -281,6 +283,7 @@ accel_status_t accel_opencl_launch(accel_opencl_backend_t *cl, int device, void 
                                    const accel_opencl_arg_t *args, size_t arg_count,
                                    size_t items)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_device_t *dev = &cl->devices[device];
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     accel_cl_event done = NULL;
@@ -329,6 +332,7 @@ static const accel_opencl_program_source_t rng_program = {
 accel_status_t accel_opencl_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
                                      void *ptr, size_t count, uint64_t seed, uint64_t offset)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     size_t items = (count + RNG_ELEMENTS_PER_ITEM - 1) / RNG_ELEMENTS_PER_ITEM;
     accel_cl_mem mem = NULL;

@@ -1,9 +1,11 @@
 /* loader.c: loading the OpenCL ICD loader (libOpenCL.so.1) with dlopen,
  * the CL error names used in every message, and the flattened device list.
  * The loader is loaded once per process (pthread_once) and never unloaded:
- * probe() and every create() share it. Thread-safe. */
+ * probe() and every create() share it. Also the fork rule: a child forked
+ * after the loader was loaded makes no OpenCL call at all. Thread-safe. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,28 @@ static pthread_once_t opencl_api_once = PTHREAD_ONCE_INIT;
 static accel_cl_api_t opencl_api;
 static bool opencl_api_ok;
 static char opencl_api_reason[256];
+
+/* ---------------------------------------------------------------- fork rule */
+
+/* Set in a child forked after the loader was loaded: the runtime's threads
+ * (PoCL's workers, the ICD's notification thread) and its locks did not come
+ * along, so any OpenCL call there may hang for ever. Never cleared. */
+static atomic_bool opencl_forked_child;
+
+static void opencl_fork_child(void)
+{
+    atomic_store(&opencl_forked_child, true);
+}
+
+bool accel_opencl_forked(void)
+{
+    return atomic_load_explicit(&opencl_forked_child, memory_order_relaxed);
+}
+
+accel_status_t accel_opencl_fork_refuse(void)
+{
+    return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s", ACCEL_OPENCL_FORK_SENTENCE);
+}
 
 static void opencl_api_load(void)
 {
@@ -46,10 +70,17 @@ static void opencl_api_load(void)
     }
     opencl_api.library = library;
     opencl_api_ok = true;
+    /* From the first OpenCL call on, a forked child must not make any. */
+    pthread_atfork(NULL, NULL, opencl_fork_child);
 }
 
 const accel_cl_api_t *accel_opencl_api(char *reason, size_t cap)
 {
+    if (accel_opencl_forked()) {
+        if (reason != NULL && cap > 0)
+            snprintf(reason, cap, "%s", ACCEL_OPENCL_FORK_SENTENCE);
+        return NULL;
+    }
     pthread_once(&opencl_api_once, opencl_api_load);
     if (opencl_api_ok)
         return &opencl_api;

@@ -102,6 +102,7 @@ static bool range_pop_last(accel_opencl_range_map_t *map, accel_opencl_range_t *
  * allocation can ever share an address with device memory. */
 accel_status_t accel_opencl_mem_alloc(void *self, int device, size_t size, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_device_t *dev = &cl->devices[device];
     accel_opencl_range_t range = {.size = size, .device = device};
@@ -139,6 +140,7 @@ accel_status_t accel_opencl_mem_alloc(void *self, int device, size_t size, void 
 /* OpenCL keeps the buffer alive until queued commands that use it finish. */
 void accel_opencl_mem_free(void *self, int device, void *ptr)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range;
     if (ptr == NULL || !range_remove(&cl->buffers, ptr, &range))
@@ -151,6 +153,7 @@ void accel_opencl_mem_free(void *self, int device, void *ptr)
 accel_status_t accel_opencl_resolve(accel_opencl_backend_t *cl, int device, const void *ptr,
                                     size_t size, accel_cl_mem *out_mem, size_t *out_offset)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_range_t range;
     if (!accel_opencl_range_find(&cl->buffers, ptr, size, &range) || range.device != device)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -220,6 +223,8 @@ static accel_status_t copy_device_to_device(accel_opencl_backend_t *cl, int devi
 static accel_status_t copy_host_to_host(accel_opencl_backend_t *cl, accel_opencl_queue_t *queue,
                                         void *dst, const void *src, size_t size)
 {
+    if (accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused("a host-to-host copy on the callback's stream");
     accel_cl_int err = cl->api->clFinish(queue->handle);
     if (err != ACCEL_CL_SUCCESS)
         return accel_opencl_fail("clFinish", err);
@@ -236,6 +241,9 @@ static accel_status_t copy_host_to_device(accel_opencl_backend_t *cl, int device
     accel_cl_event done = NULL;
     accel_cl_int err;
     bool wait = !host_is_pinned(cl, src, size);
+    if (wait && accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused(
+            "a copy with pageable host memory on the callback's stream");
     accel_status_t status = accel_opencl_resolve(cl, device, dst, size, &mem, &offset);
     if (status != ACCEL_OK)
         return status;
@@ -254,6 +262,9 @@ static accel_status_t copy_device_to_host(accel_opencl_backend_t *cl, int device
     accel_cl_event done = NULL;
     accel_cl_int err;
     bool wait = !host_is_pinned(cl, dst, size);
+    if (wait && accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused(
+            "a copy with pageable host memory on the callback's stream");
     accel_status_t status = accel_opencl_resolve(cl, device, src, size, &mem, &offset);
     if (status != ACCEL_OK)
         return status;
@@ -266,6 +277,7 @@ static accel_status_t copy_device_to_host(accel_opencl_backend_t *cl, int device
 accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, const void *src,
                                          size_t size, accel_copy_kind_t kind, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     if (size == 0)
@@ -284,6 +296,7 @@ accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, cons
 accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value,
                                          size_t size, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     unsigned char pattern = (unsigned char)value;
@@ -309,6 +322,7 @@ accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int 
  * host allocation. Its pointer is ordinary host memory for every device. */
 accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     const accel_cl_api_t *api = cl->api;
     accel_opencl_range_t range = {.size = size, .device = 0};
@@ -340,16 +354,27 @@ accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out)
 static void pinned_release(accel_opencl_backend_t *cl, const accel_opencl_range_t *range,
                            bool mapped)
 {
+    /* Wait for this unmap only: clFinish on the shared pin queue made every
+     * thread's free wait for every other thread's maps and unmaps. */
     if (mapped) {
-        cl->api->clEnqueueUnmapMemObject(cl->pin_queue, range->mem, (void *)range->base, 0, NULL,
-                                         NULL);
-        cl->api->clFinish(cl->pin_queue);
+        accel_cl_event unmapped = NULL;
+        accel_cl_int err = cl->api->clEnqueueUnmapMemObject(cl->pin_queue, range->mem,
+                                                            (void *)range->base, 0, NULL,
+                                                            &unmapped);
+        if (err == ACCEL_CL_SUCCESS && unmapped != NULL) {
+            cl->api->clFlush(cl->pin_queue);
+            cl->api->clWaitForEvents(1, &unmapped);
+            cl->api->clReleaseEvent(unmapped);
+        } else {
+            cl->api->clFinish(cl->pin_queue);
+        }
     }
     cl->api->clReleaseMemObject(range->mem);
 }
 
 void accel_opencl_host_free(void *self, void *ptr, size_t size)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range;
     if (ptr != NULL && range_remove(&cl->pinned, ptr, &range))
@@ -360,6 +385,7 @@ void accel_opencl_host_free(void *self, void *ptr, size_t size)
  * drivers that pin such buffers pin it, and copies treat it as pinned. */
 accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range = {.base = (uintptr_t)ptr, .size = size, .device = -1};
     accel_cl_int err = ACCEL_CL_SUCCESS;
@@ -379,6 +405,7 @@ accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size)
 
 void accel_opencl_host_unregister(void *self, void *ptr, size_t size)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_range_t range;
     if (ptr != NULL && range_remove(&cl->pinned, ptr, &range))
@@ -387,6 +414,7 @@ void accel_opencl_host_unregister(void *self, void *ptr, size_t size)
 
 void accel_opencl_memory_release_all(accel_opencl_backend_t *cl)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_range_t range;
     while (range_pop_last(&cl->pinned, &range))
         pinned_release(cl, &range, range.device == 0);

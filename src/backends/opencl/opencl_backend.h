@@ -46,6 +46,30 @@ typedef struct accel_cl_api {
  * stays the same for the process). Thread-safe. */
 const accel_cl_api_t *accel_opencl_api(char *reason, size_t cap);
 
+/* The fork rule (torch's for CUDA): once the loader is loaded, a forked
+ * child gets this sentence (UNAVAILABLE) from every slot that would reach the
+ * OpenCL runtime, at once, and the slots that return nothing do nothing; the
+ * runtime's threads and locks did not survive the fork. */
+#define ACCEL_OPENCL_FORK_SENTENCE                                                          \
+    "opencl: the opencl runtime was initialised before fork(); a forked child cannot use " \
+    "it: initialise accel after fork or use spawn"
+/* true in a child forked after the loader was loaded (pthread_atfork). */
+bool accel_opencl_forked(void);
+/* Sets the fork sentence as the error; returns UNAVAILABLE. */
+accel_status_t accel_opencl_fork_refuse(void);
+/* First line of every slot that reaches the runtime. */
+#define ACCEL_OPENCL_FORK_GUARD()              \
+    do {                                       \
+        if (accel_opencl_forked())             \
+            return accel_opencl_fork_refuse(); \
+    } while (0)
+/* The same for slots that return nothing: do nothing. */
+#define ACCEL_OPENCL_FORK_GUARD_VOID() \
+    do {                               \
+        if (accel_opencl_forked())     \
+            return;                    \
+    } while (0)
+
 /* "CL_INVALID_VALUE" for a status code; "CL_UNKNOWN_ERROR" when unknown. */
 const char *accel_opencl_error_name(accel_cl_int code);
 
@@ -192,6 +216,13 @@ struct accel_opencl_stream {
     accel_opencl_queue_t queue;
     accel_opencl_stream_t *next_live; /* backend->streams, under streams_lock */
 };
+
+/* Whether the calling thread is running a host callback of `queue` (whose
+ * later work waits for the callback: waiting for it there never returns). */
+bool accel_opencl_in_callback_of(const accel_opencl_queue_t *queue);
+/* INVALID_ARGUMENT saying that `what` from a host callback would wait for the
+ * callback itself. */
+accel_status_t accel_opencl_callback_wait_refused(const char *what);
 
 /* An in-order queue with profiling on `dev`. */
 accel_status_t accel_opencl_queue_create(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,

@@ -3,7 +3,9 @@
  * Threads: every slot is thread-safe. An event's lock guards only its marker
  * pointer; callers take a reference (clRetainEvent) under it and work outside
  * it. Host callbacks run on a short-lived thread of ours, started from the
- * ICD's notification thread, so a blocking callback never stalls the ICD. */
+ * ICD's notification thread, so a blocking callback never stalls the ICD.
+ * A callback that synchronizes its own stream or device gets an error
+ * instead of waiting for itself for ever. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +19,18 @@ typedef struct accel_opencl_event {
     accel_cl_event marker; /* the newest record; NULL until recorded */
 } accel_opencl_event_t;
 
+/* The host callback this thread is running, if any: work queued on its
+ * queue after it waits for it to return, so waiting for that queue (or its
+ * whole device) from inside the callback would never end. */
+static _Thread_local const accel_opencl_queue_t *callback_queue;
+static _Thread_local int callback_device = -1;
+
 /* ---------------------------------------------------------------- queues */
 
 accel_status_t accel_opencl_queue_create(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
                                          accel_cl_command_queue *out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     const accel_cl_api_t *api = cl->api;
     accel_cl_int err = ACCEL_CL_SUCCESS;
     accel_cl_command_queue queue;
@@ -56,6 +65,7 @@ accel_status_t accel_opencl_queue_init(accel_opencl_backend_t *cl, accel_opencl_
 
 void accel_opencl_queue_release(accel_opencl_backend_t *cl, accel_opencl_queue_t *queue)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     if (queue->handle == NULL)
         return;
     cl->api->clFinish(queue->handle);
@@ -109,6 +119,7 @@ accel_status_t accel_opencl_queue_commit(accel_opencl_backend_t *cl, accel_openc
  * used): the priority is accepted and ignored. */
 accel_status_t accel_opencl_stream_create(void *self, int device, int priority, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_stream_t *stream = calloc(1, sizeof *stream);
     accel_status_t status;
@@ -130,6 +141,7 @@ accel_status_t accel_opencl_stream_create(void *self, int device, int priority, 
 
 void accel_opencl_stream_destroy(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_stream_t *stream = handle, **link;
     pthread_mutex_lock(&cl->streams_lock);
@@ -146,8 +158,12 @@ void accel_opencl_stream_destroy(void *self, int device, void *handle)
 
 accel_status_t accel_opencl_stream_synchronize(void *self, int device, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
-    accel_cl_int err = cl->api->clFinish(accel_opencl_queue_of(cl, device, stream)->handle);
+    accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
+    if (accel_opencl_in_callback_of(queue))
+        return accel_opencl_callback_wait_refused("synchronizing the callback's own stream");
+    accel_cl_int err = cl->api->clFinish(queue->handle);
     return err == ACCEL_CL_SUCCESS ? ACCEL_OK : accel_opencl_fail("clFinish", err);
 }
 
@@ -167,6 +183,7 @@ static accel_status_t event_status(const accel_cl_api_t *api, accel_cl_event eve
 /* The tail completes last in an in-order queue. */
 accel_status_t accel_opencl_stream_query(void *self, int device, void *stream)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
     accel_cl_event tail;
@@ -212,6 +229,9 @@ static accel_status_t device_queues(accel_opencl_backend_t *cl, int device,
 
 accel_status_t accel_opencl_device_synchronize(void *self, int device)
 {
+    ACCEL_OPENCL_FORK_GUARD();
+    if (device == callback_device && callback_queue != NULL)
+        return accel_opencl_callback_wait_refused("synchronizing the device");
     accel_opencl_backend_t *cl = self;
     accel_cl_command_queue *queues = NULL;
     size_t count = 0;
@@ -236,12 +256,31 @@ typedef struct callback_job {
     accel_host_fn_t fn;
     void *user_data;
     accel_cl_event gate; /* user event later queue work waits on */
+    const accel_opencl_queue_t *queue;
+    int device;
 } callback_job_t;
+
+bool accel_opencl_in_callback_of(const accel_opencl_queue_t *queue)
+{
+    return queue == callback_queue;
+}
+
+accel_status_t accel_opencl_callback_wait_refused(const char *what)
+{
+    return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "opencl: %s from inside a host callback would wait for the "
+                               "callback itself and never return; do it outside the callback",
+                               what);
+}
 
 static void *callback_run(void *arg)
 {
     callback_job_t *job = arg;
+    callback_queue = job->queue;
+    callback_device = job->device;
     job->fn(job->user_data);
+    callback_queue = NULL;
+    callback_device = -1;
     job->api->clSetUserEventStatus(job->gate, ACCEL_CL_COMPLETE);
     job->api->clReleaseEvent(job->gate);
     free(job);
@@ -271,6 +310,7 @@ static void callback_fired(accel_cl_event marker, accel_cl_int status, void *arg
 accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *stream,
                                                 accel_host_fn_t fn, void *user_data)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     const accel_cl_api_t *api = cl->api;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
@@ -286,7 +326,8 @@ accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *st
         free(job);
         return accel_opencl_fail("clCreateUserEvent", err);
     }
-    *job = (callback_job_t){.api = api, .fn = fn, .user_data = user_data, .gate = gate};
+    *job = (callback_job_t){.api = api, .fn = fn, .user_data = user_data, .gate = gate,
+                            .queue = queue, .device = device};
     api->clRetainEvent(gate); /* ours, for the barrier below */
     pthread_mutex_lock(&queue->lock);
     err = api->clEnqueueMarkerWithWaitList(queue->handle, 0, NULL, &marker);
@@ -315,6 +356,7 @@ accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *st
 
 accel_status_t accel_opencl_event_create(void *self, int device, unsigned flags, void **out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_event_t *event = calloc(1, sizeof *event);
     if (event == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
@@ -327,6 +369,7 @@ accel_status_t accel_opencl_event_create(void *self, int device, unsigned flags,
 
 void accel_opencl_event_destroy(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD_VOID();
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     if (event->marker != NULL)
@@ -381,6 +424,7 @@ static accel_status_t event_point(accel_opencl_backend_t *cl, accel_opencl_queue
 /* Re-recording replaces the held point; the old one is released. */
 accel_status_t accel_opencl_event_record(void *self, int device, void *stream, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     accel_cl_event marker = NULL, old;
@@ -399,6 +443,7 @@ accel_status_t accel_opencl_event_record(void *self, int device, void *stream, v
 
 accel_status_t accel_opencl_event_synchronize(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_event marker = event_acquire(cl, handle);
     accel_cl_int err;
@@ -411,6 +456,7 @@ accel_status_t accel_opencl_event_synchronize(void *self, int device, void *hand
 
 accel_status_t accel_opencl_event_query(void *self, int device, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_event marker = event_acquire(cl, handle);
     accel_status_t status;
@@ -439,6 +485,7 @@ static accel_status_t event_end_ns(const accel_cl_api_t *api, accel_cl_event mar
 accel_status_t accel_opencl_event_elapsed_ms(void *self, int device, void *start, void *end,
                                              float *out)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_cl_event a = event_acquire(cl, start), b = event_acquire(cl, end);
     accel_cl_ulong t0 = 0, t1 = 0;
@@ -500,6 +547,7 @@ static accel_cl_int wait_foreign(accel_opencl_backend_t *cl, int device,
 /* Waiting for a never-recorded event does nothing (as in CUDA). */
 accel_status_t accel_opencl_stream_wait_event(void *self, int device, void *stream, void *handle)
 {
+    ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);

@@ -1,31 +1,39 @@
 /* optim_scalar.c: the scalar optimizer kernels: the reference order of
  * operations every SIMD table reproduces (optim_kernels.h), and the path for
  * CPUs without AVX2. Built with -ffp-contract=off so only the explicit fmaf
- * calls fuse. Stateless; safe on disjoint ranges from any thread. */
+ * calls fuse. Any alignment is fine. Stateless; safe on disjoint ranges from
+ * any thread. */
 #include <math.h>
+#include <string.h>
 
 #include "ops/cpu/half.h"
 #include "ops/cpu/optim_kernels.h"
 
 #define ACCEL_ALWAYS_INLINE static inline __attribute__((always_inline))
 
+/* Loads and stores go through memcpy: host tensors may start at any byte
+ * (the SIMD tables use unaligned loads too), and compilers turn these into
+ * plain moves. */
 ACCEL_ALWAYS_INLINE float load_element(const void *base, size_t i, accel_dtype_t dtype)
 {
-    if (dtype == ACCEL_DTYPE_F32)
-        return ((const float *)base)[i];
-    if (dtype == ACCEL_DTYPE_F16)
-        return accel_f16_to_f32(((const uint16_t *)base)[i]);
-    return accel_bf16_to_f32(((const uint16_t *)base)[i]);
+    if (dtype == ACCEL_DTYPE_F32) {
+        float value;
+        memcpy(&value, (const char *)base + i * sizeof value, sizeof value);
+        return value;
+    }
+    uint16_t half;
+    memcpy(&half, (const char *)base + i * sizeof half, sizeof half);
+    return dtype == ACCEL_DTYPE_F16 ? accel_f16_to_f32(half) : accel_bf16_to_f32(half);
 }
 
 ACCEL_ALWAYS_INLINE void store_element(void *base, size_t i, accel_dtype_t dtype, float value)
 {
-    if (dtype == ACCEL_DTYPE_F32)
-        ((float *)base)[i] = value;
-    else if (dtype == ACCEL_DTYPE_F16)
-        ((uint16_t *)base)[i] = accel_f32_to_f16(value);
-    else
-        ((uint16_t *)base)[i] = accel_f32_to_bf16(value);
+    if (dtype == ACCEL_DTYPE_F32) {
+        memcpy((char *)base + i * sizeof value, &value, sizeof value);
+        return;
+    }
+    uint16_t half = dtype == ACCEL_DTYPE_F16 ? accel_f32_to_f16(value) : accel_f32_to_bf16(value);
+    memcpy((char *)base + i * sizeof half, &half, sizeof half);
 }
 
 ACCEL_ALWAYS_INLINE void adam_range(const accel_adam_coeffs_t *c, const accel_optim_view_t *v,
