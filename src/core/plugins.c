@@ -28,7 +28,20 @@ static void plugins_load_file(const char *path)
     accel_backend_entry_fn_t entry;
     const accel_backend_ops_t *ops;
     void *symbol;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *handle;
+    struct stat info;
+    /* Only regular files: dlopen would block forever opening a FIFO, and
+     * reading a device or socket is no better. (A file swapped for a FIFO
+     * between this stat and the dlopen is not guarded against.) */
+    if (stat(path, &info) != 0) {
+        accel_log(ACCEL_LOG_WARN, "plugin %s: %s; skipped", path, strerror(errno));
+        return;
+    }
+    if (!S_ISREG(info.st_mode)) {
+        accel_log(ACCEL_LOG_WARN, "plugin %s: not a regular file; skipped", path);
+        return;
+    }
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         accel_log(ACCEL_LOG_WARN, "plugin %s: cannot be loaded (%s); skipped", path, dlerror());
         return;
