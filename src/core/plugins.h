@@ -11,4 +11,15 @@
  * must stay valid until the process exits. */
 accel_status_t accel_registry_add(const accel_backend_ops_t *ops, const char *origin);
 
+/* registry.c: copy up to `cap` registered tables into `out` (NULL when cap is
+ * 0); returns how many are registered. Tables are never removed. */
+size_t accel_registry_snapshot(const accel_backend_ops_t **out, size_t cap);
+
+/* plugins.c: ACCEL_OK, or INVALID_ARGUMENT with a sentence naming `api` when
+ * this thread is loading plugins: code run by a plugin's entry function or
+ * constructor must not choose the process-wide accelerator (the choice
+ * depends on the plugins still loading, and would deadlock on the lock of
+ * the accel_get that started the scan). */
+accel_status_t accel_plugins_refuse_reentry(const char *api);
+
 #endif

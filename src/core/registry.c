@@ -186,6 +186,17 @@ accel_status_t accel_registry_add(const accel_backend_ops_t *ops, const char *or
     return status;
 }
 
+size_t accel_registry_snapshot(const accel_backend_ops_t **out, size_t cap)
+{
+    size_t count;
+    pthread_mutex_lock(&registry_lock);
+    count = registry_count;
+    for (size_t i = 0; i < count && i < cap; i++)
+        out[i] = registry_entries[i];
+    pthread_mutex_unlock(&registry_lock);
+    return count;
+}
+
 /* A program's own registration does not wait for the plugin scan: a backend
  * the program registers first keeps its name, and a plugin of the same name
  * is then refused (with a warning) when the scan runs. */
