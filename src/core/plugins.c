@@ -203,16 +203,18 @@ static void plugins_load_path_entry(const char *entry)
         plugins_load_file(entry);
 }
 
-static void plugins_scan_path(void)
+void accel_plugins_scan_list(const char *path)
 {
     char *saveptr = NULL;
     char *copy;
-    const char *path = accel_env_get("ACCEL_PLUGIN_PATH");
+    bool outer = plugins_scanning;
     if (path == NULL)
         return;
+    plugins_scanning = true;
     copy = strdup(path);
     if (copy == NULL) {
         accel_log(ACCEL_LOG_WARN, "ACCEL_PLUGIN_PATH: out of host memory; no plugins loaded");
+        plugins_scanning = outer;
         return;
     }
     /* Empty items ("a::b", a trailing ':') are skipped. */
@@ -220,13 +222,12 @@ static void plugins_scan_path(void)
          item = strtok_r(NULL, ":", &saveptr))
         plugins_load_path_entry(item);
     free(copy);
+    plugins_scanning = outer;
 }
 
 static void plugins_scan(void)
 {
-    plugins_scanning = true;
-    plugins_scan_path();
-    plugins_scanning = false;
+    accel_plugins_scan_list(accel_env_get("ACCEL_PLUGIN_PATH"));
 }
 
 void accel_registry_load_plugins(void)

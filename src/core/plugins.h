@@ -22,4 +22,9 @@ size_t accel_registry_snapshot(const accel_backend_ops_t **out, size_t cap);
  * the accel_get that started the scan). */
 accel_status_t accel_plugins_refuse_reentry(const char *api);
 
+/* plugins.c: load the plugins of one ACCEL_PLUGIN_PATH-style list now.
+ * accel_registry_load_plugins runs it once on the variable; the fuzzer
+ * (tests/fuzz) calls it directly. */
+void accel_plugins_scan_list(const char *list);
+
 #endif
