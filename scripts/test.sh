@@ -29,10 +29,10 @@ CC=clang configure build-asan -DACCEL_SANITIZE=address
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
 
-echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer worker pool, concurrent accel_get)"
+echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer worker pool, concurrent accel_get, the stress test)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
 ctest --test-dir build-tsan --output-on-failure --no-tests=error \
-          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|plugin\.loader$)'
+          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|plugin\.loader$|stress\.)'
 
 echo "== libFuzzer: every harness of tests/fuzz for 10 s from its seed corpus (scripts/fuzz.sh runs longer)"
 bash scripts/fuzz.sh "${ACCEL_FUZZ_SECONDS:-10}"
