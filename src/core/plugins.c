@@ -48,11 +48,12 @@ static bool plugins_address_in(const void *address, const void *map)
     return extra == map;
 }
 
-/* Whether a registered table is `ops` itself (when `ops` is not NULL) or has
- * its table, name, info or code in the object `map` (when `map` is not NULL).
+/* Whether a table registered at index `from` or later is `ops` itself (when
+ * `ops` is not NULL), or any registered table has its table, name, info or
+ * code in the object `map` (when `map` is not NULL).
  * The list is copied first: dladdr takes the dynamic loader's lock, which a
  * plugin constructor registering a table holds while it waits for the registry's. */
-static bool plugins_registered(const accel_backend_ops_t *ops, const void *map)
+static bool plugins_registered(const accel_backend_ops_t *ops, size_t from, const void *map)
 {
     const accel_backend_ops_t **tables = NULL;
     size_t count = accel_registry_snapshot(NULL, 0), got;
@@ -74,7 +75,7 @@ static bool plugins_registered(const accel_backend_ops_t *ops, const void *map)
         void *probe, *create;
         memcpy(&probe, &t->probe, sizeof probe);
         memcpy(&create, &t->create, sizeof create);
-        found = t == ops || (map != NULL && (plugins_address_in(t, map) ||
+        found = (i >= from && t == ops) || (map != NULL && (plugins_address_in(t, map) ||
                                              plugins_address_in(t->name, map) ||
                                              plugins_address_in(t->info, map) ||
                                              plugins_address_in(probe, map) ||
@@ -90,9 +91,13 @@ static bool plugins_registered(const accel_backend_ops_t *ops, const void *map)
 static void plugins_unload(void *handle, const char *path)
 {
     void *map = NULL;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || plugins_registered(NULL, map)) {
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0) {
+        accel_log(ACCEL_LOG_WARN, "plugin %s: stays loaded (%s)", path, dlerror());
+        return;
+    }
+    if (plugins_registered(NULL, 0, map)) {
         accel_log(ACCEL_LOG_WARN,
-                  "plugin %s: stays loaded, since a backend table it registered itself is in use",
+                  "plugin %s: stays loaded, since a backend table in it is registered",
                   path);
         return;
     }
@@ -108,6 +113,7 @@ static void plugins_load_file_now(const char *path)
     const accel_backend_ops_t *ops;
     void *symbol;
     void *handle;
+    size_t registered_before;
     struct stat info;
     /* Only regular files: dlopen would block forever opening a FIFO, and
      * reading a device or socket is no better. (A file swapped for a FIFO
@@ -121,6 +127,7 @@ static void plugins_load_file_now(const char *path)
         return;
     }
     plugins_loading = path;
+    registered_before = accel_registry_snapshot(NULL, 0);
     handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         accel_log(ACCEL_LOG_WARN, "plugin %s: cannot be loaded (%s); skipped", path, dlerror());
@@ -136,8 +143,9 @@ static void plugins_load_file_now(const char *path)
     /* POSIX guarantees a data pointer from dlsym converts to a function pointer. */
     memcpy(&entry, &symbol, sizeof entry);
     ops = entry();
-    if (ops != NULL && plugins_registered(ops, NULL)) {
-        /* The entry registered this very table itself (accel_register_backend). */
+    if (ops != NULL && plugins_registered(ops, registered_before, NULL)) {
+        /* Registered during this load: the entry (or a constructor) registered
+         * this very table itself with accel_register_backend. */
         accel_log(ACCEL_LOG_INFO, "plugin %s: backend \"%s\" registered by its entry", path,
                   ops->name);
         return;
