@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "env.h"
 #include "error.h"
@@ -324,13 +325,21 @@ static void *registry_open_named(const char *backend_name, char *tried, size_t t
     char variable[96];
     char why[512] = "";
     const char *chosen;
+    struct stat info;
     void *handle;
     if (backend_name == NULL || !registry_library_variable(backend_name, variable, sizeof variable))
         return NULL;
     chosen = accel_env_get(variable);
     if (chosen == NULL)
         return NULL;
-    handle = registry_try_open(chosen, why, sizeof why);
+    /* dlopen would block for ever on a FIFO: only regular files (a bare
+     * soname, which stat does not find, is left to dlopen's search). */
+    if (stat(chosen, &info) == 0 && !S_ISREG(info.st_mode)) {
+        registry_note_tried(why, sizeof why, chosen, "not a regular file");
+        handle = NULL;
+    } else {
+        handle = registry_try_open(chosen, why, sizeof why);
+    }
     if (handle != NULL)
         return handle;
     registry_note_tried(tried, tried_cap, variable, why);

@@ -1,7 +1,8 @@
 /* test_plugin_special_files.c: ACCEL_PLUGIN_PATH naming things that are not
  * regular files. A FIFO called libaccel-backend-x.so (in a listed folder, or
  * named directly) would block dlopen's open() forever; a folder with a plugin
- * name is not a plugin either. Both must be skipped with a warning. An alarm
+ * name is not a plugin either. Both must be skipped with a warning; the FIFO
+ * named as a vendor runtime (ACCEL_CUDA_LIBRARY...) likewise. An alarm
  * bounds the test so a hang fails it instead of stalling ctest. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,10 +60,30 @@ static void test_special_files_are_skipped(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* The same FIFO named as a vendor runtime (ACCEL_<NAME>_LIBRARY): the probe
+ * must refuse it and go on, not block in dlopen. */
+static void test_fifo_as_vendor_library_is_refused(void **state)
+{
+    accel_candidate_t all[16];
+    size_t count = 0;
+    (void)state;
+    for (size_t i = 0; i < 16; i++)
+        all[i] = ACCEL_STRUCT_INIT(accel_candidate_t);
+    setenv("ACCEL_CUDA_LIBRARY", fifo_path, 1);
+    setenv("ACCEL_OPENCL_LIBRARY", fifo_path, 1);
+    alarm(20);
+    assert_int_equal(accel_detect(all, 16, &count), ACCEL_OK);
+    alarm(0);
+    unsetenv("ACCEL_CUDA_LIBRARY");
+    unsetenv("ACCEL_OPENCL_LIBRARY");
+    assert_true(count > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_special_files_are_skipped),
+        cmocka_unit_test(test_fifo_as_vendor_library_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
