@@ -1,4 +1,14 @@
 # ACCEL_SANITIZE=address builds everything with ASan+UBSan; =thread with TSan.
+# ACCEL_BUILD_FUZZERS=ON (clang only) adds the libFuzzer harnesses of
+# tests/fuzz: an ASan+UBSan build whose code all carries libFuzzer coverage.
+option(ACCEL_BUILD_FUZZERS "Build the libFuzzer harnesses (clang; implies ACCEL_SANITIZE=address)" OFF)
+if(ACCEL_BUILD_FUZZERS)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "ACCEL_BUILD_FUZZERS needs clang (libFuzzer): configure with CC=clang")
+  endif()
+  set(ACCEL_SANITIZE "address" CACHE STRING "" FORCE)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
 if(ACCEL_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
                       -fno-omit-frame-pointer)

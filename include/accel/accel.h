@@ -105,7 +105,9 @@ typedef struct accel_op_builder accel_op_builder_t;
 /* The process-wide accelerator, chosen on the first call and cached.
  * Choice: ACCEL_ACCELERATOR, else DS_ACCELERATOR (exact names), else the
  * auto-detect cascade (see accel_detect). The handle is owned by the library;
- * do not close it. Thread-safe; concurrent first calls agree on one choice. */
+ * do not close it. Thread-safe; concurrent first calls agree on one choice.
+ * Called from plugin code while plugins load (a plugin's entry function or
+ * constructor): INVALID_ARGUMENT, see docs/env-vars.md, ACCEL_PLUGIN_PATH. */
 ACCEL_API accel_status_t accel_get(accel_t **out);
 
 /* Replace the process-wide accelerator with `acc` (from accel_open). The

@@ -189,7 +189,11 @@ static void *cache_read(int fd, const char *key, size_t *out_size, const char **
     struct stat info;
     uint64_t size;
     void *data;
-    if (fstat(fd, &info) != 0 || !read_all(fd, header, sizeof header)) {
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        *why = "not a regular file";
+        return NULL;
+    }
+    if (!read_all(fd, header, sizeof header)) {
         *why = "shorter than its header";
         return NULL;
     }
@@ -227,7 +231,9 @@ accel_status_t accel_kernel_cache_get(const char *key, void **out, size_t *out_s
         return status;
     if (out == NULL || out_size == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "kernel cache: output pointer is NULL");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO in the entry's place must not block the open (it is
+     * then refused as not a regular file); reads of a regular file ignore it. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return accel_error(ACCEL_ERROR_NOT_FOUND, "kernel cache: no entry %s", path);
     data = cache_read(fd, key, &size, &why);

@@ -6,7 +6,8 @@
  * everything that changes the binary (source, build options, device name,
  * driver and platform versions); the backend builds it with the hash below.
  * Each file carries a header (magic, key, size, checksum): a truncated,
- * corrupt or foreign file reads as a miss, so the caller builds from source.
+ * corrupt or foreign file (or a FIFO or anything else that is not a regular
+ * file) reads as a miss, so the caller builds from source.
  * Threads and processes: stateless, safe from any thread; put() writes a
  * temporary file in the same folder and renames it over the entry, so
  * concurrent writers (threads or processes) leave one complete file. */

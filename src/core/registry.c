@@ -1,17 +1,14 @@
-/* registry.c: backends added at run time (accel_register_backend and plugins
- * found on ACCEL_PLUGIN_PATH), lookup by name over them and the builtin table,
- * and the dlopen helper backends use to find their vendor runtime.
+/* registry.c: backends added at run time (accel_register_backend, and the
+ * plugins that plugins.c finds on ACCEL_PLUGIN_PATH), lookup by name over them
+ * and the builtin table, and the dlopen helper backends use to find their
+ * vendor runtime.
  * Threads: the registered list and the supported-names strings are guarded by
- * registry_lock; plugins are scanned once per process (pthread_once) before
- * the first lookup. Lifetime: registered tables, loaded plugins and every
- * supported-names string ever handed out stay alive until the process exits. */
+ * registry_lock; plugins are scanned once per process before the first lookup.
+ * Lifetime: registered tables and every supported-names string ever handed
+ * out stay alive until the process exits. */
 #include "registry.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
-#include <errno.h>
-#include <fnmatch.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +19,7 @@
 #include "env.h"
 #include "error.h"
 #include "fork.h"
+#include "plugins.h"
 
 /* The longest name a backend may have: it must fit accel_candidate_t.name. */
 #define REGISTRY_NAME_MAX 31
@@ -44,7 +42,6 @@ static const accel_backend_ops_t **registry_entries; /* guarded by registry_lock
 static size_t registry_count;
 static size_t registry_capacity;
 static registry_names_t *registry_names_current;
-static pthread_once_t registry_plugins_once = PTHREAD_ONCE_INIT;
 
 /* ------------------------------------------------------------ validation */
 
@@ -169,7 +166,7 @@ accel_status_t accel_registry_validate(const accel_backend_ops_t *ops)
 
 /* Validate and append under one lock, so two threads registering the same
  * name cannot both succeed. */
-static accel_status_t registry_add(const accel_backend_ops_t *ops, const char *origin)
+accel_status_t accel_registry_add(const accel_backend_ops_t *ops, const char *origin)
 {
     accel_status_t status = registry_check_table(ops, origin);
     if (status != ACCEL_OK)
@@ -194,117 +191,26 @@ static accel_status_t registry_add(const accel_backend_ops_t *ops, const char *o
     return status;
 }
 
+size_t accel_registry_snapshot(const accel_backend_ops_t **out, size_t cap)
+{
+    size_t count;
+    pthread_mutex_lock(&registry_lock);
+    count = registry_count;
+    for (size_t i = 0; i < count && i < cap; i++)
+        out[i] = registry_entries[i];
+    pthread_mutex_unlock(&registry_lock);
+    return count;
+}
+
 /* A program's own registration does not wait for the plugin scan: a backend
  * the program registers first keeps its name, and a plugin of the same name
  * is then refused (with a warning) when the scan runs. */
 accel_status_t accel_register_backend(const struct accel_backend_ops *ops)
 {
-    accel_status_t status = registry_add(ops, "accel_register_backend");
+    accel_status_t status = accel_registry_add(ops, "accel_register_backend");
     if (status == ACCEL_OK)
         accel_log(ACCEL_LOG_INFO, "registered backend \"%s\"", ops->name);
     return status;
-}
-
-/* ------------------------------------------------------------ plugins */
-
-static void registry_load_plugin(const char *path)
-{
-    char origin[PATH_MAX + 16];
-    accel_backend_entry_fn_t entry;
-    const accel_backend_ops_t *ops;
-    void *symbol;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        accel_log(ACCEL_LOG_WARN, "plugin %s: cannot be loaded (%s); skipped", path, dlerror());
-        return;
-    }
-    symbol = dlsym(handle, ACCEL_BACKEND_ENTRY_SYMBOL);
-    if (symbol == NULL) {
-        accel_log(ACCEL_LOG_WARN, "plugin %s: does not export %s(); skipped", path,
-                  ACCEL_BACKEND_ENTRY_SYMBOL);
-        dlclose(handle);
-        return;
-    }
-    /* POSIX guarantees a data pointer from dlsym converts to a function pointer. */
-    memcpy(&entry, &symbol, sizeof entry);
-    ops = entry();
-    snprintf(origin, sizeof origin, "plugin %s", path);
-    if (registry_add(ops, origin) != ACCEL_OK) {
-        accel_log(ACCEL_LOG_WARN, "%s; skipped", accel_last_error());
-        dlclose(handle);
-        return;
-    }
-    /* The handle stays open for the process lifetime: its table is in use. */
-    accel_log(ACCEL_LOG_INFO, "plugin %s: registered backend \"%s\"", path, ops->name);
-}
-
-static int registry_plugin_filter(const struct dirent *entry)
-{
-    return fnmatch("libaccel-backend-*.so", entry->d_name, 0) == 0;
-}
-
-/* Byte order, not the locale's collation: the load order must not depend on LANG. */
-static int registry_plugin_compare(const struct dirent **a, const struct dirent **b)
-{
-    return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-static void registry_load_folder(const char *folder)
-{
-    struct dirent **entries = NULL;
-    int count = scandir(folder, &entries, registry_plugin_filter, registry_plugin_compare);
-    if (count < 0) {
-        accel_log(ACCEL_LOG_WARN, "ACCEL_PLUGIN_PATH: cannot list %s (%s); skipped", folder,
-                  strerror(errno));
-        return;
-    }
-    for (int i = 0; i < count; i++) {
-        char path[PATH_MAX];
-        int len = snprintf(path, sizeof path, "%s/%s", folder, entries[i]->d_name);
-        if (len > 0 && (size_t)len < sizeof path)
-            registry_load_plugin(path);
-        else
-            accel_log(ACCEL_LOG_WARN, "ACCEL_PLUGIN_PATH: path too long in %s; skipped", folder);
-        free(entries[i]);
-    }
-    free(entries);
-}
-
-static void registry_load_path_entry(const char *entry)
-{
-    struct stat info;
-    if (stat(entry, &info) != 0) {
-        accel_log(ACCEL_LOG_WARN, "ACCEL_PLUGIN_PATH: %s: %s; skipped", entry, strerror(errno));
-        return;
-    }
-    if (S_ISDIR(info.st_mode))
-        registry_load_folder(entry);
-    else
-        registry_load_plugin(entry);
-}
-
-static void registry_scan_plugin_path(void)
-{
-    char *saveptr = NULL;
-    char *copy;
-    const char *path = accel_env_get("ACCEL_PLUGIN_PATH");
-    if (path == NULL)
-        return;
-    copy = strdup(path);
-    if (copy == NULL) {
-        accel_log(ACCEL_LOG_WARN, "ACCEL_PLUGIN_PATH: out of host memory; no plugins loaded");
-        return;
-    }
-    /* Empty items ("a::b", a trailing ':') are skipped. */
-    for (char *item = strtok_r(copy, ":", &saveptr); item != NULL;
-         item = strtok_r(NULL, ":", &saveptr))
-        registry_load_path_entry(item);
-    free(copy);
-}
-
-void accel_registry_load_plugins(void)
-{
-    pthread_once(&registry_plugins_once, registry_scan_plugin_path);
 }
 
 /* ------------------------------------------------------------ lookup */
@@ -431,13 +337,21 @@ static void *registry_open_named(const char *backend_name, char *tried, size_t t
     char variable[96];
     char why[512] = "";
     const char *chosen;
+    struct stat info;
     void *handle;
     if (backend_name == NULL || !registry_library_variable(backend_name, variable, sizeof variable))
         return NULL;
     chosen = accel_env_get(variable);
     if (chosen == NULL)
         return NULL;
-    handle = registry_try_open(chosen, why, sizeof why);
+    /* dlopen would block for ever on a FIFO: only regular files (a bare
+     * soname, which stat does not find, is left to dlopen's search). */
+    if (stat(chosen, &info) == 0 && !S_ISREG(info.st_mode)) {
+        registry_note_tried(why, sizeof why, chosen, "not a regular file");
+        handle = NULL;
+    } else {
+        handle = registry_try_open(chosen, why, sizeof why);
+    }
     if (handle != NULL)
         return handle;
     registry_note_tried(tried, tried_cap, variable, why);

@@ -19,6 +19,7 @@
 #include "env.h"
 #include "error.h"
 #include "fork.h"
+#include "plugins.h"
 #include "registry.h"
 
 #define SELECTION_OVERRIDE "override"
@@ -401,11 +402,17 @@ accel_status_t accel_get(accel_t **out)
     accel_status_t status;
     if (out == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "accel_get: out is NULL");
+    status = accel_plugins_refuse_reentry("accel_get");
+    if (status != ACCEL_OK)
+        return status;
     acc = atomic_load_explicit(&selection_current, memory_order_acquire);
     if (acc != NULL) {
         *out = acc;
         return ACCEL_OK;
     }
+    /* Scan plugins before taking selection_lock: plugin code run by the scan
+     * may call accel_set or accel_close, which take it. */
+    accel_registry_load_plugins();
     /* A failure is not cached: the next call chooses again. */
     pthread_mutex_lock(&selection_lock);
     status = selection_make_current_locked(&acc);

@@ -1,10 +1,19 @@
 /* test_backend.c: an out-of-tree backend built as a plugin, for the loader
- * tests. One source, three plugins (PLUGIN_KIND picks):
+ * tests. One source, several plugins (PLUGIN_KIND picks):
  *   0 libaccel-backend-testxpu.so   a working host-memory backend registered
  *                                   as "xpu.external" (1 device, all work done
  *                                   inline, Philox RNG as DESIGN.md §4 says)
  *   1 libaccel-backend-badabi.so    the same table claiming ABI version 999
  *   2 libaccel-backend-nosymbol.so  the same code without the entry symbol
+ *   3 libaccel-backend-reentrant.so an entry that calls accel_get,
+ *                                   accel_open, accel_detect and
+ *                                   accel_supported_names before returning
+ *                                   its table "reentrant" (prints what they
+ *                                   returned on stderr for ctest to match)
+ *   4 libaccel-backend-selfreg.so   an entry that registers its own table
+ *                                   "selfreg" and also returns it
+ *   5 libaccel-backend-selfnull.so  an entry that registers its own table
+ *                                   "selfnull" and returns NULL
  * It sees only the public headers and links libaccel for accel_backend_error.
  * Threads: every slot is thread-safe (no shared mutable state besides the
  * per-instance `initialized` flag, written once by core under its init lock). */
@@ -26,8 +35,17 @@
 #elif PLUGIN_KIND == 1
 #define PLUGIN_NAME "badabi"
 #define PLUGIN_ABI 999u
-#else
+#elif PLUGIN_KIND == 2
 #define PLUGIN_NAME "nosymbol"
+#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#elif PLUGIN_KIND == 3
+#define PLUGIN_NAME "reentrant"
+#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#elif PLUGIN_KIND == 4
+#define PLUGIN_NAME "selfreg"
+#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#else
+#define PLUGIN_NAME "selfnull"
 #define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
 #endif
 
@@ -245,11 +263,41 @@ static const accel_backend_ops_t plugin_ops = {
     .rng_fill = plugin_rng_fill,
 };
 
+#if PLUGIN_KIND == 3
+#include <accel/accel.h>
+
+/* Calls the loader is in the middle of; each must return (not deadlock). */
+static void plugin_call_back_into_accel(void)
+{
+    accel_t *acc = NULL;
+    size_t count = 0;
+    accel_status_t status = accel_get(&acc);
+    fprintf(stderr, "reentrant plugin: accel_get -> %s: %s\n", accel_status_name(status),
+            status == ACCEL_OK ? "ok" : accel_last_error());
+    status = accel_open("cpu", &acc);
+    fprintf(stderr, "reentrant plugin: accel_open -> %s\n", accel_status_name(status));
+    if (status == ACCEL_OK)
+        accel_close(acc);
+    status = accel_detect(NULL, 0, &count);
+    fprintf(stderr, "reentrant plugin: accel_detect -> %s\n", accel_status_name(status));
+    fprintf(stderr, "reentrant plugin: accel_supported_names -> %s\n", accel_supported_names());
+}
+#endif
+
 #if PLUGIN_KIND != 2
 __attribute__((visibility("default"))) const accel_backend_ops_t *accel_backend_entry(void);
 
 const accel_backend_ops_t *accel_backend_entry(void)
 {
+#if PLUGIN_KIND == 3
+    plugin_call_back_into_accel();
+#elif PLUGIN_KIND == 4
+    if (accel_register_backend(&plugin_ops) != ACCEL_OK)
+        return NULL;
+#elif PLUGIN_KIND == 5
+    (void)accel_register_backend(&plugin_ops);
+    return NULL; /* refused by the loader, but the table is registered */
+#endif
     return &plugin_ops;
 }
 #else

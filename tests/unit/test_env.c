@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "accel/accel.h"
 #include "env.h"
 
 static void test_env_get_treats_empty_as_unset(void **state)
@@ -160,6 +161,43 @@ static void test_parse_alloc_conf_truncates_bad_key(void **state)
     assert_false(accel_env_parse_alloc_conf(NULL, &conf, bad, sizeof bad));
 }
 
+/* Device count of a freshly opened cpu accelerator with LOCAL_SIZE=`value`
+ * (NULL: unset); -1 when it does not open. */
+static int cpu_devices_with_local_size(const char *value)
+{
+    accel_t *acc = NULL;
+    int count = -1;
+    if (value != NULL)
+        setenv("LOCAL_SIZE", value, 1);
+    else
+        unsetenv("LOCAL_SIZE");
+    if (accel_open("cpu", &acc) != ACCEL_OK)
+        return -1;
+    if (accel_device_count(acc, &count) != ACCEL_OK)
+        count = -1;
+    accel_close(acc);
+    unsetenv("LOCAL_SIZE");
+    return count;
+}
+
+/* LOCAL_SIZE outside [1, 4096] is warned about and the NUMA count used, as
+ * for a value that is not a number; it used to size per-device state, so
+ * 2147483647 made opening the cpu backend fail with OUT_OF_MEMORY. */
+static void test_local_size_out_of_range_falls_back(void **state)
+{
+    static const char *const bad[] = {"2147483647", "4097", "0", "-3", "abc"};
+    int fallback;
+    (void)state;
+    fallback = cpu_devices_with_local_size(NULL);
+    if (fallback < 0)
+        skip(); /* a build without the cpu backend */
+    assert_true(fallback >= 1);
+    assert_int_equal(cpu_devices_with_local_size("3"), 3);
+    assert_int_equal(cpu_devices_with_local_size("4096"), 4096);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(cpu_devices_with_local_size(bad[i]), fallback);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_parse_alloc_conf_names_unknown_key),
         cmocka_unit_test(test_parse_alloc_conf_refuses_bad_value),
         cmocka_unit_test(test_parse_alloc_conf_truncates_bad_key),
+        cmocka_unit_test(test_local_size_out_of_range_falls_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

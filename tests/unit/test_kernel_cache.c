@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,6 +121,30 @@ static void test_corrupt_file_is_a_miss(void **state)
     free(got);
 }
 
+/* A FIFO in an entry's place (a hostile or broken cache folder) is a miss at
+ * once: opening it for reading blocked until some writer came. The alarm
+ * turns such a hang into a failure. */
+static void test_fifo_entry_is_a_miss(void **state)
+{
+    char key[ACCEL_KERNEL_KEY_SIZE], path[4200];
+    void *got = NULL;
+    size_t size = 0;
+    (void)state;
+    key_of("src", "fifo", key);
+    assert_int_equal(accel_kernel_cache_put(key, "x", 1), ACCEL_OK); /* makes the folders */
+    assert_int_equal(accel_kernel_cache_path(key, path, sizeof path), ACCEL_OK);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(20);
+    assert_int_equal(accel_kernel_cache_get(key, &got, &size), ACCEL_ERROR_NOT_FOUND);
+    alarm(0);
+    /* a put replaces it with a real entry */
+    assert_int_equal(accel_kernel_cache_put(key, "x", 1), ACCEL_OK);
+    assert_int_equal(accel_kernel_cache_get(key, &got, &size), ACCEL_OK);
+    assert_int_equal(size, 1);
+    free(got);
+}
+
 static void test_bad_keys_refused(void **state)
 {
     void *got = NULL;
@@ -175,6 +200,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_changes_miss, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_file_is_a_miss, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fifo_entry_is_a_miss, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_keys_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
     };

@@ -75,20 +75,27 @@ static void cpu_detect_ccl(void)
     }
 }
 
-/* LOCAL_SIZE when it is a positive integer (the launcher's process count). */
+/* The most devices LOCAL_SIZE may ask for: far above any node's process
+ * count, low enough that per-device state (allocator, generators, streams)
+ * stays small. docs/env-vars.md states it. */
+#define CPU_LOCAL_SIZE_MAX 4096
+
+/* LOCAL_SIZE when it is an integer in [1, CPU_LOCAL_SIZE_MAX] (the launcher's
+ * process count); 0 (fall back to the NUMA count) otherwise. */
 static int local_size_devices(bool warn)
 {
     const char *text = accel_env_get("LOCAL_SIZE");
     long value;
     if (text == NULL)
         return 0;
-    if (!accel_env_parse_int(text, &value) || value > INT_MAX) {
+    if (!accel_env_parse_int(text, &value) || value < 1 || value > CPU_LOCAL_SIZE_MAX) {
         if (warn)
-            accel_log(ACCEL_LOG_WARN, "cpu: LOCAL_SIZE=%s is not an integer; counting NUMA nodes",
-                      text);
+            accel_log(ACCEL_LOG_WARN,
+                      "cpu: LOCAL_SIZE=%s is not an integer from 1 to %d; counting NUMA nodes",
+                      text, CPU_LOCAL_SIZE_MAX);
         return 0;
     }
-    return value > 0 ? (int)value : 0;
+    return (int)value;
 }
 
 /* ---------------------------------------------------------------- lifecycle */
