@@ -7,6 +7,7 @@
  *   CPUAdagradBuilder                  cpu_adagrad  accel_adagrad_op_t
  *   CPULionBuilder                     cpu_lion     accel_lion_op_t
  *   FusedLionBuilder                   fused_lion   accel_lion_op_t
+ *   FusedLambBuilder                   fused_lamb   accel_lamb_op_t
  *
  * The "cpu_" ops are host ops on every backend (as in DeepSpeed: ZeRO-Offload
  * keeps optimizer state in host memory whatever the accelerator). The "fused_"
@@ -85,6 +86,36 @@ typedef struct accel_lion_config {
 
 #define ACCEL_LION_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 0.0f}
 
+/* LAMB (DeepSpeed's FusedLamb), its arguments and defaults. One step of a
+ * tensor, with g = grad / grad_scale and denom = sqrt(v) + eps (or
+ * sqrt(v + eps) with eps_inside_sqrt):
+ *   m = beta1 * m + (1 - beta1) * g
+ *   v = beta2 * v + (1 - beta2) * g * g
+ *   u = m / denom + weight_decay * p          (m and v as stored)
+ *   ratio = |p| / |u| (L2 norms over the whole tensor, p before the step),
+ *           clamped to [min_coeff, max_coeff]; 1 when either norm is 0
+ *   p -= step_size * ratio * u
+ * where step_size = lr * sqrt(1 - beta2^t) / (1 - beta1^t) with bias
+ * correction, else lr. As in DeepSpeed, eps is added to the uncorrected
+ * sqrt(v), and the trust ratio is per tensor: one call is one parameter
+ * tensor. The norms are summed in a fixed order (accel_backend.h,
+ * ACCEL_LAMB_SEGMENT) so host and device kernels agree bit for bit.
+ * max_grad_norm clipping is the caller's: fold it into grad_scale. */
+typedef struct accel_lamb_config {
+    float lr;
+    float beta1;
+    float beta2;
+    float eps;
+    float weight_decay;
+    float max_coeff;  /* > 0 */
+    float min_coeff;  /* 0 <= min_coeff <= max_coeff */
+    float grad_scale; /* > 0; 1 = unscaled gradients */
+    bool bias_correction;
+    bool eps_inside_sqrt;
+} accel_lamb_config_t;
+
+#define ACCEL_LAMB_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 10.0f, 0.01f, 1.0f, true, false}
+
 typedef struct accel_adam_op {
     size_t struct_size;
     /* What runs the step: "avx512", "avx2", "scalar" (host ops, chosen from
@@ -111,6 +142,16 @@ typedef struct accel_lion_op {
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lion_config_t *config,
                            DLTensor *param, const DLTensor *grad, DLTensor *exp_avg);
 } accel_lion_op_t;
+
+/* LAMB: one step, number `step` (>= 1), over one parameter tensor and its
+ * two moments (exp_avg, exp_avg_sq). */
+typedef struct accel_lamb_op {
+    size_t struct_size;
+    const char *implementation;
+    accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lamb_config_t *config,
+                           uint64_t step, DLTensor *param, const DLTensor *grad,
+                           DLTensor *exp_avg, DLTensor *exp_avg_sq);
+} accel_lamb_op_t;
 
 #ifdef __cplusplus
 }

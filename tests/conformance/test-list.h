@@ -211,6 +211,8 @@
     X(test_op_builders_optimizer_tables) \
     X(test_op_builders_fused_adam_matches_host) \
     X(test_op_builders_fused_lion_matches_host) \
+    X(test_op_builders_fused_lamb_matches_host) \
+    X(test_op_builders_fused_lamb_bad_input) \
     X(test_op_builders_fused_adam_on_created_stream) \
     X(test_op_builders_fused_adam_bad_input) \
     X(test_op_builders_fused_lion_bad_input) \
