@@ -8,6 +8,7 @@
  *   CPULionBuilder                     cpu_lion     accel_lion_op_t
  *   FusedLionBuilder                   fused_lion   accel_lion_op_t
  *   FusedLambBuilder                   fused_lamb   accel_lamb_op_t
+ *   AsyncIOBuilder                     async_io     accel_aio_op_t
  *
  * The "cpu_" ops are host ops on every backend (as in DeepSpeed: ZeRO-Offload
  * keeps optimizer state in host memory whatever the accelerator). The "fused_"
@@ -31,6 +32,9 @@
  *   at the same time.
  * - Bad input (NULL, mismatched sizes, an unsupported dtype pair, step 0, a
  *   tensor in the wrong memory) returns INVALID_ARGUMENT and touches nothing.
+ *
+ * async_io (file I/O of tensors, DeepSpeed's aio_handle) has its own rules,
+ * given with accel_aio_op_t below.
  *
  * Tables only grow: new members are appended, and callers check struct_size
  * before using a member added after the first version. */
@@ -152,6 +156,79 @@ typedef struct accel_lamb_op {
                            uint64_t step, DLTensor *param, const DLTensor *grad,
                            DLTensor *exp_avg, DLTensor *exp_avg_sq);
 } accel_lamb_op_t;
+
+/* ---- async_io: DeepSpeed's aio_handle (AsyncIOBuilder, csrc/aio)
+ *
+ * A handle reads and writes the bytes of contiguous DLPack tensors from and
+ * to files at an offset, synchronously or asynchronously (then wait()). Each
+ * request is split into block_size pieces, spread over the handle's
+ * intra_op_parallelism threads, each keeping up to queue_depth pieces in
+ * flight (io_uring through liburing.so.2 where the kernel allows it, else
+ * plain pread/pwrite on those threads; the table's implementation says
+ * which, ACCEL_AIO_ENGINE forces one).
+ *
+ * Memory: host tensors (kDLCPU, or a pinned *Host type) are read and written
+ * in place when they suit O_DIRECT (address aligned to `alignment`), else
+ * through the handle's aligned bounce buffers. Tensors in the accelerator's
+ * device memory go through pinned bounce buffers, the device copy of one
+ * block overlapping the file I/O of the next.
+ *
+ * O_DIRECT (config.direct, the default as in DeepSpeed): file_offset must be
+ * a multiple of `alignment` (4096), else INVALID_ARGUMENT naming it; block_size
+ * must be one too. A length that is not a multiple is fine: the last partial
+ * block goes through the page cache.
+ *
+ * Errors: a write never reports bytes written that were not: a short write
+ * (full disk, file size limit) fails the request with what was written; a
+ * read past the end of the file fails it with how much was there. A failed
+ * async request is reported by the wait() that collects it.
+ *
+ * Threads: a handle may be used from one thread at a time (calls on one
+ * handle are serialised by its lock); different handles are independent.
+ * The tensors of an async request must stay alive and untouched until
+ * wait() returns. */
+typedef struct accel_aio_handle accel_aio_handle_t;
+
+typedef struct accel_aio_config {
+    size_t struct_size;             /* sizeof(accel_aio_config_t) */
+    size_t block_size;              /* bytes per I/O; default 1 MiB */
+    unsigned queue_depth;           /* I/Os in flight per thread; default 128 */
+    bool single_submit;             /* submit I/Os one by one instead of in batches */
+    bool overlap_events;            /* refill as each I/O completes (else per batch) */
+    unsigned intra_op_parallelism;  /* threads per handle; default 1 */
+    bool direct;                    /* O_DIRECT; default true */
+} accel_aio_config_t;
+
+#define ACCEL_AIO_CONFIG_DEFAULT                                                           \
+    {sizeof(accel_aio_config_t), 1024 * 1024, 128, false, false, 1, true}
+
+typedef struct accel_aio_op {
+    size_t struct_size;
+    /* "io_uring" or "threads": what the handles made from this table use. */
+    const char *implementation;
+    /* Alignment O_DIRECT needs of file offsets and block sizes (4096). */
+    size_t alignment;
+    /* A handle for accelerator `acc` (device tensors use its copies). NULL
+     * config = ACCEL_AIO_CONFIG_DEFAULT. */
+    accel_status_t (*handle_create)(accel_t *acc, const accel_aio_config_t *config,
+                                    accel_aio_handle_t **out);
+    /* Waits for pending requests (their errors are dropped), then frees. */
+    void (*handle_destroy)(accel_aio_handle_t *handle);
+    /* Read tensor->nbytes from `path` at file_offset into the tensor. With
+     * async false, returns when done; with true, once queued. */
+    accel_status_t (*pread)(accel_aio_handle_t *handle, DLTensor *tensor, const char *path,
+                            uint64_t file_offset, bool async);
+    /* Write the tensor's bytes to `path` (created if missing, never
+     * truncated) at file_offset. */
+    accel_status_t (*pwrite)(accel_aio_handle_t *handle, const DLTensor *tensor, const char *path,
+                             uint64_t file_offset, bool async);
+    /* Wait for every queued request; *completed (may be NULL) = how many
+     * finished, failed ones included. Returns the first failure's status
+     * (its message in accel_last_error), else ACCEL_OK. */
+    accel_status_t (*wait)(accel_aio_handle_t *handle, size_t *completed);
+    /* The handle's settings, as DeepSpeed's get_block_size... */
+    accel_status_t (*get_config)(const accel_aio_handle_t *handle, accel_aio_config_t *out);
+} accel_aio_op_t;
 
 #ifdef __cplusplus
 }

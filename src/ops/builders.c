@@ -22,6 +22,7 @@ static const accel_op_builder_desc_t host_builders[] = {
                  accel_host_adagrad_load),
     BUILDER_DESC("CPULionBuilder", "cpu_lion", accel_host_optim_is_compatible,
                  accel_host_lion_load),
+    BUILDER_DESC("AsyncIOBuilder", "async_io", accel_aio_is_compatible, accel_aio_load),
 };
 
 /* Fused ops on a backend whose device memory is host memory. */
@@ -44,7 +45,7 @@ static const accel_op_builder_desc_t device_lamb_builder =
     BUILDER_DESC("FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible,
                  accel_device_lamb_load);
 
-#define BUILDERS_MAX_CORE 8
+#define BUILDERS_MAX_CORE 12
 
 /* The core-listed descriptors for `acc`, each with the `self` its functions
  * take; returns how many. */

@@ -90,6 +90,12 @@ accel_status_t accel_host_lion_load(void *self, const void **out);
 /* FusedLamb on host memory (cpu/lamb.c). */
 accel_status_t accel_host_lamb_load(void *self, const void **out);
 
+/* AsyncIOBuilder (aio/builder.c), listed on every backend; `self` unused.
+ * is_compatible is always true and writes the I/O path handles use into
+ * reason (io_uring, or threads and why). */
+bool accel_aio_is_compatible(void *self, char *reason, size_t reason_cap);
+accel_status_t accel_aio_load(void *self, const void **out);
+
 /* The fused builders of a backend with a fused_optim table (device_ops.c);
  * `self` is the accel_t. */
 bool accel_device_optim_is_compatible(void *self, char *reason, size_t reason_cap);
