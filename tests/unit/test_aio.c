@@ -6,7 +6,7 @@
  * past the end, none reporting bytes that did not move; a file removed
  * mid-way; many handles from several threads; bad input. ctest runs it once
  * per engine (ACCEL_AIO_ENGINE). Files live in a fresh folder under the
- * working directory (a real file system: tmpfs has no O_DIRECT). */
+ * working directory (a disk file system, where O_DIRECT works). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
