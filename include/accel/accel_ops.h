@@ -214,8 +214,10 @@ typedef struct accel_aio_op {
                                     accel_aio_handle_t **out);
     /* Waits for pending requests (their errors are dropped), then frees. */
     void (*handle_destroy)(accel_aio_handle_t *handle);
-    /* Read tensor->nbytes from `path` at file_offset into the tensor. With
-     * async false, returns when done; with true, once queued. */
+    /* Read the tensor's bytes from `path` at file_offset into the tensor.
+     * With async false, returns when done, collecting (as wait() does) the
+     * requests queued before it too, whose failure it then reports; with
+     * true, returns once queued. */
     accel_status_t (*pread)(accel_aio_handle_t *handle, DLTensor *tensor, const char *path,
                             uint64_t file_offset, bool async);
     /* Write the tensor's bytes to `path` (created if missing, never

@@ -36,11 +36,16 @@ static char api_reason[200];
 
 static void api_load(void)
 {
-    /* Never closed: the symbols are used until the process ends. */
-    void *lib = dlopen("liburing.so.2", RTLD_NOW | RTLD_LOCAL);
+    /* ACCEL_AIO_LIBURING replaces the name (docs/env-vars.md). Never
+     * closed: the symbols are used until the process ends. */
+    const char *name = getenv("ACCEL_AIO_LIBURING");
+    void *lib;
+    if (name == NULL || name[0] == '\0')
+        name = "liburing.so.2";
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
-        snprintf(api_reason, sizeof api_reason,
-                 "liburing.so.2 not found (%s); install liburing2", dlerror());
+        snprintf(api_reason, sizeof api_reason, "%s cannot be loaded (%s); install liburing2",
+                 name, dlerror());
         return;
     }
     *(void **)&api.queue_init = dlsym(lib, "io_uring_queue_init");
