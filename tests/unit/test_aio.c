@@ -414,6 +414,52 @@ static void test_file_removed_midway(void **state)
     free(base);
 }
 
+/* A handle whose ring cannot be made (no file descriptor left, as a
+ * locked-memory or ring limit would) falls back to pread/pwrite per thread
+ * instead of failing. In a child: the descriptor limit is process-wide. */
+static int no_ring_child(void)
+{
+    struct rlimit saved, none;
+    accel_aio_handle_t *h = NULL;
+    accel_aio_config_t c = ACCEL_AIO_CONFIG_DEFAULT;
+    int lowest = dup(0);
+    if (lowest < 0 || getrlimit(RLIMIT_NOFILE, &saved) != 0)
+        return 10;
+    close(lowest);
+    none = saved;
+    none.rlim_cur = (rlim_t)lowest; /* no new descriptor can be made */
+    c.intra_op_parallelism = 2;
+    c.block_size = 4096;
+    if (setrlimit(RLIMIT_NOFILE, &none) != 0)
+        return 11;
+    accel_status_t status = aio->handle_create(test_acc, &c, &h);
+    setrlimit(RLIMIT_NOFILE, &saved);
+    if (status != ACCEL_OK)
+        return 12;
+    char path[128];
+    path_of(path, sizeof path, "no-ring");
+    round_trip(h, path, 3 * 4096 + 5, 4096, 0, true, 77);
+    aio->handle_destroy(h);
+    unlink(path);
+    return 0;
+}
+
+static void test_handle_without_ring(void **state)
+{
+    int status = 0;
+    pid_t pid;
+    (void)state;
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(no_ring_child());
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("the no-ring child failed check %d", WEXITSTATUS(status));
+}
+
 /* ================================================================ threads */
 
 typedef struct thread_job {
@@ -558,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_file_size_limit),
         cmocka_unit_test(test_file_removed_midway),
+        cmocka_unit_test(test_handle_without_ring),
         cmocka_unit_test(test_many_handles_many_threads),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

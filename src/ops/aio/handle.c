@@ -145,6 +145,13 @@ accel_status_t accel_aio_handle_create(accel_t *acc, const accel_aio_config_t *c
         w->index = i;
         w->stream_device = -1;
         w->engine = accel_aio_engine_create(h->engine_kind, &h->config, reason, sizeof reason);
+        if (w->engine == NULL && h->engine_kind == ACCEL_AIO_ENGINE_URING) {
+            /* io_uring worked when probed but not now (locked-memory limit,
+             * too many rings): this worker uses pread/pwrite instead */
+            accel_log(ACCEL_LOG_WARN, "async_io: %s; I/O thread %u uses pread/pwrite", reason, i);
+            w->engine =
+                accel_aio_engine_create(ACCEL_AIO_ENGINE_THREADS, &h->config, reason, sizeof reason);
+        }
         if (w->engine == NULL)
             status = accel_error(ACCEL_ERROR_UNAVAILABLE, "async_io: %s", reason);
         if (status == ACCEL_OK)
