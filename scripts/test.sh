@@ -28,7 +28,7 @@ CC=clang configure build-asan -DACCEL_SANITIZE=address -DACCEL_BACKEND_SKELETON=
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
 
-echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer worker pool, concurrent accel_get)"
+echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer worker pool, async_io threads, concurrent accel_get)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
 ctest --test-dir build-tsan --output-on-failure --no-tests=error \
           -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|plugin\.loader$)'
