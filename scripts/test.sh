@@ -31,7 +31,7 @@ ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L co
 echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer worker pool, async_io threads, concurrent accel_get)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
 ctest --test-dir build-tsan --output-on-failure --no-tests=error \
-          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|plugin\.loader$)'
+          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|unit\.test_lamb_cpu$|unit\.test_aio(_threads)?$|plugin\.loader$)'
 
 echo "== install: find_package(accel) and pkg-config"
 bash scripts/check-install.sh build
