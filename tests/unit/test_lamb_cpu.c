@@ -285,6 +285,56 @@ static void test_lamb_summation_order(void **state)
     tensors_free(&ts);
 }
 
+/* The fma table (lamb_scalar.c compiled for AVX2 + FMA) gives the scalar
+ * table's bits: moments, partials and params, every dtype pair, with NaN,
+ * infinities and subnormals among the inputs. */
+static void test_lamb_tables_bit_identical(void **state)
+{
+    static const accel_dtype_t pairs[5][2] = {
+        {ACCEL_DTYPE_F32, ACCEL_DTYPE_F32},  {ACCEL_DTYPE_F16, ACCEL_DTYPE_F32},
+        {ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32}, {ACCEL_DTYPE_F16, ACCEL_DTYPE_F16},
+        {ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16},
+    };
+    const accel_lamb_kernels_t *fma = accel_lamb_kernels_for(ACCEL_CPU_ISA_AVX2);
+    const size_t count = 3 * ACCEL_LAMB_SEGMENT + 77;
+    const size_t segments = accel_lamb_segments(count);
+    (void)state;
+    if (fma == NULL)
+        skip(); /* this CPU has no AVX2 + FMA */
+    assert_string_equal(fma->name, "fma");
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
+        for (size_t p = 0; p < 5; p++) {
+            lamb_tensors_t a, b;
+            accel_lamb_coeffs_t coeffs;
+            float pa[8], pb[8];
+            tensors_make(&a, count, pairs[p][0], pairs[p][1], 40 + c * 5 + p);
+            tensors_make(&b, count, pairs[p][0], pairs[p][1], 40 + c * 5 + p);
+            /* special values in every tensor but the last (it must stay >= 0) */
+            for (int k = 0; k < 3; k++) {
+                put(a.t[k].data, 5, a.dtypes[k], NAN);
+                put(a.t[k].data, 9, a.dtypes[k], INFINITY);
+                put(a.t[k].data, 13, a.dtypes[k], 1e-40f);
+                put(b.t[k].data, 5, b.dtypes[k], NAN);
+                put(b.t[k].data, 9, b.dtypes[k], INFINITY);
+                put(b.t[k].data, 13, b.dtypes[k], 1e-40f);
+            }
+            accel_lamb_coeffs_make(&configs[c], 2, &coeffs);
+            accel_optim_view_t va = {a.t[0].data, a.t[1].data, a.t[2].data, a.t[3].data, count,
+                                     pairs[p][0], pairs[p][1], 0};
+            accel_optim_view_t vb = {b.t[0].data, b.t[1].data, b.t[2].data, b.t[3].data, count,
+                                     pairs[p][0], pairs[p][1], 0};
+            accel_lamb_kernels_scalar.moments(&coeffs, &va, 0, segments, pa);
+            fma->moments(&coeffs, &vb, 0, segments, pb);
+            assert_memory_equal(pa, pb, 2 * segments * sizeof(float));
+            accel_lamb_kernels_scalar.apply(&coeffs, &va, -0.37f, 0, count);
+            fma->apply(&coeffs, &vb, -0.37f, 0, count);
+            for (int k = 0; k < 4; k++)
+                assert_memory_equal(a.t[k].data, b.t[k].data, count * dtype_bytes(a.dtypes[k]));
+            tensors_free(&a);
+            tensors_free(&b);
+        }
+}
+
 /* Zero norms give ratio 1; the clamps hold; a NaN reaches every element
  * (the norm is NaN), as in DeepSpeed's kernel. */
 static void test_lamb_trust_ratio_edges(void **state)
@@ -389,6 +439,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lamb_matches_reference),
         cmocka_unit_test(test_lamb_summation_order),
+        cmocka_unit_test(test_lamb_tables_bit_identical),
         cmocka_unit_test(test_lamb_trust_ratio_edges),
         cmocka_unit_test(test_lamb_bad_input_refused),
     };

@@ -154,7 +154,25 @@ static accel_status_t host_lion_step(accel_t *acc, accel_stream_t *stream,
 /* LAMB runs in three passes (lamb_kernels.h): moments and per-segment
  * partial norms across the pool, the reduction on this thread, then the
  * update across the pool. The partials buffer is this call's. */
+static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
+                                     const accel_lamb_config_t *config, uint64_t step,
+                                     DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                                     DLTensor *exp_avg_sq);
+/* The LAMB table's implementation names the kernel table chosen at load. */
+static accel_lamb_op_t host_lamb_op = {sizeof(accel_lamb_op_t), "scalar", host_lamb_step};
+static pthread_once_t lamb_once = PTHREAD_ONCE_INIT;
+static const accel_lamb_kernels_t *lamb_chosen = &accel_lamb_kernels_scalar;
+
+static void choose_lamb(void)
+{
+    const accel_lamb_kernels_t *table = accel_lamb_kernels_for(accel_cpu_isa_selected());
+    if (table != NULL)
+        lamb_chosen = table;
+    host_lamb_op.implementation = lamb_chosen->name;
+}
+
 typedef struct lamb_job {
+    const accel_lamb_kernels_t *kernels;
     const accel_optim_view_t *view;
     const accel_lamb_coeffs_t *coeffs;
     float *partials;
@@ -164,13 +182,13 @@ typedef struct lamb_job {
 static void lamb_moments_chunk(void *ctx, size_t begin, size_t end)
 {
     const lamb_job_t *job = ctx;
-    accel_lamb_moments(job->coeffs, job->view, begin, end, job->partials);
+    job->kernels->moments(job->coeffs, job->view, begin, end, job->partials);
 }
 
 static void lamb_apply_chunk(void *ctx, size_t begin, size_t end)
 {
     const lamb_job_t *job = ctx;
-    accel_lamb_apply(job->coeffs, job->view, job->scale, begin, end);
+    job->kernels->apply(job->coeffs, job->view, job->scale, begin, end);
 }
 
 static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
@@ -195,7 +213,7 @@ static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
                            "lamb step: out of host memory for %zu norm partials", segments);
     accel_lamb_coeffs_make(config, step, &coeffs);
-    lamb_job_t job = {&view, &coeffs, partials, 0.0f};
+    lamb_job_t job = {lamb_chosen, &view, &coeffs, partials, 0.0f};
     accel_pool_run(segments, 1, HOST_MIN_PER_THREAD / ACCEL_LAMB_SEGMENT, lamb_moments_chunk,
                    &job);
     accel_lamb_reduce(partials, segments, norms);
@@ -211,8 +229,6 @@ static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_a
 static accel_adagrad_op_t host_adagrad_op = {sizeof(accel_adagrad_op_t), "scalar",
                                              host_adagrad_step};
 static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step};
-/* LAMB has one (scalar) kernel table on every CPU. */
-static const accel_lamb_op_t host_lamb_op = {sizeof(accel_lamb_op_t), "scalar", host_lamb_step};
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void name_tables(void)
@@ -260,6 +276,7 @@ accel_status_t accel_host_lion_load(void *self, const void **out)
 accel_status_t accel_host_lamb_load(void *self, const void **out)
 {
     (void)self;
+    pthread_once(&lamb_once, choose_lamb);
     *out = &host_lamb_op;
     return ACCEL_OK;
 }

@@ -1,7 +1,9 @@
 /* lamb_scalar.c: the host LAMB kernels (lamb_kernels.h), scalar: the
  * reference order of operations for the OpenCL and CUDA lamb kernels. Built
- * with -ffp-contract=off so only the explicit fmaf calls fuse. Stateless;
- * safe on disjoint ranges from any thread. */
+ * with -ffp-contract=off so only the explicit fmaf calls fuse. lamb_fma.c
+ * includes this file again with LAMB_VARIANT set, compiled for AVX2 + FMA,
+ * to make the "fma" table from the same code. Stateless; safe on disjoint
+ * ranges from any thread. */
 #include <math.h>
 
 #include "ops/cpu/half.h"
@@ -92,19 +94,52 @@ ACCEL_ALWAYS_INLINE void apply_range(const accel_lamb_coeffs_t *c, const accel_o
             fn(c, v, a, b, x, ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16);                         \
     } while (0)
 
-void accel_lamb_moments(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,
-                        size_t seg_begin, size_t seg_end, float *partials)
+static void lamb_moments(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,
+                         size_t seg_begin, size_t seg_end, float *partials)
 {
     LAMB_DISPATCH(moments_range, coeffs, view, seg_begin, seg_end, partials);
 }
 
-void accel_lamb_apply(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,
-                      float scale, size_t begin, size_t end)
+static void lamb_apply(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,
+                       float scale, size_t begin, size_t end)
 {
     /* apply_range takes (begin, end, scale) in another order: adapt */
 #define APPLY(c, v, b, e, sc, pt, st) apply_range(c, v, sc, b, e, pt, st)
     LAMB_DISPATCH(APPLY, coeffs, view, begin, end, scale);
 #undef APPLY
+}
+
+#ifdef LAMB_VARIANT /* lamb_fma.c */
+
+const accel_lamb_kernels_t accel_lamb_kernels_fma = {ACCEL_CPU_ISA_AVX2, "fma", lamb_moments,
+                                                     lamb_apply};
+
+#else
+
+const accel_lamb_kernels_t accel_lamb_kernels_scalar = {ACCEL_CPU_ISA_SCALAR, "scalar",
+                                                        lamb_moments, lamb_apply};
+
+const accel_lamb_kernels_t *accel_lamb_kernels_for(accel_cpu_isa_t isa)
+{
+    if (isa > accel_cpu_isa_detected())
+        return NULL;
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa >= ACCEL_CPU_ISA_AVX2)
+        return &accel_lamb_kernels_fma;
+#endif
+    return &accel_lamb_kernels_scalar;
+}
+
+void accel_lamb_moments(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,
+                        size_t seg_begin, size_t seg_end, float *partials)
+{
+    lamb_moments(coeffs, view, seg_begin, seg_end, partials);
+}
+
+void accel_lamb_apply(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,
+                      float scale, size_t begin, size_t end)
+{
+    lamb_apply(coeffs, view, scale, begin, end);
 }
 
 void accel_lamb_reduce(float *partials, size_t segments, float out[2])
@@ -144,3 +179,5 @@ float accel_lamb_scale(const accel_lamb_coeffs_t *c, float w_sq, float u_sq)
     }
     return -(c->step_size * ratio);
 }
+
+#endif /* LAMB_VARIANT */
