@@ -230,6 +230,13 @@ typedef struct accel_aio_op {
     accel_status_t (*wait)(accel_aio_handle_t *handle, size_t *completed);
     /* The handle's settings, as DeepSpeed's get_block_size... */
     accel_status_t (*get_config)(const accel_aio_handle_t *handle, accel_aio_config_t *out);
+    /* DeepSpeed's new_cpu_locked_tensor / free_cpu_locked_tensor: `size`
+     * bytes of host memory aligned to `alignment` (so O_DIRECT reads and
+     * writes it in place) and pinned through the handle's accelerator where
+     * it can pin (fast device copies). Free with pinned_free on the same
+     * handle, before destroying it. */
+    accel_status_t (*pinned_alloc)(accel_aio_handle_t *handle, size_t size, void **out);
+    accel_status_t (*pinned_free)(accel_aio_handle_t *handle, void *ptr);
 } accel_aio_op_t;
 
 #ifdef __cplusplus

@@ -213,6 +213,40 @@ static void test_empty_tensor(void **state)
     unlink(path);
 }
 
+/* pinned_alloc memory is aligned for O_DIRECT (read and written in place)
+ * and pinned where the backend pins. */
+static void test_pinned_buffers(void **state)
+{
+    accel_aio_handle_t *h = handle_make(1 << 16, 8, false, false, 2, true);
+    const size_t n = 3 * 4096 + 100;
+    void *src = NULL, *dst = NULL;
+    int64_t shape_w, shape_r;
+    bool pinned = false, supported = false;
+    char path[128];
+    (void)state;
+    assert_int_equal(aio->pinned_alloc(h, n, &src), ACCEL_OK);
+    assert_int_equal(aio->pinned_alloc(h, n, &dst), ACCEL_OK);
+    assert_int_equal((uintptr_t)src % aio->alignment, 0);
+    assert_int_equal(accel_query_flag(test_acc, ACCEL_FLAG_HOST_REGISTER_SUPPORTED, &supported),
+                     ACCEL_OK);
+    assert_int_equal(accel_is_pinned(test_acc, (uint8_t *)src + n - 1, &pinned), ACCEL_OK);
+    assert_int_equal(pinned, supported);
+    fill(src, n, 8);
+    DLTensor tw = bytes_tensor(src, &shape_w, n), tr = bytes_tensor(dst, &shape_r, n);
+    path_of(path, sizeof path, "pinned");
+    assert_int_equal(aio->pwrite(h, &tw, path, 8192, false), ACCEL_OK);
+    assert_int_equal(aio->pread(h, &tr, path, 8192, false), ACCEL_OK);
+    assert_memory_equal(src, dst, n);
+    assert_int_equal(aio->pinned_free(h, src), ACCEL_OK);
+    assert_int_equal(accel_is_pinned(test_acc, src, &pinned), ACCEL_OK);
+    assert_false(pinned);
+    assert_int_equal(aio->pinned_free(h, dst), ACCEL_OK);
+    assert_int_equal(aio->pinned_alloc(h, 0, &src), ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(aio->pinned_free(h, (uint8_t *)dst + 1), ACCEL_ERROR_INVALID_ARGUMENT);
+    aio->handle_destroy(h);
+    unlink(path);
+}
+
 /* ================================================================ errors */
 
 static void test_direct_alignment_errors(void **state)
@@ -598,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_empty_tensor),
+        cmocka_unit_test(test_pinned_buffers),
         cmocka_unit_test(test_direct_alignment_errors),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_read_past_end),

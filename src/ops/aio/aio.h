@@ -141,5 +141,7 @@ accel_status_t accel_aio_pwrite(accel_aio_handle_t *handle, const DLTensor *tens
                                 const char *path, uint64_t file_offset, bool async);
 accel_status_t accel_aio_wait(accel_aio_handle_t *handle, size_t *completed);
 accel_status_t accel_aio_get_config(const accel_aio_handle_t *handle, accel_aio_config_t *out);
+accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *handle, size_t size, void **out);
+accel_status_t accel_aio_pinned_free(accel_aio_handle_t *handle, void *ptr);
 
 #endif /* ACCEL_OPS_AIO_AIO_H */

@@ -18,6 +18,8 @@ static accel_aio_op_t aio_op = {
     .pwrite = accel_aio_pwrite,
     .wait = accel_aio_wait,
     .get_config = accel_aio_get_config,
+    .pinned_alloc = accel_aio_pinned_alloc,
+    .pinned_free = accel_aio_pinned_free,
 };
 static pthread_once_t aio_once = PTHREAD_ONCE_INIT;
 

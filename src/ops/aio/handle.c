@@ -284,6 +284,53 @@ accel_status_t accel_aio_get_config(const accel_aio_handle_t *h, accel_aio_confi
     return ACCEL_OK;
 }
 
+/* ---------------------------------------------------------------- pinned */
+
+accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *h, size_t size, void **out)
+{
+    void *ptr = NULL;
+    size_t rounded;
+    bool supported = false;
+    if (h == NULL || out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_alloc: NULL argument");
+    if (size == 0 || size > SIZE_MAX - ACCEL_AIO_ALIGNMENT)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_alloc of %zu bytes",
+                           size);
+    rounded = (size + ACCEL_AIO_ALIGNMENT - 1) / ACCEL_AIO_ALIGNMENT * ACCEL_AIO_ALIGNMENT;
+    if (posix_memalign(&ptr, ACCEL_AIO_ALIGNMENT, rounded) != 0)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "async_io: out of host memory for %zu pinned bytes", size);
+    accel_query_flag(h->acc, ACCEL_FLAG_HOST_REGISTER_SUPPORTED, &supported);
+    if (supported) {
+        accel_status_t status = accel_host_register(h->acc, ptr, rounded);
+        if (status != ACCEL_OK) {
+            free(ptr);
+            return status;
+        }
+    }
+    *out = ptr;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_aio_pinned_free(accel_aio_handle_t *h, void *ptr)
+{
+    bool pinned = false;
+    if (h == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_free: NULL handle");
+    if (ptr == NULL)
+        return ACCEL_OK;
+    if ((uintptr_t)ptr % ACCEL_AIO_ALIGNMENT != 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "async_io: pinned_free of %p, which pinned_alloc did not return", ptr);
+    if (accel_is_pinned(h->acc, ptr, &pinned) == ACCEL_OK && pinned) {
+        accel_status_t status = accel_host_unregister(h->acc, ptr);
+        if (status != ACCEL_OK)
+            return status;
+    }
+    free(ptr);
+    return ACCEL_OK;
+}
+
 /* ---------------------------------------------------------------- submit */
 
 static bool host_type(int32_t type)
