@@ -186,7 +186,8 @@ typedef struct accel_lamb_op {
  * Threads: a handle may be used from one thread at a time (calls on one
  * handle are serialised by its lock); different handles are independent.
  * The tensors of an async request must stay alive and untouched until
- * wait() returns. */
+ * wait() returns. Queued requests may overlap in time (as in DeepSpeed):
+ * wait() between an async write and a read of the same bytes. */
 typedef struct accel_aio_handle accel_aio_handle_t;
 
 typedef struct accel_aio_config {
