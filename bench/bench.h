@@ -127,6 +127,7 @@ void bench_suite_copy(bench_ctx_t *ctx);
 void bench_suite_rng(bench_ctx_t *ctx);
 void bench_suite_stream(bench_ctx_t *ctx);
 void bench_suite_optim(bench_ctx_t *ctx);
+void bench_suite_aio(bench_ctx_t *ctx);
 
 /* The child side of the startup figures: pick the accelerator, exit code. */
 int bench_startup_child(int argc, char **argv);

@@ -170,5 +170,6 @@ const bench_suite_t bench_suites[] = {
     {"stream", "callback and event latency, graph replay vs one by one", bench_suite_stream},
     {"optim", "CPU Adam/Adagrad/Lion steps vs a plain C loop and the memory roofline",
      bench_suite_optim},
+    {"aio", "async_io read/write GB/s of one file vs dd with O_DIRECT", bench_suite_aio},
 };
 const size_t bench_suite_count = sizeof bench_suites / sizeof bench_suites[0];

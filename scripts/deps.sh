@@ -4,7 +4,8 @@
 set -euo pipefail
 
 accel_packages=(cmake ninja-build gcc clang pkg-config python3 libcmocka-dev libdlpack-dev
-                libclang-rt-14-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo)
+                libclang-rt-14-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
+                liburing-dev)
 
 accel_install_missing() {
     local missing=()

@@ -110,8 +110,8 @@ typedef struct accel_op_builder_desc {
 
 /* ---- fused device optimizer kernels (the fused_optim slot)
  *
- * Core owns FusedAdamBuilder and FusedLionBuilder for every backend that
- * fills this slot: it validates the step's tensors and hyper-parameters,
+ * Core owns FusedAdamBuilder, FusedLionBuilder and FusedLambBuilder for
+ * every backend that fills this slot: it validates the step's tensors and hyper-parameters,
  * resolves the stream, initialises the backend, computes the per-step
  * scalars and only then calls a kernel slot with a checked launch. */
 
@@ -135,6 +135,26 @@ typedef struct accel_lion_coeffs {
     float after_decay; /* 1 - lr * weight_decay */
     int has_decay;     /* weight_decay > 0 */
 } accel_lion_coeffs_t;
+
+/* LAMB's per-step scalars (DeepSpeed's fused_lamb). */
+typedef struct accel_lamb_coeffs {
+    float beta1, one_minus_beta1;
+    float beta2, one_minus_beta2;
+    float eps;
+    int eps_inside_sqrt; /* 1: sqrt(v + eps); 0: sqrt(v) + eps */
+    float grad_scale;    /* g is divided by it */
+    float weight_decay;
+    float step_size;     /* lr * sqrt(1 - beta2^t) / (1 - beta1^t), or lr */
+    float max_coeff, min_coeff;
+} accel_lamb_coeffs_t;
+
+/* LAMB needs two norms per tensor (of p and of the update). Every kernel
+ * (host and device) reduces them in the same order so that results agree
+ * bit for bit: the squares are accumulated with fma in f32 over segments of
+ * ACCEL_LAMB_SEGMENT elements, element order, one partial per segment; the
+ * partials are then summed (plain f32 adds, in order) in groups of
+ * ACCEL_LAMB_SEGMENT, level after level, until one sum is left. */
+#define ACCEL_LAMB_SEGMENT 1024u
 
 /* One validated step as a kernel slot receives it. Every pointer is device
  * memory of `device` (byte_offset applied), aligned to its element size, and
@@ -165,7 +185,18 @@ typedef struct accel_fused_optim_ops {
                            const accel_adam_coeffs_t *coeffs);
     accel_status_t (*lion)(void *self, const accel_optim_launch_t *launch,
                            const accel_lion_coeffs_t *coeffs);
+    /* Appended (FusedLamb): read only when struct_size covers it. state1 is
+     * exp_avg, state2 exp_avg_sq; the reduction order is fixed above. */
+    accel_status_t (*lamb)(void *self, const accel_optim_launch_t *launch,
+                           const accel_lamb_coeffs_t *coeffs);
 } accel_fused_optim_ops_t;
+
+/* The lamb kernel of a fused_optim table, or NULL where the table predates
+ * the slot or leaves it empty. */
+#define ACCEL_FUSED_OPTIM_LAMB(fused)                                                      \
+    ((fused)->struct_size >= offsetof(accel_fused_optim_ops_t, lamb) + sizeof(void *)      \
+         ? (fused)->lamb                                                                   \
+         : NULL)
 
 typedef struct accel_backend_ops {
     uint32_t abi_version; /* ACCEL_BACKEND_ABI_VERSION */

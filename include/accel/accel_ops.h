@@ -7,6 +7,8 @@
  *   CPUAdagradBuilder                  cpu_adagrad  accel_adagrad_op_t
  *   CPULionBuilder                     cpu_lion     accel_lion_op_t
  *   FusedLionBuilder                   fused_lion   accel_lion_op_t
+ *   FusedLambBuilder                   fused_lamb   accel_lamb_op_t
+ *   AsyncIOBuilder                     async_io     accel_aio_op_t
  *
  * The "cpu_" ops are host ops on every backend (as in DeepSpeed: ZeRO-Offload
  * keeps optimizer state in host memory whatever the accelerator). The "fused_"
@@ -39,6 +41,9 @@
  *   at the same time.
  * - Bad input (NULL, mismatched sizes, an unsupported dtype pair, step 0, a
  *   tensor in the wrong memory) returns INVALID_ARGUMENT and touches nothing.
+ *
+ * async_io (file I/O of tensors, DeepSpeed's aio_handle) has its own rules,
+ * given with accel_aio_op_t below.
  *
  * Tables only grow: new members are appended, and callers check struct_size
  * before using a member added after the first version. */
@@ -94,6 +99,36 @@ typedef struct accel_lion_config {
 
 #define ACCEL_LION_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 0.0f}
 
+/* LAMB (DeepSpeed's FusedLamb), its arguments and defaults. One step of a
+ * tensor, with g = grad / grad_scale and denom = sqrt(v) + eps (or
+ * sqrt(v + eps) with eps_inside_sqrt):
+ *   m = beta1 * m + (1 - beta1) * g
+ *   v = beta2 * v + (1 - beta2) * g * g
+ *   u = m / denom + weight_decay * p          (m and v as stored)
+ *   ratio = |p| / |u| (L2 norms over the whole tensor, p before the step),
+ *           clamped to [min_coeff, max_coeff]; 1 when either norm is 0
+ *   p -= step_size * ratio * u
+ * where step_size = lr * sqrt(1 - beta2^t) / (1 - beta1^t) with bias
+ * correction, else lr. As in DeepSpeed, eps is added to the uncorrected
+ * sqrt(v), and the trust ratio is per tensor: one call is one parameter
+ * tensor. The norms are summed in a fixed order (accel_backend.h,
+ * ACCEL_LAMB_SEGMENT) so host and device kernels agree bit for bit.
+ * max_grad_norm clipping is the caller's: fold it into grad_scale. */
+typedef struct accel_lamb_config {
+    float lr;
+    float beta1;
+    float beta2;
+    float eps;
+    float weight_decay;
+    float max_coeff;  /* > 0 */
+    float min_coeff;  /* 0 <= min_coeff <= max_coeff */
+    float grad_scale; /* > 0; 1 = unscaled gradients */
+    bool bias_correction;
+    bool eps_inside_sqrt;
+} accel_lamb_config_t;
+
+#define ACCEL_LAMB_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 10.0f, 0.01f, 1.0f, true, false}
+
 typedef struct accel_adam_op {
     size_t struct_size;
     /* What runs the step: "avx512", "avx2", "scalar" (host ops, chosen from
@@ -120,6 +155,99 @@ typedef struct accel_lion_op {
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lion_config_t *config,
                            DLTensor *param, const DLTensor *grad, DLTensor *exp_avg);
 } accel_lion_op_t;
+
+/* LAMB: one step, number `step` (>= 1), over one parameter tensor and its
+ * two moments (exp_avg, exp_avg_sq). */
+typedef struct accel_lamb_op {
+    size_t struct_size;
+    const char *implementation;
+    accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lamb_config_t *config,
+                           uint64_t step, DLTensor *param, const DLTensor *grad,
+                           DLTensor *exp_avg, DLTensor *exp_avg_sq);
+} accel_lamb_op_t;
+
+/* ---- async_io: DeepSpeed's aio_handle (AsyncIOBuilder, csrc/aio)
+ *
+ * A handle reads and writes the bytes of contiguous DLPack tensors from and
+ * to files at an offset, synchronously or asynchronously (then wait()). Each
+ * request is split into block_size pieces, spread over the handle's
+ * intra_op_parallelism threads, each keeping up to queue_depth pieces in
+ * flight (io_uring through liburing.so.2 where the kernel allows it, else
+ * plain pread/pwrite on those threads; the table's implementation says
+ * which, ACCEL_AIO_ENGINE forces one).
+ *
+ * Memory: host tensors (kDLCPU, or a pinned *Host type) are read and written
+ * in place when they suit O_DIRECT (address aligned to `alignment`), else
+ * through the handle's aligned bounce buffers. Tensors in the accelerator's
+ * device memory go through pinned bounce buffers, the device copy of one
+ * block overlapping the file I/O of the next.
+ *
+ * O_DIRECT (config.direct, the default as in DeepSpeed): file_offset must be
+ * a multiple of `alignment` (4096), else INVALID_ARGUMENT naming it; block_size
+ * must be one too. A length that is not a multiple is fine: the last partial
+ * block goes through the page cache.
+ *
+ * Errors: a write never reports bytes written that were not: a short write
+ * (full disk, file size limit) fails the request with what was written; a
+ * read past the end of the file fails it with how much was there. A failed
+ * async request is reported by the wait() that collects it.
+ *
+ * Threads: a handle may be used from one thread at a time (calls on one
+ * handle are serialised by its lock); different handles are independent.
+ * The tensors of an async request must stay alive and untouched until
+ * wait() returns. Queued requests may overlap in time (as in DeepSpeed):
+ * wait() between an async write and a read of the same bytes. */
+typedef struct accel_aio_handle accel_aio_handle_t;
+
+typedef struct accel_aio_config {
+    size_t struct_size;             /* sizeof(accel_aio_config_t) */
+    size_t block_size;              /* bytes per I/O; default 1 MiB */
+    unsigned queue_depth;           /* I/Os in flight per thread; default 128 */
+    bool single_submit;             /* submit I/Os one by one instead of in batches */
+    bool overlap_events;            /* refill as each I/O completes (else per batch) */
+    unsigned intra_op_parallelism;  /* threads per handle; default 1 */
+    bool direct;                    /* O_DIRECT; default true */
+} accel_aio_config_t;
+
+#define ACCEL_AIO_CONFIG_DEFAULT                                                           \
+    {sizeof(accel_aio_config_t), 1024 * 1024, 128, false, false, 1, true}
+
+typedef struct accel_aio_op {
+    size_t struct_size;
+    /* "io_uring" or "threads": what the handles made from this table use. */
+    const char *implementation;
+    /* Alignment O_DIRECT needs of file offsets and block sizes (4096). */
+    size_t alignment;
+    /* A handle for accelerator `acc` (device tensors use its copies). NULL
+     * config = ACCEL_AIO_CONFIG_DEFAULT. */
+    accel_status_t (*handle_create)(accel_t *acc, const accel_aio_config_t *config,
+                                    accel_aio_handle_t **out);
+    /* Waits for pending requests (their errors are dropped), then frees. */
+    void (*handle_destroy)(accel_aio_handle_t *handle);
+    /* Read the tensor's bytes from `path` at file_offset into the tensor.
+     * With async false, returns when done, collecting (as wait() does) the
+     * requests queued before it too, whose failure it then reports; with
+     * true, returns once queued. */
+    accel_status_t (*pread)(accel_aio_handle_t *handle, DLTensor *tensor, const char *path,
+                            uint64_t file_offset, bool async);
+    /* Write the tensor's bytes to `path` (created if missing, never
+     * truncated) at file_offset. */
+    accel_status_t (*pwrite)(accel_aio_handle_t *handle, const DLTensor *tensor, const char *path,
+                             uint64_t file_offset, bool async);
+    /* Wait for every queued request; *completed (may be NULL) = how many
+     * finished, failed ones included. Returns the first failure's status
+     * (its message in accel_last_error), else ACCEL_OK. */
+    accel_status_t (*wait)(accel_aio_handle_t *handle, size_t *completed);
+    /* The handle's settings, as DeepSpeed's get_block_size... */
+    accel_status_t (*get_config)(const accel_aio_handle_t *handle, accel_aio_config_t *out);
+    /* DeepSpeed's new_cpu_locked_tensor / free_cpu_locked_tensor: `size`
+     * bytes of host memory aligned to `alignment` (so O_DIRECT reads and
+     * writes it in place) and pinned through the handle's accelerator where
+     * it can pin (fast device copies). Free with pinned_free on the same
+     * handle, before destroying it. */
+    accel_status_t (*pinned_alloc)(accel_aio_handle_t *handle, size_t size, void **out);
+    accel_status_t (*pinned_free)(accel_aio_handle_t *handle, void *ptr);
+} accel_aio_op_t;
 
 #ifdef __cplusplus
 }

@@ -200,7 +200,7 @@ static accel_status_t contract_check_fused_optim(const accel_backend_ops_t *ops,
     fused = ops->fused_optim;
     if (fused->struct_size < offsetof(accel_fused_optim_ops_t, lion) + sizeof(void *) ||
         fused->is_compatible == NULL || fused->build == NULL ||
-        (fused->adam == NULL && fused->lion == NULL))
+        (fused->adam == NULL && fused->lion == NULL && ACCEL_FUSED_OPTIM_LAMB(fused) == NULL))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: backend \"%s\" has a fused_optim table that is too short or "
                            "lacks is_compatible, build or every kernel slot",

@@ -2,7 +2,7 @@
  * lists the host optimizer ops (DeepSpeed's cpu_* builders exist on every
  * accelerator), the fused ops (the backend's fused_optim kernels, or the host
  * ops where the backend's memory is host memory, as DeepSpeed's cpu
- * FusedAdam calls the CPU Adam step), and then the backend's own builders.
+ * FusedAdam calls the CPU Adam step; FusedLamb likewise), and then the backend's own builders.
  * The descriptor tables are constant; the wrapper array belongs to the
  * accel_t and lives until accel_close. */
 #include <stdlib.h>
@@ -22,6 +22,7 @@ static const accel_op_builder_desc_t host_builders[] = {
                  accel_host_adagrad_load),
     BUILDER_DESC("CPULionBuilder", "cpu_lion", accel_host_optim_is_compatible,
                  accel_host_lion_load),
+    BUILDER_DESC("AsyncIOBuilder", "async_io", accel_aio_is_compatible, accel_aio_load),
 };
 
 /* Fused ops on a backend whose device memory is host memory. */
@@ -30,6 +31,8 @@ static const accel_op_builder_desc_t host_fused_builders[] = {
                  accel_host_adam_load),
     BUILDER_DESC("FusedLionBuilder", "fused_lion", accel_host_optim_is_compatible,
                  accel_host_lion_load),
+    BUILDER_DESC("FusedLambBuilder", "fused_lamb", accel_host_optim_is_compatible,
+                 accel_host_lamb_load),
 };
 
 static const accel_op_builder_desc_t device_adam_builder =
@@ -38,8 +41,11 @@ static const accel_op_builder_desc_t device_adam_builder =
 static const accel_op_builder_desc_t device_lion_builder =
     BUILDER_DESC("FusedLionBuilder", "fused_lion", accel_device_optim_is_compatible,
                  accel_device_lion_load);
+static const accel_op_builder_desc_t device_lamb_builder =
+    BUILDER_DESC("FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible,
+                 accel_device_lamb_load);
 
-#define BUILDERS_MAX_CORE 8
+#define BUILDERS_MAX_CORE 12
 
 /* The core-listed descriptors for `acc`, each with the `self` its functions
  * take; returns how many. */
@@ -59,6 +65,10 @@ static size_t builders_core(accel_t *acc, const accel_op_builder_desc_t **descs,
         }
         if (fused->lion != NULL) {
             descs[n] = &device_lion_builder;
+            selves[n++] = acc;
+        }
+        if (ACCEL_FUSED_OPTIM_LAMB(fused) != NULL) {
+            descs[n] = &device_lamb_builder;
             selves[n++] = acc;
         }
     } else if (acc->ops->info->dlpack_device_type == kDLCPU) {

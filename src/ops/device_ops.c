@@ -1,4 +1,4 @@
-/* device_ops.c: FusedAdamBuilder and FusedLionBuilder over a backend's
+/* device_ops.c: FusedAdamBuilder, FusedLionBuilder and FusedLambBuilder over a backend's
  * fused_optim kernels. Everything that is the same for every device backend
  * happens here, once: the hyper-parameter and tensor checks, the stream
  * (given, or the thread's current one) on the tensors' device, alignment,
@@ -48,8 +48,22 @@ static accel_status_t device_step_stream(const char *op, accel_t *acc, accel_str
     return accel_ensure_init(acc);
 }
 
-/* The backend's fused table when it has the kernel `has_kernel` says. */
-static accel_status_t device_fused_table(const char *op, accel_t *acc, bool adam,
+typedef enum device_kernel { DEVICE_ADAM, DEVICE_LION, DEVICE_LAMB } device_kernel_t;
+
+static bool device_has_kernel(const accel_fused_optim_ops_t *fused, device_kernel_t kernel)
+{
+    switch (kernel) {
+    case DEVICE_ADAM:
+        return fused->adam != NULL;
+    case DEVICE_LION:
+        return fused->lion != NULL;
+    default:
+        return ACCEL_FUSED_OPTIM_LAMB(fused) != NULL;
+    }
+}
+
+/* The backend's fused table when it has `kernel`. */
+static accel_status_t device_fused_table(const char *op, accel_t *acc, device_kernel_t kernel,
                                          const accel_fused_optim_ops_t **out)
 {
     accel_status_t status = accel_check_handle(acc);
@@ -57,7 +71,7 @@ static accel_status_t device_fused_table(const char *op, accel_t *acc, bool adam
     if (status != ACCEL_OK)
         return status;
     fused = ACCEL_BACKEND_HAS(acc->ops, fused_optim) ? acc->ops->fused_optim : NULL;
-    if (fused == NULL || (adam ? fused->adam == NULL : fused->lion == NULL))
+    if (fused == NULL || !device_has_kernel(fused, kernel))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: the %s backend has no device kernels for this op; load the op "
                            "from the builder of the accelerator it should run on",
@@ -96,7 +110,7 @@ static accel_status_t device_adam_step(accel_t *acc, accel_stream_t *stream,
     accel_stream_t *resolved = NULL;
     accel_adam_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, true, &fused);
+    accel_status_t status = device_fused_table(op, acc, DEVICE_ADAM, &fused);
     if (status == ACCEL_OK)
         status = accel_adam_config_check(op, config, step);
     if (status == ACCEL_OK)
@@ -121,7 +135,7 @@ static accel_status_t device_lion_step(accel_t *acc, accel_stream_t *stream,
     accel_stream_t *resolved = NULL;
     accel_lion_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, false, &fused);
+    accel_status_t status = device_fused_table(op, acc, DEVICE_LION, &fused);
     if (status == ACCEL_OK)
         status = accel_lion_config_check(op, config);
     if (status == ACCEL_OK)
@@ -136,6 +150,32 @@ static accel_status_t device_lion_step(accel_t *acc, accel_stream_t *stream,
     return fused->lion(acc->self, &launch, &coeffs);
 }
 
+static accel_status_t device_lamb_step(accel_t *acc, accel_stream_t *stream,
+                                       const accel_lamb_config_t *config, uint64_t step,
+                                       DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                                       DLTensor *exp_avg_sq)
+{
+    const char *op = "fused_lamb";
+    const accel_fused_optim_ops_t *fused = NULL;
+    accel_optim_view_t view;
+    accel_stream_t *resolved = NULL;
+    accel_lamb_coeffs_t coeffs;
+    accel_optim_launch_t launch;
+    accel_status_t status = device_fused_table(op, acc, DEVICE_LAMB, &fused);
+    if (status == ACCEL_OK)
+        status = accel_lamb_config_check(op, config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
+                                       exp_avg_sq, 2, &view);
+    if (status == ACCEL_OK)
+        status = device_step_stream(op, acc, stream, &view, &resolved);
+    if (status != ACCEL_OK || view.count == 0)
+        return status;
+    accel_lamb_coeffs_make(config, step, &coeffs);
+    launch = device_launch_make(&view, resolved);
+    return fused->lamb(acc->self, &launch, &coeffs);
+}
+
 /* ---------------------------------------------------------------- tables */
 
 #define DEVICE_TABLES_MAX 16
@@ -144,6 +184,7 @@ typedef struct device_tables {
     const accel_backend_ops_t *backend;
     accel_adam_op_t adam;
     accel_lion_op_t lion;
+    accel_lamb_op_t lamb;
 } device_tables_t;
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -168,6 +209,7 @@ static accel_status_t device_tables_get(const accel_backend_ops_t *backend,
             .backend = backend,
             .adam = {sizeof(accel_adam_op_t), backend->name, device_adam_step},
             .lion = {sizeof(accel_lion_op_t), backend->name, device_lion_step},
+            .lamb = {sizeof(accel_lamb_op_t), backend->name, device_lamb_step},
         };
         tables_count++;
     }
@@ -187,23 +229,30 @@ bool accel_device_optim_is_compatible(void *self, char *reason, size_t reason_ca
 
 /* Build the kernels now (core initialised the backend before load), then
  * hand out the backend's table. */
-static accel_status_t device_load(accel_t *acc, bool adam, const void **out)
+static accel_status_t device_load(accel_t *acc, device_kernel_t kernel, const void **out)
 {
     const device_tables_t *tables_of = NULL;
     accel_status_t status = acc->ops->fused_optim->build(acc->self);
     if (status == ACCEL_OK)
         status = device_tables_get(acc->ops, &tables_of);
     if (status == ACCEL_OK)
-        *out = adam ? (const void *)&tables_of->adam : (const void *)&tables_of->lion;
+        *out = kernel == DEVICE_ADAM   ? (const void *)&tables_of->adam
+               : kernel == DEVICE_LION ? (const void *)&tables_of->lion
+                                       : (const void *)&tables_of->lamb;
     return status;
 }
 
 accel_status_t accel_device_adam_load(void *self, const void **out)
 {
-    return device_load(self, true, out);
+    return device_load(self, DEVICE_ADAM, out);
 }
 
 accel_status_t accel_device_lion_load(void *self, const void **out)
 {
-    return device_load(self, false, out);
+    return device_load(self, DEVICE_LION, out);
+}
+
+accel_status_t accel_device_lamb_load(void *self, const void **out)
+{
+    return device_load(self, DEVICE_LAMB, out);
 }

@@ -47,6 +47,9 @@ accel_status_t accel_adam_config_check(const char *op_name, const accel_adam_con
 accel_status_t accel_adagrad_config_check(const char *op_name,
                                           const accel_adagrad_config_t *config);
 accel_status_t accel_lion_config_check(const char *op_name, const accel_lion_config_t *config);
+/* LAMB adds: 0 < max_coeff, 0 <= min_coeff <= max_coeff, 0 < grad_scale. */
+accel_status_t accel_lamb_config_check(const char *op_name, const accel_lamb_config_t *config,
+                                       uint64_t step);
 
 /* Bytes of one element of the supported optimizer dtypes (f32, f16, bf16). */
 size_t accel_optim_dtype_size(accel_dtype_t dtype);
@@ -67,6 +70,8 @@ typedef struct accel_adagrad_coeffs {
 } accel_adagrad_coeffs_t;
 
 void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs_t *out);
+void accel_lamb_coeffs_make(const accel_lamb_config_t *config, uint64_t step,
+                            accel_lamb_coeffs_t *out);
 void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out);
 
 /* The builders core lists on every accelerator (builders.c): the host
@@ -82,11 +87,20 @@ bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap)
 accel_status_t accel_host_adam_load(void *self, const void **out);
 accel_status_t accel_host_adagrad_load(void *self, const void **out);
 accel_status_t accel_host_lion_load(void *self, const void **out);
+/* FusedLamb on host memory (cpu/lamb.c). */
+accel_status_t accel_host_lamb_load(void *self, const void **out);
+
+/* AsyncIOBuilder (aio/builder.c), listed on every backend; `self` unused.
+ * is_compatible is always true and writes the I/O path handles use into
+ * reason (io_uring, or threads and why). */
+bool accel_aio_is_compatible(void *self, char *reason, size_t reason_cap);
+accel_status_t accel_aio_load(void *self, const void **out);
 
 /* The fused builders of a backend with a fused_optim table (device_ops.c);
  * `self` is the accel_t. */
 bool accel_device_optim_is_compatible(void *self, char *reason, size_t reason_cap);
 accel_status_t accel_device_adam_load(void *self, const void **out);
 accel_status_t accel_device_lion_load(void *self, const void **out);
+accel_status_t accel_device_lamb_load(void *self, const void **out);
 
 #endif /* ACCEL_OPS_OPS_H */

@@ -113,6 +113,52 @@ void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs
     out->has_decay = config->weight_decay > 0.0f;
 }
 
+accel_status_t accel_lamb_config_check(const char *op, const accel_lamb_config_t *config,
+                                       uint64_t step)
+{
+    accel_status_t status;
+    if (config == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: config is NULL", op);
+    if (step == 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "%s: step must be >= 1 (the first step is 1)", op);
+    if ((status = check_nonnegative(op, "lr", config->lr)) != ACCEL_OK ||
+        (status = check_beta(op, "beta1", config->beta1)) != ACCEL_OK ||
+        (status = check_beta(op, "beta2", config->beta2)) != ACCEL_OK ||
+        (status = check_nonnegative(op, "eps", config->eps)) != ACCEL_OK ||
+        (status = check_nonnegative(op, "weight_decay", config->weight_decay)) != ACCEL_OK ||
+        (status = check_range(op, "max_coeff", config->max_coeff, 0.0f, true, INFINITY, true)) !=
+            ACCEL_OK ||
+        (status = check_range(op, "min_coeff", config->min_coeff, 0.0f, false, config->max_coeff,
+                              false)) != ACCEL_OK ||
+        (status = check_range(op, "grad_scale", config->grad_scale, 0.0f, true, INFINITY, true)) !=
+            ACCEL_OK)
+        return status;
+    return ACCEL_OK;
+}
+
+void accel_lamb_coeffs_make(const accel_lamb_config_t *config, uint64_t step,
+                            accel_lamb_coeffs_t *out)
+{
+    double step_size = config->lr;
+    if (config->bias_correction) {
+        double bc1 = 1.0 - pow((double)config->beta1, (double)step);
+        double bc2 = 1.0 - pow((double)config->beta2, (double)step);
+        step_size = (double)config->lr * sqrt(bc2) / bc1; /* bc1 >= 1 - beta1 > 0 */
+    }
+    out->beta1 = config->beta1;
+    out->one_minus_beta1 = 1.0f - config->beta1;
+    out->beta2 = config->beta2;
+    out->one_minus_beta2 = 1.0f - config->beta2;
+    out->eps = config->eps;
+    out->eps_inside_sqrt = config->eps_inside_sqrt ? 1 : 0;
+    out->grad_scale = config->grad_scale;
+    out->weight_decay = config->weight_decay;
+    out->step_size = (float)step_size;
+    out->max_coeff = config->max_coeff;
+    out->min_coeff = config->min_coeff;
+}
+
 void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out)
 {
     out->step_size = -config->lr;

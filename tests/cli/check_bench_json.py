@@ -3,7 +3,7 @@
 # and checks that it completes and writes one valid JSON object with machine
 # info, the backend and a list of figures carrying median, spread, reps,
 # baseline, ratio and direction; with --suite, only that suite's figures (and
-# for optim: every op ran, sizes, units, goals, notes). A smoke test: it never
+# for optim and aio: every figure ran, sizes, units, goals, notes). A smoke test: it never
 # judges a timing.
 import json
 import os
@@ -20,7 +20,7 @@ def fail(message, output=""):
     sys.exit(1)
 
 
-ALL_SUITES = {"startup", "dispatch", "alloc", "copy", "rng", "stream", "optim"}
+ALL_SUITES = {"startup", "dispatch", "alloc", "copy", "rng", "stream", "optim", "aio"}
 # fp32 figures compared with a plain single-thread C loop of the same formula.
 PLAIN_LOOP_FIGURES = {"adam f32/f32 2^20", "adam f32/f32 2^22", "adagrad f32 2^22",
                       "lion f32 2^22"}
@@ -55,6 +55,24 @@ def check_optim(figures):
         if not re.match(r"^(.*; )?(avx512|avx2|scalar), [0-9]+ threads; [0-9]+ B/param",
                         figure["note"]):
             fail(f"optim figure {name}: note {figure['note']!r} lacks implementation/threads")
+
+
+def check_aio(figures):
+    """The aio suite's --quick figures: a write and a read of one 16 MiB file,
+    in GB/s, goal 0.95, dd as the baseline when dd exists, and a note naming
+    the I/O path."""
+    names = {figure["name"] for figure in figures}
+    expected = {"write 16 MiB O_DIRECT", "read 16 MiB O_DIRECT"}
+    if names != expected:
+        fail(f"aio figures {sorted(names)}, expected {sorted(expected)}")
+    for figure in figures:
+        name = figure["name"]
+        if figure["median"] is None or figure["unit"] != "GB/s" or figure.get("goal") != 0.95:
+            fail(f"aio figure {name}: failed, or unit/goal wrong: {figure}")
+        if figure["baseline"] is None and "dd not found" not in figure.get("baseline_note", ""):
+            fail(f"aio figure {name}: no dd baseline")
+        if not re.match(r"^(io_uring|threads), block", figure["note"]):
+            fail(f"aio figure {name}: note {figure['note']!r} lacks the I/O path")
 
 
 def main():
@@ -96,6 +114,8 @@ def main():
         fail(f"suites {sorted(suites)}, expected {sorted(expected)}")
     if suite == "optim":
         check_optim(report["figures"])
+    if suite == "aio":
+        check_aio(report["figures"])
     print(f"ok: {report['backend']}, {len(report['figures'])} figures in {len(suites)} suites")
 
 

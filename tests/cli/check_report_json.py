@@ -3,6 +3,7 @@
 # valid JSON object whose selection agrees with its own cascade (ten
 # candidates in DESIGN.md's order, cpu last, the auto-detect pick chosen).
 import json
+import re
 import subprocess
 import sys
 
@@ -48,6 +49,9 @@ def main():
     for key in ("devices", "dtypes", "flags", "op_builders", "environment"):
         if key not in report:
             fail(f"missing key '{key}'", run.stdout)
+    aio = [op for op in report["op_builders"] if op.get("op_name") == "async_io"]
+    if len(aio) != 1 or not re.match(r"^(io_uring|threads)", aio[0].get("note") or ""):
+        fail(f"async_io is not listed with its I/O path as a note: {aio}")
     if report["device_count"] != len(report["devices"]) or not report["devices"]:
         fail("device_count does not match the devices listed")
     print(f"ok: {accelerator['name']} ({accelerator['selection_method']}), "

@@ -223,6 +223,9 @@
     X(test_op_builders_optimizer_tables) \
     X(test_op_builders_fused_adam_matches_host) \
     X(test_op_builders_fused_lion_matches_host) \
+    X(test_op_builders_fused_lamb_matches_host) \
+    X(test_op_builders_fused_lamb_bad_input) \
+    X(test_op_builders_async_io_device_round_trip) \
     X(test_op_builders_fused_adam_on_created_stream) \
     X(test_op_builders_fused_adam_bad_input) \
     X(test_op_builders_fused_lion_bad_input) \

@@ -1,10 +1,14 @@
 /* test_op_builders.c: conformance tests of op builders: lookup by class
  * name, enumeration, names, is_compatible and load; then the optimizer ops
- * (accel_ops.h) every backend lists, device ops checked against host ops. */
+ * (accel_ops.h) every backend lists, device ops checked against host ops,
+ * and async_io with the backend's device tensors. */
 #include "conformance.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <accel/accel_ops.h>
 
@@ -158,7 +162,7 @@ typedef struct optim_builder_name {
 static const optim_builder_name_t optim_builder_names[] = {
     {"CPUAdamBuilder", "cpu_adam"},     {"CPUAdagradBuilder", "cpu_adagrad"},
     {"CPULionBuilder", "cpu_lion"},     {"FusedAdamBuilder", "fused_adam"},
-    {"FusedLionBuilder", "fused_lion"},
+    {"FusedLionBuilder", "fused_lion"}, {"FusedLambBuilder", "fused_lamb"},
 };
 #define OPTIM_BUILDER_COUNT (sizeof optim_builder_names / sizeof optim_builder_names[0])
 
@@ -424,6 +428,12 @@ void test_op_builders_optimizer_tables(void **state)
             implementation = op->implementation;
             has_step = op->step != NULL;
             assert_true(struct_size >= sizeof(accel_adam_op_t));
+        } else if (strstr(op_name, "lamb") != NULL) {
+            const accel_lamb_op_t *op = table;
+            struct_size = op->struct_size;
+            implementation = op->implementation;
+            has_step = op->step != NULL;
+            assert_true(struct_size >= sizeof(accel_lamb_op_t));
         } else if (strstr(op_name, "adagrad") != NULL) {
             const accel_adagrad_op_t *op = table;
             struct_size = op->struct_size;
@@ -521,6 +531,105 @@ void test_op_builders_fused_lion_matches_host(void **state)
                 optim_lion_case(device_op, host_op, &optim_lion_configs[c], optim_sizes[s],
                                 optim_pairs[p], &error);
     optim_print_error("fused_lion", &error);
+}
+
+/* FusedLamb: the backend's op against the host op of a "cpu" accelerator
+ * (DeepSpeed has no CPU LAMB builder; on the cpu backend FusedLamb is the
+ * host op). Settings: DeepSpeed's defaults with weight decay; eps inside
+ * the sqrt, no bias correction, a loss scale and a tight clamp. 1048579
+ * elements need two reduction levels (more than ACCEL_LAMB_SEGMENT
+ * segments). */
+static const accel_lamb_config_t optim_lamb_configs[] = {
+    {1e-2f, 0.9f, 0.999f, 1e-8f, 0.01f, 10.0f, 0.01f, 1.0f, true, false},
+    {1e-2f, 0.8f, 0.99f, 1e-6f, 0.0f, 0.5f, 0.2f, 128.0f, false, true},
+};
+
+static void optim_lamb_case(const accel_lamb_op_t *device_op, accel_t *host_acc,
+                            const accel_lamb_op_t *host_op, const accel_lamb_config_t *config,
+                            size_t count, const accel_dtype_t pair[2], optim_error_t *error)
+{
+    optim_tensors_t t;
+    optim_tensors_make(&t, count, pair, 4, count * 13 + (size_t)pair[0] * 3 + (size_t)pair[1]);
+    for (uint64_t step = 1; step <= OPTIM_STEPS; step++) {
+        char label[160];
+        assert_ok(host_op->step(host_acc, NULL, config, step, &t.host[0], &t.host[1], &t.host[2],
+                                &t.host[3]));
+        assert_ok(device_op->step(conformance_acc, NULL, config, step, &t.device[0], &t.device[1],
+                                  &t.device[2], &t.device[3]));
+        snprintf(label, sizeof label, "lamb %s/%s, %zu elements, eps inside %d, step %llu",
+                 accel_dtype_name(pair[0]), accel_dtype_name(pair[1]), count,
+                 (int)config->eps_inside_sqrt, (unsigned long long)step);
+        optim_compare(&t, label, error);
+    }
+    optim_tensors_free(&t);
+}
+
+void test_op_builders_fused_lamb_matches_host(void **state)
+{
+    static const size_t big = (size_t)1 << 20 | 3;
+    const void *device_op = optim_load("FusedLambBuilder"), *host_op = NULL;
+    accel_t *host_acc = NULL;
+    accel_op_builder_t *builder = NULL;
+    optim_error_t error = {0};
+    (void)state;
+    if (device_op == NULL)
+        conf_skip("FusedLambBuilder cannot run on this backend");
+    assert_ok(accel_open("cpu", &host_acc));
+    assert_ok(accel_get_op_builder(host_acc, "FusedLambBuilder", &builder));
+    assert_ok(accel_op_builder_load(builder, &host_op));
+    for (size_t c = 0; c < sizeof optim_lamb_configs / sizeof optim_lamb_configs[0]; c++) {
+        for (size_t p = 0; p < OPTIM_PAIR_COUNT; p++)
+            for (size_t s = 0; s < OPTIM_SIZE_COUNT; s++)
+                optim_lamb_case(device_op, host_acc, host_op, &optim_lamb_configs[c],
+                                optim_sizes[s], optim_pairs[p], &error);
+        optim_lamb_case(device_op, host_acc, host_op, &optim_lamb_configs[c], big,
+                        optim_pairs[c == 0 ? 0 : OPTIM_PAIR_COUNT - 1], &error);
+    }
+    optim_print_error("fused_lamb", &error);
+    accel_close(host_acc);
+}
+
+/* Bad calls of a LAMB op: each is INVALID_ARGUMENT and writes nothing. */
+void test_op_builders_fused_lamb_bad_input(void **state)
+{
+    const accel_dtype_t pair[2] = {ACCEL_DTYPE_F16, ACCEL_DTYPE_F32};
+    const accel_lamb_config_t config = ACCEL_LAMB_CONFIG_DEFAULT;
+    accel_lamb_config_t bad[4] = {ACCEL_LAMB_CONFIG_DEFAULT, ACCEL_LAMB_CONFIG_DEFAULT,
+                                  ACCEL_LAMB_CONFIG_DEFAULT, ACCEL_LAMB_CONFIG_DEFAULT};
+    const void *table = optim_load("FusedLambBuilder");
+    const accel_lamb_op_t *op = table;
+    optim_tensors_t t, short_t;
+    DLTensor *d;
+    (void)state;
+    if (table == NULL)
+        conf_skip("FusedLambBuilder cannot run on this backend");
+    optim_tensors_make(&t, 80, pair, 4, 21);
+    optim_tensors_make(&short_t, 79, pair, 4, 22);
+    d = t.device;
+    bad[0].min_coeff = 20.0f; /* above max_coeff */
+    bad[1].max_coeff = 0.0f;
+    bad[2].grad_scale = 0.0f;
+    bad[3].beta2 = 1.0f;
+    for (size_t k = 0; k < 4; k++)
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      op->step(conformance_acc, NULL, &bad[k], 1, &d[0], &d[1], &d[2], &d[3]));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  op->step(conformance_acc, NULL, &config, 0, &d[0], &d[1], &d[2], &d[3]));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  op->step(conformance_acc, NULL, NULL, 1, &d[0], &d[1], &d[2], &d[3]));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  op->step(conformance_acc, NULL, &config, 1, &d[0], &d[1], &d[2], NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, op->step(conformance_acc, NULL, &config, 1, &d[0],
+                                                         &d[1], &short_t.device[2], &d[3]));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  op->step(conformance_acc, NULL, &config, 1, &d[0], &d[1], &d[3], &d[3]));
+    if (optim_device_type() != kDLCPU)
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      op->step(conformance_acc, NULL, &config, 1, &d[0], &t.host[1], &d[2], &d[3]));
+    optim_expect_unchanged(&t);
+    optim_expect_unchanged(&short_t);
+    optim_tensors_free(&short_t);
+    optim_tensors_free(&t);
 }
 
 /* A step queued on a created stream runs after the copies queued before it
@@ -726,4 +835,54 @@ void test_op_builders_host_op_refuses_relabelled_device_memory(void **state)
     }
     optim_expect_unchanged(&t);
     optim_tensors_free(&t);
+}
+
+/* async_io with tensors in this backend's memory: device memory goes
+ * through the handle's bounce buffers (copies overlapping file I/O), so the
+ * file must hold the tensor's bytes and a read must bring them back. An
+ * awkward size: whole blocks, a partial block and an unaligned tail. */
+void test_op_builders_async_io_device_round_trip(void **state)
+{
+    const void *table = optim_load("AsyncIOBuilder");
+    const accel_aio_op_t *aio = table;
+    accel_aio_config_t config = ACCEL_AIO_CONFIG_DEFAULT;
+    accel_aio_handle_t *handle = NULL;
+    const size_t n = (1u << 20) + 3 * 4096 + 5;
+    int64_t shape[1] = {(int64_t)n};
+    DLTensor src, dst;
+    unsigned char *want = malloc(n), *back = malloc(n);
+    char path[64];
+    int fd;
+    (void)state;
+    assert_non_null(table);
+    assert_non_null(want);
+    assert_non_null(back);
+    snprintf(path, sizeof path, "conformance-aio-%d", (int)getpid());
+    for (size_t i = 0; i < n; i++)
+        want[i] = (unsigned char)(i * 131u + (i >> 11));
+    config.block_size = 1 << 16;
+    config.intra_op_parallelism = 2;
+    config.queue_depth = 4;
+    assert_ok(aio->handle_create(conformance_acc, &config, &handle));
+    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape,
+                                 &src));
+    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape,
+                                 &dst));
+    conf_to_device(src.data, want, n);
+    assert_ok(aio->pwrite(handle, &src, path, 4096, true));
+    assert_ok(aio->wait(handle, NULL));
+    fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pread(fd, back, n, 4096), (ssize_t)n);
+    close(fd);
+    assert_memory_equal(back, want, n);
+    assert_ok(aio->pread(handle, &dst, path, 4096, false));
+    conf_to_host(back, dst.data, n);
+    assert_memory_equal(back, want, n);
+    aio->handle_destroy(handle);
+    unlink(path);
+    assert_ok(accel_tensor_free(conformance_acc, &src));
+    assert_ok(accel_tensor_free(conformance_acc, &dst));
+    free(want);
+    free(back);
 }

@@ -152,13 +152,45 @@ static void test_incomplete_fused_optim_refused(void **state)
     static accel_fused_optim_ops_t fused;
     (void)state;
     ops = contract_table("contract-fused");
-    fused = (accel_fused_optim_ops_t){sizeof fused, fake_is_compatible, fake_build, NULL, NULL};
+    fused = (accel_fused_optim_ops_t){sizeof fused, fake_is_compatible, fake_build, NULL, NULL,
+                                      NULL};
     ops.fused_optim = &fused;
     expect_refused(&ops, "fused_optim");
     fused.adam = fake_adam;
     assert_int_equal(accel_registry_validate(&ops), ACCEL_OK);
     fused.build = NULL;
     expect_refused(&ops, "fused_optim");
+}
+
+static accel_status_t fake_lamb(void *self, const accel_optim_launch_t *launch,
+                                const accel_lamb_coeffs_t *coeffs)
+{
+    (void)self;
+    (void)launch;
+    (void)coeffs;
+    return ACCEL_OK;
+}
+
+/* The lamb slot was appended: a table that ends before it validates on its
+ * adam/lion kernels and its lamb member is never read; a table with only a
+ * lamb kernel counts only when its struct_size covers the slot. */
+static void test_fused_optim_lamb_slot_follows_struct_size(void **state)
+{
+    static accel_backend_ops_t ops;
+    static accel_fused_optim_ops_t fused;
+    (void)state;
+    ops = contract_table("contract-lamb");
+    fused = (accel_fused_optim_ops_t){offsetof(accel_fused_optim_ops_t, lamb), fake_is_compatible,
+                                      fake_build, fake_adam, NULL, fake_lamb};
+    ops.fused_optim = &fused;
+    assert_int_equal(accel_registry_validate(&ops), ACCEL_OK);
+    assert_null(ACCEL_FUSED_OPTIM_LAMB(&fused));
+    fused.adam = NULL;
+    expect_refused(&ops, "fused_optim"); /* the lamb member lies past the table */
+    fused.struct_size = sizeof fused;
+    assert_ptr_equal(ACCEL_FUSED_OPTIM_LAMB(&fused), fake_lamb);
+    ops.name = "contract-lamb-full";
+    assert_int_equal(accel_registry_validate(&ops), ACCEL_OK);
 }
 
 static void test_abi_one_refused(void **state)
@@ -193,6 +225,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_complete_copy_is_accepted),
+        cmocka_unit_test(test_fused_optim_lamb_slot_follows_struct_size),
         cmocka_unit_test(test_partial_streams_group_refused),
         cmocka_unit_test(test_partial_events_group_refused),
         cmocka_unit_test(test_partial_graphs_group_refused),

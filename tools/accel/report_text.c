@@ -227,7 +227,8 @@ static void text_ops(const report_t *r, FILE *out)
                     op->query.status == ACCEL_ERROR_UNSUPPORTED ? "n/a" : op->query.error);
         } else if (op->compatible) {
             text_tag(out, "[OKAY]", ACCEL_CLI_GREEN);
-            fputc('\n', out);
+            /* a compatible builder may still say how it runs (async_io's I/O path) */
+            fprintf(out, "%s%s\n", op->reason[0] ? " " : "", op->reason);
         } else {
             text_tag(out, "[NO]", ACCEL_CLI_YELLOW);
             fprintf(out, "%s%s\n", op->reason[0] ? " " : "", op->reason);

@@ -35,7 +35,7 @@ typedef enum accel_cuda_program_id {
     ACCEL_CUDA_PROGRAM_COUNT_ = 2
 } accel_cuda_program_id_t;
 
-#define ACCEL_CUDA_PROGRAM_MAX_KERNELS 4
+#define ACCEL_CUDA_PROGRAM_MAX_KERNELS 8
 
 /* One program loaded on one device. The load is tried once, under the
  * device's lock; its functions are then published atomically for the

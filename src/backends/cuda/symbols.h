@@ -44,6 +44,11 @@ ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuCtxSynchronize, (void), NULL)
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuMemAlloc_v2, (accel_cu_deviceptr_t *ptr, size_t size),
                   NULL)
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuMemFree_v2, (accel_cu_deviceptr_t ptr), NULL)
+/* stream-ordered allocation (CUDA 11.2+; fused_lamb's scratch) */
+ACCEL_CUDA_SYMBOL(false, accel_cu_result_t, cuMemAllocAsync,
+                  (accel_cu_deviceptr_t *ptr, size_t size, accel_cu_stream_t stream), NULL)
+ACCEL_CUDA_SYMBOL(false, accel_cu_result_t, cuMemFreeAsync,
+                  (accel_cu_deviceptr_t ptr, accel_cu_stream_t stream), NULL)
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuMemGetInfo_v2, (size_t *free_bytes, size_t *total),
                   NULL)
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuMemHostAlloc,

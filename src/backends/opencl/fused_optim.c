@@ -1,4 +1,4 @@
-/* fused_optim.c: FusedAdam and FusedLion on OpenCL devices: OpenCL C kernels
+/* fused_optim.c: FusedAdam, FusedLion and FusedLamb on OpenCL devices: OpenCL C kernels
  * doing exactly the host kernels' arithmetic (src/ops/cpu/optim_scalar.c:
  * same operations, same order, fma where it fuses), built once per device
  * through the backend's program cache (backends/opencl/kernels.c) and queued
@@ -104,11 +104,117 @@ static const char optim_source[] =
     "        optim_store(param, i, pt, p);\n"
     "        optim_store(exp_avg, i, st, m);\n"
     "    }\n"
+    "}\n"
+    "\n"
+    "/* LAMB, in three kernels (the host's three passes, lamb_kernels.h). */\n"
+    "float lamb_store(__global uchar *base, ulong i, uint dtype, float value)\n"
+    "{\n"
+    "    optim_store(base, i, dtype, value);\n"
+    "    return optim_load(base, i, dtype);\n"
+    "}\n"
+    "\n"
+    "float lamb_update(float p, float m, float v, float eps, int eps_inside_sqrt, float weight_decay)\n"
+    "{\n"
+    "    float denom = eps_inside_sqrt ? sqrt(v + eps) : sqrt(v) + eps;\n"
+    "    return fma(weight_decay, p, m / denom);\n"
+    "}\n"
+    "\n"
+    "/* One work-item per segment of `segment` elements, in element order. */\n"
+    "__kernel void accel_fused_lamb_moments(__global uchar *param, ulong param_offset,\n"
+    "                                       __global uchar *grad, ulong grad_offset,\n"
+    "                                       __global uchar *exp_avg, ulong exp_avg_offset,\n"
+    "                                       __global uchar *exp_avg_sq, ulong exp_avg_sq_offset,\n"
+    "                                       ulong count, uint pt, uint st, float beta1,\n"
+    "                                       float one_minus_beta1, float beta2, float one_minus_beta2,\n"
+    "                                       float eps, int eps_inside_sqrt, float grad_scale,\n"
+    "                                       float weight_decay, ulong segment,\n"
+    "                                       __global float *partials)\n"
+    "{\n"
+    "    ulong segments = (count + segment - 1) / segment;\n"
+    "    param += param_offset;\n"
+    "    grad += grad_offset;\n"
+    "    exp_avg += exp_avg_offset;\n"
+    "    exp_avg_sq += exp_avg_sq_offset;\n"
+    "    for (ulong s = get_global_id(0); s < segments; s += get_global_size(0)) {\n"
+    "        ulong end = min(count, (s + 1) * segment);\n"
+    "        float w_sq = 0.0f, u_sq = 0.0f;\n"
+    "        for (ulong i = s * segment; i < end; i++) {\n"
+    "            float g = optim_load(grad, i, pt) / grad_scale;\n"
+    "            float p = optim_load(param, i, pt);\n"
+    "            float m = optim_load(exp_avg, i, st);\n"
+    "            float v = optim_load(exp_avg_sq, i, st);\n"
+    "            m = lamb_store(exp_avg, i, st, fma(g, one_minus_beta1, m * beta1));\n"
+    "            v = lamb_store(exp_avg_sq, i, st, fma(g * g, one_minus_beta2, v * beta2));\n"
+    "            float u = lamb_update(p, m, v, eps, eps_inside_sqrt, weight_decay);\n"
+    "            w_sq = fma(p, p, w_sq);\n"
+    "            u_sq = fma(u, u, u_sq);\n"
+    "        }\n"
+    "        partials[2 * s] = w_sq;\n"
+    "        partials[2 * s + 1] = u_sq;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* One reduction level: pair j of out sums pairs [j S, (j + 1) S) of in. */\n"
+    "__kernel void accel_fused_lamb_reduce(__global const float *in, ulong in_offset, ulong n,\n"
+    "                                      ulong segment, __global float *out, ulong out_offset)\n"
+    "{\n"
+    "    ulong groups = (n + segment - 1) / segment;\n"
+    "    in += in_offset;\n"
+    "    out += out_offset;\n"
+    "    for (ulong j = get_global_id(0); j < groups; j += get_global_size(0)) {\n"
+    "        ulong end = min(n, (j + 1) * segment);\n"
+    "        float w = 0.0f, u = 0.0f;\n"
+    "        for (ulong k = j * segment; k < end; k++) {\n"
+    "            w += in[2 * k];\n"
+    "            u += in[2 * k + 1];\n"
+    "        }\n"
+    "        out[2 * j] = w;\n"
+    "        out[2 * j + 1] = u;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* Every work-item derives the same trust ratio from the two sums. */\n"
+    "__kernel void accel_fused_lamb_apply(__global uchar *param, ulong param_offset,\n"
+    "                                     __global uchar *exp_avg, ulong exp_avg_offset,\n"
+    "                                     __global uchar *exp_avg_sq, ulong exp_avg_sq_offset,\n"
+    "                                     ulong count, uint pt, uint st, float eps,\n"
+    "                                     int eps_inside_sqrt, float weight_decay, float step_size,\n"
+    "                                     float max_coeff, float min_coeff,\n"
+    "                                     __global const float *norms, ulong norms_offset)\n"
+    "{\n"
+    "    float w = sqrt(norms[norms_offset]), un = sqrt(norms[norms_offset + 1]);\n"
+    "    float ratio = 1.0f;\n"
+    "    if (w != 0.0f && un != 0.0f) {\n"
+    "        ratio = w / un;\n"
+    "        if (ratio > max_coeff)\n"
+    "            ratio = max_coeff;\n"
+    "        if (ratio < min_coeff)\n"
+    "            ratio = min_coeff;\n"
+    "    }\n"
+    "    float scale = -(step_size * ratio);\n"
+    "    param += param_offset;\n"
+    "    exp_avg += exp_avg_offset;\n"
+    "    exp_avg_sq += exp_avg_sq_offset;\n"
+    "    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {\n"
+    "        float p = optim_load(param, i, pt);\n"
+    "        float u = lamb_update(p, optim_load(exp_avg, i, st), optim_load(exp_avg_sq, i, st), eps,\n"
+    "                              eps_inside_sqrt, weight_decay);\n"
+    "        optim_store(param, i, pt, fma(u, scale, p));\n"
+    "    }\n"
     "}\n";
 
-enum { OPTIM_KERNEL_ADAM = 0, OPTIM_KERNEL_LION = 1 };
+enum {
+    OPTIM_KERNEL_ADAM = 0,
+    OPTIM_KERNEL_LION = 1,
+    OPTIM_KERNEL_LAMB_MOMENTS = 2,
+    OPTIM_KERNEL_LAMB_REDUCE = 3,
+    OPTIM_KERNEL_LAMB_APPLY = 4,
+};
 
-static const char *const optim_kernel_names[] = {"accel_fused_adam", "accel_fused_lion"};
+static const char *const optim_kernel_names[] = {"accel_fused_adam", "accel_fused_lion",
+                                                 "accel_fused_lamb_moments",
+                                                 "accel_fused_lamb_reduce",
+                                                 "accel_fused_lamb_apply"};
 
 /* Ask for correctly rounded divide and sqrt where the device offers them
  * (the host kernels round both correctly); elsewhere OpenCL allows 2.5 and
@@ -124,7 +230,7 @@ static const accel_opencl_program_source_t optim_program = {
     .what = "the fused optimizer kernels",
     .text = optim_source,
     .kernel_names = optim_kernel_names,
-    .kernel_count = 2,
+    .kernel_count = 5,
     .options = optim_options,
 };
 
@@ -241,6 +347,122 @@ static accel_status_t opencl_fused_lion(void *self, const accel_optim_launch_t *
                                OPTIM_KERNEL_LION, args, sizeof args / sizeof args[0], target.items);
 }
 
+/* LAMB (DeepSpeed's two-norm trust ratio) as three kernels on the stream:
+ * moments with one f32 partial pair per segment of ACCEL_LAMB_SEGMENT
+ * elements, then reduction levels of ACCEL_LAMB_SEGMENT partials each until
+ * one pair is left, then the update. This is the host's summation order
+ * (accel_backend.h), so the norms, and the step, match the host op. One
+ * work-item per segment reads its segment sequentially: not coalesced, but
+ * order-preserving; LAMB's cost is dominated by the element passes anyway.
+ * The scratch buffer holds every level; it is released right after the
+ * kernels are queued (OpenCL keeps it until they finish). */
+static size_t lamb_levels_floats(size_t segments)
+{
+    size_t total = 0;
+    for (size_t n = segments;; n = (n + ACCEL_LAMB_SEGMENT - 1) / ACCEL_LAMB_SEGMENT) {
+        total += 2 * n;
+        if (n == 1)
+            return total;
+    }
+}
+
+static size_t lamb_items(size_t work)
+{
+    size_t items = work < OPTIM_MAX_ITEMS ? work : OPTIM_MAX_ITEMS;
+    return (items + OPTIM_GROUP_MULTIPLE - 1) / OPTIM_GROUP_MULTIPLE * OPTIM_GROUP_MULTIPLE;
+}
+
+static accel_status_t opencl_fused_lamb(void *self, const accel_optim_launch_t *launch,
+                                        const accel_lamb_coeffs_t *coeffs)
+{
+    accel_opencl_backend_t *cl = self;
+    accel_lamb_coeffs_t c = *coeffs;
+    optim_target_t target;
+    accel_cl_int err = ACCEL_CL_SUCCESS;
+    accel_status_t status = optim_target_make(cl, launch, &target);
+    if (status != ACCEL_OK)
+        return status;
+    accel_cl_ulong count = launch->count, segment = ACCEL_LAMB_SEGMENT;
+    accel_cl_ulong segments = (count + segment - 1) / segment;
+    accel_cl_uint pt = (accel_cl_uint)launch->param_dtype;
+    accel_cl_uint st = (accel_cl_uint)launch->state_dtype;
+    accel_cl_int eps_inside = c.eps_inside_sqrt;
+    accel_cl_mem scratch = cl->api->clCreateBuffer(cl->devices[launch->device].context,
+                                                   ACCEL_CL_MEM_READ_WRITE,
+                                                   lamb_levels_floats(segments) * sizeof(float),
+                                                   NULL, &err);
+    if (err != ACCEL_CL_SUCCESS)
+        return accel_opencl_fail("clCreateBuffer (fused_lamb norm partials)", err);
+    const accel_opencl_arg_t moments[] = {
+        {sizeof(accel_cl_mem), &target.mems[0]},
+        {sizeof(accel_cl_ulong), &target.offsets[0]},
+        {sizeof(accel_cl_mem), &target.mems[1]},
+        {sizeof(accel_cl_ulong), &target.offsets[1]},
+        {sizeof(accel_cl_mem), &target.mems[2]},
+        {sizeof(accel_cl_ulong), &target.offsets[2]},
+        {sizeof(accel_cl_mem), &target.mems[3]},
+        {sizeof(accel_cl_ulong), &target.offsets[3]},
+        {sizeof count, &count},
+        {sizeof pt, &pt},
+        {sizeof st, &st},
+        {sizeof(float), &c.beta1},
+        {sizeof(float), &c.one_minus_beta1},
+        {sizeof(float), &c.beta2},
+        {sizeof(float), &c.one_minus_beta2},
+        {sizeof(float), &c.eps},
+        {sizeof eps_inside, &eps_inside},
+        {sizeof(float), &c.grad_scale},
+        {sizeof(float), &c.weight_decay},
+        {sizeof segment, &segment},
+        {sizeof(accel_cl_mem), &scratch},
+    };
+    status = accel_opencl_launch(cl, launch->device, launch->stream, &optim_program,
+                                 OPTIM_KERNEL_LAMB_MOMENTS, moments,
+                                 sizeof moments / sizeof moments[0], lamb_items(segments));
+    /* Level k's pairs start at in_offset; level k + 1's right after them. */
+    accel_cl_ulong n = segments, in_offset = 0;
+    while (status == ACCEL_OK && n > 1) {
+        accel_cl_ulong out_offset = in_offset + 2 * n;
+        const accel_opencl_arg_t reduce[] = {
+            {sizeof(accel_cl_mem), &scratch}, {sizeof in_offset, &in_offset},
+            {sizeof n, &n},                   {sizeof segment, &segment},
+            {sizeof(accel_cl_mem), &scratch}, {sizeof out_offset, &out_offset},
+        };
+        accel_cl_ulong groups = (n + segment - 1) / segment;
+        status = accel_opencl_launch(cl, launch->device, launch->stream, &optim_program,
+                                     OPTIM_KERNEL_LAMB_REDUCE, reduce,
+                                     sizeof reduce / sizeof reduce[0], lamb_items(groups));
+        in_offset = out_offset;
+        n = groups;
+    }
+    if (status == ACCEL_OK) {
+        const accel_opencl_arg_t apply[] = {
+            {sizeof(accel_cl_mem), &target.mems[0]},
+            {sizeof(accel_cl_ulong), &target.offsets[0]},
+            {sizeof(accel_cl_mem), &target.mems[2]},
+            {sizeof(accel_cl_ulong), &target.offsets[2]},
+            {sizeof(accel_cl_mem), &target.mems[3]},
+            {sizeof(accel_cl_ulong), &target.offsets[3]},
+            {sizeof count, &count},
+            {sizeof pt, &pt},
+            {sizeof st, &st},
+            {sizeof(float), &c.eps},
+            {sizeof eps_inside, &eps_inside},
+            {sizeof(float), &c.weight_decay},
+            {sizeof(float), &c.step_size},
+            {sizeof(float), &c.max_coeff},
+            {sizeof(float), &c.min_coeff},
+            {sizeof(accel_cl_mem), &scratch},
+            {sizeof in_offset, &in_offset},
+        };
+        status = accel_opencl_launch(cl, launch->device, launch->stream, &optim_program,
+                                     OPTIM_KERNEL_LAMB_APPLY, apply, sizeof apply / sizeof apply[0],
+                                     target.items);
+    }
+    cl->api->clReleaseMemObject(scratch);
+    return status;
+}
+
 /* ---------------------------------------------------------------- the slot */
 
 /* The kernels are built from source, so every device needs its compiler. */
@@ -285,4 +507,5 @@ const accel_fused_optim_ops_t accel_opencl_fused_optim = {
     .build = opencl_optim_build,
     .adam = opencl_fused_adam,
     .lion = opencl_fused_lion,
+    .lamb = opencl_fused_lamb,
 };

@@ -105,7 +105,7 @@ typedef enum accel_opencl_program_id {
     ACCEL_OPENCL_PROGRAM_COUNT_ = 2
 } accel_opencl_program_id_t;
 
-#define ACCEL_OPENCL_PROGRAM_MAX_KERNELS 4
+#define ACCEL_OPENCL_PROGRAM_MAX_KERNELS 8
 
 /* A program built for one device and its kernels (NULL until built). */
 typedef struct accel_opencl_program {

@@ -5,10 +5,12 @@
  * host thread pool (core/thread_pool.c). The tables are process-wide
  * constants once chosen; safe from any thread. */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "accel/accel_backend_utils.h"
 #include "core/core.h"
 #include "core/error.h"
+#include "ops/cpu/lamb_kernels.h"
 #include "ops/cpu/optim_kernels.h"
 
 /* Chunks are whole cache lines of every dtype; below this many elements per
@@ -149,6 +151,78 @@ static accel_status_t host_lion_step(accel_t *acc, accel_stream_t *stream,
     return ACCEL_OK;
 }
 
+/* LAMB runs in three passes (lamb_kernels.h): moments and per-segment
+ * partial norms across the pool, the reduction on this thread, then the
+ * update across the pool. The partials buffer is this call's. */
+static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
+                                     const accel_lamb_config_t *config, uint64_t step,
+                                     DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                                     DLTensor *exp_avg_sq);
+/* The LAMB table's implementation names the kernel table chosen at load. */
+static accel_lamb_op_t host_lamb_op = {sizeof(accel_lamb_op_t), "scalar", host_lamb_step};
+static pthread_once_t lamb_once = PTHREAD_ONCE_INIT;
+static const accel_lamb_kernels_t *lamb_chosen = &accel_lamb_kernels_scalar;
+
+static void choose_lamb(void)
+{
+    const accel_lamb_kernels_t *table = accel_lamb_kernels_for(accel_cpu_isa_selected());
+    if (table != NULL)
+        lamb_chosen = table;
+    host_lamb_op.implementation = lamb_chosen->name;
+}
+
+typedef struct lamb_job {
+    const accel_lamb_kernels_t *kernels;
+    const accel_optim_view_t *view;
+    const accel_lamb_coeffs_t *coeffs;
+    float *partials;
+    float scale;
+} lamb_job_t;
+
+static void lamb_moments_chunk(void *ctx, size_t begin, size_t end)
+{
+    const lamb_job_t *job = ctx;
+    job->kernels->moments(job->coeffs, job->view, begin, end, job->partials);
+}
+
+static void lamb_apply_chunk(void *ctx, size_t begin, size_t end)
+{
+    const lamb_job_t *job = ctx;
+    job->kernels->apply(job->coeffs, job->view, job->scale, begin, end);
+}
+
+static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
+                                     const accel_lamb_config_t *config, uint64_t step,
+                                     DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                                     DLTensor *exp_avg_sq)
+{
+    accel_optim_view_t view;
+    accel_lamb_coeffs_t coeffs;
+    float norms[2];
+    accel_status_t status = accel_lamb_config_check("lamb step", config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make("lamb step", acc, ACCEL_OPTIM_HOST_MEMORY, param, grad,
+                                       exp_avg, exp_avg_sq, 2, &view);
+    if (status == ACCEL_OK)
+        status = host_wait_stream(acc, stream);
+    if (status != ACCEL_OK || view.count == 0)
+        return status;
+    size_t segments = accel_lamb_segments(view.count);
+    float *partials = malloc(segments * 2 * sizeof *partials);
+    if (partials == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "lamb step: out of host memory for %zu norm partials", segments);
+    accel_lamb_coeffs_make(config, step, &coeffs);
+    lamb_job_t job = {lamb_chosen, &view, &coeffs, partials, 0.0f};
+    accel_thread_pool_run(segments, 1, HOST_MIN_PER_THREAD / ACCEL_LAMB_SEGMENT, lamb_moments_chunk,
+                   &job);
+    accel_lamb_reduce(partials, segments, norms);
+    free(partials);
+    job.scale = accel_lamb_scale(&coeffs, norms[0], norms[1]);
+    accel_thread_pool_run(view.count, HOST_GRAIN, HOST_MIN_PER_THREAD, lamb_apply_chunk, &job);
+    return ACCEL_OK;
+}
+
 /* ---- builders */
 
 static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step};
@@ -196,5 +270,13 @@ accel_status_t accel_host_lion_load(void *self, const void **out)
     (void)self;
     pthread_once(&tables_once, name_tables);
     *out = &host_lion_op;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_host_lamb_load(void *self, const void **out)
+{
+    (void)self;
+    pthread_once(&lamb_once, choose_lamb);
+    *out = &host_lamb_op;
     return ACCEL_OK;
 }
