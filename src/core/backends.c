@@ -17,6 +17,13 @@
 #define ACCEL_BUILTIN_CUDA NULL
 #endif
 
+#ifdef ACCEL_HAVE_BACKEND_NPU
+#include "backends/npu/npu_backend.h"
+#define ACCEL_BUILTIN_NPU accel_npu_backend_ops
+#else
+#define ACCEL_BUILTIN_NPU NULL
+#endif
+
 #ifdef ACCEL_HAVE_BACKEND_OPENCL
 #include "backends/opencl/opencl.h"
 #define ACCEL_BUILTIN_OPENCL accel_opencl_backend_ops
@@ -31,7 +38,7 @@ const accel_builtin_backend_t accel_builtin_backends[] = {
     {"cuda", ACCEL_BUILTIN_CUDA, "libcuda.so.1", "NVIDIA driver"},
     {"cpu", ACCEL_BUILTIN_CPU, "libc", "host CPU"},
     {"xpu", NULL, "libze_loader.so.1", "Intel Level Zero"},
-    {"npu", NULL, "libascendcl.so", "Huawei Ascend CANN"},
+    {"npu", ACCEL_BUILTIN_NPU, "libascendcl.so", "Huawei Ascend CANN"},
     {"mps", NULL, "Metal.framework", "Apple Metal, macOS only"},
     {"hpu", NULL, "libSynapse.so", "Habana SynapseAI"},
     {"mlu", NULL, "libcnrt.so", "Cambricon Neuware"},
