@@ -58,7 +58,7 @@ static void npu_acl_load(void)
     static char home[2][200];
     const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
     const char *candidates[4];
-    char tried[220] = "";
+    char tried[sizeof npu_acl_reason] = "";
     Dl_info where;
     size_t n = 0;
     void *library;

@@ -27,6 +27,7 @@ typedef struct sim_event {
     uint64_t time_ns;        /* when `completed` was reached */
     unsigned long refs;      /* queued records and waits naming the event */
     bool destroyed;          /* aclrtDestroyEvent ran: freed when refs reach 0 */
+    struct sim_event *next;  /* in sim_events while not destroyed */
 } sim_event_t;
 
 typedef struct sim_report {
@@ -68,6 +69,7 @@ struct sim_stream {
 static sim_stream_t *sim_streams;                    /* every live stream */
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES];  /* made on first use, never freed */
 static sim_report_t *sim_reports;                    /* callbacks waiting for a thread */
+static sim_event_t *sim_events;                      /* every event not destroyed */
 
 static uint64_t sim_now_ns(void)
 {
@@ -453,6 +455,10 @@ static aclError sim_event_new(aclrtEvent *event, uint32_t flag, const char *func
         return sim_error(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", function);
     created->flags = flag;
     created->device = sim_current_device();
+    pthread_mutex_lock(&sim_lock);
+    created->next = sim_events;
+    sim_events = created;
+    pthread_mutex_unlock(&sim_lock);
     *event = created;
     return ACL_SUCCESS;
 }
@@ -479,6 +485,11 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     if (e == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is NULL");
     pthread_mutex_lock(&sim_lock);
+    for (sim_event_t **link = &sim_events; *link != NULL; link = &(*link)->next)
+        if (*link == e) {
+            *link = e->next;
+            break;
+        }
     e->destroyed = true;
     free_now = e->refs == 0;
     pthread_mutex_unlock(&sim_lock);
