@@ -327,10 +327,10 @@ static void test_override_bogus_names_variable_and_list(void **state)
 
 static void test_override_is_case_sensitive_and_exact(void **state)
 {
-    static const char *const bad[] = {"NPU", "Npu", " npu", "npu ", "npu.external"};
+    static const char *const bad[] = {"MPS", "Mps", " mps", "mps ", "mps.external"};
     accel_status_t status;
     (void)state;
-    fake_set(FAKE_NPU, true, 1, "");
+    fake_set(FAKE_MPS, true, 1, "");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char expected[64];
         setenv("ACCEL_ACCELERATOR", bad[i], 1);
@@ -339,8 +339,8 @@ static void test_override_is_case_sensitive_and_exact(void **state)
         snprintf(expected, sizeof expected, "Value \"%s\" is not supported", bad[i]);
         assert_non_null(strstr(accel_last_error(), expected));
     }
-    setenv("ACCEL_ACCELERATOR", "npu", 1);
-    assert_string_equal(choose_name(&status, NULL), "npu");
+    setenv("ACCEL_ACCELERATOR", "mps", 1);
+    assert_string_equal(choose_name(&status, NULL), "mps");
 }
 
 static void test_override_empty_counts_as_unset(void **state)
@@ -349,13 +349,13 @@ static void test_override_empty_counts_as_unset(void **state)
     const char *method = NULL;
     (void)state;
     fake_set(FAKE_HPU, true, 1, "");
-    fake_set(FAKE_NPU, true, 1, "");
+    fake_set(FAKE_MPS, true, 1, "");
     setenv("ACCEL_ACCELERATOR", "", 1);
     setenv("DS_ACCELERATOR", "hpu", 1);
     assert_string_equal(choose_name(&status, &method), "hpu");
     assert_string_equal(method, "override");
     setenv("DS_ACCELERATOR", "", 1);
-    assert_string_equal(choose_name(&status, &method), "npu");
+    assert_string_equal(choose_name(&status, &method), "mps");
     assert_string_equal(method, "auto detect");
 }
 
@@ -377,8 +377,8 @@ static void test_override_without_devices_is_unavailable(void **state)
 {
     accel_status_t status;
     (void)state;
-    fake_set(FAKE_NPU, true, 0, "runtime loaded, 0 devices");
-    setenv("ACCEL_ACCELERATOR", "npu", 1);
+    fake_set(FAKE_MPS, true, 0, "runtime loaded, 0 devices");
+    setenv("ACCEL_ACCELERATOR", "mps", 1);
     assert_null(choose_name(&status, NULL));
     assert_int_equal(status, ACCEL_ERROR_UNAVAILABLE);
     assert_non_null(strstr(accel_last_error(), "no device"));
@@ -399,16 +399,16 @@ static void test_override_not_built(void **state)
 
 /* ------------------------------------------------------------ the cascade */
 
-static void test_cascade_npu_beats_mlu(void **state)
+static void test_cascade_mps_beats_mlu(void **state)
 {
     accel_status_t status;
     const char *method = NULL;
     (void)state;
     fake_set(FAKE_MLU, true, 4, "");
-    fake_set(FAKE_NPU, true, 1, "");
-    assert_string_equal(choose_name(&status, &method), "npu");
+    fake_set(FAKE_MPS, true, 1, "");
+    assert_string_equal(choose_name(&status, &method), "mps");
     assert_string_equal(method, "auto detect");
-    fake_set(FAKE_NPU, false, 0, "no npu");
+    fake_set(FAKE_MPS, false, 0, "no mps");
     assert_string_equal(choose_name(&status, NULL), "mlu");
 }
 
@@ -502,7 +502,7 @@ static void test_detect_describes_every_slot(void **state)
     (void)state;
     for (size_t i = 0; i < 16; i++)
         all[i] = ACCEL_STRUCT_INIT(accel_candidate_t);
-    fake_set(FAKE_NPU, true, 3, "3 devices via aclrtGetDeviceCount");
+    fake_set(FAKE_MPS, true, 3, "3 devices via MTLCopyAllDevices");
     fake_set(FAKE_MLU, true, 1, "");
     fake_set(FAKE_HPU, false, 0, "libSynapse.so not found");
     assert_int_equal(accel_detect(all, 16, &count), ACCEL_OK);
@@ -510,15 +510,15 @@ static void test_detect_describes_every_slot(void **state)
     for (size_t i = 0; i < count; i++)
         assert_string_equal(all[i].name, order[i]);
 
-    accel_candidate_t *npu = detect_find(all, count, "npu");
-    assert_true(npu->built && npu->available && npu->chosen);
-    assert_int_equal(npu->device_count, 3);
-    assert_non_null(strstr(npu->reason, "aclrtGetDeviceCount"));
+    accel_candidate_t *mps = detect_find(all, count, "mps");
+    assert_true(mps->built && mps->available && mps->chosen);
+    assert_int_equal(mps->device_count, 3);
+    assert_non_null(strstr(mps->reason, "MTLCopyAllDevices"));
 
     accel_candidate_t *mlu = detect_find(all, count, "mlu");
     assert_true(mlu->available);
     assert_false(mlu->chosen);
-    assert_non_null(strstr(mlu->reason, "npu comes first"));
+    assert_non_null(strstr(mlu->reason, "mps comes first"));
 
     accel_candidate_t *hpu = detect_find(all, count, "hpu");
     assert_true(hpu->built);
@@ -660,10 +660,10 @@ static void test_register_refuses_duplicate_name(void **state)
 {
     static accel_backend_ops_t ops;
     (void)state;
-    ops = fake_template("npu", 0);
+    ops = fake_template("mps", 0);
     assert_int_equal(accel_register_backend(&ops), ACCEL_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(accel_last_error(), "already registered"));
-    assert_ptr_equal(accel_registry_find("npu"), &fake_ops[FAKE_NPU]);
+    assert_ptr_equal(accel_registry_find("mps"), &fake_ops[FAKE_MPS]);
     if (accel_registry_find("cpu") != NULL) {
         ops = fake_template("cpu", 0);
         assert_int_equal(accel_register_backend(&ops), ACCEL_ERROR_INVALID_ARGUMENT);
@@ -769,10 +769,10 @@ static void test_get_caches_success_not_failure(void **state)
     assert_string_equal(accel_last_error(), first_error);
     assert_null(acc);
 
-    fake_set(FAKE_NPU, true, 2, "");
-    setenv("ACCEL_ACCELERATOR", "npu", 1);
+    fake_set(FAKE_MPS, true, 2, "");
+    setenv("ACCEL_ACCELERATOR", "mps", 1);
     assert_int_equal(accel_get(&acc), ACCEL_OK);
-    assert_ptr_equal(acc->ops, &fake_ops[FAKE_NPU]);
+    assert_ptr_equal(acc->ops, &fake_ops[FAKE_MPS]);
     assert_string_equal(accel_selection_method(acc), "override");
     setenv("ACCEL_ACCELERATOR", "bogus", 1); /* ignored once chosen */
     assert_int_equal(accel_get(&again), ACCEL_OK);
@@ -806,7 +806,7 @@ int main(void)
         cmocka_unit_test_setup(test_override_unavailable_names_library_and_stack, test_setup),
         cmocka_unit_test_setup(test_override_without_devices_is_unavailable, test_setup),
         cmocka_unit_test_setup(test_override_not_built, test_setup),
-        cmocka_unit_test_setup(test_cascade_npu_beats_mlu, test_setup),
+        cmocka_unit_test_setup(test_cascade_mps_beats_mlu, test_setup),
         cmocka_unit_test_setup(test_cascade_order_is_followed, test_setup),
         cmocka_unit_test_setup(test_cascade_skips_xpu_when_cuda_has_a_device, test_setup),
         cmocka_unit_test_setup(test_cascade_device_count_zero_does_not_win, test_setup),
