@@ -9,8 +9,9 @@
 set -eu
 cc=$1 src=$2 work=$3
 
-if ! headers=$("$src/scripts/fetch-vendor-headers.sh" npu); then
-    status=$?
+status=0
+headers=$("$src/scripts/fetch-vendor-headers.sh" npu) || status=$?
+if [ "$status" -ne 0 ]; then
     [ "$status" -eq 77 ] && echo "npu.declarations: SKIPPED: CANN headers unavailable (reason above)"
     exit "$status"
 fi
