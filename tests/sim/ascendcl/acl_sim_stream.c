@@ -78,17 +78,23 @@ static uint64_t sim_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static long sim_delay_us;
+static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
+
+static void sim_delay_read(void)
+{
+    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+    sim_delay_us = text != NULL ? strtol(text, NULL, 10) : 0;
+    if (sim_delay_us < 0 || sim_delay_us > 1000000)
+        sim_delay_us = 0;
+}
+
+/* ACCEL_SIM_STREAM_DELAY_US before every task (read once, any thread). */
 static void sim_task_delay(void)
 {
-    static long delay_us = -1;
-    if (delay_us < 0) {
-        const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
-        delay_us = text != NULL ? strtol(text, NULL, 10) : 0;
-        if (delay_us < 0)
-            delay_us = 0;
-    }
-    if (delay_us > 0) {
-        struct timespec ts = {delay_us / 1000000, (delay_us % 1000000) * 1000};
+    pthread_once(&sim_delay_once, sim_delay_read);
+    if (sim_delay_us > 0) {
+        struct timespec ts = {sim_delay_us / 1000000, (sim_delay_us % 1000000) * 1000};
         nanosleep(&ts, NULL);
     }
 }
