@@ -425,7 +425,9 @@ ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memo
  * entry `index` of the list; NOT_FOUND past the end. */
 ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                                   const char **out_key, uint64_t *out_value);
-/* Give cached, unused blocks of every device back to the runtime. */
+/* Give cached, unused blocks of every device back to the runtime. Waits for
+ * every device's queued work first (as torch's emptyCache waits for the
+ * events of blocks freed while streams may still use them). */
 ACCEL_API accel_status_t accel_empty_cache(accel_t *acc);
 /* Device memory in bytes: total, and free right now (as the runtime sees it). */
 ACCEL_API accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out);

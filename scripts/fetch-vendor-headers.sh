@@ -1,0 +1,62 @@
+#!/bin/sh
+# fetch-vendor-headers.sh: fetch a vendor's real C headers once, for the
+# declaration checks (never used to build the library, never committed).
+#   scripts/fetch-vendor-headers.sh npu   -> prints the include folder
+# npu: CANN's ACL and HCCL headers as the torch-npu wheel on PyPI ships them
+# (torch_npu/include/third_party/{acl,hccl}/inc). The wheel is downloaded once
+# with `pip download --no-deps torch-npu` into the cache
+# ${XDG_CACHE_HOME:-$HOME/.cache}/accel/wheels and its headers unpacked beside
+# it; later runs reuse both and need no network.
+# Exit status: 0 with the folder on stdout; 77 (ctest's skip) with the reason
+# on stderr when the headers cannot be had here.
+set -eu
+
+vendor=${1:-}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/accel
+skip() { echo "fetch-vendor-headers: $*" >&2; exit 77; }
+
+case "$vendor" in
+npu) ;;
+*) echo "usage: $0 npu" >&2; exit 2 ;;
+esac
+
+wheels=$cache/wheels
+headers=$cache/headers/torch-npu
+mkdir -p "$wheels" "$cache/headers" 2>/dev/null || skip "cannot create the cache folder $cache"
+
+if [ ! -f "$headers/acl/inc/acl/acl_rt.h" ]; then
+    wheel=$(ls "$wheels"/torch_npu-*.whl 2>/dev/null | sort | tail -n 1 || true)
+    if [ -z "$wheel" ]; then
+        if command -v pip >/dev/null 2>&1; then pip=pip
+        elif command -v pip3 >/dev/null 2>&1; then pip=pip3
+        else skip "neither pip nor pip3 is installed, so the torch-npu wheel cannot be fetched"
+        fi
+        log=$wheels/pip-download.log
+        if ! timeout 600 "$pip" download --no-deps --disable-pip-version-check -d "$wheels" \
+                torch-npu >"$log" 2>&1; then
+            skip "pip download --no-deps torch-npu failed (no network or no wheel for this python; see $log)"
+        fi
+        wheel=$(ls "$wheels"/torch_npu-*.whl 2>/dev/null | sort | tail -n 1 || true)
+        [ -n "$wheel" ] || skip "pip download left no torch_npu wheel in $wheels"
+    fi
+    command -v unzip >/dev/null 2>&1 || skip "unzip is not installed; cannot unpack $wheel"
+    tmp=$(mktemp -d "$cache/headers/.unpack.XXXXXX")
+    if ! unzip -q -o "$wheel" 'torch_npu/include/third_party/acl/inc/*' \
+            'torch_npu/include/third_party/hccl/inc/*' -d "$tmp"; then
+        rm -rf "$tmp"
+        skip "$wheel holds no CANN headers under torch_npu/include/third_party"
+    fi
+    # hccl.h includes its neighbour as "third_party/hccl/inc/hccl/hccl_types.h",
+    # so the folder that holds third_party/ is kept as well.
+    rm -rf "$headers"
+    mv "$tmp/torch_npu/include/third_party" "$headers.tmp.$$"
+    mkdir -p "$headers"
+    mv "$headers.tmp.$$"/acl "$headers.tmp.$$"/hccl "$headers"/
+    mkdir -p "$headers/root/third_party"
+    ln -s ../../hccl "$headers/root/third_party/hccl"
+    ln -s ../../acl "$headers/root/third_party/acl"
+    rm -rf "$tmp" "$headers.tmp.$$"
+    basename "$wheel" >"$headers/WHEEL"
+fi
+[ -f "$headers/acl/inc/acl/acl_rt.h" ] || skip "acl_rt.h missing from $headers"
+echo "$headers"

@@ -1,0 +1,605 @@
+/* backend.c: the npu backend's ops table and everything about the devices
+ * themselves: loading libascendcl, detection without aclInit, the one
+ * aclInit, per-thread devices, the fork rule, properties, flags, dtypes and
+ * ACL error text. Memory and streams live next door.
+ * Threads: the ACL table is filled once per process under pthread_once and
+ * read-only afterwards; every slot may be called from any thread. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/npu/npu_backend.h"
+
+#define NPU_VISIBLE_ENV "ASCEND_RT_VISIBLE_DEVICES"
+
+/* ---------------------------------------------------------------- static facts */
+
+/* DeepSpeed's npu values (accelerator/npu_accelerator.py). The compile
+ * backends are torch._dynamo's list without a vendor graph backend. */
+static const char *const npu_compile_backends[] = {"inductor", "eager", "aot_eager"};
+static const char *const npu_visible_devices_envs[] = {NPU_VISIBLE_ENV};
+static const char *const npu_export_envs[] = {"ASCEND", "HCCL", "LD_LIBRARY", "PATH"};
+
+static const accel_backend_info_t npu_info = {
+    .struct_size = sizeof(accel_backend_info_t),
+    .communication_backend = "hccl",
+    .default_compile_backend = "inductor",
+    .compile_backends = npu_compile_backends,
+    .compile_backend_count = sizeof npu_compile_backends / sizeof npu_compile_backends[0],
+    .visible_devices_envs = npu_visible_devices_envs,
+    .visible_devices_env_count = 1,
+    .export_envs = npu_export_envs,
+    .export_env_count = sizeof npu_export_envs / sizeof npu_export_envs[0],
+    .dlpack_device_type = kDLExtDev, /* DLPack has no Ascend device type */
+    .device_name_ignores_index = false,
+    .synchronized_device = false,
+    .use_host_timers = false,
+    .resolves_data_dependency = false,
+    .handles_memory_backpressure = false,
+    .nvtx_domain_supported = false,
+    .lazy_call_runs_immediately = false,
+    .runtime_library = "libascendcl.so",
+    .vendor_stack = "Huawei Ascend CANN",
+    .current_device_from_local_rank = false,
+};
+
+/* ---------------------------------------------------------------- loading libascendcl */
+
+static pthread_once_t npu_acl_once = PTHREAD_ONCE_INIT;
+static accel_npu_api_t npu_acl_api;
+static bool npu_acl_ok;
+static char npu_acl_reason[256];
+
+static void npu_acl_load(void)
+{
+    static char home[2][200];
+    const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
+    const char *candidates[4];
+    char tried[sizeof npu_acl_reason] = "";
+    Dl_info where;
+    size_t n = 0;
+    void *library;
+
+    for (int i = 0; i < 2; i++)
+        if (roots[i] != NULL && roots[i][0] != '\0' &&
+            snprintf(home[i], sizeof home[i], "%s/lib64/libascendcl.so", roots[i]) <
+                (int)sizeof home[i])
+            candidates[n++] = home[i];
+    candidates[n++] = "libascendcl.so";
+    candidates[n] = NULL;
+    library = accel_backend_load_library("npu", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        snprintf(npu_acl_reason, sizeof npu_acl_reason,
+                 "no Huawei Ascend runtime (libascendcl.so) found (tried %s%s)", tried,
+                 roots[0] == NULL && roots[1] == NULL
+                     ? "; ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME are unset"
+                     : "");
+        return;
+    }
+#define ACCEL_NPU_SYMBOL(required, ret, name, params)                                    \
+    *(void **)&npu_acl_api.name = dlsym(library, #name);                                 \
+    if ((required) && npu_acl_api.name == NULL) {                                        \
+        snprintf(npu_acl_reason, sizeof npu_acl_reason,                                  \
+                 "the libascendcl.so that loaded lacks %s (CANN too old?)", #name);      \
+        dlclose(library);                                                                \
+        return;                                                                          \
+    }
+#include "backends/npu/symbols.h"
+#undef ACCEL_NPU_SYMBOL
+    if (dladdr(*(void **)&npu_acl_api.aclInit, &where) != 0 && where.dli_fname != NULL)
+        snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "%s", where.dli_fname);
+    else
+        snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "libascendcl.so");
+    npu_acl_api.library = library;
+    npu_acl_ok = true;
+}
+
+const accel_npu_api_t *accel_npu_acl(char *reason, size_t cap)
+{
+    pthread_once(&npu_acl_once, npu_acl_load);
+    if (npu_acl_ok)
+        return &npu_acl_api;
+    if (reason != NULL && cap > 0)
+        snprintf(reason, cap, "%s", npu_acl_reason);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static const char *npu_error_name(accel_acl_error_t code)
+{
+    static const struct {
+        int code;
+        const char *name;
+    } names[] = {
+        {100000, "ACL_ERROR_INVALID_PARAM"},     {100001, "ACL_ERROR_UNINITIALIZE"},
+        {100002, "ACL_ERROR_REPEAT_INITIALIZE"}, {100033, "ACL_ERROR_REPEAT_SUBSCRIBE"},
+        {100034, "ACL_ERROR_STREAM_NOT_SUBSCRIBE"}, {100035, "ACL_ERROR_THREAD_NOT_SUBSCRIBE"},
+        {100036, "ACL_ERROR_WAIT_CALLBACK_TIMEOUT"}, {200000, "ACL_ERROR_BAD_ALLOC"},
+        {200002, "ACL_ERROR_INVALID_DEVICE"},    {107000, "ACL_ERROR_RT_PARAM_INVALID"},
+        {107001, "ACL_ERROR_RT_INVALID_DEVICEID"}, {107002, "ACL_ERROR_RT_CONTEXT_NULL"},
+        {107003, "ACL_ERROR_RT_STREAM_CONTEXT"}, {207000, "ACL_ERROR_RT_FEATURE_NOT_SUPPORT"},
+        {207001, "ACL_ERROR_RT_MEMORY_ALLOCATION"}, {207004, "ACL_ERROR_RT_NO_DEVICE"},
+        {207018, "ACL_ERROR_RT_DEVICE_OOM"},     {500000, "ACL_ERROR_INTERNAL_ERROR"},
+        {500001, "ACL_ERROR_FAILURE"},           {507000, "ACL_ERROR_RT_INTERNAL_ERROR"},
+        {507004, "ACL_ERROR_RT_STREAM_NOT_COMPLETE"}, {507006, "ACL_ERROR_RT_EVENT_NOT_COMPLETE"},
+        {507033, "ACL_ERROR_RT_DEV_SETUP_ERROR"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == code)
+            return names[i].name;
+    return "an unlisted ACL code";
+}
+
+accel_status_t accel_npu_error(const accel_npu_api_t *acl, accel_acl_error_t code,
+                               const char *what)
+{
+    const char *detail = acl != NULL ? acl->aclGetRecentErrMsg() : NULL;
+    accel_backend_vendor_error((int64_t)code, "npu: %s failed with aclError %d (%s)%s%s", what,
+                               code, npu_error_name(code),
+                               detail != NULL && detail[0] != '\0' ? ": " : "",
+                               detail != NULL ? detail : "");
+    if (code == ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION || code == ACCEL_ACL_ERROR_RT_DEVICE_OOM ||
+        code == ACCEL_ACL_ERROR_BAD_ALLOC)
+        return ACCEL_ERROR_OUT_OF_MEMORY; /* lets the caching allocator free and retry */
+    return ACCEL_ERROR_DEVICE_ERROR;
+}
+
+/* ---------------------------------------------------------------- aclInit and fork */
+
+static pthread_mutex_t npu_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool npu_init_ok;             /* under npu_init_lock */
+static atomic_bool npu_initialised;  /* aclInit succeeded in this process */
+static atomic_bool npu_forked_child; /* set in a child forked after it */
+static pthread_once_t npu_atfork_once = PTHREAD_ONCE_INIT;
+
+static void npu_child_after_fork(void)
+{
+    if (atomic_load(&npu_initialised))
+        atomic_store(&npu_forked_child, true);
+}
+
+static void npu_register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, npu_child_after_fork);
+}
+
+bool accel_npu_forked(void)
+{
+    return atomic_load_explicit(&npu_forked_child, memory_order_relaxed);
+}
+
+static accel_status_t npu_fork_error(void)
+{
+    return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
+                               "npu: cannot use the Ascend runtime in a forked child process: "
+                               "ACL was initialised in the parent before fork(). Start child "
+                               "processes with spawn (or exec), or initialise npu after forking");
+}
+
+/* aclInit once per process; a failed attempt is retried by the next call.
+ * ACL_ERROR_REPEAT_INITIALIZE (another library in the process ran it
+ * first) counts as success. */
+static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
+{
+    accel_status_t status = ACCEL_OK;
+    pthread_once(&npu_atfork_once, npu_register_atfork);
+    pthread_mutex_lock(&npu_init_lock);
+    if (!npu_init_ok) {
+        accel_acl_error_t code = acl->aclInit(NULL);
+        if (code == ACCEL_ACL_SUCCESS || code == ACCEL_ACL_ERROR_REPEAT_INITIALIZE) {
+            npu_init_ok = true;
+            atomic_store(&npu_initialised, true);
+        } else {
+            status = accel_npu_error(acl, code, "aclInit");
+        }
+    }
+    pthread_mutex_unlock(&npu_init_lock);
+    return status;
+}
+
+/* ---------------------------------------------------------------- per-thread device */
+
+/* The calling thread's ACL device as this library set it, keyed by the
+ * backend instance so that a new backend never trusts an old entry. */
+static _Thread_local uint64_t npu_thread_instance;
+static _Thread_local int npu_thread_device_index = -1;
+static atomic_uint_fast64_t npu_next_instance = 1;
+
+accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
+{
+    accel_status_t status;
+    if (accel_npu_forked())
+        return npu_fork_error();
+    if (npu_thread_instance == npu->instance && npu_thread_device_index == device)
+        return ACCEL_OK;
+    status = accel_npu_check(npu->acl, npu->acl->aclrtSetDevice(device), "aclrtSetDevice");
+    if (status == ACCEL_OK) {
+        npu_thread_instance = npu->instance;
+        npu_thread_device_index = device;
+    }
+    return status;
+}
+
+int accel_npu_thread_device(const accel_npu_backend_t *npu)
+{
+    return npu_thread_instance == npu->instance && npu_thread_device_index >= 0
+               ? npu_thread_device_index
+               : 0;
+}
+
+/* ---------------------------------------------------------------- counting devices */
+
+/* snprintf for reasons that may be cut at the buffer's end (a long library
+ * path), which is fine for a message. */
+__attribute__((format(printf, 3, 4))) static void npu_say(char *out, size_t cap, const char *fmt,
+                                                          ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out, cap, fmt, args);
+    va_end(args);
+}
+
+/* The Ascend driver's device nodes, /dev/davinci<N> (ACCEL_NPU_DEVICE_DIR
+ * names another folder), counted without touching the runtime; then
+ * ASCEND_RT_VISIBLE_DEVICES as CANN reads it: ascending ids below the
+ * count, up to the first entry that is not one. */
+static int npu_count_device_nodes(char *dir_out, size_t dir_cap)
+{
+    const char *dir_name = getenv("ACCEL_NPU_DEVICE_DIR");
+    const char *visible = getenv(NPU_VISIBLE_ENV);
+    struct dirent *entry;
+    DIR *dir;
+    int count = 0;
+    if (dir_name == NULL || dir_name[0] == '\0')
+        dir_name = "/dev";
+    snprintf(dir_out, dir_cap, "%s", dir_name);
+    if ((dir = opendir(dir_name)) == NULL)
+        return 0;
+    while ((entry = readdir(dir)) != NULL) {
+        const char *digits = entry->d_name + 7;
+        if (strncmp(entry->d_name, "davinci", 7) != 0 || *digits == '\0')
+            continue;
+        while (*digits >= '0' && *digits <= '9')
+            digits++;
+        if (*digits == '\0')
+            count++;
+    }
+    closedir(dir);
+    if (visible != NULL) {
+        int shown = 0;
+        long last = -1;
+        const char *p = visible;
+        while (*p >= '0' && *p <= '9') {
+            char *end;
+            long id = strtol(p, &end, 10);
+            if (id <= last || id >= count)
+                break;
+            last = id;
+            shown++;
+            if (*end != ',')
+                break;
+            p = end + 1;
+        }
+        count = shown;
+    }
+    return count;
+}
+
+/* Count with aclrtGetDeviceCount, which CANN answers before aclInit (no
+ * device is opened). A runtime that refuses before aclInit is answered by
+ * the driver's device nodes instead. Returns false with `how` saying why
+ * when neither can count. */
+static bool npu_count_devices(const accel_npu_api_t *acl, int *out, char *how, size_t how_cap)
+{
+    uint32_t count = 0;
+    accel_acl_error_t code = acl->aclrtGetDeviceCount(&count);
+    if (code == ACCEL_ACL_ERROR_RT_NO_DEVICE) {
+        *out = 0;
+        npu_say(how, how_cap, "%s reports no Ascend device", acl->path);
+        return true;
+    }
+    if (code == ACCEL_ACL_ERROR_UNINITIALIZE) {
+        char dir[128];
+        int nodes = npu_count_device_nodes(dir, sizeof dir);
+        *out = nodes;
+        npu_say(how, how_cap,
+                "%s will not count devices before aclInit; counted %d %s/davinci<N> device "
+                "node(s) instead%s",
+                acl->path, nodes, dir, nodes > 0 ? "" : " (none: no Ascend driver here)");
+        return true;
+    }
+    if (code != ACCEL_ACL_SUCCESS) {
+        npu_say(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)", acl->path,
+                code, npu_error_name(code));
+        return false;
+    }
+    *out = (int)count;
+    npu_say(how, how_cap,
+            "devices counted with aclrtGetDeviceCount from %s, before aclInit; bound to ACL, "
+            "tested against a simulated runtime only, never run on Ascend hardware",
+            acl->path);
+    return true;
+}
+
+/* ---------------------------------------------------------------- lifecycle */
+
+static void npu_probe(accel_probe_result_t *out)
+{
+    char reason[sizeof out->reason];
+    const accel_npu_api_t *acl = accel_npu_acl(reason, sizeof reason);
+    int count = 0;
+    out->available = false;
+    if (acl == NULL) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    if (accel_npu_forked()) {
+        snprintf(out->reason, sizeof out->reason,
+                 "ACL was initialised before fork(); the runtime cannot be used in this child");
+        return;
+    }
+    if (!npu_count_devices(acl, &count, reason, sizeof reason)) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    out->available = count > 0;
+    out->device_count = count;
+    snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+static accel_status_t npu_create(void **out_self)
+{
+    char reason[256];
+    const accel_npu_api_t *acl = accel_npu_acl(reason, sizeof reason);
+    accel_npu_backend_t *npu;
+    int count = 0;
+
+    if (acl == NULL)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "npu: %s", reason);
+    if (accel_npu_forked())
+        return npu_fork_error();
+    if (!npu_count_devices(acl, &count, reason, sizeof reason))
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "npu: %s", reason);
+    npu = calloc(1, sizeof *npu);
+    if (npu != NULL && count > 0)
+        npu->default_subscribed = calloc((size_t)count, sizeof *npu->default_subscribed);
+    if (npu == NULL || (count > 0 && npu->default_subscribed == NULL)) {
+        free(npu);
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "npu: out of host memory for state");
+    }
+    npu->acl = acl;
+    npu->device_count = count;
+    npu->instance = atomic_fetch_add(&npu_next_instance, 1);
+    npu->mem_attr = ACCEL_ACL_HBM_MEM;
+    pthread_mutex_init(&npu->report_lock, NULL);
+    pthread_mutex_init(&npu->staging_lock, NULL);
+    accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s", count, acl->path);
+    *out_self = npu;
+    return ACCEL_OK;
+}
+
+/* Core releases streams, events and memory first. In a forked child no ACL
+ * call is made: only host memory is freed. */
+static void npu_destroy(void *self)
+{
+    accel_npu_backend_t *npu = self;
+    if (npu == NULL)
+        return;
+    if (!accel_npu_forked())
+        accel_npu_report_stop(npu);
+    accel_npu_staging_release(npu);
+    pthread_mutex_destroy(&npu->staging_lock);
+    pthread_mutex_destroy(&npu->report_lock);
+    free(npu->default_subscribed);
+    free(npu);
+}
+
+/* bf16 from the SoC name: Ascend 910B (910B1..B4), the 910_93 family and
+ * 310B parts, as torch_npu's is_bf16_supported orders its SoC list; the
+ * 910A/ProA/PremiumA and 310P parts lack it. */
+static bool npu_soc_has_bf16(const char *soc)
+{
+    static const char *const with_bf16[] = {"Ascend910B", "Ascend910_93", "Ascend310B",
+                                            "Ascend910C", "Ascend950"};
+    for (size_t i = 0; i < sizeof with_bf16 / sizeof with_bf16[0]; i++) {
+        size_t len = strlen(with_bf16[i]);
+        if (strncmp(soc, with_bf16[i], len) == 0 && soc[len] != '\0')
+            return true;
+    }
+    return false;
+}
+
+/* aclInit (once per process) and the facts every device shares. */
+static accel_status_t npu_init(void *self)
+{
+    accel_npu_backend_t *npu = self;
+    const accel_npu_api_t *acl = npu->acl;
+    uint32_t counted = 0;
+    const char *soc;
+    accel_status_t status;
+
+    if (accel_npu_forked())
+        return npu_fork_error();
+    if ((status = npu_acl_init(acl)) != ACCEL_OK)
+        return status;
+    /* The count may have come from the device nodes: the runtime must agree. */
+    status = accel_npu_check(acl, acl->aclrtGetDeviceCount(&counted), "aclrtGetDeviceCount");
+    if (status != ACCEL_OK)
+        return status;
+    if ((int)counted < npu->device_count)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                                   "npu: %d device(s) were counted before initialisation but "
+                                   "the runtime shows %u (check " NPU_VISIBLE_ENV ")",
+                                   npu->device_count, counted);
+    status = accel_npu_check(acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1],
+                                                       &npu->version[2]),
+                             "aclrtGetVersion");
+    if (status != ACCEL_OK)
+        return status;
+    /* aclrtGetSocName has no error code: NULL means "unknown", which is no
+     * reason to refuse the devices (bf16 is then reported as absent). */
+    soc = acl->aclrtGetSocName();
+    if (soc == NULL) {
+        accel_log(ACCEL_LOG_WARN, "npu: aclrtGetSocName returned NULL; SoC unknown, bf16 off");
+        npu->soc_name[0] = '\0';
+    } else {
+        snprintf(npu->soc_name, sizeof npu->soc_name, "%s", soc);
+    }
+    npu->bf16 = npu_soc_has_bf16(npu->soc_name);
+    npu->mem_attr = strncmp(npu->soc_name, "Ascend310", 9) == 0 ? ACCEL_ACL_DDR_MEM
+                                                                 : ACCEL_ACL_HBM_MEM;
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- device queries */
+
+static accel_status_t npu_device_count(void *self, int *out)
+{
+    *out = ((accel_npu_backend_t *)self)->device_count;
+    return ACCEL_OK;
+}
+
+static accel_status_t npu_set_device(void *self, int device)
+{
+    return accel_npu_activate(self, device);
+}
+
+static accel_status_t npu_device_properties(void *self, int device,
+                                            accel_device_properties_t *out)
+{
+    accel_npu_backend_t *npu = self;
+    const accel_npu_api_t *acl = npu->acl;
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
+    accel_status_t status;
+
+    if (accel_npu_forked())
+        return npu_fork_error();
+    snprintf(props.name, sizeof props.name, "%s",
+             npu->soc_name[0] != '\0' ? npu->soc_name : "Ascend NPU (SoC unknown)");
+    snprintf(props.vendor, sizeof props.vendor, "Huawei");
+    props.compute_major = props.compute_minor = -1;
+    props.multiprocessor_count = -1;
+    if (acl->aclrtGetDeviceInfo != NULL) {
+        int64_t total = 0, cores = 0;
+        status = accel_npu_check(acl,
+                                 acl->aclrtGetDeviceInfo((uint32_t)device,
+                                                         ACCEL_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE,
+                                                         &total),
+                                 "aclrtGetDeviceInfo(TOTAL_GLOBAL_MEM_SIZE)");
+        if (status == ACCEL_OK)
+            status = accel_npu_check(acl,
+                                     acl->aclrtGetDeviceInfo((uint32_t)device,
+                                                             ACCEL_ACL_DEV_ATTR_AICORE_CORE_NUM,
+                                                             &cores),
+                                     "aclrtGetDeviceInfo(AICORE_CORE_NUM)");
+        if (status != ACCEL_OK)
+            return status;
+        props.total_memory = (uint64_t)total;
+        props.multiprocessor_count = (int)cores;
+    } else {
+        /* Older CANN: the total from aclrtGetMemInfo on the device. */
+        uint64_t free_bytes = 0, total = 0;
+        if ((status = accel_npu_memory_info(npu, device, &free_bytes, &total)) != ACCEL_OK)
+            return status;
+        props.total_memory = total;
+    }
+    snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
+             (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
+    props.struct_size = out->struct_size;
+    memcpy(out, &props, size);
+    return ACCEL_OK;
+}
+
+/* DeepSpeed: fp16 always, bf16 from torch_npu (the SoC), no Triton, no
+ * graphs (create_graph returns None on npu). */
+static accel_status_t npu_query_flag(void *self, int device, accel_flag_t flag, bool *out)
+{
+    accel_npu_backend_t *npu = self;
+    (void)device;
+    switch (flag) {
+    case ACCEL_FLAG_IS_AVAILABLE: *out = npu->device_count > 0; return ACCEL_OK;
+    case ACCEL_FLAG_BF16_SUPPORTED: *out = npu->bf16; return ACCEL_OK;
+    case ACCEL_FLAG_FP16_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_TRITON_SUPPORTED: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_PREFER_TRITON_GROUPED_MM: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_GRAPHS_SUPPORTED: *out = false; return ACCEL_OK;
+    default: return ACCEL_ERROR_UNSUPPORTED;
+    }
+}
+
+/* DeepSpeed's npu list is static: [float, half, bfloat16]. */
+static accel_status_t npu_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
+                                           size_t *out_count)
+{
+    static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
+    (void)self;
+    (void)device;
+    if (out == NULL && cap > 0)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "npu: dtype output array is NULL but capacity is %zu", cap);
+    for (size_t i = 0; i < 3 && i < cap; i++)
+        out[i] = all[i];
+    *out_count = 3;
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const accel_backend_ops_t npu_ops = {
+    .abi_version = ACCEL_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(accel_backend_ops_t),
+    .name = "npu",
+    .info = &npu_info,
+
+    .probe = npu_probe,
+    .create = npu_create,
+    .destroy = npu_destroy,
+    .init = npu_init,
+
+    .device_count = npu_device_count,
+    .device_properties = npu_device_properties,
+    .set_device = npu_set_device,
+    .synchronize = accel_npu_synchronize,
+    .memory_info = accel_npu_memory_info,
+    .query_flag = npu_query_flag,
+    .supported_dtypes = npu_supported_dtypes,
+
+    .mem_alloc = accel_npu_mem_alloc,
+    .mem_free = accel_npu_mem_free,
+    .memcpy_async = accel_npu_memcpy_async,
+    .memset_async = accel_npu_memset_async,
+
+    .host_alloc = accel_npu_host_alloc,
+    .host_free = accel_npu_host_free,
+    .host_register = accel_npu_host_register,
+    .host_unregister = accel_npu_host_unregister,
+
+    .stream_create = accel_npu_stream_create,
+    .stream_destroy = accel_npu_stream_destroy,
+    .stream_synchronize = accel_npu_stream_synchronize,
+    .stream_query = accel_npu_stream_query,
+    .stream_wait_event = accel_npu_stream_wait_event,
+    .stream_add_callback = accel_npu_stream_add_callback,
+
+    .event_create = accel_npu_event_create,
+    .event_destroy = accel_npu_event_destroy,
+    .event_record = accel_npu_event_record,
+    .event_synchronize = accel_npu_event_synchronize,
+    .event_query = accel_npu_event_query,
+    .event_elapsed_ms = accel_npu_event_elapsed_ms,
+
+    .rng_fill = accel_npu_rng_fill,
+
+    .op_builders = accel_npu_op_builders,
+};
+
+const accel_backend_ops_t *accel_npu_backend_ops(void)
+{
+    return &npu_ops;
+}

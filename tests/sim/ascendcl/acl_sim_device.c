@@ -1,0 +1,478 @@
+/* acl_sim_device.c: the simulated ACL runtime's process state, devices and
+ * memory. Device memory is host memory with a per-device capacity
+ * (ACCEL_SIM_DEVICE_MEMORY, default 1G), tracked allocation by allocation
+ * so that copies can be checked against their declared kind. Written from
+ * vendor-apis.md §2 and CANN's acl_rt.h; see tests/sim/README.md for what
+ * it models and the environment variables it reads. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl_sim_internal.h"
+
+pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
+
+typedef enum sim_alloc_kind { SIM_DEVICE, SIM_PINNED, SIM_REGISTERED } sim_alloc_kind_t;
+
+/* One allocation or registered host range, in a list under sim_lock. */
+typedef struct sim_alloc {
+    char *base;
+    size_t size;
+    int device; /* SIM_DEVICE only */
+    sim_alloc_kind_t kind;
+    struct sim_alloc *next;
+} sim_alloc_t;
+
+static bool sim_init_done;
+static int sim_devices = -1;
+static size_t sim_capacity;
+static size_t sim_used[SIM_MAX_DEVICES];
+static sim_alloc_t *sim_allocs;
+static _Thread_local int sim_thread_device = -1;
+static _Thread_local char sim_message[512];
+static _Thread_local bool sim_message_set;
+
+aclError sim_error(aclError code, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(sim_message, sizeof sim_message, fmt, args);
+    va_end(args);
+    sim_message_set = true;
+    return code;
+}
+
+SIM_API const char *aclGetRecentErrMsg(void)
+{
+    if (!sim_message_set)
+        return NULL;
+    sim_message_set = false;
+    return sim_message;
+}
+
+/* ASCEND_RT_VISIBLE_DEVICES as CANN documents it: comma-separated ids in
+ * ascending order, read up to the first entry that is not a valid one;
+ * the devices shown are renumbered 0..n-1 (the sim's devices are alike, so
+ * only the count changes). */
+static int sim_visible_devices(int physical)
+{
+    const char *p = getenv("ASCEND_RT_VISIBLE_DEVICES");
+    long last = -1;
+    int shown = 0;
+    if (p == NULL)
+        return physical;
+    while (*p >= '0' && *p <= '9') {
+        char *end;
+        long id = strtol(p, &end, 10);
+        if (id <= last || id >= physical)
+            break;
+        last = id;
+        shown++;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    return shown;
+}
+
+/* Under sim_lock. */
+static void sim_read_config(void)
+{
+    if (sim_devices >= 0)
+        return;
+    sim_devices = sim_fault_device_count(2, SIM_MAX_DEVICES);
+    sim_devices = sim_visible_devices(sim_devices);
+    sim_capacity = sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
+}
+
+int sim_device_count(void)
+{
+    int count;
+    pthread_mutex_lock(&sim_lock);
+    sim_read_config();
+    count = sim_devices;
+    pthread_mutex_unlock(&sim_lock);
+    return count;
+}
+
+bool sim_initialised(void)
+{
+    bool done;
+    pthread_mutex_lock(&sim_lock);
+    done = sim_init_done;
+    pthread_mutex_unlock(&sim_lock);
+    return done;
+}
+
+int sim_current_device(void)
+{
+    return sim_thread_device;
+}
+
+aclError sim_need_device(const char *function)
+{
+    if (!sim_initialised())
+        return sim_error(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", function);
+    if (sim_thread_device < 0)
+        return sim_error(ACL_ERROR_RT_CONTEXT_NULL,
+                         "%s: no current device on this thread (call aclrtSetDevice)", function);
+    return ACL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- init and devices */
+
+SIM_API aclError aclInit(const char *configPath)
+{
+    (void)configPath;
+    SIM_ENTER("aclInit");
+    pthread_mutex_lock(&sim_lock);
+    sim_read_config();
+    if (sim_init_done) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised");
+    }
+    sim_init_done = true;
+    pthread_mutex_unlock(&sim_lock);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclFinalize(void)
+{
+    SIM_ENTER("aclFinalize");
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_init_done) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: not initialised");
+    }
+    sim_init_done = false;
+    pthread_mutex_unlock(&sim_lock);
+    return ACL_SUCCESS;
+}
+
+/* Counts without aclInit, unless ACCEL_SIM_ACL_COUNT_NEEDS_INIT=1 (to play a
+ * runtime that refuses, for the backend's other detection path). */
+SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    const char *strict = getenv("ACCEL_SIM_ACL_COUNT_NEEDS_INIT");
+    SIM_ENTER("aclrtGetDeviceCount");
+    if (count == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is NULL");
+    if (strict != NULL && strcmp(strict, "1") == 0 && !sim_initialised())
+        return sim_error(ACL_ERROR_UNINITIALIZE, "aclrtGetDeviceCount: aclInit has not been called");
+    if (sim_device_count() == 0)
+        return sim_error(ACL_ERROR_RT_NO_DEVICE, "aclrtGetDeviceCount: no NPU device");
+    *count = (uint32_t)sim_device_count();
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtSetDevice(int32_t deviceId)
+{
+    SIM_ENTER("aclrtSetDevice");
+    if (!sim_initialised())
+        return sim_error(ACL_ERROR_UNINITIALIZE, "aclrtSetDevice: aclInit has not been called");
+    if (deviceId < 0 || deviceId >= sim_device_count())
+        return sim_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice: no device %d (%d present)",
+                         (int)deviceId, sim_device_count());
+    sim_thread_device = deviceId;
+    (void)sim_default_stream(deviceId);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetDevice(int32_t *deviceId)
+{
+    SIM_ENTER("aclrtGetDevice");
+    if (deviceId == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is NULL");
+    if (sim_thread_device < 0)
+        return sim_error(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no current device");
+    *deviceId = sim_thread_device;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtResetDevice(int32_t deviceId)
+{
+    SIM_ENTER("aclrtResetDevice");
+    if (deviceId < 0 || deviceId >= sim_device_count())
+        return sim_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice: no device %d",
+                         (int)deviceId);
+    sim_streams_drain(deviceId);
+    if (sim_thread_device == deviceId)
+        sim_thread_device = -1;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtSynchronizeDevice(void)
+{
+    aclError code;
+    SIM_ENTER("aclrtSynchronizeDevice");
+    if ((code = sim_need_device("aclrtSynchronizeDevice")) != ACL_SUCCESS)
+        return code;
+    sim_streams_drain(sim_thread_device);
+    return ACL_SUCCESS;
+}
+
+/* ACCEL_SIM_SOC, default "Ascend910B1" (a part with bf16). */
+SIM_API const char *aclrtGetSocName(void)
+{
+    const char *name = getenv("ACCEL_SIM_SOC");
+    if (sim_fault_hit("aclrtGetSocName") != 0)
+        return NULL; /* the only way this function can fail */
+    return name != NULL && *name != '\0' ? name : "Ascend910B1";
+}
+
+SIM_API aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
+                                 int32_t *patchVersion)
+{
+    SIM_ENTER("aclrtGetVersion");
+    if (majorVersion == NULL || minorVersion == NULL || patchVersion == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetVersion: a pointer is NULL");
+    *majorVersion = 1;
+    *minorVersion = 15;
+    *patchVersion = 0;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetRunMode(aclrtRunMode *runMode)
+{
+    SIM_ENTER("aclrtGetRunMode");
+    if (runMode == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetRunMode: runMode is NULL");
+    *runMode = ACL_HOST;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    SIM_ENTER("aclrtGetDeviceInfo");
+    if (value == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceInfo: value is NULL");
+    if (deviceId >= (uint32_t)sim_device_count())
+        return sim_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtGetDeviceInfo: no device %u",
+                         deviceId);
+    switch ((int)attr) {
+    case ACL_DEV_ATTR_AICPU_CORE_NUM: *value = 6; return ACL_SUCCESS;
+    case ACL_DEV_ATTR_AICORE_CORE_NUM: *value = 24; return ACL_SUCCESS;
+    case ACL_DEV_ATTR_CUBE_CORE_NUM: *value = 24; return ACL_SUCCESS;
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = 48; return ACL_SUCCESS;
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
+        pthread_mutex_lock(&sim_lock);
+        sim_read_config();
+        *value = (int64_t)sim_capacity;
+        pthread_mutex_unlock(&sim_lock);
+        return ACL_SUCCESS;
+    case ACL_DEV_ATTR_L2_CACHE_SIZE: *value = 192 << 20; return ACL_SUCCESS;
+    default:
+        return sim_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "aclrtGetDeviceInfo: attribute %d is not simulated", (int)attr);
+    }
+}
+
+/* ---------------------------------------------------------------- allocation records */
+
+/* Under sim_lock: the record whose range holds [ptr, ptr+size), of `kind`
+ * (any kind when kind < 0). */
+static sim_alloc_t *sim_find(const void *ptr, size_t size, int kind)
+{
+    const char *p = ptr;
+    for (sim_alloc_t *a = sim_allocs; a != NULL; a = a->next)
+        if ((kind < 0 || (int)a->kind == kind) && p >= a->base && p <= a->base + a->size &&
+            size <= (size_t)(a->base + a->size - p))
+            return a;
+    return NULL;
+}
+
+/* Under sim_lock: unlink and return the record starting exactly at ptr. */
+static sim_alloc_t *sim_take(const void *ptr, sim_alloc_kind_t kind)
+{
+    for (sim_alloc_t **link = &sim_allocs; *link != NULL; link = &(*link)->next)
+        if ((*link)->base == ptr && (*link)->kind == kind) {
+            sim_alloc_t *a = *link;
+            *link = a->next;
+            return a;
+        }
+    return NULL;
+}
+
+bool sim_is_device_range(const void *ptr, size_t size)
+{
+    bool inside;
+    pthread_mutex_lock(&sim_lock);
+    inside = sim_find(ptr, size, SIM_DEVICE) != NULL;
+    pthread_mutex_unlock(&sim_lock);
+    return inside;
+}
+
+/* ---------------------------------------------------------------- device memory */
+
+SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    sim_alloc_t *record;
+    aclError code;
+    int device = sim_thread_device;
+    SIM_ENTER("aclrtMalloc");
+    if ((code = sim_need_device("aclrtMalloc")) != ACL_SUCCESS)
+        return code;
+    if (devPtr == NULL || size == 0)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr NULL or size 0");
+    if ((int)policy > 7)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: unknown policy %d", (int)policy);
+    if (sim_fault_alloc_refused(size))
+        return sim_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "aclrtMalloc: %zu bytes refused (ACCEL_SIM_FAIL_ALLOC_ABOVE)", size);
+    pthread_mutex_lock(&sim_lock);
+    if (size > sim_capacity - sim_used[device]) {
+        size_t left = sim_capacity - sim_used[device];
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "aclrtMalloc: %zu bytes do not fit in device %d (%zu of %zu free)", size,
+                         device, left, sim_capacity);
+    }
+    sim_used[device] += size;
+    pthread_mutex_unlock(&sim_lock);
+    record = calloc(1, sizeof *record);
+    if (record == NULL || posix_memalign((void **)&record->base, 512, size) != 0) {
+        free(record);
+        pthread_mutex_lock(&sim_lock);
+        sim_used[device] -= size;
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: host memory exhausted");
+    }
+    record->size = size;
+    record->device = device;
+    record->kind = SIM_DEVICE;
+    pthread_mutex_lock(&sim_lock);
+    record->next = sim_allocs;
+    sim_allocs = record;
+    pthread_mutex_unlock(&sim_lock);
+    *devPtr = record->base;
+    return ACL_SUCCESS;
+}
+
+/* Frees at once (the real runtime synchronizes the device first; the sim
+ * lets a stream still reading the memory show up under ASan instead). */
+SIM_API aclError aclrtFree(void *devPtr)
+{
+    sim_alloc_t *record;
+    SIM_ENTER("aclrtFree");
+    pthread_mutex_lock(&sim_lock);
+    record = sim_take(devPtr, SIM_DEVICE);
+    if (record != NULL)
+        sim_used[record->device] -= record->size;
+    pthread_mutex_unlock(&sim_lock);
+    if (record == NULL)
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree: %p is not device memory", devPtr);
+    free(record->base);
+    free(record);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_bytes, size_t *total)
+{
+    aclError code;
+    SIM_ENTER("aclrtGetMemInfo");
+    if ((code = sim_need_device("aclrtGetMemInfo")) != ACL_SUCCESS)
+        return code;
+    if (free_bytes == NULL || total == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: a pointer is NULL");
+    if (attr != ACL_HBM_MEM && attr != ACL_DDR_MEM)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: attribute %d not simulated",
+                         (int)attr);
+    pthread_mutex_lock(&sim_lock);
+    *total = sim_capacity;
+    *free_bytes = sim_capacity - sim_used[sim_thread_device];
+    pthread_mutex_unlock(&sim_lock);
+    return ACL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- host memory */
+
+static aclError sim_add_host(void *ptr, size_t size, sim_alloc_kind_t kind)
+{
+    sim_alloc_t *record = calloc(1, sizeof *record);
+    if (record == NULL)
+        return ACL_ERROR_BAD_ALLOC;
+    record->base = ptr;
+    record->size = size;
+    record->kind = kind;
+    record->device = -1;
+    pthread_mutex_lock(&sim_lock);
+    record->next = sim_allocs;
+    sim_allocs = record;
+    pthread_mutex_unlock(&sim_lock);
+    return ACL_SUCCESS;
+}
+
+/* Pinned memory needs a current device, as the real call does. */
+SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    void *ptr;
+    aclError code;
+    SIM_ENTER("aclrtMallocHost");
+    if ((code = sim_need_device("aclrtMallocHost")) != ACL_SUCCESS)
+        return code;
+    if (hostPtr == NULL || size == 0)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr NULL or size 0");
+    if (sim_fault_alloc_refused(size) || (ptr = malloc(size)) == NULL)
+        return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: %zu bytes refused", size);
+    if (sim_add_host(ptr, size, SIM_PINNED) != ACL_SUCCESS) {
+        free(ptr);
+        return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of host memory");
+    }
+    *hostPtr = ptr;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtFreeHost(void *hostPtr)
+{
+    sim_alloc_t *record;
+    SIM_ENTER("aclrtFreeHost");
+    pthread_mutex_lock(&sim_lock);
+    record = sim_take(hostPtr, SIM_PINNED);
+    pthread_mutex_unlock(&sim_lock);
+    if (record == NULL)
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "aclrtFreeHost: %p did not come from aclrtMallocHost", hostPtr);
+    free(record->base);
+    free(record);
+    return ACL_SUCCESS;
+}
+
+/* MAPPED: the device address is the host address (as on a unified host). */
+SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
+                                   void **devPtr)
+{
+    bool taken;
+    SIM_ENTER("aclrtHostRegister");
+    if (!sim_initialised())
+        return sim_error(ACL_ERROR_UNINITIALIZE, "aclrtHostRegister: aclInit has not been called");
+    if (ptr == NULL || size == 0 || devPtr == NULL || type != ACL_HOST_REGISTER_MAPPED)
+        return sim_error(ACL_ERROR_INVALID_PARAM,
+                         "aclrtHostRegister: bad argument (ptr %p, size %llu, type %d)", ptr,
+                         (unsigned long long)size, (int)type);
+    pthread_mutex_lock(&sim_lock);
+    taken = sim_find(ptr, 1, -1) != NULL || sim_find((char *)ptr + size - 1, 1, -1) != NULL;
+    pthread_mutex_unlock(&sim_lock);
+    if (taken)
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "aclrtHostRegister: %p overlaps memory already pinned or registered", ptr);
+    if (sim_add_host(ptr, (size_t)size, SIM_REGISTERED) != ACL_SUCCESS)
+        return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtHostRegister: out of host memory");
+    *devPtr = ptr;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtHostUnregister(void *ptr)
+{
+    sim_alloc_t *record;
+    SIM_ENTER("aclrtHostUnregister");
+    pthread_mutex_lock(&sim_lock);
+    record = sim_take(ptr, SIM_REGISTERED);
+    pthread_mutex_unlock(&sim_lock);
+    if (record == NULL)
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtHostUnregister: %p is not registered",
+                         ptr);
+    free(record);
+    return ACL_SUCCESS;
+}

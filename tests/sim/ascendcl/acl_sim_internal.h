@@ -1,0 +1,56 @@
+/* acl_sim_internal.h: state shared by the two halves of the simulated
+ * libascendcl.so: acl_sim_device.c (init, devices, memory, copies' checks,
+ * error text) and acl_sim_stream.c (streams as worker threads, events,
+ * callbacks through the subscribe/report protocol).
+ * Locking: sim_lock (one mutex) guards every table below and every stream
+ * queue and event field; sim_changed (its condition) is broadcast whenever a
+ * task finishes, an event completes or a report is taken or done. */
+#ifndef ACCEL_TESTS_SIM_ACL_SIM_INTERNAL_H
+#define ACCEL_TESTS_SIM_ACL_SIM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "acl_sim.h"
+#include "sim_fault.h"
+
+#define SIM_MAX_DEVICES 64
+#define SIM_API SIM_EXPORT
+
+extern pthread_mutex_t sim_lock;
+extern pthread_cond_t sim_changed;
+
+/* Every exported function starts with this: counts the call and returns
+ * the injected fault, if any. */
+#define SIM_ENTER(name)                                                      \
+    do {                                                                     \
+        int sim_injected_ = sim_fault_hit(name);                             \
+        if (sim_injected_ != 0)                                              \
+            return sim_error(sim_injected_, "%s: injected fault", name);     \
+    } while (0)
+
+/* Keep `fmt` as the thread's aclGetRecentErrMsg text; returns `code`. */
+aclError sim_error(aclError code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* aclInit has run (and aclFinalize has not). */
+bool sim_initialised(void);
+/* The device count (ACCEL_SIM_DEVICES, default 2), fixed at first use. */
+int sim_device_count(void);
+/* The calling thread's device (aclrtSetDevice), or -1. */
+int sim_current_device(void);
+/* A failure code unless aclInit ran and the thread has a device. */
+aclError sim_need_device(const char *function);
+
+/* Where a pointer range lies: inside one device allocation, or not. */
+bool sim_is_device_range(const void *ptr, size_t size);
+
+typedef struct sim_stream sim_stream_t;
+/* The default stream of `device`, made on first use. Under no lock. */
+sim_stream_t *sim_default_stream(int device);
+/* `stream` as the sim's object (NULL: the current device's default stream),
+ * or NULL with the code in *code when it is not a live stream. */
+sim_stream_t *sim_stream_resolve(aclrtStream stream, aclError *code, const char *function);
+/* Wait until every stream of `device` is idle. */
+void sim_streams_drain(int device);
+
+#endif /* ACCEL_TESTS_SIM_ACL_SIM_INTERNAL_H */
