@@ -1,0 +1,601 @@
+/* backend.c: the xpu backend's ops table and everything about the devices
+ * themselves: loading the Level Zero loader, zeInit and counting devices,
+ * the fork rule, the context, properties, flags, dtypes and ze_result_t
+ * text. Memory and streams live next door.
+ * Threads: the loader table and zeInit's outcome are set once per process
+ * under pthread_once and read-only afterwards; every slot may be called from
+ * any thread. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/xpu/xpu_backend.h"
+
+#define XPU_VISIBLE_ENV "ZE_AFFINITY_MASK"
+
+/* snprintf that may truncate (reasons are bounded sentences). */
+__attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap,
+                                                          const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out, cap, fmt, args);
+    va_end(args);
+}
+
+/* ---------------------------------------------------------------- static facts */
+
+/* DeepSpeed's xpu values (accelerator/xpu_accelerator.py). The compile
+ * backends are torch._dynamo's list without a vendor graph backend. */
+static const char *const xpu_compile_backends[] = {"inductor", "eager", "aot_eager"};
+static const char *const xpu_visible_devices_envs[] = {XPU_VISIBLE_ENV};
+static const char *const xpu_export_envs[] = {"ZE_", "CCL_", "I_MPI_", "FI_", "ONEAPI_",
+                                              "LD_LIBRARY", "PATH"};
+
+/* Written once by xpu_info_once (before the table is first handed out), then
+ * read-only: communication_backend depends on whether oneCCL is installed. */
+static accel_backend_info_t xpu_info = {
+    .struct_size = sizeof(accel_backend_info_t),
+    .communication_backend = "xccl",
+    .default_compile_backend = "inductor",
+    .compile_backends = xpu_compile_backends,
+    .compile_backend_count = sizeof xpu_compile_backends / sizeof xpu_compile_backends[0],
+    .visible_devices_envs = xpu_visible_devices_envs,
+    .visible_devices_env_count = 1,
+    .export_envs = xpu_export_envs,
+    .export_env_count = sizeof xpu_export_envs / sizeof xpu_export_envs[0],
+    .dlpack_device_type = 14, /* kDLOneAPI (DLPack 0.7+; Debian's dlpack.h predates it) */
+    .device_name_ignores_index = false,
+    .synchronized_device = false,
+    .use_host_timers = false,
+    .resolves_data_dependency = false,
+    .handles_memory_backpressure = false,
+    .nvtx_domain_supported = false,
+    .lazy_call_runs_immediately = false,
+    .runtime_library = "libze_loader.so.1",
+    .vendor_stack = "Intel oneAPI Level Zero",
+    .current_device_from_local_rank = false,
+};
+
+/* DeepSpeed picks "ccl" when oneCCL's torch bindings import and "xccl"
+ * otherwise. Here "ccl" means oneCCL's library is present: already loaded in
+ * the process, or the file libccl.so.1 in $CCL_ROOT/lib or a directory of
+ * LD_LIBRARY_PATH. Only looked for, never loaded (loading oneCCL runs its
+ * initialisation in every process that merely lists backends). */
+static bool xpu_ccl_file_in(const char *dirs)
+{
+    char path[512];
+    const char *start = dirs;
+    while (start != NULL && *start != '\0') {
+        const char *end = strchr(start, ':');
+        size_t len = end != NULL ? (size_t)(end - start) : strlen(start);
+        if (len > 0 && len < sizeof path - 16) {
+            snprintf(path, sizeof path, "%.*s/libccl.so.1", (int)len, start);
+            if (access(path, R_OK) == 0)
+                return true;
+        }
+        start = end != NULL ? end + 1 : NULL;
+    }
+    return false;
+}
+
+static bool xpu_ccl_present(void)
+{
+    const char *root = getenv("CCL_ROOT");
+    void *loaded = dlopen("libccl.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (loaded != NULL) {
+        dlclose(loaded);
+        return true;
+    }
+    if (root != NULL && root[0] != '\0') {
+        char lib[400];
+        if (snprintf(lib, sizeof lib, "%s/lib", root) < (int)sizeof lib && xpu_ccl_file_in(lib))
+            return true;
+    }
+    return xpu_ccl_file_in(getenv("LD_LIBRARY_PATH"));
+}
+
+static pthread_once_t xpu_info_once = PTHREAD_ONCE_INIT;
+
+static void xpu_info_fill(void)
+{
+    if (xpu_ccl_present())
+        xpu_info.communication_backend = "ccl";
+}
+
+/* ---------------------------------------------------------------- loading the loader */
+
+static pthread_once_t xpu_ze_once = PTHREAD_ONCE_INIT;
+static accel_xpu_api_t xpu_ze_api;
+static bool xpu_ze_ok;
+static char xpu_ze_reason[256];
+
+static void xpu_ze_load(void)
+{
+    static const char *const candidates[] = {"libze_loader.so.1", NULL};
+    char tried[sizeof xpu_ze_reason] = "";
+    const accel_symbol_t symbols[] = {
+#define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name) \
+    ACCEL_SYMBOL_ENTRY(xpu_ze_api, required, name, export_name),
+#include "backends/xpu/symbols.h"
+#undef ACCEL_ZE_SYMBOL
+    };
+    Dl_info where;
+    void *library = accel_backend_load_library("xpu", candidates, tried, sizeof tried);
+
+    if (library == NULL) {
+        xpu_say(xpu_ze_reason, sizeof xpu_ze_reason,
+                 "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
+        return;
+    }
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "xpu",
+                                   "libze_loader.so.1", xpu_ze_reason,
+                                   sizeof xpu_ze_reason) != ACCEL_OK) {
+        dlclose(library);
+        return;
+    }
+    if (dladdr(*(void **)&xpu_ze_api.zeInit, &where) != 0 && where.dli_fname != NULL)
+        xpu_say(xpu_ze_api.path, sizeof xpu_ze_api.path, "%s", where.dli_fname);
+    else
+        snprintf(xpu_ze_api.path, sizeof xpu_ze_api.path, "libze_loader.so.1");
+    xpu_ze_ok = true; /* the handle stays open for the process */
+}
+
+const accel_xpu_api_t *accel_xpu_ze(char *reason, size_t cap)
+{
+    pthread_once(&xpu_ze_once, xpu_ze_load);
+    if (xpu_ze_ok)
+        return &xpu_ze_api;
+    if (reason != NULL && cap > 0)
+        snprintf(reason, cap, "%s", xpu_ze_reason);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static const char *xpu_result_name(accel_ze_result_t code)
+{
+    static const struct {
+        accel_ze_result_t code;
+        const char *name;
+    } names[] = {
+        {ACCEL_ZE_NOT_READY, "ZE_RESULT_NOT_READY"},
+        {ACCEL_ZE_ERROR_DEVICE_LOST, "ZE_RESULT_ERROR_DEVICE_LOST"},
+        {ACCEL_ZE_ERROR_OUT_OF_HOST_MEMORY, "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY"},
+        {ACCEL_ZE_ERROR_OUT_OF_DEVICE_MEMORY, "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"},
+        {ACCEL_ZE_ERROR_UNINITIALIZED, "ZE_RESULT_ERROR_UNINITIALIZED"},
+        {ACCEL_ZE_ERROR_UNSUPPORTED_VERSION, "ZE_RESULT_ERROR_UNSUPPORTED_VERSION"},
+        {ACCEL_ZE_ERROR_UNSUPPORTED_FEATURE, "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE"},
+        {ACCEL_ZE_ERROR_INVALID_ARGUMENT, "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
+        {ACCEL_ZE_ERROR_INVALID_NULL_HANDLE, "ZE_RESULT_ERROR_INVALID_NULL_HANDLE"},
+        {ACCEL_ZE_ERROR_INVALID_NULL_POINTER, "ZE_RESULT_ERROR_INVALID_NULL_POINTER"},
+        {ACCEL_ZE_ERROR_INVALID_SIZE, "ZE_RESULT_ERROR_INVALID_SIZE"},
+        {ACCEL_ZE_ERROR_UNKNOWN, "ZE_RESULT_ERROR_UNKNOWN"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == code)
+            return names[i].name;
+    return "an unlisted ze_result_t";
+}
+
+accel_status_t accel_xpu_error(accel_ze_result_t code, const char *what)
+{
+    accel_backend_vendor_error((int64_t)code, "xpu: %s failed with ze_result_t 0x%x (%s)", what,
+                               code, xpu_result_name(code));
+    if (code == ACCEL_ZE_ERROR_OUT_OF_DEVICE_MEMORY || code == ACCEL_ZE_ERROR_OUT_OF_HOST_MEMORY)
+        return ACCEL_ERROR_OUT_OF_MEMORY;
+    return ACCEL_ERROR_DEVICE_ERROR;
+}
+
+/* ---------------------------------------------------------------- zeInit and fork */
+
+static pthread_once_t xpu_init_once = PTHREAD_ONCE_INIT;
+static accel_ze_result_t xpu_init_result = ACCEL_ZE_ERROR_UNINITIALIZED;
+static atomic_bool xpu_forked_child; /* set in a child forked after zeInit */
+
+static void xpu_child_after_fork(void)
+{
+    atomic_store(&xpu_forked_child, true);
+}
+
+/* zeInit(0) once per process (GPU and VPU drivers alike). Its result is the
+ * process's: Level Zero does not retry a failed driver load either. */
+static void xpu_ze_init(void)
+{
+    pthread_atfork(NULL, NULL, xpu_child_after_fork);
+    xpu_init_result = xpu_ze_api.zeInit(0);
+}
+
+accel_status_t accel_xpu_usable(void)
+{
+    if (!atomic_load_explicit(&xpu_forked_child, memory_order_relaxed))
+        return ACCEL_OK;
+    return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                               "xpu: cannot use Level Zero in a forked child process: zeInit "
+                               "ran in the parent before fork(). Start child processes with "
+                               "spawn (or exec), or use xpu only after forking");
+}
+
+/* The first driver with at least one device; false with `why`. */
+static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *driver,
+                             uint32_t *driver_count, uint32_t *device_count, char *why,
+                             size_t cap)
+{
+    accel_ze_driver_t drivers[16];
+    uint32_t count = 0;
+    accel_ze_result_t code;
+
+    pthread_once(&xpu_init_once, xpu_ze_init);
+    if (xpu_init_result != ACCEL_ZE_SUCCESS) {
+        xpu_say(why, cap,
+                 "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
+                 "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
+                 ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
+        return false;
+    }
+    code = ze->zeDriverGet(&count, NULL);
+    if (code == ACCEL_ZE_SUCCESS && count > 16)
+        count = 16;
+    if (code == ACCEL_ZE_SUCCESS && count > 0)
+        code = ze->zeDriverGet(&count, drivers);
+    if (code != ACCEL_ZE_SUCCESS) {
+        xpu_say(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
+                 xpu_result_name(code));
+        return false;
+    }
+    *driver_count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t devices = 0;
+        code = ze->zeDeviceGet(drivers[i], &devices, NULL);
+        if (code != ACCEL_ZE_SUCCESS) {
+            xpu_say(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path,
+                     code, xpu_result_name(code));
+            return false;
+        }
+        if (devices > 0) {
+            *driver = drivers[i];
+            *device_count = devices;
+            return true;
+        }
+    }
+    xpu_say(why, cap, "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
+                       "with a device (check " XPU_VISIBLE_ENV ")",
+             count, ze->path);
+    return false;
+}
+
+/* ---------------------------------------------------------------- lifecycle */
+
+static void xpu_probe(accel_probe_result_t *out)
+{
+    char reason[sizeof out->reason];
+    const accel_xpu_api_t *ze = accel_xpu_ze(reason, sizeof reason);
+    accel_ze_driver_t driver;
+    uint32_t drivers = 0, devices = 0;
+
+    pthread_once(&xpu_info_once, xpu_info_fill);
+    out->available = false;
+    if (ze == NULL) {
+        xpu_say(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    if (accel_xpu_usable() != ACCEL_OK) {
+        xpu_say(out->reason, sizeof out->reason,
+                 "zeInit ran before fork(); Level Zero cannot be used in this child");
+        return;
+    }
+    /* The loader is there: without a driver or device it is "found, no
+     * device" (core words it so), not "missing". */
+    if (!xpu_find_devices(ze, &driver, &drivers, &devices, out->reason, sizeof out->reason)) {
+        out->available = true;
+        out->device_count = 0;
+        return;
+    }
+    out->available = true;
+    out->device_count = (int)devices;
+    xpu_say(out->reason, sizeof out->reason,
+             "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
+             "Zero, tested against a simulated driver only, never run on Intel hardware",
+             ze->path);
+}
+
+static accel_status_t xpu_create(void **out_self)
+{
+    char reason[256];
+    const accel_xpu_api_t *ze = accel_xpu_ze(reason, sizeof reason);
+    accel_ze_driver_t driver = NULL;
+    uint32_t drivers = 0, count = 0;
+    accel_ze_device_t handles[64];
+    accel_xpu_backend_t *xpu;
+    accel_status_t status;
+
+    pthread_once(&xpu_info_once, xpu_info_fill);
+    if (ze == NULL)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "xpu: %s", reason);
+    if ((status = accel_xpu_usable()) != ACCEL_OK)
+        return status;
+    if (!xpu_find_devices(ze, &driver, &drivers, &count, reason, sizeof reason))
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "xpu: %s", reason);
+    if (count > 64)
+        count = 64;
+    status = accel_xpu_check(ze->zeDeviceGet(driver, &count, handles), "zeDeviceGet");
+    if (status != ACCEL_OK)
+        return status;
+    xpu = calloc(1, sizeof *xpu);
+    if (xpu != NULL) {
+        xpu->devices = calloc(count, sizeof *xpu->devices);
+        xpu->allocated = calloc(count, sizeof *xpu->allocated);
+    }
+    if (xpu == NULL || xpu->devices == NULL || xpu->allocated == NULL) {
+        if (xpu != NULL) {
+            free(xpu->devices);
+            free(xpu->allocated);
+        }
+        free(xpu);
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "xpu: out of host memory for state");
+    }
+    xpu->ze = ze;
+    xpu->driver = driver;
+    xpu->driver_count = drivers;
+    xpu->device_count = (int)count;
+    for (uint32_t i = 0; i < count; i++)
+        xpu->devices[i].handle = handles[i];
+    pthread_mutex_init(&xpu->lock, NULL);
+    accel_range_map_init(&xpu->device_ranges, sizeof(int));
+    accel_range_map_init(&xpu->host_ranges, 0);
+    accel_log(ACCEL_LOG_DEBUG, "xpu: %u device(s) from %s", count, ze->path);
+    *out_self = xpu;
+    return ACCEL_OK;
+}
+
+/* Core releases streams, events and memory first. In a forked child no
+ * Level Zero call is made: only host memory is freed. */
+static void xpu_destroy(void *self)
+{
+    accel_xpu_backend_t *xpu = self;
+    bool usable = accel_xpu_usable() == ACCEL_OK;
+    if (xpu == NULL)
+        return;
+    if (usable) {
+        accel_xpu_staging_release(xpu);
+        for (int i = 0; i < xpu->device_count; i++)
+            if (xpu->devices[i].default_stream != NULL)
+                accel_xpu_stream_free(xpu, xpu->devices[i].default_stream);
+        if (xpu->context != NULL && xpu->ze->zeContextDestroy(xpu->context) != ACCEL_ZE_SUCCESS)
+            accel_log(ACCEL_LOG_WARN, "xpu: zeContextDestroy failed at teardown");
+    }
+    accel_range_map_fini(&xpu->device_ranges);
+    accel_range_map_fini(&xpu->host_ranges);
+    pthread_mutex_destroy(&xpu->lock);
+    free(xpu->allocated);
+    free(xpu->devices);
+    free(xpu);
+}
+
+/* One device's facts: properties, memory total and the compute queue group. */
+static accel_status_t xpu_device_facts(accel_xpu_backend_t *xpu, accel_xpu_device_t *dev)
+{
+    const accel_xpu_api_t *ze = xpu->ze;
+    accel_ze_memory_properties_t memory[8];
+    accel_ze_queue_group_properties_t groups[16];
+    uint32_t count = 0;
+    accel_status_t status;
+
+    dev->props = (accel_ze_device_properties_t){.stype = ACCEL_ZE_STYPE_DEVICE_PROPERTIES};
+    status = accel_xpu_check(ze->zeDeviceGetProperties(dev->handle, &dev->props),
+                             "zeDeviceGetProperties");
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_xpu_check(ze->zeDeviceGetMemoryProperties(dev->handle, &count, NULL),
+                             "zeDeviceGetMemoryProperties (count)");
+    if (status != ACCEL_OK)
+        return status;
+    count = count > 8 ? 8 : count;
+    for (uint32_t i = 0; i < count; i++)
+        memory[i] = (accel_ze_memory_properties_t){.stype = ACCEL_ZE_STYPE_MEMORY_PROPERTIES};
+    status = accel_xpu_check(ze->zeDeviceGetMemoryProperties(dev->handle, &count, memory),
+                             "zeDeviceGetMemoryProperties");
+    if (status != ACCEL_OK)
+        return status;
+    dev->total_memory = 0;
+    for (uint32_t i = 0; i < count; i++)
+        dev->total_memory += memory[i].totalSize;
+
+    count = 0;
+    status = accel_xpu_check(ze->zeDeviceGetCommandQueueGroupProperties(dev->handle, &count, NULL),
+                             "zeDeviceGetCommandQueueGroupProperties (count)");
+    if (status != ACCEL_OK)
+        return status;
+    count = count > 16 ? 16 : count;
+    for (uint32_t i = 0; i < count; i++)
+        groups[i] = (accel_ze_queue_group_properties_t){
+            .stype = ACCEL_ZE_STYPE_QUEUE_GROUP_PROPERTIES};
+    status = accel_xpu_check(ze->zeDeviceGetCommandQueueGroupProperties(dev->handle, &count,
+                                                                        groups),
+                             "zeDeviceGetCommandQueueGroupProperties");
+    if (status != ACCEL_OK)
+        return status;
+    for (uint32_t i = 0; i < count; i++) {
+        if (groups[i].flags & ACCEL_ZE_QUEUE_GROUP_FLAG_COMPUTE) {
+            dev->compute_ordinal = i;
+            return ACCEL_OK;
+        }
+    }
+    return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                               "xpu: device \"%s\" has no compute command queue group "
+                               "(zeDeviceGetCommandQueueGroupProperties listed %u group(s))",
+                               dev->props.name, count);
+}
+
+/* The context of the chosen driver, every device's facts and its default
+ * stream. A failure leaves nothing behind, so init can be tried again. */
+static accel_status_t xpu_init(void *self)
+{
+    accel_xpu_backend_t *xpu = self;
+    const accel_xpu_api_t *ze = xpu->ze;
+    accel_ze_driver_properties_t driver = {.stype = ACCEL_ZE_STYPE_DRIVER_PROPERTIES};
+    accel_ze_context_desc_t desc = {.stype = ACCEL_ZE_STYPE_CONTEXT_DESC};
+    accel_status_t status;
+    int made = 0;
+
+    if ((status = accel_xpu_usable()) != ACCEL_OK)
+        return status;
+    status = accel_xpu_check(ze->zeDriverGetProperties(xpu->driver, &driver),
+                             "zeDriverGetProperties");
+    if (status != ACCEL_OK)
+        return status;
+    xpu->driver_version = driver.driverVersion;
+    for (int i = 0; i < xpu->device_count && status == ACCEL_OK; i++)
+        status = xpu_device_facts(xpu, &xpu->devices[i]);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_xpu_check(ze->zeContextCreate(xpu->driver, &desc, &xpu->context),
+                             "zeContextCreate");
+    if (status != ACCEL_OK)
+        return status;
+    for (; made < xpu->device_count; made++) {
+        status = accel_xpu_stream_new(xpu, made, ACCEL_ZE_QUEUE_PRIORITY_NORMAL,
+                                      &xpu->devices[made].default_stream);
+        if (status != ACCEL_OK)
+            break;
+    }
+    if (status == ACCEL_OK)
+        return ACCEL_OK;
+    while (made-- > 0) {
+        accel_xpu_stream_free(xpu, xpu->devices[made].default_stream);
+        xpu->devices[made].default_stream = NULL;
+    }
+    if (ze->zeContextDestroy(xpu->context) != ACCEL_ZE_SUCCESS)
+        accel_log(ACCEL_LOG_WARN, "xpu: zeContextDestroy after a failed init failed too");
+    xpu->context = NULL;
+    return status;
+}
+
+/* ---------------------------------------------------------------- device queries */
+
+static accel_status_t xpu_device_count(void *self, int *out)
+{
+    *out = ((accel_xpu_backend_t *)self)->device_count;
+    return ACCEL_OK;
+}
+
+/* Level Zero has no current device: every call names its device. */
+static accel_status_t xpu_set_device(void *self, int device)
+{
+    (void)self;
+    (void)device;
+    return accel_xpu_usable();
+}
+
+static accel_status_t xpu_device_properties(void *self, int device,
+                                            accel_device_properties_t *out)
+{
+    accel_xpu_backend_t *xpu = self;
+    const accel_xpu_device_t *dev = &xpu->devices[device];
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
+    accel_status_t status;
+
+    if ((status = accel_xpu_usable()) != ACCEL_OK)
+        return status;
+    snprintf(props.name, sizeof props.name, "%s", dev->props.name);
+    snprintf(props.vendor, sizeof props.vendor, "%s",
+             dev->props.vendorId == 0x8086 ? "Intel" : "unknown vendor");
+    props.compute_major = props.compute_minor = -1;
+    props.multiprocessor_count =
+        (int)(dev->props.numSlices * dev->props.numSubslicesPerSlice *
+              dev->props.numEUsPerSubslice); /* execution units */
+    props.total_memory = dev->total_memory;
+    snprintf(props.driver_version, sizeof props.driver_version, "Level Zero driver %u",
+             xpu->driver_version);
+    props.struct_size = out->struct_size;
+    memcpy(out, &props, size);
+    return ACCEL_OK;
+}
+
+/* DeepSpeed: bf16 and fp16 always, Triton through intel-xpu-backend-for-
+ * triton is not claimed here, no graphs (create_graph returns None on xpu). */
+static accel_status_t xpu_query_flag(void *self, int device, accel_flag_t flag, bool *out)
+{
+    accel_xpu_backend_t *xpu = self;
+    (void)device;
+    switch (flag) {
+    case ACCEL_FLAG_IS_AVAILABLE: *out = xpu->device_count > 0; return ACCEL_OK;
+    case ACCEL_FLAG_BF16_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_FP16_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_TRITON_SUPPORTED: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_PREFER_TRITON_GROUPED_MM: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_GRAPHS_SUPPORTED: *out = false; return ACCEL_OK;
+    default: return ACCEL_ERROR_UNSUPPORTED;
+    }
+}
+
+/* DeepSpeed's xpu list is static: [float, half, bfloat16]. */
+static accel_status_t xpu_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
+                                           size_t *out_count)
+{
+    static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
+    (void)self;
+    (void)device;
+    if (out == NULL && cap > 0)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "xpu: dtype output array is NULL but capacity is %zu", cap);
+    for (size_t i = 0; i < 3 && i < cap; i++)
+        out[i] = all[i];
+    *out_count = 3;
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const accel_backend_ops_t xpu_ops = {
+    .abi_version = ACCEL_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(accel_backend_ops_t),
+    .name = "xpu",
+    .info = &xpu_info,
+
+    .probe = xpu_probe,
+    .create = xpu_create,
+    .destroy = xpu_destroy,
+    .init = xpu_init,
+
+    .device_count = xpu_device_count,
+    .device_properties = xpu_device_properties,
+    .set_device = xpu_set_device,
+    .synchronize = accel_xpu_synchronize,
+    .memory_info = accel_xpu_memory_info,
+    .query_flag = xpu_query_flag,
+    .supported_dtypes = xpu_supported_dtypes,
+
+    .mem_alloc = accel_xpu_mem_alloc,
+    .mem_free = accel_xpu_mem_free,
+    .memcpy_async = accel_xpu_memcpy_async,
+    .memset_async = accel_xpu_memset_async,
+
+    .host_alloc = accel_xpu_host_alloc,
+    .host_free = accel_xpu_host_free,
+
+    .stream_create = accel_xpu_stream_create,
+    .stream_destroy = accel_xpu_stream_destroy,
+    .stream_synchronize = accel_xpu_stream_synchronize,
+    .stream_query = accel_xpu_stream_query,
+    .stream_wait_event = accel_xpu_stream_wait_event,
+
+    .event_create = accel_xpu_event_create,
+    .event_destroy = accel_xpu_event_destroy,
+    .event_record = accel_xpu_event_record,
+    .event_synchronize = accel_xpu_event_synchronize,
+    .event_query = accel_xpu_event_query,
+    .event_elapsed_ms = accel_xpu_event_elapsed_ms,
+
+    .rng_fill = accel_xpu_rng_fill,
+};
+
+const accel_backend_ops_t *accel_xpu_backend_ops(void)
+{
+    pthread_once(&xpu_info_once, xpu_info_fill);
+    return &xpu_ops;
+}

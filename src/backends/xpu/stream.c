@@ -1,0 +1,431 @@
+/* stream.c: the xpu backend's streams and events on Level Zero. A stream is
+ * an immediate, in-order command list; an event has its own one-event pool.
+ * Level Zero 1.4 has no "wait for a command list" call (the loader Debian
+ * ships predates zeCommandListHostSynchronize), so a stream tells the host it
+ * has drained through marker events signalled at its end: one per
+ * synchronize (waited for, reset and kept for reuse) and one per query that
+ * found new work (kept in `pending`, oldest first, until signalled; on an
+ * in-order list a later marker implies every earlier one).
+ * Threads: a stream's `lock` is held around every append to its list and
+ * every change of its marker lists, never while waiting; the backend's
+ * `lock` guards the list of streams. Events are Level Zero's own objects,
+ * safe to query and wait for from any thread. */
+#include <stdlib.h>
+
+#include "backends/xpu/xpu_backend.h"
+
+/* ---------------------------------------------------------------- events */
+
+accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool timing,
+                                   accel_xpu_event_t **out)
+{
+    const accel_xpu_api_t *ze = xpu->ze;
+    accel_ze_event_pool_desc_t pool_desc = {
+        .stype = ACCEL_ZE_STYPE_EVENT_POOL_DESC,
+        .flags = ACCEL_ZE_EVENT_POOL_FLAG_HOST_VISIBLE |
+                 (timing ? ACCEL_ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP : 0u),
+        .count = 1,
+    };
+    accel_ze_event_desc_t desc = {
+        .stype = ACCEL_ZE_STYPE_EVENT_DESC,
+        .index = 0,
+        .signal = ACCEL_ZE_EVENT_SCOPE_FLAG_HOST,
+        .wait = ACCEL_ZE_EVENT_SCOPE_FLAG_HOST,
+    };
+    accel_ze_device_t handle = xpu->devices[device].handle;
+    accel_xpu_event_t *event = calloc(1, sizeof *event);
+    accel_status_t status;
+
+    if (event == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "xpu: out of host memory for an "
+                                                              "event");
+    event->device = device;
+    event->timing = timing;
+    status = accel_xpu_check(ze->zeEventPoolCreate(xpu->context, &pool_desc, 1, &handle,
+                                                   &event->pool),
+                             "zeEventPoolCreate");
+    if (status == ACCEL_OK) {
+        status = accel_xpu_check(ze->zeEventCreate(event->pool, &desc, &event->handle),
+                                 "zeEventCreate");
+        if (status != ACCEL_OK && ze->zeEventPoolDestroy(event->pool) != ACCEL_ZE_SUCCESS)
+            accel_log(ACCEL_LOG_WARN, "xpu: zeEventPoolDestroy after a failed zeEventCreate "
+                                      "failed too");
+    }
+    if (status != ACCEL_OK) {
+        free(event);
+        return status;
+    }
+    *out = event;
+    return ACCEL_OK;
+}
+
+void accel_xpu_event_free(accel_xpu_backend_t *xpu, accel_xpu_event_t *event)
+{
+    if (event == NULL)
+        return;
+    if (xpu->ze->zeEventDestroy(event->handle) != ACCEL_ZE_SUCCESS)
+        accel_log(ACCEL_LOG_WARN, "xpu: zeEventDestroy failed; its pool is destroyed anyway");
+    if (xpu->ze->zeEventPoolDestroy(event->pool) != ACCEL_ZE_SUCCESS)
+        accel_log(ACCEL_LOG_WARN, "xpu: zeEventPoolDestroy failed");
+    free(event);
+}
+
+static void xpu_event_list_free(accel_xpu_backend_t *xpu, accel_xpu_event_t *list)
+{
+    while (list != NULL) {
+        accel_xpu_event_t *next = list->next;
+        accel_xpu_event_free(xpu, list);
+        list = next;
+    }
+}
+
+/* ---------------------------------------------------------------- streams */
+
+accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsigned priority,
+                                    accel_xpu_stream_t **out)
+{
+    accel_xpu_device_t *dev = &xpu->devices[device];
+    accel_ze_queue_desc_t desc = {
+        .stype = ACCEL_ZE_STYPE_QUEUE_DESC,
+        .ordinal = dev->compute_ordinal,
+        .index = 0,
+        .flags = ACCEL_ZE_QUEUE_FLAG_IN_ORDER,
+        .mode = ACCEL_ZE_QUEUE_MODE_ASYNCHRONOUS,
+        .priority = priority,
+    };
+    accel_xpu_stream_t *stream = calloc(1, sizeof *stream);
+    accel_status_t status;
+
+    if (stream == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "xpu: out of host memory for a "
+                                                              "stream");
+    status = accel_xpu_check(xpu->ze->zeCommandListCreateImmediate(xpu->context, dev->handle,
+                                                                   &desc, &stream->list),
+                             "zeCommandListCreateImmediate");
+    if (status != ACCEL_OK) {
+        free(stream);
+        return status;
+    }
+    stream->device = device;
+    pthread_mutex_init(&stream->lock, NULL);
+    pthread_mutex_lock(&xpu->lock);
+    stream->next = xpu->streams;
+    xpu->streams = stream;
+    pthread_mutex_unlock(&xpu->lock);
+    *out = stream;
+    return ACCEL_OK;
+}
+
+/* Drain it first (core destroys a stream with work still queued). */
+void accel_xpu_stream_free(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream)
+{
+    accel_xpu_stream_t **link;
+    if (accel_xpu_stream_drain(xpu, stream) != ACCEL_OK)
+        accel_log(ACCEL_LOG_WARN, "xpu: a stream being destroyed did not drain; destroying it "
+                                  "anyway");
+    pthread_mutex_lock(&xpu->lock);
+    for (link = &xpu->streams; *link != NULL; link = &(*link)->next) {
+        if (*link == stream) {
+            *link = stream->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&xpu->lock);
+    if (xpu->ze->zeCommandListDestroy(stream->list) != ACCEL_ZE_SUCCESS)
+        accel_log(ACCEL_LOG_WARN, "xpu: zeCommandListDestroy failed");
+    xpu_event_list_free(xpu, stream->pending);
+    xpu_event_list_free(xpu, stream->idle);
+    pthread_mutex_destroy(&stream->lock);
+    free(stream);
+}
+
+/* A reset marker, reused or new. Under the stream's lock. */
+static accel_status_t xpu_marker_take(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream,
+                                      accel_xpu_event_t **out)
+{
+    if (stream->idle != NULL) {
+        *out = stream->idle;
+        stream->idle = (*out)->next;
+        (*out)->next = NULL;
+        return ACCEL_OK;
+    }
+    return accel_xpu_event_new(xpu, stream->device, false, out);
+}
+
+/* Back to the idle list after a host reset; a marker that will not reset is
+ * destroyed instead. Under the stream's lock. */
+static void xpu_marker_put(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream,
+                           accel_xpu_event_t *marker)
+{
+    if (xpu->ze->zeEventHostReset(marker->handle) != ACCEL_ZE_SUCCESS) {
+        accel_log(ACCEL_LOG_WARN, "xpu: zeEventHostReset of a stream marker failed; dropping it");
+        accel_xpu_event_free(xpu, marker);
+        return;
+    }
+    marker->next = stream->idle;
+    stream->idle = marker;
+}
+
+accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream)
+{
+    const accel_xpu_api_t *ze = xpu->ze;
+    accel_xpu_event_t *marker = NULL;
+    accel_status_t status;
+
+    pthread_mutex_lock(&stream->lock);
+    status = xpu_marker_take(xpu, stream, &marker);
+    if (status == ACCEL_OK) {
+        status = accel_xpu_check(ze->zeCommandListAppendSignalEvent(stream->list,
+                                                                    marker->handle),
+                                 "zeCommandListAppendSignalEvent (stream synchronize)");
+        if (status != ACCEL_OK) {
+            xpu_marker_put(xpu, stream, marker);
+            marker = NULL;
+        }
+    }
+    pthread_mutex_unlock(&stream->lock);
+    if (marker == NULL)
+        return status;
+    status = accel_xpu_check(ze->zeEventHostSynchronize(marker->handle, UINT64_MAX),
+                             "zeEventHostSynchronize (stream synchronize)");
+    pthread_mutex_lock(&stream->lock);
+    if (status == ACCEL_OK) {
+        xpu_marker_put(xpu, stream, marker);
+    } else {
+        /* Still queued, perhaps: never reuse it before it is seen signalled,
+         * and never destroy it under the list. Queries reap it later. */
+        accel_xpu_event_t **tail = &stream->pending;
+        while (*tail != NULL)
+            tail = &(*tail)->next;
+        *tail = marker;
+    }
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+accel_status_t accel_xpu_synchronize(void *self, int device)
+{
+    accel_xpu_backend_t *xpu = self;
+    accel_status_t status = accel_xpu_usable();
+
+    /* The backend's lock keeps every listed stream alive while it drains. */
+    pthread_mutex_lock(&xpu->lock);
+    for (accel_xpu_stream_t *s = xpu->streams; s != NULL && status == ACCEL_OK; s = s->next)
+        if (s->device == device)
+            status = accel_xpu_stream_drain(xpu, s);
+    pthread_mutex_unlock(&xpu->lock);
+    return status;
+}
+
+/* priority: 0 normal, below 0 high (CUDA's convention), above 0 low. */
+accel_status_t accel_xpu_stream_create(void *self, int device, int priority, void **out)
+{
+    accel_status_t status = accel_xpu_usable();
+    unsigned level = priority < 0   ? ACCEL_ZE_QUEUE_PRIORITY_HIGH
+                     : priority > 0 ? ACCEL_ZE_QUEUE_PRIORITY_LOW
+                                    : ACCEL_ZE_QUEUE_PRIORITY_NORMAL;
+    if (status != ACCEL_OK)
+        return status;
+    return accel_xpu_stream_new(self, device, level, (accel_xpu_stream_t **)out);
+}
+
+void accel_xpu_stream_destroy(void *self, int device, void *stream)
+{
+    (void)device;
+    if (accel_xpu_usable() != ACCEL_OK)
+        return; /* a forked child: nothing may touch Level Zero */
+    accel_xpu_stream_free(self, stream);
+}
+
+accel_status_t accel_xpu_stream_synchronize(void *self, int device, void *stream)
+{
+    accel_status_t status = accel_xpu_usable();
+    if (status != ACCEL_OK)
+        return status;
+    return accel_xpu_stream_drain(self, accel_xpu_stream(self, device, stream));
+}
+
+/* Release the markers that have been signalled, oldest first. ACCEL_OK when
+ * none is left pending. Under the stream's lock. */
+static accel_status_t xpu_markers_reap(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream)
+{
+    while (stream->pending != NULL) {
+        accel_xpu_event_t *marker = stream->pending;
+        accel_ze_result_t code = xpu->ze->zeEventQueryStatus(marker->handle);
+        if (code == ACCEL_ZE_NOT_READY)
+            return ACCEL_ERROR_NOT_READY;
+        if (code != ACCEL_ZE_SUCCESS)
+            return accel_xpu_error(code, "zeEventQueryStatus (stream query)");
+        stream->pending = marker->next;
+        xpu_marker_put(xpu, stream, marker);
+    }
+    return ACCEL_OK;
+}
+
+accel_status_t accel_xpu_stream_query(void *self, int device, void *handle)
+{
+    accel_xpu_backend_t *xpu = self;
+    accel_xpu_stream_t *stream = accel_xpu_stream(xpu, device, handle);
+    accel_xpu_event_t *marker = NULL, **tail;
+    accel_status_t status = accel_xpu_usable();
+
+    if (status != ACCEL_OK)
+        return status;
+    pthread_mutex_lock(&stream->lock);
+    status = xpu_markers_reap(xpu, stream);
+    /* Nothing new since the newest marker: its state is the stream's. */
+    if (stream->marked == stream->appended || status != ACCEL_OK) {
+        pthread_mutex_unlock(&stream->lock);
+        return status;
+    }
+    status = xpu_marker_take(xpu, stream, &marker);
+    if (status == ACCEL_OK) {
+        status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list,
+                                                                         marker->handle),
+                                 "zeCommandListAppendSignalEvent (stream query)");
+        if (status != ACCEL_OK) {
+            xpu_marker_put(xpu, stream, marker);
+        } else {
+            marker->at = stream->appended;
+            stream->marked = stream->appended;
+            for (tail = &stream->pending; *tail != NULL; tail = &(*tail)->next)
+                ;
+            *tail = marker;
+            status = xpu_markers_reap(xpu, stream);
+        }
+    }
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+accel_status_t accel_xpu_stream_wait_event(void *self, int device, void *handle, void *event)
+{
+    accel_xpu_backend_t *xpu = self;
+    accel_xpu_stream_t *stream = accel_xpu_stream(xpu, device, handle);
+    accel_xpu_event_t *ev = event;
+    accel_status_t status = accel_xpu_usable();
+
+    if (status != ACCEL_OK || !atomic_load(&ev->recorded))
+        return status; /* a never-recorded event is complete */
+    pthread_mutex_lock(&stream->lock);
+    status = accel_xpu_check(xpu->ze->zeCommandListAppendWaitOnEvents(stream->list, 1,
+                                                                      &ev->handle),
+                             "zeCommandListAppendWaitOnEvents");
+    if (status == ACCEL_OK)
+        stream->appended++;
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+/* ---------------------------------------------------------------- events */
+
+accel_status_t accel_xpu_event_create(void *self, int device, unsigned flags, void **out)
+{
+    accel_status_t status = accel_xpu_usable();
+    if (status != ACCEL_OK)
+        return status;
+    return accel_xpu_event_new(self, device, (flags & ACCEL_EVENT_TIMING) != 0,
+                               (accel_xpu_event_t **)out);
+}
+
+void accel_xpu_event_destroy(void *self, int device, void *event)
+{
+    (void)device;
+    if (accel_xpu_usable() != ACCEL_OK)
+        return;
+    accel_xpu_event_free(self, event);
+}
+
+/* A re-record resets the event on the stream first (Level Zero events stay
+ * signalled until reset), so waiters see the newest record. */
+accel_status_t accel_xpu_event_record(void *self, int device, void *handle, void *event)
+{
+    accel_xpu_backend_t *xpu = self;
+    accel_xpu_stream_t *stream = accel_xpu_stream(xpu, device, handle);
+    accel_xpu_event_t *ev = event;
+    accel_status_t status = accel_xpu_usable();
+
+    if (status != ACCEL_OK)
+        return status;
+    pthread_mutex_lock(&stream->lock);
+    if (atomic_load(&ev->recorded))
+        status = accel_xpu_check(xpu->ze->zeCommandListAppendEventReset(stream->list,
+                                                                        ev->handle),
+                                 "zeCommandListAppendEventReset (event record)");
+    if (status == ACCEL_OK)
+        status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list,
+                                                                         ev->handle),
+                                 "zeCommandListAppendSignalEvent (event record)");
+    if (status == ACCEL_OK) {
+        stream->appended++;
+        atomic_store(&ev->recorded, true);
+    }
+    pthread_mutex_unlock(&stream->lock);
+    return status;
+}
+
+accel_status_t accel_xpu_event_synchronize(void *self, int device, void *event)
+{
+    accel_xpu_backend_t *xpu = self;
+    accel_xpu_event_t *ev = event;
+    accel_status_t status = accel_xpu_usable();
+    (void)device;
+    if (status != ACCEL_OK || !atomic_load(&ev->recorded))
+        return status;
+    return accel_xpu_check(xpu->ze->zeEventHostSynchronize(ev->handle, UINT64_MAX),
+                           "zeEventHostSynchronize");
+}
+
+accel_status_t accel_xpu_event_query(void *self, int device, void *event)
+{
+    accel_xpu_backend_t *xpu = self;
+    accel_xpu_event_t *ev = event;
+    accel_status_t status = accel_xpu_usable();
+    accel_ze_result_t code;
+    (void)device;
+    if (status != ACCEL_OK || !atomic_load(&ev->recorded))
+        return status;
+    code = xpu->ze->zeEventQueryStatus(ev->handle);
+    if (code == ACCEL_ZE_NOT_READY)
+        return ACCEL_ERROR_NOT_READY;
+    return accel_xpu_check(code, "zeEventQueryStatus");
+}
+
+/* The global kernel-timestamp end of each record, in device ticks (wrapped
+ * to kernelTimestampValidBits), times the timer resolution (ns per tick). */
+accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, void *end,
+                                          float *out)
+{
+    accel_xpu_backend_t *xpu = self;
+    const accel_ze_device_properties_t *props = &xpu->devices[device].props;
+    accel_xpu_event_t *events[2] = {start, end};
+    accel_ze_kernel_timestamp_t stamps[2];
+    uint64_t mask, ticks;
+    accel_status_t status = accel_xpu_usable();
+
+    if (status != ACCEL_OK)
+        return status;
+    for (int i = 0; i < 2; i++) {
+        if (!events[i]->timing)
+            return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                       "xpu: the %s event was created without ACCEL_EVENT_TIMING",
+                                       i == 0 ? "start" : "end");
+        if (!atomic_load(&events[i]->recorded))
+            return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                       "xpu: the %s event was never recorded",
+                                       i == 0 ? "start" : "end");
+        if ((status = accel_xpu_event_query(xpu, device, events[i])) != ACCEL_OK)
+            return status;
+        status = accel_xpu_check(xpu->ze->zeEventQueryKernelTimestamp(events[i]->handle,
+                                                                      &stamps[i]),
+                                 "zeEventQueryKernelTimestamp");
+        if (status != ACCEL_OK)
+            return status;
+    }
+    mask = props->kernelTimestampValidBits >= 64 || props->kernelTimestampValidBits == 0
+               ? UINT64_MAX
+               : (UINT64_C(1) << props->kernelTimestampValidBits) - 1;
+    ticks = (stamps[1].global.kernelEnd - stamps[0].global.kernelEnd) & mask;
+    *out = (float)((double)ticks * (double)props->timerResolution / 1e6);
+    return ACCEL_OK;
+}

@@ -1,0 +1,178 @@
+/* xpu_backend.h: the Intel xpu backend (DESIGN.md §6) over Level Zero
+ * (libze_loader.so.1), shared by the files of src/backends/xpu/. Core needs
+ * only accel_xpu_backend_ops(); the rest is private to this folder.
+ *
+ * Runtime library: the Level Zero loader is dlopened once per process
+ * (ACCEL_XPU_LIBRARY, then libze_loader.so.1 on the loader's path) and never
+ * unloaded; nothing links against it. The loader finds the drivers itself
+ * (libze_intel_gpu.so.1, or ZE_ENABLE_ALT_DRIVERS).
+ * zeInit: Level Zero cannot count devices before zeInit, so the first probe
+ * or create() calls zeInit(0) once per process (it creates no context and
+ * every later call of it is a no-op); init() makes the context.
+ *
+ * Objects and who owns them:
+ * - accel_xpu_backend_t: made by create(), freed by destroy(). Fields above
+ *   `lock` are written by create()/init() before any other slot runs and are
+ *   read-only afterwards.
+ * - one Level Zero context per backend (the chosen driver's), made by init().
+ * - a backend stream is an accel_xpu_stream_t: an immediate, in-order command
+ *   list plus the marker events that tell the host when it has drained. It is
+ *   owned by core's accel_stream_t; NULL is the device's default stream,
+ *   owned by the backend (made by init(), destroyed by destroy()).
+ * - a backend event is an accel_xpu_event_t: its own one-event pool
+ *   (host-visible, with kernel timestamps when timed).
+ * - device and host (pinned) USM allocations are the caller's; the backend
+ *   keeps their ranges (sizes, for memory_info and for telling pinned host
+ *   memory from pageable) until they are freed.
+ * - random-fill staging buffers (memory.c) belong to the backend until the
+ *   copy out of them has completed.
+ * Threads: every slot may run on any thread. A command list is used by one
+ *   thread at a time (Level Zero's rule): each stream's `lock` is held around
+ *   every append. Fork: in a child forked after zeInit every slot fails at
+ *   once (accel_xpu_usable says why); nothing calls Level Zero there.
+ */
+#ifndef ACCEL_BACKENDS_XPU_XPU_BACKEND_H
+#define ACCEL_BACKENDS_XPU_XPU_BACKEND_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
+#include "backends/xpu/types.h"
+
+/* The xpu backend's ops table (constant, process lifetime). */
+const accel_backend_ops_t *accel_xpu_backend_ops(void);
+
+typedef struct accel_xpu_api {
+    char path[256]; /* the loader that loaded (dladdr), for the report */
+#define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name) ret(*name) params;
+#include "backends/xpu/symbols.h"
+#undef ACCEL_ZE_SYMBOL
+} accel_xpu_api_t;
+
+/* The Level Zero table, loaded once per process; NULL with `reason` (every
+ * place tried) when the loader cannot be loaded or lacks a symbol. */
+const accel_xpu_api_t *accel_xpu_ze(char *reason, size_t cap);
+
+typedef struct accel_xpu_event {
+    accel_ze_event_pool_t pool;
+    accel_ze_event_t handle;
+    int device;
+    bool timing;            /* the pool has kernel timestamps */
+    atomic_bool recorded;   /* recorded at least once (else: complete) */
+    struct accel_xpu_event *next; /* in a stream's marker lists */
+    uint64_t at;            /* as a marker: the stream's `appended` when signalled */
+} accel_xpu_event_t;
+
+typedef struct accel_xpu_stream {
+    accel_ze_list_t list;
+    int device;
+    pthread_mutex_t lock;       /* guards the list and everything below */
+    uint64_t appended;          /* commands appended so far */
+    uint64_t marked;            /* `appended` when the newest marker was signalled */
+    accel_xpu_event_t *pending; /* query markers still in flight, oldest first */
+    accel_xpu_event_t *idle;    /* reset markers ready for reuse */
+    struct accel_xpu_stream *next; /* in the backend's list (backend `lock`) */
+} accel_xpu_stream_t;
+
+typedef struct accel_xpu_device {
+    accel_ze_device_t handle;
+    accel_ze_device_properties_t props;
+    uint64_t total_memory;     /* sum of zeDeviceGetMemoryProperties' totalSize */
+    uint32_t compute_ordinal;  /* the first command queue group with COMPUTE */
+    accel_xpu_stream_t *default_stream;
+} accel_xpu_device_t;
+
+/* A random fill's host USM staging buffer, freed once `copied` is signalled. */
+typedef struct accel_xpu_staging {
+    void *ptr;
+    accel_xpu_event_t *copied;
+    struct accel_xpu_staging *next;
+} accel_xpu_staging_t;
+
+typedef struct accel_xpu_backend {
+    const accel_xpu_api_t *ze;
+    accel_ze_driver_t driver;
+    uint32_t driver_count;
+    int device_count;
+    accel_xpu_device_t *devices;
+    accel_ze_context_t context; /* init() */
+    uint32_t driver_version;    /* init() */
+
+    pthread_mutex_t lock;        /* guards everything below */
+    accel_xpu_stream_t *streams; /* every live stream, default ones included */
+    accel_range_map_t device_ranges; /* device USM: payload int device */
+    accel_range_map_t host_ranges;   /* host USM (pinned): no payload */
+    uint64_t *allocated;             /* per device: bytes in device USM */
+    accel_xpu_staging_t *staging;    /* random fills still being copied */
+} accel_xpu_backend_t;
+
+/* ACCEL_OK, or the fork error when this is a child forked after zeInit. */
+accel_status_t accel_xpu_usable(void);
+
+/* Turn a failed ze_result_t into a status and the thread's last error:
+ * "xpu: <what> failed with ze_result_t 0x<code> (<name>)". Out-of-memory
+ * codes give OUT_OF_MEMORY, the rest DEVICE_ERROR; the code is kept as the
+ * vendor code. */
+accel_status_t accel_xpu_error(accel_ze_result_t code, const char *what);
+
+static inline accel_status_t accel_xpu_check(accel_ze_result_t code, const char *what)
+{
+    return code == ACCEL_ZE_SUCCESS ? ACCEL_OK : accel_xpu_error(code, what);
+}
+
+/* The stream to use: `stream`, or the device's default one. */
+static inline accel_xpu_stream_t *accel_xpu_stream(accel_xpu_backend_t *xpu, int device,
+                                                   void *stream)
+{
+    return stream != NULL ? stream : xpu->devices[device].default_stream;
+}
+
+/* ---------------------------------------------------------------- memory.c */
+
+accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **out);
+void accel_xpu_mem_free(void *self, int device, void *ptr);
+accel_status_t accel_xpu_memcpy_async(void *self, int device, void *dst, const void *src,
+                                      size_t size, accel_copy_kind_t kind, void *stream);
+accel_status_t accel_xpu_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                      void *stream);
+accel_status_t accel_xpu_host_alloc(void *self, size_t size, void **out);
+void accel_xpu_host_free(void *self, void *ptr, size_t size);
+accel_status_t accel_xpu_memory_info(void *self, int device, uint64_t *free_bytes,
+                                     uint64_t *total_bytes);
+accel_status_t accel_xpu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
+                                  void *ptr, size_t count, uint64_t seed, uint64_t offset);
+/* Wait for and free every random-fill staging buffer (destroy()). */
+void accel_xpu_staging_release(accel_xpu_backend_t *xpu);
+
+/* ---------------------------------------------------------------- stream.c */
+
+/* An event with its own pool; `timing` adds kernel timestamps. */
+accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool timing,
+                                   accel_xpu_event_t **out);
+void accel_xpu_event_free(accel_xpu_backend_t *xpu, accel_xpu_event_t *event);
+/* Make a stream (immediate in-order command list) and list it in the backend. */
+accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsigned priority,
+                                    accel_xpu_stream_t **out);
+void accel_xpu_stream_free(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
+/* Wait until everything appended to `stream` so far has run. */
+accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
+
+accel_status_t accel_xpu_synchronize(void *self, int device);
+accel_status_t accel_xpu_stream_create(void *self, int device, int priority, void **out);
+void accel_xpu_stream_destroy(void *self, int device, void *stream);
+accel_status_t accel_xpu_stream_synchronize(void *self, int device, void *stream);
+accel_status_t accel_xpu_stream_query(void *self, int device, void *stream);
+accel_status_t accel_xpu_stream_wait_event(void *self, int device, void *stream, void *event);
+accel_status_t accel_xpu_event_create(void *self, int device, unsigned flags, void **out);
+void accel_xpu_event_destroy(void *self, int device, void *event);
+accel_status_t accel_xpu_event_record(void *self, int device, void *stream, void *event);
+accel_status_t accel_xpu_event_synchronize(void *self, int device, void *event);
+accel_status_t accel_xpu_event_query(void *self, int device, void *event);
+accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, void *end,
+                                          float *out);
+
+#endif /* ACCEL_BACKENDS_XPU_XPU_BACKEND_H */
