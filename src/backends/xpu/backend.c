@@ -17,8 +17,8 @@
 #define XPU_VISIBLE_ENV "ZE_AFFINITY_MASK"
 
 /* snprintf that may truncate (reasons are bounded sentences). */
-__attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap,
-                                                          const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap, const char *fmt,
+                                                          ...)
 {
     va_list args;
     va_start(args, fmt);
@@ -32,8 +32,8 @@ __attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap,
  * backends are torch._dynamo's list without a vendor graph backend. */
 static const char *const xpu_compile_backends[] = {"inductor", "eager", "aot_eager"};
 static const char *const xpu_visible_devices_envs[] = {XPU_VISIBLE_ENV};
-static const char *const xpu_export_envs[] = {"ZE_", "CCL_", "I_MPI_", "FI_", "ONEAPI_",
-                                              "LD_LIBRARY", "PATH"};
+static const char *const xpu_export_envs[] = {"ZE_",     "CCL_",       "I_MPI_", "FI_",
+                                              "ONEAPI_", "LD_LIBRARY", "PATH"};
 
 /* Written once by xpu_info_once (before the table is first handed out), then
  * read-only: communication_backend depends on whether oneCCL is installed. */
@@ -118,7 +118,7 @@ static void xpu_ze_load(void)
     static const char *const candidates[] = {"libze_loader.so.1", NULL};
     char tried[sizeof xpu_ze_reason] = "";
     const accel_symbol_t symbols[] = {
-#define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name) \
+#define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name)                                  \
     ACCEL_SYMBOL_ENTRY(xpu_ze_api, required, name, export_name),
 #include "backends/xpu/symbols.h"
 #undef ACCEL_ZE_SYMBOL
@@ -128,7 +128,7 @@ static void xpu_ze_load(void)
 
     if (library == NULL) {
         xpu_say(xpu_ze_reason, sizeof xpu_ze_reason,
-                 "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
+                "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "xpu",
@@ -221,8 +221,7 @@ accel_status_t accel_xpu_usable(void)
 
 /* The first driver with at least one device; false with `why`. */
 static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *driver,
-                             uint32_t *driver_count, uint32_t *device_count, char *why,
-                             size_t cap)
+                             uint32_t *driver_count, uint32_t *device_count, char *why, size_t cap)
 {
     accel_ze_driver_t drivers[16];
     uint32_t count = 0;
@@ -231,9 +230,9 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
     pthread_once(&xpu_init_once, xpu_ze_init);
     if (xpu_init_result != ACCEL_ZE_SUCCESS) {
         xpu_say(why, cap,
-                 "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
-                 "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
-                 ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
+                "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
+                "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
+                ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
         return false;
     }
     code = ze->zeDriverGet(&count, NULL);
@@ -243,7 +242,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
         code = ze->zeDriverGet(&count, drivers);
     if (code != ACCEL_ZE_SUCCESS) {
         xpu_say(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
-                 xpu_result_name(code));
+                xpu_result_name(code));
         return false;
     }
     *driver_count = count;
@@ -251,8 +250,8 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
         uint32_t devices = 0;
         code = ze->zeDeviceGet(drivers[i], &devices, NULL);
         if (code != ACCEL_ZE_SUCCESS) {
-            xpu_say(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path,
-                     code, xpu_result_name(code));
+            xpu_say(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
+                    xpu_result_name(code));
             return false;
         }
         if (devices > 0) {
@@ -261,9 +260,10 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
             return true;
         }
     }
-    xpu_say(why, cap, "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
-                       "with a device (check " XPU_VISIBLE_ENV ")",
-             count, ze->path);
+    xpu_say(why, cap,
+            "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
+            "with a device (check " XPU_VISIBLE_ENV ")",
+            count, ze->path);
     return false;
 }
 
@@ -284,7 +284,7 @@ static void xpu_probe(accel_probe_result_t *out)
     }
     if (accel_xpu_usable() != ACCEL_OK) {
         xpu_say(out->reason, sizeof out->reason,
-                 "zeInit ran before fork(); Level Zero cannot be used in this child");
+                "zeInit ran before fork(); Level Zero cannot be used in this child");
         return;
     }
     /* The loader is there: without a driver or device it is "found, no
@@ -297,9 +297,9 @@ static void xpu_probe(accel_probe_result_t *out)
     out->available = true;
     out->device_count = (int)devices;
     xpu_say(out->reason, sizeof out->reason,
-             "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
-             "Zero, tested against a simulated driver only, never run on Intel hardware",
-             ze->path);
+            "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
+            "Zero, tested against a simulated driver only, never run on Intel hardware",
+            ze->path);
 }
 
 static accel_status_t xpu_create(void **out_self)
@@ -411,11 +411,11 @@ static accel_status_t xpu_device_facts(accel_xpu_backend_t *xpu, accel_xpu_devic
         return status;
     count = count > 16 ? 16 : count;
     for (uint32_t i = 0; i < count; i++)
-        groups[i] = (accel_ze_queue_group_properties_t){
-            .stype = ACCEL_ZE_STYPE_QUEUE_GROUP_PROPERTIES};
-    status = accel_xpu_check(ze->zeDeviceGetCommandQueueGroupProperties(dev->handle, &count,
-                                                                        groups),
-                             "zeDeviceGetCommandQueueGroupProperties");
+        groups[i] =
+            (accel_ze_queue_group_properties_t){.stype = ACCEL_ZE_STYPE_QUEUE_GROUP_PROPERTIES};
+    status =
+        accel_xpu_check(ze->zeDeviceGetCommandQueueGroupProperties(dev->handle, &count, groups),
+                        "zeDeviceGetCommandQueueGroupProperties");
     if (status != ACCEL_OK)
         return status;
     for (uint32_t i = 0; i < count; i++) {
@@ -443,8 +443,8 @@ static accel_status_t xpu_init(void *self)
 
     if ((status = accel_xpu_usable()) != ACCEL_OK)
         return status;
-    status = accel_xpu_check(ze->zeDriverGetProperties(xpu->driver, &driver),
-                             "zeDriverGetProperties");
+    status =
+        accel_xpu_check(ze->zeDriverGetProperties(xpu->driver, &driver), "zeDriverGetProperties");
     if (status != ACCEL_OK)
         return status;
     xpu->driver_version = driver.driverVersion;
@@ -452,8 +452,8 @@ static accel_status_t xpu_init(void *self)
         status = xpu_device_facts(xpu, &xpu->devices[i]);
     if (status != ACCEL_OK)
         return status;
-    status = accel_xpu_check(ze->zeContextCreate(xpu->driver, &desc, &xpu->context),
-                             "zeContextCreate");
+    status =
+        accel_xpu_check(ze->zeContextCreate(xpu->driver, &desc, &xpu->context), "zeContextCreate");
     if (status != ACCEL_OK)
         return status;
     for (; made < xpu->device_count; made++) {
@@ -490,8 +490,7 @@ static accel_status_t xpu_set_device(void *self, int device)
     return accel_xpu_usable();
 }
 
-static accel_status_t xpu_device_properties(void *self, int device,
-                                            accel_device_properties_t *out)
+static accel_status_t xpu_device_properties(void *self, int device, accel_device_properties_t *out)
 {
     accel_xpu_backend_t *xpu = self;
     const accel_xpu_device_t *dev = &xpu->devices[device];
@@ -505,9 +504,8 @@ static accel_status_t xpu_device_properties(void *self, int device,
     snprintf(props.vendor, sizeof props.vendor, "%s",
              dev->props.vendorId == 0x8086 ? "Intel" : "unknown vendor");
     props.compute_major = props.compute_minor = -1;
-    props.multiprocessor_count =
-        (int)(dev->props.numSlices * dev->props.numSubslicesPerSlice *
-              dev->props.numEUsPerSubslice); /* execution units */
+    props.multiprocessor_count = (int)(dev->props.numSlices * dev->props.numSubslicesPerSlice *
+                                       dev->props.numEUsPerSubslice); /* execution units */
     props.total_memory = dev->total_memory;
     snprintf(props.driver_version, sizeof props.driver_version, "Level Zero driver %u",
              xpu->driver_version);
@@ -583,6 +581,7 @@ static const accel_backend_ops_t xpu_ops = {
     .stream_synchronize = accel_xpu_stream_synchronize,
     .stream_query = accel_xpu_stream_query,
     .stream_wait_event = accel_xpu_stream_wait_event,
+    .stream_add_callback = accel_xpu_stream_add_callback,
 
     .event_create = accel_xpu_event_create,
     .event_destroy = accel_xpu_event_destroy,
@@ -592,6 +591,8 @@ static const accel_backend_ops_t xpu_ops = {
     .event_elapsed_ms = accel_xpu_event_elapsed_ms,
 
     .rng_fill = accel_xpu_rng_fill,
+
+    .op_builders = accel_xpu_op_builders,
 };
 
 const accel_backend_ops_t *accel_xpu_backend_ops(void)

@@ -12,15 +12,18 @@
 #include "backends/xpu/xpu_backend.h"
 
 #define XPU_DEVICE_ALIGNMENT 256 /* what core's allocator and the kernels assume */
-#define XPU_HOST_ALIGNMENT 4096
+#define XPU_HOST_ALIGNMENT   4096
 
 /* Fill patterns, one byte each; Level Zero reads the pattern at run time on
  * some drivers, so it must outlive the call: these live for the process. */
 static const unsigned char xpu_bytes[256] = {
-#define XPU_B4(n) (n), (n) + 1, (n) + 2, (n) + 3
+#define XPU_B4(n)  (n), (n) + 1, (n) + 2, (n) + 3
 #define XPU_B16(n) XPU_B4(n), XPU_B4((n) + 4), XPU_B4((n) + 8), XPU_B4((n) + 12)
 #define XPU_B64(n) XPU_B16(n), XPU_B16((n) + 16), XPU_B16((n) + 32), XPU_B16((n) + 48)
-    XPU_B64(0), XPU_B64(64), XPU_B64(128), XPU_B64(192),
+    XPU_B64(0),
+    XPU_B64(64),
+    XPU_B64(128),
+    XPU_B64(192),
 #undef XPU_B64
 #undef XPU_B16
 #undef XPU_B4
@@ -35,10 +38,10 @@ accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **o
 
     if (status != ACCEL_OK)
         return status;
-    status = accel_xpu_check(xpu->ze->zeMemAllocDevice(xpu->context, &desc, size,
-                                                       XPU_DEVICE_ALIGNMENT,
-                                                       xpu->devices[device].handle, &ptr),
-                             "zeMemAllocDevice");
+    status =
+        accel_xpu_check(xpu->ze->zeMemAllocDevice(xpu->context, &desc, size, XPU_DEVICE_ALIGNMENT,
+                                                  xpu->devices[device].handle, &ptr),
+                        "zeMemAllocDevice");
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&xpu->lock);
@@ -49,8 +52,10 @@ accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **o
     if (status != ACCEL_OK) {
         if (xpu->ze->zeMemFree(xpu->context, ptr) != ACCEL_ZE_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "xpu: zeMemFree of an untracked allocation failed");
-        return accel_backend_error(status, "xpu: zeMemAllocDevice returned %p, which overlaps "
-                                           "memory already handed out", ptr);
+        return accel_backend_error(status,
+                                   "xpu: zeMemAllocDevice returned %p, which overlaps "
+                                   "memory already handed out",
+                                   ptr);
     }
     *out = ptr;
     return ACCEL_OK;
@@ -99,15 +104,18 @@ accel_status_t accel_xpu_memcpy_async(void *self, int device, void *dst, const v
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&stream->lock);
-    status = accel_xpu_check(xpu->ze->zeCommandListAppendMemoryCopy(stream->list, dst, src, size,
-                                                                    NULL, 0, NULL),
-                             "zeCommandListAppendMemoryCopy");
+    status = accel_xpu_barrier(xpu, stream);
+    if (status == ACCEL_OK)
+        status = accel_xpu_check(
+            xpu->ze->zeCommandListAppendMemoryCopy(stream->list, dst, src, size, NULL, 0, NULL),
+            "zeCommandListAppendMemoryCopy");
     if (status == ACCEL_OK)
         stream->appended++;
     pthread_mutex_unlock(&stream->lock);
     if (status != ACCEL_OK)
         return status;
-    if ((src_host && !xpu_is_pinned(xpu, src, size)) || (dst_host && !xpu_is_pinned(xpu, dst, size)))
+    if ((src_host && !xpu_is_pinned(xpu, src, size)) ||
+        (dst_host && !xpu_is_pinned(xpu, dst, size)))
         return accel_xpu_stream_drain(xpu, stream);
     return ACCEL_OK;
 }
@@ -122,10 +130,12 @@ accel_status_t accel_xpu_memset_async(void *self, int device, void *dst, int val
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&stream->lock);
-    status = accel_xpu_check(xpu->ze->zeCommandListAppendMemoryFill(stream->list, dst,
-                                                                    &xpu_bytes[value & 0xff], 1,
-                                                                    size, NULL, 0, NULL),
-                             "zeCommandListAppendMemoryFill");
+    status = accel_xpu_barrier(xpu, stream);
+    if (status == ACCEL_OK)
+        status = accel_xpu_check(xpu->ze->zeCommandListAppendMemoryFill(stream->list, dst,
+                                                                        &xpu_bytes[value & 0xff], 1,
+                                                                        size, NULL, 0, NULL),
+                                 "zeCommandListAppendMemoryFill");
     if (status == ACCEL_OK)
         stream->appended++;
     pthread_mutex_unlock(&stream->lock);
@@ -141,9 +151,9 @@ accel_status_t accel_xpu_host_alloc(void *self, size_t size, void **out)
 
     if (status != ACCEL_OK)
         return status;
-    status = accel_xpu_check(xpu->ze->zeMemAllocHost(xpu->context, &desc, size,
-                                                     XPU_HOST_ALIGNMENT, &ptr),
-                             "zeMemAllocHost");
+    status = accel_xpu_check(
+        xpu->ze->zeMemAllocHost(xpu->context, &desc, size, XPU_HOST_ALIGNMENT, &ptr),
+        "zeMemAllocHost");
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&xpu->lock);
@@ -152,8 +162,10 @@ accel_status_t accel_xpu_host_alloc(void *self, size_t size, void **out)
     if (status != ACCEL_OK) {
         if (xpu->ze->zeMemFree(xpu->context, ptr) != ACCEL_ZE_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "xpu: zeMemFree of an untracked host allocation failed");
-        return accel_backend_error(status, "xpu: zeMemAllocHost returned %p, which overlaps "
-                                           "memory already handed out", ptr);
+        return accel_backend_error(status,
+                                   "xpu: zeMemAllocHost returned %p, which overlaps "
+                                   "memory already handed out",
+                                   ptr);
     }
     *out = ptr;
     return ACCEL_OK;
@@ -171,8 +183,10 @@ void accel_xpu_host_free(void *self, void *ptr, size_t size)
     pthread_mutex_unlock(&xpu->lock);
     code = xpu->ze->zeMemFree(xpu->context, ptr);
     if (code != ACCEL_ZE_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "xpu: zeMemFree(%p) of host memory failed with ze_result_t "
-                                  "0x%x", ptr, code);
+        accel_log(ACCEL_LOG_WARN,
+                  "xpu: zeMemFree(%p) of host memory failed with ze_result_t "
+                  "0x%x",
+                  ptr, code);
 }
 
 /* Level Zero core reports sizes only (free memory is a Sysman query, which
@@ -237,11 +251,11 @@ void accel_xpu_staging_release(accel_xpu_backend_t *xpu)
     pthread_mutex_unlock(&xpu->lock);
     while (entry != NULL) {
         accel_xpu_staging_t *next = entry->next;
-        accel_ze_result_t code = xpu->ze->zeEventHostSynchronize(entry->copied->handle,
-                                                                 UINT64_MAX);
+        accel_ze_result_t code = xpu->ze->zeEventHostSynchronize(entry->copied->handle, UINT64_MAX);
         if (code != ACCEL_ZE_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "xpu: zeEventHostSynchronize (random fill) failed with "
-                                      "ze_result_t 0x%x; freeing its staging buffer anyway",
+            accel_log(ACCEL_LOG_WARN,
+                      "xpu: zeEventHostSynchronize (random fill) failed with "
+                      "ze_result_t 0x%x; freeing its staging buffer anyway",
                       code);
         xpu_staging_free(xpu, entry);
         entry = next;
@@ -268,9 +282,9 @@ accel_status_t accel_xpu_rng_fill(void *self, int device, void *handle, accel_rn
     if (entry == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "xpu: out of host memory for a random fill");
-    status = accel_xpu_check(xpu->ze->zeMemAllocHost(xpu->context, &desc, bytes,
-                                                     XPU_HOST_ALIGNMENT, &entry->ptr),
-                             "zeMemAllocHost (random fill staging)");
+    status = accel_xpu_check(
+        xpu->ze->zeMemAllocHost(xpu->context, &desc, bytes, XPU_HOST_ALIGNMENT, &entry->ptr),
+        "zeMemAllocHost (random fill staging)");
     if (status != ACCEL_OK) {
         free(entry);
         return status;
@@ -284,11 +298,12 @@ accel_status_t accel_xpu_rng_fill(void *self, int device, void *handle, accel_rn
         return status;
     }
     pthread_mutex_lock(&stream->lock);
-    status = accel_xpu_check(xpu->ze->zeCommandListAppendMemoryCopy(stream->list, ptr,
-                                                                    entry->ptr, bytes,
-                                                                    entry->copied->handle, 0,
-                                                                    NULL),
-                             "zeCommandListAppendMemoryCopy (random fill)");
+    status = accel_xpu_barrier(xpu, stream);
+    if (status == ACCEL_OK)
+        status = accel_xpu_check(
+            xpu->ze->zeCommandListAppendMemoryCopy(stream->list, ptr, entry->ptr, bytes,
+                                                   entry->copied->handle, 0, NULL),
+            "zeCommandListAppendMemoryCopy (random fill)");
     if (status == ACCEL_OK)
         stream->appended++;
     pthread_mutex_unlock(&stream->lock);

@@ -1,11 +1,13 @@
 /* stream.c: the xpu backend's streams and events on Level Zero. A stream is
- * an immediate, in-order command list; an event has its own one-event pool.
+ * an immediate command list; an event has its own one-event pool.
+ * Commands on a Level Zero 1.4 command list may overlap (in-order lists are
+ * spec 1.7): every copy and fill goes behind a barrier (memory.c), and event
+ * signals and waits order themselves against what precedes them.
  * Level Zero 1.4 has no "wait for a command list" call (the loader Debian
  * ships predates zeCommandListHostSynchronize), so a stream tells the host it
  * has drained through marker events signalled at its end: one per
  * synchronize (waited for, reset and kept for reuse) and one per query that
- * found new work (kept in `pending`, oldest first, until signalled; on an
- * in-order list a later marker implies every earlier one).
+ * found new work (kept in `pending`, oldest first, until signalled).
  * Threads: a stream's `lock` is held around every append to its list and
  * every change of its marker lists, never while waiting; the backend's
  * `lock` guards the list of streams. Events are Level Zero's own objects,
@@ -41,12 +43,12 @@ accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool ti
                                                               "event");
     event->device = device;
     event->timing = timing;
-    status = accel_xpu_check(ze->zeEventPoolCreate(xpu->context, &pool_desc, 1, &handle,
-                                                   &event->pool),
-                             "zeEventPoolCreate");
+    status =
+        accel_xpu_check(ze->zeEventPoolCreate(xpu->context, &pool_desc, 1, &handle, &event->pool),
+                        "zeEventPoolCreate");
     if (status == ACCEL_OK) {
-        status = accel_xpu_check(ze->zeEventCreate(event->pool, &desc, &event->handle),
-                                 "zeEventCreate");
+        status =
+            accel_xpu_check(ze->zeEventCreate(event->pool, &desc, &event->handle), "zeEventCreate");
         if (status != ACCEL_OK && ze->zeEventPoolDestroy(event->pool) != ACCEL_ZE_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "xpu: zeEventPoolDestroy after a failed zeEventCreate "
                                       "failed too");
@@ -89,7 +91,7 @@ accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsign
         .stype = ACCEL_ZE_STYPE_QUEUE_DESC,
         .ordinal = dev->compute_ordinal,
         .index = 0,
-        .flags = ACCEL_ZE_QUEUE_FLAG_IN_ORDER,
+        .flags = 0,
         .mode = ACCEL_ZE_QUEUE_MODE_ASYNCHRONOUS,
         .priority = priority,
     };
@@ -99,15 +101,16 @@ accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsign
     if (stream == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "xpu: out of host memory for a "
                                                               "stream");
-    status = accel_xpu_check(xpu->ze->zeCommandListCreateImmediate(xpu->context, dev->handle,
-                                                                   &desc, &stream->list),
-                             "zeCommandListCreateImmediate");
+    status = accel_xpu_check(
+        xpu->ze->zeCommandListCreateImmediate(xpu->context, dev->handle, &desc, &stream->list),
+        "zeCommandListCreateImmediate");
     if (status != ACCEL_OK) {
         free(stream);
         return status;
     }
     stream->device = device;
     pthread_mutex_init(&stream->lock, NULL);
+    pthread_cond_init(&stream->callbacks_changed, NULL);
     pthread_mutex_lock(&xpu->lock);
     stream->next = xpu->streams;
     xpu->streams = stream;
@@ -131,12 +134,20 @@ void accel_xpu_stream_free(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream)
         }
     }
     pthread_mutex_unlock(&xpu->lock);
+    accel_xpu_callbacks_stop(xpu, stream);
     if (xpu->ze->zeCommandListDestroy(stream->list) != ACCEL_ZE_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "xpu: zeCommandListDestroy failed");
     xpu_event_list_free(xpu, stream->pending);
     xpu_event_list_free(xpu, stream->idle);
+    pthread_cond_destroy(&stream->callbacks_changed);
     pthread_mutex_destroy(&stream->lock);
     free(stream);
+}
+
+accel_status_t accel_xpu_barrier(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream)
+{
+    return accel_xpu_check(xpu->ze->zeCommandListAppendBarrier(stream->list, NULL, 0, NULL),
+                           "zeCommandListAppendBarrier");
 }
 
 /* A reset marker, reused or new. Under the stream's lock. */
@@ -172,11 +183,15 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
     accel_xpu_event_t *marker = NULL;
     accel_status_t status;
 
+    if (accel_xpu_callback_stream() == stream)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "xpu: a stream callback cannot wait for its own stream (the "
+                                   "stream waits for the callback)");
     pthread_mutex_lock(&stream->lock);
     status = xpu_marker_take(xpu, stream, &marker);
     if (status == ACCEL_OK) {
-        status = accel_xpu_check(ze->zeCommandListAppendSignalEvent(stream->list,
-                                                                    marker->handle),
+        marker->at = stream->appended;
+        status = accel_xpu_check(ze->zeCommandListAppendSignalEvent(stream->list, marker->handle),
                                  "zeCommandListAppendSignalEvent (stream synchronize)");
         if (status != ACCEL_OK) {
             xpu_marker_put(xpu, stream, marker);
@@ -190,6 +205,9 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
                              "zeEventHostSynchronize (stream synchronize)");
     pthread_mutex_lock(&stream->lock);
     if (status == ACCEL_OK) {
+        if (marker->at > stream->completed)
+            stream->completed = marker->at;
+        accel_xpu_callbacks_retire(xpu, stream, marker->at);
         xpu_marker_put(xpu, stream, marker);
     } else {
         /* Still queued, perhaps: never reuse it before it is seen signalled,
@@ -206,8 +224,14 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
 accel_status_t accel_xpu_synchronize(void *self, int device)
 {
     accel_xpu_backend_t *xpu = self;
+    accel_xpu_stream_t *serving = accel_xpu_callback_stream();
     accel_status_t status = accel_xpu_usable();
 
+    if (status == ACCEL_OK && serving != NULL && serving->device == device)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "xpu: a stream callback cannot synchronize its own device "
+                                   "%d (its stream waits for the callback)",
+                                   device);
     /* The backend's lock keeps every listed stream alive while it drains. */
     pthread_mutex_lock(&xpu->lock);
     for (accel_xpu_stream_t *s = xpu->streams; s != NULL && status == ACCEL_OK; s = s->next)
@@ -257,11 +281,16 @@ static accel_status_t xpu_markers_reap(accel_xpu_backend_t *xpu, accel_xpu_strea
         if (code != ACCEL_ZE_SUCCESS)
             return accel_xpu_error(code, "zeEventQueryStatus (stream query)");
         stream->pending = marker->next;
+        if (marker->at > stream->completed)
+            stream->completed = marker->at;
+        accel_xpu_callbacks_retire(xpu, stream, marker->at);
         xpu_marker_put(xpu, stream, marker);
     }
     return ACCEL_OK;
 }
 
+/* OK when a marker signalled after the last command; NOT_READY otherwise,
+ * appending a marker unless one for the last command is already in flight. */
 accel_status_t accel_xpu_stream_query(void *self, int device, void *handle)
 {
     accel_xpu_backend_t *xpu = self;
@@ -273,27 +302,31 @@ accel_status_t accel_xpu_stream_query(void *self, int device, void *handle)
         return status;
     pthread_mutex_lock(&stream->lock);
     status = xpu_markers_reap(xpu, stream);
-    /* Nothing new since the newest marker: its state is the stream's. */
-    if (stream->marked == stream->appended || status != ACCEL_OK) {
-        pthread_mutex_unlock(&stream->lock);
-        return status;
-    }
-    status = xpu_marker_take(xpu, stream, &marker);
-    if (status == ACCEL_OK) {
-        status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list,
-                                                                         marker->handle),
-                                 "zeCommandListAppendSignalEvent (stream query)");
-        if (status != ACCEL_OK) {
-            xpu_marker_put(xpu, stream, marker);
-        } else {
-            marker->at = stream->appended;
-            stream->marked = stream->appended;
-            for (tail = &stream->pending; *tail != NULL; tail = &(*tail)->next)
-                ;
-            *tail = marker;
-            status = xpu_markers_reap(xpu, stream);
+    if (status == ACCEL_ERROR_NOT_READY)
+        status = ACCEL_OK; /* decided below, by what the markers covered */
+    if (status == ACCEL_OK && stream->completed != stream->appended &&
+        stream->marked != stream->appended) {
+        status = xpu_marker_take(xpu, stream, &marker);
+        if (status == ACCEL_OK) {
+            status = accel_xpu_check(
+                xpu->ze->zeCommandListAppendSignalEvent(stream->list, marker->handle),
+                "zeCommandListAppendSignalEvent (stream query)");
+            if (status != ACCEL_OK) {
+                xpu_marker_put(xpu, stream, marker);
+            } else {
+                marker->at = stream->appended;
+                stream->marked = stream->appended;
+                for (tail = &stream->pending; *tail != NULL; tail = &(*tail)->next)
+                    ;
+                *tail = marker;
+                status = xpu_markers_reap(xpu, stream);
+                if (status == ACCEL_ERROR_NOT_READY)
+                    status = ACCEL_OK;
+            }
         }
     }
+    if (status == ACCEL_OK && stream->completed != stream->appended)
+        status = ACCEL_ERROR_NOT_READY;
     pthread_mutex_unlock(&stream->lock);
     return status;
 }
@@ -308,8 +341,7 @@ accel_status_t accel_xpu_stream_wait_event(void *self, int device, void *handle,
     if (status != ACCEL_OK || !atomic_load(&ev->recorded))
         return status; /* a never-recorded event is complete */
     pthread_mutex_lock(&stream->lock);
-    status = accel_xpu_check(xpu->ze->zeCommandListAppendWaitOnEvents(stream->list, 1,
-                                                                      &ev->handle),
+    status = accel_xpu_check(xpu->ze->zeCommandListAppendWaitOnEvents(stream->list, 1, &ev->handle),
                              "zeCommandListAppendWaitOnEvents");
     if (status == ACCEL_OK)
         stream->appended++;
@@ -349,12 +381,10 @@ accel_status_t accel_xpu_event_record(void *self, int device, void *handle, void
         return status;
     pthread_mutex_lock(&stream->lock);
     if (atomic_load(&ev->recorded))
-        status = accel_xpu_check(xpu->ze->zeCommandListAppendEventReset(stream->list,
-                                                                        ev->handle),
+        status = accel_xpu_check(xpu->ze->zeCommandListAppendEventReset(stream->list, ev->handle),
                                  "zeCommandListAppendEventReset (event record)");
     if (status == ACCEL_OK)
-        status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list,
-                                                                         ev->handle),
+        status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list, ev->handle),
                                  "zeCommandListAppendSignalEvent (event record)");
     if (status == ACCEL_OK) {
         stream->appended++;
@@ -416,9 +446,9 @@ accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, v
                                        i == 0 ? "start" : "end");
         if ((status = accel_xpu_event_query(xpu, device, events[i])) != ACCEL_OK)
             return status;
-        status = accel_xpu_check(xpu->ze->zeEventQueryKernelTimestamp(events[i]->handle,
-                                                                      &stamps[i]),
-                                 "zeEventQueryKernelTimestamp");
+        status =
+            accel_xpu_check(xpu->ze->zeEventQueryKernelTimestamp(events[i]->handle, &stamps[i]),
+                            "zeEventQueryKernelTimestamp");
         if (status != ACCEL_OK)
             return status;
     }

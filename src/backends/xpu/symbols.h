@@ -10,7 +10,7 @@
 /* drivers and devices */
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeInit, (accel_ze_flags_t flags), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDriverGet,
-                (uint32_t *pCount, accel_ze_driver_t *phDrivers), NULL)
+                (uint32_t * pCount, accel_ze_driver_t *phDrivers), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDriverGetProperties,
                 (accel_ze_driver_t hDriver, accel_ze_driver_properties_t *pDriverProperties), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDeviceGet,
@@ -42,24 +42,26 @@ ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeMemAllocHost,
                 (accel_ze_context_t hContext, const accel_ze_host_alloc_desc_t *host_desc,
                  size_t size, size_t alignment, void **pptr),
                 NULL)
-ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeMemFree, (accel_ze_context_t hContext, void *ptr),
-                NULL)
+ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeMemFree, (accel_ze_context_t hContext, void *ptr), NULL)
 
 /* immediate command lists: the streams */
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListCreateImmediate,
                 (accel_ze_context_t hContext, accel_ze_device_t hDevice,
                  const accel_ze_queue_desc_t *altdesc, accel_ze_list_t *phCommandList),
                 NULL)
-ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListDestroy, (accel_ze_list_t hCommandList),
-                NULL)
+ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListDestroy, (accel_ze_list_t hCommandList), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendMemoryCopy,
                 (accel_ze_list_t hCommandList, void *dstptr, const void *srcptr, size_t size,
                  accel_ze_event_t hSignalEvent, uint32_t numWaitEvents,
                  accel_ze_event_t *phWaitEvents),
                 NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendMemoryFill,
-                (accel_ze_list_t hCommandList, void *ptr, const void *pattern,
-                 size_t pattern_size, size_t size, accel_ze_event_t hSignalEvent,
+                (accel_ze_list_t hCommandList, void *ptr, const void *pattern, size_t pattern_size,
+                 size_t size, accel_ze_event_t hSignalEvent, uint32_t numWaitEvents,
+                 accel_ze_event_t *phWaitEvents),
+                NULL)
+ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendBarrier,
+                (accel_ze_list_t hCommandList, accel_ze_event_t hSignalEvent,
                  uint32_t numWaitEvents, accel_ze_event_t *phWaitEvents),
                 NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendSignalEvent,
@@ -86,6 +88,7 @@ ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeEventDestroy, (accel_ze_event_t hEven
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeEventHostSynchronize,
                 (accel_ze_event_t hEvent, uint64_t timeout), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeEventQueryStatus, (accel_ze_event_t hEvent), NULL)
+ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeEventHostSignal, (accel_ze_event_t hEvent), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeEventHostReset, (accel_ze_event_t hEvent), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeEventQueryKernelTimestamp,
                 (accel_ze_event_t hEvent, accel_ze_kernel_timestamp_t *dstptr), NULL)

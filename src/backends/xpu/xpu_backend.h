@@ -15,10 +15,10 @@
  *   `lock` are written by create()/init() before any other slot runs and are
  *   read-only afterwards.
  * - one Level Zero context per backend (the chosen driver's), made by init().
- * - a backend stream is an accel_xpu_stream_t: an immediate, in-order command
- *   list plus the marker events that tell the host when it has drained. It is
- *   owned by core's accel_stream_t; NULL is the device's default stream,
- *   owned by the backend (made by init(), destroyed by destroy()).
+ * - a backend stream is an accel_xpu_stream_t: an immediate command list
+ *   (kept in order with barriers) plus the marker events that tell the host when it has drained. It
+ * is owned by core's accel_stream_t; NULL is the device's default stream, owned by the backend
+ * (made by init(), destroyed by destroy()).
  * - a backend event is an accel_xpu_event_t: its own one-event pool
  *   (host-visible, with kernel timestamps when timed).
  * - device and host (pinned) USM allocations are the caller's; the backend
@@ -61,28 +61,46 @@ typedef struct accel_xpu_event {
     accel_ze_event_pool_t pool;
     accel_ze_event_t handle;
     int device;
-    bool timing;            /* the pool has kernel timestamps */
-    atomic_bool recorded;   /* recorded at least once (else: complete) */
+    bool timing;                  /* the pool has kernel timestamps */
+    atomic_bool recorded;         /* recorded at least once (else: complete) */
     struct accel_xpu_event *next; /* in a stream's marker lists */
-    uint64_t at;            /* as a marker: the stream's `appended` when signalled */
+    uint64_t at;                  /* as a marker: the stream's `appended` when signalled */
 } accel_xpu_event_t;
+
+/* A host callback on a stream: the stream signals `reached`, then waits for
+ * `done`, which the stream's callback thread signals after running fn. */
+typedef struct accel_xpu_callback {
+    accel_xpu_event_t *reached, *done;
+    accel_host_fn_t fn; /* NULL: never to run (its append failed halfway) */
+    void *user_data;
+    uint64_t at; /* the stream's `appended` once the wait on `done` was in */
+    struct accel_xpu_callback *next;
+} accel_xpu_callback_t;
 
 typedef struct accel_xpu_stream {
     accel_ze_list_t list;
     int device;
-    pthread_mutex_t lock;       /* guards the list and everything below */
-    uint64_t appended;          /* commands appended so far */
-    uint64_t marked;            /* `appended` when the newest marker was signalled */
-    accel_xpu_event_t *pending; /* query markers still in flight, oldest first */
-    accel_xpu_event_t *idle;    /* reset markers ready for reuse */
+    pthread_mutex_t lock;          /* guards the list and everything below */
+    uint64_t appended;             /* commands appended so far */
+    uint64_t marked;               /* `appended` when the newest query marker was appended */
+    uint64_t completed;            /* the largest `appended` a signalled marker covered */
+    accel_xpu_event_t *pending;    /* query markers still in flight, oldest first */
+    accel_xpu_event_t *idle;       /* reset markers ready for reuse */
     struct accel_xpu_stream *next; /* in the backend's list (backend `lock`) */
+    /* host callbacks (callback.c), under `lock` */
+    bool callbacks_running;     /* the thread was started */
+    atomic_bool callbacks_stop; /* read by the thread without the lock */
+    pthread_t callback_thread;
+    pthread_cond_t callbacks_changed;
+    accel_xpu_callback_t *queued;  /* not run yet, oldest first */
+    accel_xpu_callback_t *retired; /* run; freed once a marker after `at` signalled */
 } accel_xpu_stream_t;
 
 typedef struct accel_xpu_device {
     accel_ze_device_t handle;
     accel_ze_device_properties_t props;
-    uint64_t total_memory;     /* sum of zeDeviceGetMemoryProperties' totalSize */
-    uint32_t compute_ordinal;  /* the first command queue group with COMPUTE */
+    uint64_t total_memory;    /* sum of zeDeviceGetMemoryProperties' totalSize */
+    uint32_t compute_ordinal; /* the first command queue group with COMPUTE */
     accel_xpu_stream_t *default_stream;
 } accel_xpu_device_t;
 
@@ -102,8 +120,8 @@ typedef struct accel_xpu_backend {
     accel_ze_context_t context; /* init() */
     uint32_t driver_version;    /* init() */
 
-    pthread_mutex_t lock;        /* guards everything below */
-    accel_xpu_stream_t *streams; /* every live stream, default ones included */
+    pthread_mutex_t lock;            /* guards everything below */
+    accel_xpu_stream_t *streams;     /* every live stream, default ones included */
     accel_range_map_t device_ranges; /* device USM: payload int device */
     accel_range_map_t host_ranges;   /* host USM (pinned): no payload */
     uint64_t *allocated;             /* per device: bytes in device USM */
@@ -154,10 +172,13 @@ void accel_xpu_staging_release(accel_xpu_backend_t *xpu);
 accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool timing,
                                    accel_xpu_event_t **out);
 void accel_xpu_event_free(accel_xpu_backend_t *xpu, accel_xpu_event_t *event);
-/* Make a stream (immediate in-order command list) and list it in the backend. */
+/* Make a stream (an immediate command list) and list it in the backend. */
 accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsigned priority,
                                     accel_xpu_stream_t **out);
 void accel_xpu_stream_free(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
+/* Append a barrier: what comes next starts after everything before it.
+ * Under the stream's lock. */
+accel_status_t accel_xpu_barrier(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
 /* Wait until everything appended to `stream` so far has run. */
 accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
 
@@ -174,5 +195,23 @@ accel_status_t accel_xpu_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_xpu_event_query(void *self, int device, void *event);
 accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, void *end,
                                           float *out);
+
+/* ---------------------------------------------------------------- op_builders.c */
+
+const accel_op_builder_desc_t *accel_xpu_op_builders(void *self, size_t *out_count);
+
+/* ---------------------------------------------------------------- callback.c */
+
+accel_status_t accel_xpu_stream_add_callback(void *self, int device, void *stream,
+                                             accel_host_fn_t fn, void *user_data);
+/* The stream whose callback the calling thread is running, or NULL. */
+accel_xpu_stream_t *accel_xpu_callback_stream(void);
+/* Free the run callbacks whose wait was appended at or before `upto` (a
+ * marker after it has signalled). Under the stream's lock. */
+void accel_xpu_callbacks_retire(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream,
+                                uint64_t upto);
+/* Stop and join the stream's callback thread; free every callback record
+ * (stream destruction, after a drain). */
+void accel_xpu_callbacks_stop(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
 
 #endif /* ACCEL_BACKENDS_XPU_XPU_BACKEND_H */
