@@ -78,12 +78,16 @@ static void *xpu_callback_main(void *arg_)
                       "xpu: a stream callback was not run: waiting for the "
                       "stream to reach it failed with ze_result_t 0x%x",
                       code);
-        code = ze->zeEventHostSignal(cb->done->handle);
-        if (code != ACCEL_ZE_SUCCESS)
+        /* The stream waits for this signal: try again before giving up. */
+        for (int attempt = 0; attempt < 3; attempt++) {
+            code = ze->zeEventHostSignal(cb->done->handle);
+            if (code == ACCEL_ZE_SUCCESS)
+                break;
             accel_log(ACCEL_LOG_WARN,
-                      "xpu: zeEventHostSignal after a stream callback failed "
-                      "with ze_result_t 0x%x; the stream may not go on",
-                      code);
+                      "xpu: zeEventHostSignal after a stream callback failed with ze_result_t "
+                      "0x%x%s",
+                      code, attempt < 2 ? "; trying again" : "; the stream cannot go on");
+        }
         pthread_mutex_lock(&stream->lock);
         stream->queued = cb->next;
         cb->next = stream->retired;

@@ -61,6 +61,22 @@ accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **o
     return ACCEL_OK;
 }
 
+/* zeMemFree does not wait for the device (the spec leaves that to the
+ * caller), while core frees blocks whose last use was queued on a stream, as
+ * cuMemFree allows because it synchronizes: so wait for the device's streams
+ * (every device's, for host memory) first. From a stream callback, which
+ * those streams wait for, this cannot be done: the memory is freed as is. */
+static void xpu_quiesce(accel_xpu_backend_t *xpu, int device)
+{
+    for (int d = device < 0 ? 0 : device; d < (device < 0 ? xpu->device_count : device + 1); d++) {
+        if (accel_xpu_synchronize(xpu, d) != ACCEL_OK)
+            accel_log(ACCEL_LOG_WARN,
+                      "xpu: could not wait for device %d before freeing memory: "
+                      "%s",
+                      d, accel_last_error());
+    }
+}
+
 void accel_xpu_mem_free(void *self, int device, void *ptr)
 {
     accel_xpu_backend_t *xpu = self;
@@ -70,6 +86,7 @@ void accel_xpu_mem_free(void *self, int device, void *ptr)
 
     if (accel_xpu_usable() != ACCEL_OK)
         return;
+    xpu_quiesce(xpu, device);
     pthread_mutex_lock(&xpu->lock);
     known = accel_range_map_remove(&xpu->device_ranges, ptr, &range, NULL);
     if (known)
@@ -178,6 +195,7 @@ void accel_xpu_host_free(void *self, void *ptr, size_t size)
     (void)size;
     if (accel_xpu_usable() != ACCEL_OK)
         return;
+    xpu_quiesce(xpu, -1);
     pthread_mutex_lock(&xpu->lock);
     accel_range_map_remove(&xpu->host_ranges, ptr, NULL, NULL);
     pthread_mutex_unlock(&xpu->lock);

@@ -26,6 +26,9 @@ typedef struct sim_alloc {
     struct sim_alloc *next;
 } sim_alloc_t;
 static sim_alloc_t *sim_allocs;
+/* Live contexts, kept reachable (a failed zeContextDestroy leaves one). */
+#define SIM_MAX_CONTEXTS 256
+static ze_context_handle_t sim_contexts[SIM_MAX_CONTEXTS];
 
 bool sim_ze_initialised(void)
 {
@@ -271,7 +274,17 @@ ze_result_t sim_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_des
     if (desc->stype != ZE_STRUCTURE_TYPE_CONTEXT_DESC)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     *phContext = calloc(1, sizeof **phContext);
-    return *phContext != NULL ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (*phContext == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    pthread_mutex_lock(&sim_lock);
+    for (int i = 0; i < SIM_MAX_CONTEXTS; i++) {
+        if (sim_contexts[i] == NULL) {
+            sim_contexts[i] = *phContext;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return ZE_RESULT_SUCCESS;
 }
 
 /* The spec leaves destroying a context with live objects undefined; the sim
@@ -287,6 +300,9 @@ ze_result_t sim_zeContextDestroy(ze_context_handle_t hContext)
         pthread_mutex_unlock(&sim_lock);
         return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     }
+    for (int i = 0; i < SIM_MAX_CONTEXTS; i++)
+        if (sim_contexts[i] == hContext)
+            sim_contexts[i] = NULL;
     pthread_mutex_unlock(&sim_lock);
     free(hContext);
     return ZE_RESULT_SUCCESS;
@@ -371,6 +387,15 @@ ze_result_t sim_zeMemFree(ze_context_handle_t hContext, void *ptr)
     pthread_mutex_lock(&sim_lock);
     for (link = &sim_allocs; *link != NULL; link = &(*link)->next) {
         if ((*link)->ptr == ptr) {
+            /* The spec makes this the caller's duty; a real driver would let
+             * the device write into freed memory. The sim stops the test. */
+            if (sim_ze_range_queued(ptr, (*link)->size)) {
+                fprintf(stderr,
+                        "ze sim: zeMemFree(%p) while a queued copy or fill still uses "
+                        "it: aborting\n",
+                        ptr);
+                abort();
+            }
             entry = *link;
             *link = entry->next;
             if (entry->device != NULL)

@@ -56,6 +56,10 @@ bool sim_ze_is_device(ze_device_handle_t handle);
  * range must fit. Under sim_lock. */
 bool sim_ze_range_known(const void *ptr, size_t size, bool *inside_some);
 
+/* A queued (not yet finished) copy or fill touches [base, base + size).
+ * Under sim_lock. */
+bool sim_ze_range_queued(const void *base, size_t size);
+
 /* ---- the functions the DDI tables point at */
 ze_result_t sim_zeInit(ze_init_flags_t flags);
 ze_result_t sim_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers);

@@ -19,6 +19,7 @@ struct _ze_event_pool_handle_t {
     ze_event_pool_flags_t flags;
     uint32_t count;
     int live_events;
+    struct _ze_event_pool_handle_t *next; /* in sim_pools */
 };
 
 struct _ze_event_handle_t {
@@ -27,7 +28,25 @@ struct _ze_event_handle_t {
     uint64_t start, end; /* device ticks of the command that signalled it */
     int refs;            /* queued commands naming it */
     bool destroyed;
+    struct _ze_event_handle_t *next; /* in sim_events */
 };
+
+/* Every pool and event not yet freed, under sim_lock: one whose destroy
+ * failed (an injected fault) stays reachable, as it would in a driver. */
+static ze_event_pool_handle_t sim_pools;
+static ze_event_handle_t sim_events;
+
+/* Unlink and free an event. Under sim_lock. */
+static void sim_event_free(ze_event_handle_t event)
+{
+    for (ze_event_handle_t *link = &sim_events; *link != NULL; link = &(*link)->next) {
+        if (*link == event) {
+            *link = event->next;
+            break;
+        }
+    }
+    free(event);
+}
 
 typedef enum { SIM_COPY, SIM_FILL, SIM_SIGNAL, SIM_RESET, SIM_WAIT } sim_kind_t;
 
@@ -50,7 +69,27 @@ struct _ze_command_list_handle_t {
     pthread_t thread;
     sim_cmd_t *head, *tail;
     bool stop;
+    struct _ze_command_list_handle_t *next; /* in sim_lists */
 };
+
+/* Every live command list (for zeMemFree's check), under sim_lock. */
+static ze_command_list_handle_t sim_lists;
+
+static bool sim_overlaps(const void *ptr, size_t size, uintptr_t base, size_t length)
+{
+    uintptr_t start = (uintptr_t)ptr;
+    return ptr != NULL && size > 0 && start < base + length && base < start + size;
+}
+
+bool sim_ze_range_queued(const void *base, size_t size)
+{
+    for (ze_command_list_handle_t list = sim_lists; list != NULL; list = list->next)
+        for (sim_cmd_t *cmd = list->head; cmd != NULL; cmd = cmd->next)
+            if (sim_overlaps(cmd->dst, cmd->size, (uintptr_t)base, size) ||
+                sim_overlaps(cmd->src, cmd->size, (uintptr_t)base, size))
+                return true;
+    return false;
+}
 
 /* Device ticks: 2 ns each (timerResolution), 32 valid bits. */
 static uint64_t sim_ticks(void)
@@ -76,7 +115,7 @@ static long sim_delay_us(void)
 static void sim_event_unref(ze_event_handle_t event)
 {
     if (event != NULL && --event->refs == 0 && event->destroyed)
-        free(event);
+        sim_event_free(event);
 }
 
 static void sim_run(sim_cmd_t *cmd)
@@ -165,6 +204,8 @@ ze_result_t sim_zeCommandListCreateImmediate(ze_context_handle_t hContext,
     }
     pthread_mutex_lock(&sim_lock);
     hContext->live_lists++;
+    list->next = sim_lists;
+    sim_lists = list;
     pthread_mutex_unlock(&sim_lock);
     *phCommandList = list;
     return ZE_RESULT_SUCCESS;
@@ -183,6 +224,12 @@ ze_result_t sim_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
     pthread_join(hCommandList->thread, NULL);
     pthread_mutex_lock(&sim_lock);
     hCommandList->context->live_lists--;
+    for (ze_command_list_handle_t *link = &sim_lists; *link != NULL; link = &(*link)->next) {
+        if (*link == hCommandList) {
+            *link = hCommandList->next;
+            break;
+        }
+    }
     pthread_mutex_unlock(&sim_lock);
     free(hCommandList);
     return ZE_RESULT_SUCCESS;
@@ -367,6 +414,10 @@ ze_result_t sim_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_p
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     pool->flags = desc->flags;
     pool->count = desc->count;
+    pthread_mutex_lock(&sim_lock);
+    pool->next = sim_pools;
+    sim_pools = pool;
+    pthread_mutex_unlock(&sim_lock);
     *phEventPool = pool;
     return ZE_RESULT_SUCCESS;
 }
@@ -380,6 +431,12 @@ ze_result_t sim_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
     if (hEventPool->live_events > 0) {
         pthread_mutex_unlock(&sim_lock);
         return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+    }
+    for (ze_event_pool_handle_t *link = &sim_pools; *link != NULL; link = &(*link)->next) {
+        if (*link == hEventPool) {
+            *link = hEventPool->next;
+            break;
+        }
     }
     pthread_mutex_unlock(&sim_lock);
     free(hEventPool);
@@ -403,6 +460,8 @@ ze_result_t sim_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
     event->pool = hEventPool;
     pthread_mutex_lock(&sim_lock);
     hEventPool->live_events++;
+    event->next = sim_events;
+    sim_events = event;
     pthread_mutex_unlock(&sim_lock);
     *phEvent = event;
     return ZE_RESULT_SUCCESS;
@@ -421,7 +480,7 @@ ze_result_t sim_zeEventDestroy(ze_event_handle_t hEvent)
     hEvent->destroyed = true;
     hEvent->pool->live_events--;
     if (hEvent->refs == 0)
-        free(hEvent);
+        sim_event_free(hEvent);
     pthread_mutex_unlock(&sim_lock);
     return ZE_RESULT_SUCCESS;
 }
