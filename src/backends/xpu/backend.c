@@ -32,8 +32,7 @@ __attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap,
  * backends are torch._dynamo's list without a vendor graph backend. */
 static const char *const xpu_compile_backends[] = {"inductor", "eager", "aot_eager"};
 static const char *const xpu_visible_devices_envs[] = {XPU_VISIBLE_ENV};
-static const char *const xpu_export_envs[] = {"ZE_",     "CCL_",       "I_MPI_", "FI_",
-                                              "ONEAPI_", "LD_LIBRARY", "PATH"};
+
 
 /* Written once by xpu_info_once (before the table is first handed out), then
  * read-only: communication_backend depends on whether oneCCL is installed. */
@@ -45,8 +44,8 @@ static accel_backend_info_t xpu_info = {
     .compile_backend_count = sizeof xpu_compile_backends / sizeof xpu_compile_backends[0],
     .visible_devices_envs = xpu_visible_devices_envs,
     .visible_devices_env_count = 1,
-    .export_envs = xpu_export_envs,
-    .export_env_count = sizeof xpu_export_envs / sizeof xpu_export_envs[0],
+    .export_envs = NULL, /* DeepSpeed's xpu forwards nothing of its own */
+    .export_env_count = 0,
     .dlpack_device_type = 14, /* kDLOneAPI (DLPack 0.7+; Debian's dlpack.h predates it) */
     .device_name_ignores_index = false,
     .synchronized_device = false,
