@@ -99,16 +99,22 @@ static uint64_t sim_ticks(void)
     return (((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) / 2u) & 0xffffffffu;
 }
 
+static long sim_delay;
+static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
+
+static void sim_delay_read(void)
+{
+    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+    sim_delay = text != NULL ? atol(text) : 0;
+    if (sim_delay < 0)
+        sim_delay = 0;
+}
+
+/* ACCEL_SIM_STREAM_DELAY_US, read once. */
 static long sim_delay_us(void)
 {
-    static long delay = -1;
-    if (delay < 0) {
-        const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
-        delay = text != NULL ? atol(text) : 0;
-        if (delay < 0)
-            delay = 0;
-    }
-    return delay;
+    pthread_once(&sim_delay_once, sim_delay_read);
+    return sim_delay;
 }
 
 /* Drop one reference; frees a destroyed event with none left. Under sim_lock. */
