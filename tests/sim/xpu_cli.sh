@@ -8,6 +8,7 @@
 #                                           status) must show every TEXT
 #   xpu_cli.sh auto <accel> TEXT...         as report, with ACCEL_ACCELERATOR and
 #                                           DS_ACCELERATOR unset (auto-detect)
+#   xpu_cli.sh autocascade <accel> TEXT...  as cascade, auto-detecting
 #   xpu_cli.sh missing <accel> <loader> TEXT...
 #                                           as cascade, with <loader> hidden
 #                                           (/dev/null bound over it in a
@@ -19,7 +20,10 @@ shift 2
 case "$what" in
 demo) exec "$accel" demo ;;
 report | cascade) out=$("$accel" report 2>&1); status=$? ;;
-auto) out=$(env -u ACCEL_ACCELERATOR -u DS_ACCELERATOR "$accel" report 2>&1); status=$? ;;
+auto | autocascade)
+    out=$(env -u ACCEL_ACCELERATOR -u DS_ACCELERATOR "$accel" report 2>&1)
+    status=$?
+    ;;
 missing)
     loader=$(readlink -f "$1")
     shift
