@@ -99,29 +99,49 @@ static accel_optim_launch_t device_launch_make(const accel_optim_view_t *view,
 
 /* ---------------------------------------------------------------- steps */
 
+/* What every step checks besides its hyper-parameters: the backend has the
+ * kernel, the tensors (`states` of them: 2, or 1 with state2 ignored), the stream on
+ * their device, lazy init. Fills *launch; *has_work is false for an empty
+ * step, which then succeeds without calling the backend. */
+static accel_status_t device_step_begin(const char *op, accel_t *acc, device_kernel_t kernel,
+                                        accel_stream_t *stream, const DLTensor *param,
+                                        const DLTensor *grad, const DLTensor *state1,
+                                        const DLTensor *state2, size_t states,
+                                        const accel_fused_optim_ops_t **fused,
+                                        accel_optim_launch_t *launch, bool *has_work)
+{
+    accel_optim_view_t view;
+    accel_stream_t *resolved = NULL;
+    accel_status_t status = device_fused_table(op, acc, kernel, fused);
+    *has_work = false;
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, state1,
+                                       state2, states, &view);
+    if (status == ACCEL_OK)
+        status = device_step_stream(op, acc, stream, &view, &resolved);
+    if (status != ACCEL_OK || view.count == 0)
+        return status;
+    *launch = device_launch_make(&view, resolved);
+    *has_work = true;
+    return ACCEL_OK;
+}
+
 static accel_status_t device_adam_step(accel_t *acc, accel_stream_t *stream,
                                        const accel_adam_config_t *config, uint64_t step,
                                        DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
                                        DLTensor *exp_avg_sq)
 {
-    const char *op = "fused_adam";
     const accel_fused_optim_ops_t *fused = NULL;
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
     accel_adam_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, DEVICE_ADAM, &fused);
+    bool has_work = false;
+    accel_status_t status = accel_adam_config_check("fused_adam", config, step);
     if (status == ACCEL_OK)
-        status = accel_adam_config_check(op, config, step);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       exp_avg_sq, 2, &view);
-    if (status == ACCEL_OK)
-        status = device_step_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
+        status = device_step_begin("fused_adam", acc, DEVICE_ADAM, stream, param, grad, exp_avg,
+                                   exp_avg_sq, 2, &fused, &launch, &has_work);
+    if (status != ACCEL_OK || !has_work)
         return status;
     accel_adam_coeffs_make(config, step, &coeffs);
-    launch = device_launch_make(&view, resolved);
     return fused->adam(acc->self, &launch, &coeffs);
 }
 
@@ -129,24 +149,17 @@ static accel_status_t device_lion_step(accel_t *acc, accel_stream_t *stream,
                                        const accel_lion_config_t *config, DLTensor *param,
                                        const DLTensor *grad, DLTensor *exp_avg)
 {
-    const char *op = "fused_lion";
     const accel_fused_optim_ops_t *fused = NULL;
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
     accel_lion_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, DEVICE_LION, &fused);
+    bool has_work = false;
+    accel_status_t status = accel_lion_config_check("fused_lion", config);
     if (status == ACCEL_OK)
-        status = accel_lion_config_check(op, config);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       NULL, 1, &view);
-    if (status == ACCEL_OK)
-        status = device_step_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
+        status = device_step_begin("fused_lion", acc, DEVICE_LION, stream, param, grad, exp_avg,
+                                   NULL, 1, &fused, &launch, &has_work);
+    if (status != ACCEL_OK || !has_work)
         return status;
     accel_lion_coeffs_make(config, &coeffs);
-    launch = device_launch_make(&view, resolved);
     return fused->lion(acc->self, &launch, &coeffs);
 }
 
@@ -155,24 +168,17 @@ static accel_status_t device_lamb_step(accel_t *acc, accel_stream_t *stream,
                                        DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
                                        DLTensor *exp_avg_sq)
 {
-    const char *op = "fused_lamb";
     const accel_fused_optim_ops_t *fused = NULL;
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
     accel_lamb_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, DEVICE_LAMB, &fused);
+    bool has_work = false;
+    accel_status_t status = accel_lamb_config_check("fused_lamb", config, step);
     if (status == ACCEL_OK)
-        status = accel_lamb_config_check(op, config, step);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       exp_avg_sq, 2, &view);
-    if (status == ACCEL_OK)
-        status = device_step_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
+        status = device_step_begin("fused_lamb", acc, DEVICE_LAMB, stream, param, grad, exp_avg,
+                                   exp_avg_sq, 2, &fused, &launch, &has_work);
+    if (status != ACCEL_OK || !has_work)
         return status;
     accel_lamb_coeffs_make(config, step, &coeffs);
-    launch = device_launch_make(&view, resolved);
     return fused->lamb(acc->self, &launch, &coeffs);
 }
 
