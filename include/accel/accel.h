@@ -408,6 +408,9 @@ typedef struct accel_memory_stats {
     uint64_t ooms;                                   /* OOM returned to the caller */
 } accel_memory_stats_t;
 
+/* The two reset_max_* calls reset EVERY peak (allocated, reserved, requested,
+ * allocations, segments), as torch's do: they are reset_peak_memory_stats
+ * under older names. */
 ACCEL_API accel_status_t accel_memory_allocated(accel_t *acc, int device, uint64_t *out);
 ACCEL_API accel_status_t accel_max_memory_allocated(accel_t *acc, int device, uint64_t *out);
 ACCEL_API accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device);

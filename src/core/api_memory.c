@@ -385,14 +385,17 @@ static accel_status_t memory_reset_peaks(accel_t *acc, int device, unsigned whic
     return status;
 }
 
+/* torch's reset_max_memory_allocated and reset_max_memory_cached are
+ * reset_peak_memory_stats under an old name (DeepSpeed calls them), so every
+ * peak goes, not only the one the name mentions. */
 accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device)
 {
-    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALLOCATED);
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
 }
 
 accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device)
 {
-    return memory_reset_peaks(acc, device, ACCEL_PEAK_RESERVED);
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
 }
 
 accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device)

@@ -151,6 +151,7 @@
     X(test_memory_stats_peak_and_reset_reserved) \
     X(test_memory_stats_legacy_cached_names) \
     X(test_memory_stats_reset_peaks) \
+    X(test_memory_stats_reset_max_resets_every_peak) \
     X(test_memory_stats_struct_matches_getters) \
     X(test_memory_stats_entries_torch_keys) \
     X(test_memory_stats_entry_past_end) \

@@ -73,6 +73,28 @@ void test_memory_stats_reset_peaks(void **state)
     assert_true(stats.segment_count_peak == stats.segment_count);
 }
 
+/* torch's reset_max_memory_allocated and reset_max_memory_cached (which
+ * DeepSpeed calls) both reset every peak statistic, not only their own. */
+void test_memory_stats_reset_max_resets_every_peak(void **state)
+{
+    accel_status_t (*const resets[])(accel_t *, int) = {accel_reset_max_memory_allocated,
+                                                        accel_reset_max_memory_cached};
+    (void)state;
+    for (size_t i = 0; i < sizeof resets / sizeof resets[0]; i++) {
+        accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
+        void *ptr = conf_device_alloc(4 * STATS_BLOCK);
+        conf_device_free(ptr);
+        assert_ok(accel_empty_cache(conformance_acc));
+        assert_ok(resets[i](conformance_acc, ACCEL_CURRENT_DEVICE));
+        assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
+        assert_true(stats.allocated_bytes_peak == stats.allocated_bytes);
+        assert_true(stats.reserved_bytes_peak == stats.reserved_bytes);
+        assert_true(stats.requested_bytes_peak == stats.requested_bytes);
+        assert_true(stats.allocation_count_peak == stats.allocation_count);
+        assert_true(stats.segment_count_peak == stats.segment_count);
+    }
+}
+
 void test_memory_stats_struct_matches_getters(void **state)
 {
     accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
