@@ -117,7 +117,11 @@ ACCEL_API accel_status_t accel_set(accel_t *acc);
 
 /* Open the backend named `name` explicitly (not process-wide). The caller
  * owns the result and releases it with accel_close. NOT_FOUND for an unknown
- * name, UNAVAILABLE when its runtime or hardware is missing. */
+ * name, UNAVAILABLE when its runtime is missing. A backend whose runtime is
+ * present but reports 0 devices opens (so do the override variables of
+ * accel_get; auto-detect skips it): names, flags, dtypes, op builders and
+ * environment lists work, and every call that needs a device returns
+ * UNAVAILABLE saying the backend has no devices. */
 ACCEL_API accel_status_t accel_open(const char *name, accel_t **out);
 
 /* Release an accelerator from accel_open: frees cached memory, streams it

@@ -247,6 +247,8 @@ accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t siz
 static accel_status_t memory_check_pinning(accel_t *acc, bool registering)
 {
     accel_status_t status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_check_has_devices(acc); /* vendor pinning needs a device context */
     if (status != ACCEL_OK)
         return status;
     if (registering ? !ACCEL_BACKEND_HAS(acc->ops, host_register)

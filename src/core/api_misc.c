@@ -133,7 +133,12 @@ accel_status_t accel_op_builder_load(accel_op_builder_t *builder, const void **o
     accel_status_t status = ACCEL_OK;
     if (builder == NULL || out == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "op builder or output pointer is NULL");
-    status = accel_ensure_init(builder->acc);
+    /* Host builders (self NULL) run on the host alone, so they load on an
+     * accelerator without a device; device builders need one. */
+    if (builder->self != NULL)
+        status = accel_check_has_devices(builder->acc);
+    if (status == ACCEL_OK && builder->acc->device_count > 0)
+        status = accel_ensure_init(builder->acc);
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&builder->lock);

@@ -107,6 +107,8 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
 static accel_status_t instance_make_devices(accel_t *acc)
 {
     bool caching = instance_read_caching();
+    if (acc->device_count == 0)
+        return ACCEL_OK; /* opened by name without a device: no per-device state */
     acc->devices = calloc((size_t)acc->device_count, sizeof *acc->devices);
     if (acc->devices == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for device state");
@@ -131,7 +133,7 @@ static int instance_initial_device(const accel_t *acc)
 {
     long rank;
     const char *text;
-    if (!acc->ops->info->current_device_from_local_rank)
+    if (!acc->ops->info->current_device_from_local_rank || acc->device_count == 0)
         return 0;
     text = accel_env_get("LOCAL_RANK");
     if (text == NULL)
@@ -181,8 +183,9 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
         goto fail;
     }
     status = ops->device_count(acc->self, &acc->device_count);
-    if (status == ACCEL_OK && acc->device_count <= 0)
-        status = accel_error(ACCEL_ERROR_UNAVAILABLE, "%s: the runtime reports no devices", ops->name);
+    if (status == ACCEL_OK && acc->device_count < 0)
+        status = accel_error(ACCEL_ERROR_INTERNAL, "%s: the backend reports %d devices",
+                             ops->name, acc->device_count);
     if (status != ACCEL_OK)
         goto fail;
     acc->initial_device = instance_initial_device(acc);

@@ -56,6 +56,11 @@ static void report_collect_devices(report_t *r)
 
 static void report_collect_memory(report_t *r)
 {
+    /* A backend named without a device has no current device: "n/a". */
+    if (r->device_count_query.status == ACCEL_OK && r->device_count == 0) {
+        report_check(r, &r->current_device_query, ACCEL_ERROR_UNSUPPORTED);
+        return;
+    }
     if (!report_check(r, &r->current_device_query,
                       accel_current_device(r->acc, &r->current_device)))
         return;
