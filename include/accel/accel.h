@@ -167,6 +167,15 @@ ACCEL_API accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap,
  * backends. Owned by the library, valid until the next registration. */
 ACCEL_API const char *accel_supported_names(void);
 
+/* DeepSpeed's is_current_accelerator_supported(): whether the process-wide
+ * accelerator (from accel_get, chosen now if it was not yet) is one of
+ * DeepSpeed's own accelerators (its SUPPORTED_ACCELERATOR_LIST: cuda, cpu,
+ * xpu, npu, mps, hpu, mlu, sdaa, supa). accel's own backends (opencl,
+ * plugins under other names) give false; "xpu.external" gives true, as
+ * DeepSpeed's external XPU accelerator names its device "xpu". Fails as
+ * accel_get fails. */
+ACCEL_API accel_status_t accel_is_current_accelerator_supported(bool *out);
+
 /* ---------------------------------------------------------------- identity and flags */
 
 /* Backend name, e.g. "cuda". NULL (with last error set) for a bad handle. */
@@ -216,6 +225,17 @@ ACCEL_API accel_status_t accel_query_flag(accel_t *acc, accel_flag_t flag, bool 
  * where DeepSpeed answers None (mps). */
 ACCEL_API accel_status_t accel_communication_backend_name(const accel_t *acc,
                                                           const char **out);
+
+/* DeepSpeed's communication_backend_version() (CUDA: torch.cuda.nccl.version()):
+ * the version of the collectives library behind accel_communication_backend_name,
+ * written as "MAJOR.MINOR.PATCH" (at most `cap` bytes with the NUL).
+ * accel never loads that library itself (the framework does): the version is
+ * read from the copy already loaded in this process (NCCL: ncclGetVersion);
+ * when none is loaded, or the library has no C version query (gloo, oneCCL),
+ * the text is "unknown". UNSUPPORTED where there is no communication
+ * backend (DeepSpeed's None). */
+ACCEL_API accel_status_t accel_communication_backend_version(const accel_t *acc, char *out,
+                                                             size_t cap);
 
 /* The current torch.compile backend name (default per backend: "inductor",
  * "hpu_backend" on hpu). The pointer is valid until the next set. */

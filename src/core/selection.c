@@ -569,6 +569,33 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     return status;
 }
 
+/* ------------------------------------------------------------ DeepSpeed's list */
+
+/* A name of DeepSpeed's SUPPORTED_ACCELERATOR_LIST. "xpu.external" counts:
+ * DeepSpeed's external XPU accelerator answers device_name() with "xpu". */
+static bool selection_is_deepspeed_name(const char *name)
+{
+    const accel_known_backend_t *known;
+    if (strcmp(name, "xpu.external") == 0)
+        name = "xpu";
+    known = accel_registry_known(name);
+    return known != NULL && known->deepspeed;
+}
+
+accel_status_t accel_is_current_accelerator_supported(bool *out)
+{
+    accel_t *acc = NULL;
+    accel_status_t status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "accel_is_current_accelerator_supported: out is NULL");
+    status = accel_get(&acc);
+    if (status != ACCEL_OK)
+        return status;
+    *out = selection_is_deepspeed_name(acc->ops->name);
+    return ACCEL_OK;
+}
+
 void accel_selection_fork_lock(void)
 {
     pthread_mutex_lock(&selection_lock);

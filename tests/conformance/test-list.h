@@ -45,6 +45,7 @@
     X(test_identity_flag_bad_arguments) \
     X(test_identity_communication_backend) \
     X(test_identity_communication_backend_null_arguments) \
+    X(test_identity_communication_backend_version) \
     X(test_identity_compile_backend_default) \
     X(test_identity_compile_backend_set_current) \
     X(test_identity_compile_backend_refused) \

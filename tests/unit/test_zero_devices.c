@@ -4,7 +4,8 @@
  * lists, the compile backend), device work fails with a sentence naming the
  * backend and saying it has no devices, the backend is never asked to do
  * device work, and auto-detect still skips it.
- * The fake backend "fake-nodev" counts every call that would need a device. */
+ * The fake backend "fake-nodev" (fake_nodev.h) counts every call that would
+ * need a device. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,141 +16,10 @@
 
 #include <cmocka.h>
 
-#include "accel/accel_backend.h"
 #include "accel/accel_ops.h"
+#include "fake_nodev.h"
 
 #define FAKE_NAME "fake-nodev"
-
-static int fake_device_calls; /* slots that need a device, called anyway */
-
-static void fake_probe(accel_probe_result_t *out)
-{
-    out->available = true;
-    out->device_count = 0;
-    snprintf(out->reason, sizeof out->reason, "runtime loaded, 0 devices");
-}
-
-static int fake_state;
-
-static accel_status_t fake_create(void **out_self)
-{
-    *out_self = &fake_state;
-    return ACCEL_OK;
-}
-
-static void fake_destroy(void *self)
-{
-    (void)self;
-}
-
-static accel_status_t fake_device_work(void)
-{
-    fake_device_calls++;
-    return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR, "fake: device work reached the backend");
-}
-
-static accel_status_t fake_init(void *self)
-{
-    (void)self;
-    return fake_device_work(); /* a vendor init fails without a device */
-}
-
-static accel_status_t fake_device_count(void *self, int *out)
-{
-    (void)self;
-    *out = 0;
-    return ACCEL_OK;
-}
-
-static accel_status_t fake_synchronize(void *self, int device)
-{
-    (void)self;
-    (void)device;
-    return fake_device_work();
-}
-
-static accel_status_t fake_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
-                                            size_t *out_count)
-{
-    (void)self;
-    (void)device;
-    (void)out;
-    (void)cap;
-    (void)out_count;
-    return fake_device_work();
-}
-
-static accel_status_t fake_mem_alloc(void *self, int device, size_t size, void **out)
-{
-    (void)self;
-    (void)device;
-    (void)size;
-    (void)out;
-    return fake_device_work();
-}
-
-static void fake_mem_free(void *self, int device, void *ptr)
-{
-    (void)self;
-    (void)device;
-    (void)ptr;
-    fake_device_calls++;
-}
-
-static accel_status_t fake_memcpy_async(void *self, int device, void *dst, const void *src,
-                                        size_t size, accel_copy_kind_t kind, void *stream)
-{
-    (void)self;
-    (void)device;
-    (void)dst;
-    (void)src;
-    (void)size;
-    (void)kind;
-    (void)stream;
-    return fake_device_work();
-}
-
-static accel_status_t fake_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                        void *stream)
-{
-    (void)self;
-    (void)device;
-    (void)dst;
-    (void)value;
-    (void)size;
-    (void)stream;
-    return fake_device_work();
-}
-
-static accel_status_t fake_host_alloc(void *self, size_t size, void **out)
-{
-    (void)self;
-    (void)size;
-    (void)out;
-    return fake_device_work();
-}
-
-static void fake_host_free(void *self, void *ptr, size_t size)
-{
-    (void)self;
-    (void)ptr;
-    (void)size;
-    fake_device_calls++;
-}
-
-static accel_status_t fake_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                    void *ptr, size_t count, uint64_t seed, uint64_t offset)
-{
-    (void)self;
-    (void)device;
-    (void)stream;
-    (void)kind;
-    (void)ptr;
-    (void)count;
-    (void)seed;
-    (void)offset;
-    return fake_device_work();
-}
 
 static const char *const fake_compile_backends[] = {"inductor"};
 static const char *const fake_visible_envs[] = {"FAKE_VISIBLE_DEVICES"};
@@ -171,26 +41,7 @@ static const accel_backend_info_t fake_info = {
     .current_device_from_local_rank = true,
 };
 
-static const accel_backend_ops_t fake_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = FAKE_NAME,
-    .info = &fake_info,
-    .probe = fake_probe,
-    .create = fake_create,
-    .destroy = fake_destroy,
-    .init = fake_init,
-    .device_count = fake_device_count,
-    .synchronize = fake_synchronize,
-    .supported_dtypes = fake_supported_dtypes,
-    .mem_alloc = fake_mem_alloc,
-    .mem_free = fake_mem_free,
-    .memcpy_async = fake_memcpy_async,
-    .memset_async = fake_memset_async,
-    .host_alloc = fake_host_alloc,
-    .host_free = fake_host_free,
-    .rng_fill = fake_rng_fill,
-};
+static accel_backend_ops_t fake_ops;
 
 static accel_t *acc;
 
@@ -200,6 +51,7 @@ static int group_setup(void **state)
     unsetenv("ACCEL_ACCELERATOR");
     unsetenv("DS_ACCELERATOR");
     setenv("LOCAL_RANK", "1", 1); /* no device to start on: must not matter */
+    fake_ops = fake_nodev_ops(FAKE_NAME, &fake_info);
     if (accel_register_backend(&fake_ops) != ACCEL_OK)
         return -1;
     return accel_open(FAKE_NAME, &acc) == ACCEL_OK ? 0 : -1;
