@@ -448,8 +448,19 @@ ACCEL_API accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int devic
 /* Reset every peak to the current value. */
 ACCEL_API accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device);
 ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t *out);
-/* The same figures under torch's key names ("allocated_bytes.all.current"...):
- * entry `index` of the list; NOT_FOUND past the end. */
+/* Every statistic torch's memory_stats() has for a caching allocator, under
+ * torch's key names and in torch's order (sorted by name): entry `index` of
+ * the list; NOT_FOUND past the end. The keys are
+ * "<kind>.<pool>.<metric>" for kind allocation, segment, active,
+ * inactive_split, allocated_bytes, reserved_bytes, active_bytes,
+ * inactive_split_bytes, requested_bytes; pool all, small_pool (requests under
+ * 1 MiB), large_pool; metric current, peak, allocated, freed (cumulative) -
+ * then num_alloc_retries, num_ooms, num_sync_all_streams, num_device_alloc,
+ * num_device_free, max_split_size and oversize_allocations/_segments.<metric>.
+ * accel's allocator returns a freed block to its pool at once, so active
+ * equals allocation; it never synchronizes every stream and splits blocks of
+ * any size, so num_sync_all_streams and oversize_* are 0 and max_split_size
+ * is UINT64_MAX (torch's -1). */
 ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                                   const char **out_key, uint64_t *out_value);
 /* Give cached, unused blocks of every device back to the runtime. */

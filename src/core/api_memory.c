@@ -8,6 +8,7 @@
 
 #include "core.h"
 #include "error.h"
+#include "memory_stat_keys.h"
 #include "thread_state.h"
 #include "trace.h"
 
@@ -422,38 +423,22 @@ accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t
     return ACCEL_OK;
 }
 
-static const struct {
-    const char *key;
-    size_t offset;
-} memory_stat_keys[] = {
-    {"allocated_bytes.all.current", offsetof(accel_memory_stats_t, allocated_bytes)},
-    {"allocated_bytes.all.peak", offsetof(accel_memory_stats_t, allocated_bytes_peak)},
-    {"reserved_bytes.all.current", offsetof(accel_memory_stats_t, reserved_bytes)},
-    {"reserved_bytes.all.peak", offsetof(accel_memory_stats_t, reserved_bytes_peak)},
-    {"requested_bytes.all.current", offsetof(accel_memory_stats_t, requested_bytes)},
-    {"requested_bytes.all.peak", offsetof(accel_memory_stats_t, requested_bytes_peak)},
-    {"allocation.all.current", offsetof(accel_memory_stats_t, allocation_count)},
-    {"allocation.all.peak", offsetof(accel_memory_stats_t, allocation_count_peak)},
-    {"segment.all.current", offsetof(accel_memory_stats_t, segment_count)},
-    {"segment.all.peak", offsetof(accel_memory_stats_t, segment_count_peak)},
-    {"num_alloc_retries", offsetof(accel_memory_stats_t, alloc_retries)},
-    {"num_ooms", offsetof(accel_memory_stats_t, ooms)},
-};
-
 accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                         const char **out_key, uint64_t *out_value)
 {
-    accel_memory_stats_t stats;
+    accel_allocator_stats_t stats;
     accel_status_t status;
     if (out_key == NULL || out_value == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
-    status = memory_stats_of(acc, device, &stats);
+    status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
     if (status != ACCEL_OK)
         return status;
-    if (index >= sizeof memory_stat_keys / sizeof memory_stat_keys[0])
-        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have no entry %zu", index);
-    *out_key = memory_stat_keys[index].key;
-    memcpy(out_value, (const char *)&stats + memory_stat_keys[index].offset, sizeof *out_value);
+    accel_allocator_stats_full(acc->devices[device].allocator, &stats);
+    if (!accel_memory_stat_key(index, &stats, out_key, out_value))
+        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have %zu entries; %zu is past the end",
+                           accel_memory_stat_key_count(), index);
     return ACCEL_OK;
 }
 

@@ -155,6 +155,7 @@
     X(test_memory_stats_reset_max_resets_every_peak) \
     X(test_memory_stats_struct_matches_getters) \
     X(test_memory_stats_entries_torch_keys) \
+    X(test_memory_stats_entries_every_torch_key) \
     X(test_memory_stats_entry_past_end) \
     X(test_memory_stats_entry_bad_arguments) \
     X(test_memory_stats_bad_arguments) \

@@ -139,6 +139,72 @@ void test_memory_stats_entries_torch_keys(void **state)
     assert_true(found);
 }
 
+/* Value of torch key `name`; the key must exist. */
+static uint64_t stats_key(const char *name)
+{
+    for (size_t index = 0;; index++) {
+        const char *key = NULL;
+        uint64_t value = 0;
+        accel_status_t status =
+            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, &key, &value);
+        if (status == ACCEL_ERROR_NOT_FOUND)
+            fail_msg("memory stats have no key %s", name);
+        assert_ok(status);
+        if (strcmp(key, name) == 0)
+            return value;
+    }
+}
+
+/* Every key torch's memory_stats() has for a caching allocator, sorted as
+ * torch sorts them, with "all" the sum of the two pools. */
+void test_memory_stats_entries_every_torch_key(void **state)
+{
+    static const char *const kinds[] = {"allocation",     "segment",
+                                        "active",         "inactive_split",
+                                        "allocated_bytes", "reserved_bytes",
+                                        "active_bytes",   "inactive_split_bytes",
+                                        "requested_bytes"};
+    static const char *const metrics[] = {"current", "peak", "allocated", "freed"};
+    static const char *const others[] = {"num_alloc_retries", "num_ooms", "num_sync_all_streams",
+                                         "num_device_alloc", "num_device_free", "max_split_size",
+                                         "oversize_allocations.current", "oversize_segments.peak"};
+    char previous[64] = "", name[96];
+    size_t count = 0;
+    void *ptr = conf_device_alloc(3000);
+    (void)state;
+    for (;; count++) {
+        const char *key = NULL;
+        uint64_t value = 0;
+        accel_status_t status =
+            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, count, &key, &value);
+        if (status == ACCEL_ERROR_NOT_FOUND)
+            break;
+        assert_ok(status);
+        assert_true(strcmp(previous, key) < 0);
+        snprintf(previous, sizeof previous, "%s", key);
+    }
+    assert_true(count >= 9 * 3 * 4 + 8);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
+            uint64_t all, small, large;
+            snprintf(name, sizeof name, "%s.all.%s", kinds[k], metrics[m]);
+            all = stats_key(name);
+            snprintf(name, sizeof name, "%s.small_pool.%s", kinds[k], metrics[m]);
+            small = stats_key(name);
+            snprintf(name, sizeof name, "%s.large_pool.%s", kinds[k], metrics[m]);
+            large = stats_key(name);
+            if (m != 1) /* the peaks of the pools need not coincide */
+                assert_true(all == small + large);
+        }
+    }
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        (void)stats_key(others[i]);
+    assert_true(stats_key("allocated_bytes.all.current") == conf_allocated());
+    assert_true(stats_key("requested_bytes.all.current") >= 3000);
+    assert_true(stats_key("num_device_alloc") >= stats_key("segment.all.current"));
+    conf_device_free(ptr);
+}
+
 void test_memory_stats_entry_past_end(void **state)
 {
     const char *key = (const char *)&key;
