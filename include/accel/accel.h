@@ -502,7 +502,18 @@ ACCEL_API accel_status_t accel_tensor_empty(accel_t *acc, int device, accel_dtyp
                                             int32_t ndim, const int64_t *shape, DLTensor *out);
 ACCEL_API accel_status_t accel_tensor_zeros(accel_t *acc, int device, accel_dtype_t dtype,
                                             int32_t ndim, const int64_t *shape, DLTensor *out);
-/* Frees data and shape of a tensor from accel_tensor_empty/zeros; zeroes *t. */
+/* DeepSpeed's FloatTensor(data), HalfTensor(data)... (torch.tensor(data,
+ * dtype, device)): a tensor like accel_tensor_empty's holding a copy of the
+ * host bytes at `data`, which are already elements of `dtype` in row-major
+ * order (the element count times the dtype's size; no conversion). The copy
+ * has finished when the call returns. `data` may be NULL only for an empty
+ * tensor; device memory the host cannot address is refused as `data`.
+ * Release it with accel_tensor_free. */
+ACCEL_API accel_status_t accel_tensor_from_host(accel_t *acc, int device, accel_dtype_t dtype,
+                                                int32_t ndim, const int64_t *shape,
+                                                const void *data, DLTensor *out);
+/* Frees data and shape of a tensor from accel_tensor_empty/zeros/from_host;
+ * zeroes *t. */
 ACCEL_API accel_status_t accel_tensor_free(accel_t *acc, DLTensor *tensor);
 /* DeepSpeed's on_accelerator: the tensor's device type is this backend's. */
 ACCEL_API accel_status_t accel_on_accelerator(const accel_t *acc, const DLTensor *tensor,

@@ -184,6 +184,8 @@
     /* tensors: empty/zeros, shape ownership, free, on_accelerator */ \
     X(test_tensors_empty_describes_tensor) \
     X(test_tensors_zeros_are_zero) \
+    X(test_tensors_from_host_holds_the_data) \
+    X(test_tensors_from_host_bad_arguments) \
     X(test_tensors_every_supported_dtype) \
     X(test_tensors_free_releases_and_zeroes) \
     X(test_tensors_on_accelerator_own) \
