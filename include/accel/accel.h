@@ -418,6 +418,52 @@ ACCEL_API accel_status_t accel_host_unregister(accel_t *acc, void *ptr);
 /* True when `ptr` lies anywhere inside memory pinned through this accelerator. */
 ACCEL_API accel_status_t accel_is_pinned(accel_t *acc, const void *ptr, bool *out);
 
+/* DeepSpeed's tensor pinning (pin_memory(t, make_copy, match_shape),
+ * is_pinned, unpin_memory) with its two backends, chosen per accelerator at
+ * the first call from ACCEL_PIN_MEMORY_BACKEND ("native", "torch" or
+ * "default"), else DeepSpeed's DS_PIN_MEMORY_BACKEND (native when it reads
+ * "native" after stripping and lower-casing; the default otherwise), or set
+ * with accel_set_pin_memory_backend:
+ * - DEFAULT (DeepSpeed's "torch"): the backend's pinned allocator, as
+ *   accel_host_alloc (needs ACCEL_FLAG_PINNED_MEMORY_SUPPORTED and a device);
+ * - NATIVE: page-aligned host memory locked with mlock (kept pageable where
+ *   the memlock limit refuses), on every backend, with or without a device. */
+typedef enum accel_pin_backend {
+    ACCEL_PIN_BACKEND_DEFAULT = 0,
+    ACCEL_PIN_BACKEND_NATIVE = 1,
+} accel_pin_backend_t;
+
+ACCEL_API accel_status_t accel_pin_memory_backend(accel_t *acc, accel_pin_backend_t *out);
+ACCEL_API accel_status_t accel_set_pin_memory_backend(accel_t *acc, accel_pin_backend_t backend);
+
+/* A pinned host copy of the contiguous host tensor `tensor` (kDLCPU, or a
+ * *Host DLPack type): `out` gets a new kDLCPU tensor of the same dtype whose
+ * buffer is pinned and recorded (accel_is_pinned is true for every byte of
+ * it, views included). make_copy: the bytes are copied (else the contents
+ * are undefined); match_shape: `out` has the tensor's shape (else it is flat,
+ * one dimension of numel). The buffer and the shape array belong to `out`
+ * until accel_unpin_memory. INVALID_ARGUMENT for an empty, strided or
+ * device tensor; UNSUPPORTED when the default backend cannot pin here. */
+ACCEL_API accel_status_t accel_pin_memory(accel_t *acc, const DLTensor *tensor, bool make_copy,
+                                          bool match_shape, DLTensor *out);
+/* Free a tensor from accel_pin_memory (buffer and shape; *tensor is zeroed)
+ * and set *out_freed. A tensor that is not one (a view of one, a tensor
+ * already unpinned, any other memory) is left alone and *out_freed is false,
+ * as DeepSpeed's unpin_memory returns False. */
+ACCEL_API accel_status_t accel_unpin_memory(accel_t *acc, DLTensor *tensor, bool *out_freed);
+
+/* Pinned-bytes accounting of one accelerator. */
+typedef struct accel_pinned_stats {
+    size_t struct_size;
+    uint64_t pinned_bytes;      /* pinned through accel now: host_alloc, host_register, pin_memory */
+    uint64_t pinned_bytes_peak; /* the most pinned at once */
+    uint64_t tracked_bytes;     /* every byte ever passed to accel_pin_memory
+                                   (DeepSpeed's track_pinned_memory counter) */
+    uint64_t pin_count;         /* accel_pin_memory calls that succeeded */
+} accel_pinned_stats_t;
+
+ACCEL_API accel_status_t accel_pinned_memory_stats(accel_t *acc, accel_pinned_stats_t *out);
+
 /* Allocator statistics of one device, with torch's meanings: "allocated" is
  * memory in blocks handed out, "reserved" (= DeepSpeed's "cached") is memory
  * obtained from the runtime, used or cached. */

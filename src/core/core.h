@@ -80,6 +80,11 @@ struct accel {
     pthread_key_t thread_key;
 
     accel_pinned_registry_t pinned;
+    /* accel_pin_memory (api_pinning.c): the backend, read from the
+     * environment at first use (0 = not read yet), and DeepSpeed's
+     * track_pinned_memory counters. */
+    atomic_int pin_backend;
+    _Atomic uint64_t pin_tracked_bytes, pin_count;
 
     accel_op_builder_t *builders;
     size_t builder_count;

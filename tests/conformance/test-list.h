@@ -172,6 +172,9 @@
     X(test_pinned_register_bad_arguments) \
     X(test_pinned_unregister_unknown_refused) \
     X(test_pinned_is_pinned_plain_memory) \
+    X(test_pinned_pin_memory_shape_copy_unpin) \
+    X(test_pinned_pin_memory_accounting) \
+    X(test_pinned_pin_memory_bad_arguments) \
     /* dtypes: supported list, flags, names, DLPack types */ \
     X(test_dtypes_supported_starts_with_f32) \
     X(test_dtypes_supported_truncates) \
