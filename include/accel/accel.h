@@ -625,9 +625,12 @@ ACCEL_API accel_status_t accel_is_initialized(const accel_t *acc, bool *out);
 
 /* ---------------------------------------------------------------- op builders */
 
-/* Look a builder up by DeepSpeed's class name ("CPUAdamBuilder"). NOT_FOUND
- * for an unknown name: DeepSpeed's NotImplementedBuilder meaning. The builder
- * is owned by `acc`. This is both DeepSpeed's get_op_builder and its
+/* Look a builder up by DeepSpeed's class name ("CPUAdamBuilder"). For a name
+ * this accelerator has no builder for, DeepSpeed's NotImplementedBuilder
+ * (class "NotImplementedBuilder", op "deepspeed_not_implemented"): not
+ * compatible, its reason saying the op is not implemented on this backend,
+ * and its load UNSUPPORTED; it is not one of the builders count/at list.
+ * The builder is owned by `acc`. This is both DeepSpeed's get_op_builder and its
  * create_op_builder: a builder has no per-instance state, so one handle per
  * name serves both. The tables it loads are in accel/accel_ops.h. */
 ACCEL_API accel_status_t accel_get_op_builder(accel_t *acc, const char *class_name,

@@ -308,9 +308,16 @@ accel_status_t accel_ensure_init(accel_t *acc)
 
 /* ---- fork: every lock of every accel_t, outermost first (see fork.h) */
 
+/* The builders' locks: the listed ones and the NotImplementedBuilder after
+ * them (ops.h); none when the builders were never made. */
+static size_t instance_builder_locks(const accel_t *acc)
+{
+    return acc->builders != NULL ? acc->builder_count + 1 : 0;
+}
+
 static void instance_fork_lock(accel_t *acc)
 {
-    for (size_t i = 0; i < acc->builder_count; i++)
+    for (size_t i = 0; i < instance_builder_locks(acc); i++)
         pthread_mutex_lock(&acc->builders[i].lock);
     pthread_mutex_lock(&acc->lock);
     accel_handles_fork_lock(&acc->handles);
@@ -332,7 +339,7 @@ static void instance_fork_unlock(accel_t *acc)
     }
     accel_handles_fork_unlock(&acc->handles);
     pthread_mutex_unlock(&acc->lock);
-    for (size_t i = acc->builder_count; i-- > 0;)
+    for (size_t i = instance_builder_locks(acc); i-- > 0;)
         pthread_mutex_unlock(&acc->builders[i].lock);
 }
 

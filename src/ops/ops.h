@@ -73,9 +73,14 @@ void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagr
  * optimizer ops, then FusedAdam/FusedLion (the backend's fused_optim kernels,
  * or the host ops where the backend's memory is host memory), then the
  * backend's own op_builders. Allocates *out (freed by accel_ops_builders_free)
- * and fills each wrapper's desc and self. */
+ * and fills each wrapper's desc and self. (*out)[*out_count], one past the
+ * listed builders, is DeepSpeed's NotImplementedBuilder, which
+ * accel_get_op_builder gives for a name the accelerator lacks. */
 accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, size_t *out_count);
+/* Frees the `count` listed builders and the NotImplementedBuilder after them. */
 void accel_ops_builders_free(accel_op_builder_t *builders, size_t count);
+/* Whether `builder` is the NotImplementedBuilder. */
+bool accel_ops_builder_is_not_implemented(const accel_op_builder_t *builder);
 
 /* The host builders' functions (host_ops.c); `self` is unused. */
 bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap);

@@ -21,13 +21,33 @@ static bool op_builders_ends_with(const char *text, const char *suffix)
     return n >= m && strcmp(text + n - m, suffix) == 0;
 }
 
+/* DeepSpeed's get_op_builder(unknown) gives NotImplementedBuilder: a handle
+ * that is not compatible, says why and cannot load; never one of the list. */
 void test_op_builders_unknown_name(void **state)
 {
-    accel_op_builder_t *builder = (accel_op_builder_t *)&builder;
+    accel_op_builder_t *builder = NULL, *again = NULL;
+    const void *table = (const void *)&table;
+    char reason[512] = "";
+    bool compatible = true;
+    size_t count = op_builders_count();
     (void)state;
-    assert_status(ACCEL_ERROR_NOT_FOUND,
-                  accel_get_op_builder(conformance_acc, "ConformanceNoSuchBuilder", &builder));
-    assert_ptr_equal(builder, (accel_op_builder_t *)&builder);
+    assert_ok(accel_get_op_builder(conformance_acc, "ConformanceNoSuchBuilder", &builder));
+    assert_non_null(builder);
+    assert_string_equal(accel_op_builder_class_name(builder), "NotImplementedBuilder");
+    assert_string_equal(accel_op_builder_op_name(builder), "deepspeed_not_implemented");
+    assert_ok(accel_op_builder_is_compatible(builder, &compatible, reason, sizeof reason));
+    assert_false(compatible);
+    assert_non_null(strstr(reason, "not been implemented"));
+    assert_non_null(strstr(reason, accel_name(conformance_acc)));
+    assert_status(ACCEL_ERROR_UNSUPPORTED, accel_op_builder_load(builder, &table));
+    assert_ptr_equal(table, (const void *)&table);
+    assert_ok(accel_get_op_builder(conformance_acc, "AnotherMissingBuilder", &again));
+    assert_ptr_equal(again, builder);
+    for (size_t i = 0; i < count; i++) {
+        accel_op_builder_t *listed = NULL;
+        assert_ok(accel_op_builder_at(conformance_acc, i, &listed));
+        assert_ptr_not_equal(listed, builder);
+    }
 }
 
 void test_op_builders_enumerate(void **state)
