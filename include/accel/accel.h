@@ -645,6 +645,20 @@ ACCEL_API const char *accel_op_builder_op_name(const accel_op_builder_t *builder
 /* Can it build and run here? On false, `reason` (may be NULL) says why. */
 ACCEL_API accel_status_t accel_op_builder_is_compatible(accel_op_builder_t *builder, bool *out,
                                                         char *reason, size_t reason_cap);
+/* ds_report's "installed" column (DeepSpeed's installed_ops): true when the
+ * op is compiled into this library, so loading builds nothing (the host ops:
+ * CPUAdam, CPUAdagrad, CPULion, and the fused ops on a host-memory backend);
+ * false for device ops, whose kernels are compiled at their first load
+ * (NVRTC, OpenCL), a backend's own builders, and NotImplementedBuilder. */
+ACCEL_API accel_status_t accel_op_builder_is_installed(const accel_op_builder_t *builder,
+                                                       bool *out);
+/* What the op runs, for reports: host ops "avx512, 16 threads" (the
+ * instruction set the kernels use and the worker pool's threads, which this
+ * starts), device ops "cuda device kernels" (", compiled at first load" until
+ * loaded). UNSUPPORTED for NotImplementedBuilder; INVALID_ARGUMENT when `cap`
+ * bytes cannot hold it. */
+ACCEL_API accel_status_t accel_op_builder_implementation(accel_op_builder_t *builder, char *out,
+                                                         size_t cap);
 /* Build (JIT-compile where the backend compiles) and return the op's function
  * table, whose layout the op's own header defines. Cached: later calls return
  * the same table. */

@@ -274,9 +274,11 @@ accel_status_t accel_unpin_memory(accel_t *acc, DLTensor *tensor, bool *out_free
         return status;
     if (tensor == NULL || out_freed == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "unpin_memory: tensor or output is NULL");
-    base = (const char *)tensor->data + tensor->byte_offset;
     *out_freed = false;
-    if (tensor->data == NULL || !accel_pinned_find(&acc->pinned, base, 0, &range) ||
+    if (tensor->data == NULL)
+        return ACCEL_OK; /* nothing pinned (an unpinned tensor is zeroed) */
+    base = (const char *)tensor->data + tensor->byte_offset;
+    if (!accel_pinned_find(&acc->pinned, base, 0, &range) ||
         range.base != (uintptr_t)base ||
         (range.kind != ACCEL_PINNED_TENSOR && range.kind != ACCEL_PINNED_NATIVE))
         return ACCEL_OK; /* not a buffer from accel_pin_memory: DeepSpeed's False */

@@ -72,6 +72,19 @@ bool accel_ops_builder_is_not_implemented(const accel_op_builder_t *builder)
     return builder->desc == &not_implemented_builder;
 }
 
+/* Host builders take no self, device ones the accel_t, the backend's own its
+ * state (accel_ops_builders_make). */
+accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builder)
+{
+    if (accel_ops_builder_is_not_implemented(builder))
+        return ACCEL_OPS_BUILDER_NOT_IMPLEMENTED;
+    if (builder->self == NULL)
+        return ACCEL_OPS_BUILDER_HOST;
+    if (builder->self == builder->acc)
+        return ACCEL_OPS_BUILDER_DEVICE;
+    return ACCEL_OPS_BUILDER_BACKEND;
+}
+
 #define BUILDERS_MAX_CORE 8
 
 /* The core-listed descriptors for `acc`, each with the `self` its functions

@@ -87,6 +87,20 @@ bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap)
 accel_status_t accel_host_adam_load(void *self, const void **out);
 accel_status_t accel_host_adagrad_load(void *self, const void **out);
 accel_status_t accel_host_lion_load(void *self, const void **out);
+/* "avx512", "avx2" or "scalar": the kernels the host ops use (host_ops.c). */
+const char *accel_host_optim_implementation(void);
+
+/* What a listed builder is (builders.c): core's host ops, core's device ops
+ * over the backend's fused_optim kernels, the backend's own, or the
+ * NotImplementedBuilder. */
+typedef enum accel_ops_builder_kind {
+    ACCEL_OPS_BUILDER_HOST,
+    ACCEL_OPS_BUILDER_DEVICE,
+    ACCEL_OPS_BUILDER_BACKEND,
+    ACCEL_OPS_BUILDER_NOT_IMPLEMENTED,
+} accel_ops_builder_kind_t;
+
+accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builder);
 
 /* The fused builders of a backend with a fused_optim table (device_ops.c);
  * `self` is the accel_t. */

@@ -121,6 +121,39 @@ void test_op_builders_load_cached(void **state)
         print_message("note: no compatible op builder to load\n");
 }
 
+/* ds_report's columns: installed and what the op runs. The host ops are in
+ * the library (installed) and name their instruction set and threads. */
+void test_op_builders_installed_and_implementation(void **state)
+{
+    size_t count = op_builders_count();
+    accel_op_builder_t *builder = NULL;
+    char text[128];
+    bool installed = false;
+    (void)state;
+    for (size_t i = 0; i < count; i++) {
+        assert_ok(accel_op_builder_at(conformance_acc, i, &builder));
+        assert_ok(accel_op_builder_is_installed(builder, &installed));
+        text[0] = '\0';
+        assert_ok(accel_op_builder_implementation(builder, text, sizeof text));
+        assert_true(text[0] != '\0');
+    }
+    assert_ok(accel_get_op_builder(conformance_acc, "CPUAdamBuilder", &builder));
+    assert_ok(accel_op_builder_is_installed(builder, &installed));
+    assert_true(installed);
+    assert_ok(accel_op_builder_implementation(builder, text, sizeof text));
+    assert_true(strncmp(text, "avx512, ", 8) == 0 || strncmp(text, "avx2, ", 6) == 0 ||
+                strncmp(text, "scalar, ", 8) == 0);
+    assert_non_null(strstr(text, " thread"));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_implementation(builder, text, 4));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_is_installed(builder, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_is_installed(NULL, &installed));
+    assert_ok(accel_get_op_builder(conformance_acc, "ConformanceNoSuchBuilder", &builder));
+    assert_ok(accel_op_builder_is_installed(builder, &installed));
+    assert_false(installed);
+    assert_status(ACCEL_ERROR_UNSUPPORTED,
+                  accel_op_builder_implementation(builder, text, sizeof text));
+}
+
 void test_op_builders_index_past_end(void **state)
 {
     accel_op_builder_t *builder = (accel_op_builder_t *)&builder;

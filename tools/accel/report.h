@@ -30,8 +30,10 @@ typedef struct report_device {
 typedef struct report_op {
     const char *class_name;
     const char *op_name;
+    bool installed; /* prebuilt in the library (ds_report's "installed") */
     bool compatible;
     char reason[256];
+    char implementation[128]; /* what it runs ("avx2, 8 threads"), "" if unknown */
     report_query_t query;
 } report_op_t;
 

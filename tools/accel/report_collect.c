@@ -107,9 +107,15 @@ static void report_collect_ops(report_t *r)
             continue;
         op->class_name = accel_op_builder_class_name(builder);
         op->op_name = accel_op_builder_op_name(builder);
-        report_check(r, &op->query,
-                     accel_op_builder_is_compatible(builder, &op->compatible, op->reason,
-                                                    sizeof op->reason));
+        if (!report_check(r, &op->query,
+                          accel_op_builder_is_installed(builder, &op->installed)) ||
+            !report_check(r, &op->query,
+                          accel_op_builder_is_compatible(builder, &op->compatible, op->reason,
+                                                         sizeof op->reason)))
+            continue;
+        if (accel_op_builder_implementation(builder, op->implementation,
+                                            sizeof op->implementation) != ACCEL_OK)
+            op->implementation[0] = '\0';
     }
 }
 

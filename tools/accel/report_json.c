@@ -206,9 +206,14 @@ static void json_ops(const report_t *r, json_writer_t *w)
         json_string(w, op->class_name);
         json_key(w, "op_name");
         json_string(w, op->op_name);
+        json_key(w, "installed");
+        if (!json_query_failed(w, &op->query))
+            json_bool(w, op->installed);
         json_key(w, "compatible");
         if (!json_query_failed(w, &op->query))
             json_bool(w, op->compatible);
+        json_key(w, "implementation");
+        json_optional_string(w, op->implementation[0] ? op->implementation : NULL);
         json_key(w, "reason");
         json_optional_string(w, op->query.status == ACCEL_OK && !op->compatible ? op->reason
                                                                                 : NULL);

@@ -198,3 +198,10 @@ accel_status_t accel_host_lion_load(void *self, const void **out)
     *out = &host_lion_op;
     return ACCEL_OK;
 }
+
+/* The instruction set the host kernels run with (chosen once, at the first
+ * use, from cpuid and ACCEL_CPU_ISA): what a load would report. */
+const char *accel_host_optim_implementation(void)
+{
+    return host_kernels()->name;
+}
