@@ -40,6 +40,16 @@ accel_status_t accel_optim_view_make(const char *op_name, accel_t *acc, accel_op
                                      const DLTensor *state1, const DLTensor *state2,
                                      size_t state_count, accel_optim_view_t *out);
 
+/* Check every entry of a step over tensor lists (step_multi in accel_ops.h)
+ * as accel_optim_view_make checks one step; for device memory also one
+ * device for all entries and element-aligned data. The failing entry's index
+ * starts the error sentence. OK for count 0. states2 is ignored for one
+ * state. */
+accel_status_t accel_optim_lists_check(const char *op, accel_t *acc, accel_optim_memory_t memory,
+                                       size_t count, const DLTensor *params,
+                                       const DLTensor *grads, const DLTensor *states1,
+                                       const DLTensor *states2, size_t state_count);
+
 /* Hyper-parameter checks with torch.optim's rules (0 <= lr, eps, weight_decay;
  * 0 <= beta < 1; all finite). INVALID_ARGUMENT naming the bad field. */
 accel_status_t accel_adam_config_check(const char *op_name, const accel_adam_config_t *config,

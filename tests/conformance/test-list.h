@@ -226,6 +226,8 @@
     X(test_op_builders_is_compatible_answers) \
     X(test_op_builders_load_cached) \
     X(test_op_builders_installed_and_implementation) \
+    X(test_op_builders_fused_adam_tensor_lists) \
+    X(test_op_builders_fused_lion_tensor_lists) \
     X(test_op_builders_index_past_end) \
     X(test_op_builders_bad_arguments) \
     X(test_op_builders_optimizers_listed) \
