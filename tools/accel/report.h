@@ -74,6 +74,8 @@ typedef struct report {
 
     const char *communication_backend;
     report_query_t communication_backend_query;
+    char communication_backend_version[48]; /* "2.21.5" or "unknown" */
+    report_query_t communication_backend_version_query;
     const char *compile_backend;
     report_query_t compile_backend_query;
 

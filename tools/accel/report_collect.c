@@ -81,6 +81,9 @@ static void report_collect_identity(report_t *r)
                      accel_query_flag(r->acc, (accel_flag_t)f, &r->flags[f]));
     report_check(r, &r->communication_backend_query,
                  accel_communication_backend_name(r->acc, &r->communication_backend));
+    report_check(r, &r->communication_backend_version_query,
+                 accel_communication_backend_version(r->acc, r->communication_backend_version,
+                                                     sizeof r->communication_backend_version));
     report_check(r, &r->compile_backend_query,
                  accel_get_compile_backend(r->acc, &r->compile_backend));
     report_check(r, &r->visible_devices_envs_query,

@@ -176,6 +176,9 @@ static void json_environment_names(const report_t *r, json_writer_t *w)
     json_key(w, "communication_backend");
     if (!json_query_failed(w, &r->communication_backend_query))
         json_string(w, r->communication_backend);
+    json_key(w, "communication_backend_version");
+    if (!json_query_failed(w, &r->communication_backend_version_query))
+        json_string(w, r->communication_backend_version);
     json_key(w, "compile_backend");
     if (!json_query_failed(w, &r->compile_backend_query))
         json_string(w, r->compile_backend);

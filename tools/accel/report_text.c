@@ -193,6 +193,10 @@ static void text_environment_names(const report_t *r, FILE *out)
     text_section(out, "backends and launcher environment");
     if (!text_query_failed(out, 0, "communication backend", &r->communication_backend_query))
         text_row(out, 0, "communication backend", "%s", text_or(r->communication_backend, "n/a"));
+    if (!text_query_failed(out, 0, "communication backend version",
+                           &r->communication_backend_version_query))
+        text_row(out, 0, "communication backend version", "%s",
+                 r->communication_backend_version);
     if (!text_query_failed(out, 0, "compile backend", &r->compile_backend_query))
         text_row(out, 0, "compile backend", "%s", text_or(r->compile_backend, "n/a"));
     if (!text_query_failed(out, 0, "visible devices variables", &r->visible_devices_envs_query)) {
