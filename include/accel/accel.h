@@ -442,7 +442,7 @@ ACCEL_API accel_status_t accel_set_pin_memory_backend(accel_t *acc, accel_pin_ba
  * it, views included). make_copy: the bytes are copied (else the contents
  * are undefined); match_shape: `out` has the tensor's shape (else it is flat,
  * one dimension of numel). The buffer and the shape array belong to `out`
- * until accel_unpin_memory. INVALID_ARGUMENT for an empty, strided or
+ * until accel_unpin_memory (unpin before accel_close, which does not). INVALID_ARGUMENT for an empty, strided or
  * device tensor; UNSUPPORTED when the default backend cannot pin here. */
 ACCEL_API accel_status_t accel_pin_memory(accel_t *acc, const DLTensor *tensor, bool make_copy,
                                           bool match_shape, DLTensor *out);
