@@ -57,7 +57,9 @@ typedef const struct accel_backend_ops *(*accel_backend_entry_fn_t)(void);
 /* What a probe learned without initialising the runtime. */
 typedef struct accel_probe_result {
     size_t struct_size;
-    bool available;    /* runtime loaded and at least one device */
+    bool available;    /* runtime loaded; with device_count 0 the backend
+                          still opens when named (core then calls no slot
+                          that needs a device) but auto-detect skips it */
     int device_count;  /* -1 unknown */
     char reason[256];  /* why not available, or how it was detected */
     /* Usable when named (ACCEL_ACCELERATOR, accel_open) but never picked by

@@ -139,6 +139,18 @@ typedef struct accel_adam_op {
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_adam_config_t *config,
                            uint64_t step, DLTensor *param, const DLTensor *grad,
                            DLTensor *exp_avg, DLTensor *exp_avg_sq);
+    /* (added after the first version: check struct_size) One step over
+     * lists of `count` tensors each, DeepSpeed's FusedAdam multi_tensor_adam
+     * over [grads, params, exp_avgs, exp_avg_sqs]: what `step` does to
+     * entry i of the four arrays, for every i, in order. Every entry is
+     * checked before any runs (the rules of `step`; device ops also need one
+     * device for all entries), so bad input anywhere returns
+     * INVALID_ARGUMENT naming the entry and touches nothing. count 0 does
+     * nothing; the arrays may then be NULL. Entries must not share memory. */
+    accel_status_t (*step_multi)(accel_t *acc, accel_stream_t *stream,
+                                 const accel_adam_config_t *config, uint64_t step, size_t count,
+                                 DLTensor *params, const DLTensor *grads, DLTensor *exp_avgs,
+                                 DLTensor *exp_avg_sqs);
 } accel_adam_op_t;
 
 typedef struct accel_adagrad_op {
@@ -154,6 +166,12 @@ typedef struct accel_lion_op {
     const char *implementation;
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lion_config_t *config,
                            DLTensor *param, const DLTensor *grad, DLTensor *exp_avg);
+    /* (added after the first version: check struct_size) `step` over lists
+     * of `count` tensors (FusedLion's multi-tensor apply), with the rules of
+     * accel_adam_op_t's step_multi. */
+    accel_status_t (*step_multi)(accel_t *acc, accel_stream_t *stream,
+                                 const accel_lion_config_t *config, size_t count,
+                                 DLTensor *params, const DLTensor *grads, DLTensor *exp_avgs);
 } accel_lion_op_t;
 
 /* LAMB: one step, number `step` (>= 1), over one parameter tensor and its

@@ -8,6 +8,7 @@
 
 #include "core.h"
 #include "error.h"
+#include "memory_stat_keys.h"
 #include "thread_state.h"
 #include "trace.h"
 
@@ -247,6 +248,8 @@ accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t siz
 static accel_status_t memory_check_pinning(accel_t *acc, bool registering)
 {
     accel_status_t status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_check_has_devices(acc); /* vendor pinning needs a device context */
     if (status != ACCEL_OK)
         return status;
     if (registering ? !ACCEL_BACKEND_HAS(acc->ops, host_register)
@@ -385,14 +388,17 @@ static accel_status_t memory_reset_peaks(accel_t *acc, int device, unsigned whic
     return status;
 }
 
+/* torch's reset_max_memory_allocated and reset_max_memory_cached are
+ * reset_peak_memory_stats under an old name (DeepSpeed calls them), so every
+ * peak goes, not only the one the name mentions. */
 accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device)
 {
-    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALLOCATED);
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
 }
 
 accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device)
 {
-    return memory_reset_peaks(acc, device, ACCEL_PEAK_RESERVED);
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
 }
 
 accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device)
@@ -417,38 +423,22 @@ accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t
     return ACCEL_OK;
 }
 
-static const struct {
-    const char *key;
-    size_t offset;
-} memory_stat_keys[] = {
-    {"allocated_bytes.all.current", offsetof(accel_memory_stats_t, allocated_bytes)},
-    {"allocated_bytes.all.peak", offsetof(accel_memory_stats_t, allocated_bytes_peak)},
-    {"reserved_bytes.all.current", offsetof(accel_memory_stats_t, reserved_bytes)},
-    {"reserved_bytes.all.peak", offsetof(accel_memory_stats_t, reserved_bytes_peak)},
-    {"requested_bytes.all.current", offsetof(accel_memory_stats_t, requested_bytes)},
-    {"requested_bytes.all.peak", offsetof(accel_memory_stats_t, requested_bytes_peak)},
-    {"allocation.all.current", offsetof(accel_memory_stats_t, allocation_count)},
-    {"allocation.all.peak", offsetof(accel_memory_stats_t, allocation_count_peak)},
-    {"segment.all.current", offsetof(accel_memory_stats_t, segment_count)},
-    {"segment.all.peak", offsetof(accel_memory_stats_t, segment_count_peak)},
-    {"num_alloc_retries", offsetof(accel_memory_stats_t, alloc_retries)},
-    {"num_ooms", offsetof(accel_memory_stats_t, ooms)},
-};
-
 accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                         const char **out_key, uint64_t *out_value)
 {
-    accel_memory_stats_t stats;
+    accel_allocator_stats_t stats;
     accel_status_t status;
     if (out_key == NULL || out_value == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
-    status = memory_stats_of(acc, device, &stats);
+    status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
     if (status != ACCEL_OK)
         return status;
-    if (index >= sizeof memory_stat_keys / sizeof memory_stat_keys[0])
-        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have no entry %zu", index);
-    *out_key = memory_stat_keys[index].key;
-    memcpy(out_value, (const char *)&stats + memory_stat_keys[index].offset, sizeof *out_value);
+    accel_allocator_stats_full(acc->devices[device].allocator, &stats);
+    if (!accel_memory_stat_key(index, &stats, out_key, out_value))
+        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have %zu entries; %zu is past the end",
+                           accel_memory_stat_key_count(), index);
     return ACCEL_OK;
 }
 

@@ -185,6 +185,9 @@ accel_status_t accel_set_current_stream(accel_t *acc, accel_stream_t *stream)
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
+    status = accel_check_has_devices(acc);
+    if (status != ACCEL_OK)
+        return status;
     state = accel_thread_state(acc);
     if (state == NULL)
         return ACCEL_ERROR_OUT_OF_MEMORY;

@@ -80,6 +80,11 @@ struct accel {
     pthread_key_t thread_key;
 
     accel_pinned_registry_t pinned;
+    /* accel_pin_memory (api_pinning.c): the backend, read from the
+     * environment at first use (0 = not read yet), and DeepSpeed's
+     * track_pinned_memory counters. */
+    atomic_int pin_backend;
+    _Atomic uint64_t pin_tracked_bytes, pin_count;
 
     accel_op_builder_t *builders;
     size_t builder_count;
@@ -142,6 +147,10 @@ accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr);
 
 /* ---- validation helpers (dispatch.c); each sets the last error on failure */
 accel_status_t accel_check_handle(const accel_t *acc);
+/* UNAVAILABLE with a sentence when `acc` has no device (a backend opened by
+ * name whose runtime reports 0 devices); every path to device work checks it
+ * (accel_resolve_device and accel_resolve_stream do). */
+accel_status_t accel_check_has_devices(const accel_t *acc);
 /* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */
 accel_status_t accel_resolve_device(accel_t *acc, int device, int *out);
 accel_status_t accel_check_stream(const accel_stream_t *stream);

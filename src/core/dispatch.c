@@ -39,8 +39,22 @@ accel_status_t accel_check_handle(const accel_t *acc)
     return ACCEL_OK;
 }
 
+accel_status_t accel_check_has_devices(const accel_t *acc)
+{
+    if (acc->device_count > 0)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_UNAVAILABLE,
+                       "%s has no devices: its runtime is present but reports 0 devices, so "
+                       "nothing that needs a device can run (names, flags, dtypes, op builders "
+                       "and environment lists still work)",
+                       acc->ops->name);
+}
+
 accel_status_t accel_resolve_device(accel_t *acc, int device, int *out)
 {
+    accel_status_t status = accel_check_has_devices(acc);
+    if (status != ACCEL_OK)
+        return status;
     if (device == ACCEL_CURRENT_DEVICE) {
         accel_thread_state_t *state = accel_thread_state(acc);
         if (state == NULL)
@@ -81,7 +95,11 @@ accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_
 {
     accel_status_t status;
     if (stream == NULL) {
-        accel_thread_state_t *state = accel_thread_state(acc);
+        accel_thread_state_t *state;
+        status = accel_check_has_devices(acc);
+        if (status != ACCEL_OK)
+            return status;
+        state = accel_thread_state(acc);
         if (state == NULL)
             return ACCEL_ERROR_OUT_OF_MEMORY;
         stream = state->current_streams[state->device];

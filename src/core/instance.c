@@ -107,6 +107,8 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
 static accel_status_t instance_make_devices(accel_t *acc)
 {
     bool caching = instance_read_caching();
+    if (acc->device_count == 0)
+        return ACCEL_OK; /* opened by name without a device: no per-device state */
     acc->devices = calloc((size_t)acc->device_count, sizeof *acc->devices);
     if (acc->devices == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for device state");
@@ -131,7 +133,7 @@ static int instance_initial_device(const accel_t *acc)
 {
     long rank;
     const char *text;
-    if (!acc->ops->info->current_device_from_local_rank)
+    if (!acc->ops->info->current_device_from_local_rank || acc->device_count == 0)
         return 0;
     text = accel_env_get("LOCAL_RANK");
     if (text == NULL)
@@ -181,8 +183,9 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
         goto fail;
     }
     status = ops->device_count(acc->self, &acc->device_count);
-    if (status == ACCEL_OK && acc->device_count <= 0)
-        status = accel_error(ACCEL_ERROR_UNAVAILABLE, "%s: the runtime reports no devices", ops->name);
+    if (status == ACCEL_OK && acc->device_count < 0)
+        status = accel_error(ACCEL_ERROR_INTERNAL, "%s: the backend reports %d devices",
+                             ops->name, acc->device_count);
     if (status != ACCEL_OK)
         goto fail;
     acc->initial_device = instance_initial_device(acc);
@@ -305,9 +308,16 @@ accel_status_t accel_ensure_init(accel_t *acc)
 
 /* ---- fork: every lock of every accel_t, outermost first (see fork.h) */
 
+/* The builders' locks: the listed ones and the NotImplementedBuilder after
+ * them (ops.h); none when the builders were never made. */
+static size_t instance_builder_locks(const accel_t *acc)
+{
+    return acc->builders != NULL ? acc->builder_count + 1 : 0;
+}
+
 static void instance_fork_lock(accel_t *acc)
 {
-    for (size_t i = 0; i < acc->builder_count; i++)
+    for (size_t i = 0; i < instance_builder_locks(acc); i++)
         pthread_mutex_lock(&acc->builders[i].lock);
     pthread_mutex_lock(&acc->lock);
     accel_handles_fork_lock(&acc->handles);
@@ -329,7 +339,7 @@ static void instance_fork_unlock(accel_t *acc)
     }
     accel_handles_fork_unlock(&acc->handles);
     pthread_mutex_unlock(&acc->lock);
-    for (size_t i = acc->builder_count; i-- > 0;)
+    for (size_t i = instance_builder_locks(acc); i-- > 0;)
         pthread_mutex_unlock(&acc->builders[i].lock);
 }
 

@@ -66,7 +66,11 @@ static void selection_format(char *out, size_t cap, const char *fmt, ...)
 
 /* ------------------------------------------------------------ probing */
 
-/* A backend is usable when its probe found the runtime and at least one device. */
+/* Auto-detect uses a backend when its probe found the runtime and at least
+ * one device. Naming one needs only the runtime: with 0 devices it opens,
+ * and device work fails with a sentence (accel_check_has_devices), as
+ * DeepSpeed's get_accelerator() accepts DS_ACCELERATOR=cuda in a container
+ * without a GPU. */
 static bool selection_probe_usable(const accel_probe_result_t *probe)
 {
     return probe->available && probe->device_count > 0;
@@ -136,9 +140,6 @@ static accel_status_t selection_unavailable(const accel_backend_ops_t *ops,
     const char *reason = probe->reason[0] != '\0' ? probe->reason : "no reason given";
     selection_upper_name(ops->name, false, upper, sizeof upper);
     selection_upper_name(ops->name, true, variable, sizeof variable);
-    if (probe->available)
-        return accel_error(ACCEL_ERROR_UNAVAILABLE,
-                           "%s backend found its runtime but no device: %s", upper, reason);
     return accel_error(ACCEL_ERROR_UNAVAILABLE,
                        "%s backend requires %s%s%s%s, which is not installed on this system: "
                        "%s; set ACCEL_%s_LIBRARY to point at it",
@@ -164,8 +165,12 @@ static accel_status_t selection_by_name(const char *name, accel_status_t unknown
         return accel_error(unknown, "%s must be one of %s. Value \"%s\" is not supported", what,
                            accel_supported_names(), name);
     selection_probe(ops, &probe);
-    if (!selection_probe_usable(&probe))
+    if (!probe.available)
         return selection_unavailable(ops, &probe);
+    if (probe.device_count == 0)
+        accel_log(ACCEL_LOG_INFO,
+                  "%s has no devices (%s): only what needs no device will work", ops->name,
+                  probe.reason[0] != '\0' ? probe.reason : "its probe counted 0");
     *out = ops;
     return ACCEL_OK;
 }
@@ -562,6 +567,33 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     }
     cascade_close(&cascade);
     return status;
+}
+
+/* ------------------------------------------------------------ DeepSpeed's list */
+
+/* A name of DeepSpeed's SUPPORTED_ACCELERATOR_LIST. "xpu.external" counts:
+ * DeepSpeed's external XPU accelerator answers device_name() with "xpu". */
+static bool selection_is_deepspeed_name(const char *name)
+{
+    const accel_known_backend_t *known;
+    if (strcmp(name, "xpu.external") == 0)
+        name = "xpu";
+    known = accel_registry_known(name);
+    return known != NULL && known->deepspeed;
+}
+
+accel_status_t accel_is_current_accelerator_supported(bool *out)
+{
+    accel_t *acc = NULL;
+    accel_status_t status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "accel_is_current_accelerator_supported: out is NULL");
+    status = accel_get(&acc);
+    if (status != ACCEL_OK)
+        return status;
+    *out = selection_is_deepspeed_name(acc->ops->name);
+    return ACCEL_OK;
 }
 
 void accel_selection_fork_lock(void)

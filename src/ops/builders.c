@@ -5,6 +5,7 @@
  * FusedAdam calls the CPU Adam step; FusedLamb likewise), and then the backend's own builders.
  * The descriptor tables are constant; the wrapper array belongs to the
  * accel_t and lives until accel_close. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,51 @@ static const accel_op_builder_desc_t device_lion_builder =
 static const accel_op_builder_desc_t device_lamb_builder =
     BUILDER_DESC("FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible,
                  accel_device_lamb_load);
+
+/* DeepSpeed's NotImplementedBuilder: what accel_get_op_builder returns for a
+ * name this accelerator has no builder for. `self` is the accel_t. */
+static bool not_implemented_is_compatible(void *self, char *reason, size_t reason_cap)
+{
+    const accel_t *acc = self;
+    snprintf(reason, reason_cap,
+             "this op has not been implemented on the %s backend (DeepSpeed's "
+             "NotImplementedBuilder, given for a builder name the backend lacks; "
+             "accel_op_builder_count and accel_op_builder_at list the ones it has)",
+             acc->ops->name);
+    return false;
+}
+
+static accel_status_t not_implemented_load(void *self, const void **out)
+{
+    const accel_t *acc = self;
+    (void)out;
+    return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                       "This op had not been implemented on %s backend (DeepSpeed's "
+                       "NotImplementedBuilder cannot load)",
+                       acc->ops->name);
+}
+
+static const accel_op_builder_desc_t not_implemented_builder =
+    BUILDER_DESC("NotImplementedBuilder", "deepspeed_not_implemented",
+                 not_implemented_is_compatible, not_implemented_load);
+
+bool accel_ops_builder_is_not_implemented(const accel_op_builder_t *builder)
+{
+    return builder->desc == &not_implemented_builder;
+}
+
+/* Host builders take no self, device ones the accel_t, the backend's own its
+ * state (accel_ops_builders_make). */
+accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builder)
+{
+    if (accel_ops_builder_is_not_implemented(builder))
+        return ACCEL_OPS_BUILDER_NOT_IMPLEMENTED;
+    if (builder->self == NULL)
+        return ACCEL_OPS_BUILDER_HOST;
+    if (builder->self == builder->acc)
+        return ACCEL_OPS_BUILDER_DEVICE;
+    return ACCEL_OPS_BUILDER_BACKEND;
+}
 
 #define BUILDERS_MAX_CORE 12
 
@@ -108,7 +154,8 @@ accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, s
         own = acc->ops->op_builders(acc->self, &own_count);
     if (own == NULL)
         own_count = 0;
-    builders = calloc(core_count + own_count, sizeof *builders);
+    /* One more: the NotImplementedBuilder, after the listed ones. */
+    builders = calloc(core_count + own_count + 1, sizeof *builders);
     if (builders == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for op builders");
     for (size_t i = 0; i < core_count; i++)
@@ -126,7 +173,9 @@ accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, s
                 (accel_op_builder_t){.acc = acc, .desc = &own[i], .self = acc->self};
         }
     }
-    for (size_t i = 0; i < count; i++)
+    builders[count] =
+        (accel_op_builder_t){.acc = acc, .desc = &not_implemented_builder, .self = acc};
+    for (size_t i = 0; i <= count; i++)
         pthread_mutex_init(&builders[i].lock, NULL);
     *out = builders;
     *out_count = count;
@@ -135,7 +184,9 @@ accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, s
 
 void accel_ops_builders_free(accel_op_builder_t *builders, size_t count)
 {
-    for (size_t i = 0; i < count; i++)
+    if (builders == NULL)
+        return;
+    for (size_t i = 0; i <= count; i++)
         pthread_mutex_destroy(&builders[i].lock);
     free(builders);
 }

@@ -182,6 +182,46 @@ static accel_status_t device_lamb_step(accel_t *acc, accel_stream_t *stream,
     return fused->lamb(acc->self, &launch, &coeffs);
 }
 
+/* Tensor lists: every entry checked (one device, aligned), then each queued
+ * in order on the one stream. */
+static accel_status_t device_adam_step_multi(accel_t *acc, accel_stream_t *stream,
+                                             const accel_adam_config_t *config, uint64_t step,
+                                             size_t count, DLTensor *params,
+                                             const DLTensor *grads, DLTensor *exp_avgs,
+                                             DLTensor *exp_avg_sqs)
+{
+    const char *op = "fused_adam";
+    const accel_fused_optim_ops_t *fused = NULL;
+    accel_status_t status = device_fused_table(op, acc, DEVICE_ADAM, &fused);
+    if (status == ACCEL_OK)
+        status = accel_adam_config_check(op, config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, count, params, grads,
+                                         exp_avgs, exp_avg_sqs, 2);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = device_adam_step(acc, stream, config, step, &params[i], &grads[i], &exp_avgs[i],
+                                  &exp_avg_sqs[i]);
+    return status;
+}
+
+static accel_status_t device_lion_step_multi(accel_t *acc, accel_stream_t *stream,
+                                             const accel_lion_config_t *config, size_t count,
+                                             DLTensor *params, const DLTensor *grads,
+                                             DLTensor *exp_avgs)
+{
+    const char *op = "fused_lion";
+    const accel_fused_optim_ops_t *fused = NULL;
+    accel_status_t status = device_fused_table(op, acc, DEVICE_LION, &fused);
+    if (status == ACCEL_OK)
+        status = accel_lion_config_check(op, config);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, count, params, grads,
+                                         exp_avgs, NULL, 1);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = device_lion_step(acc, stream, config, &params[i], &grads[i], &exp_avgs[i]);
+    return status;
+}
+
 /* ---------------------------------------------------------------- tables */
 
 #define DEVICE_TABLES_MAX 16
@@ -213,8 +253,10 @@ static accel_status_t device_tables_get(const accel_backend_ops_t *backend,
     } else if (i == tables_count) {
         tables[i] = (device_tables_t){
             .backend = backend,
-            .adam = {sizeof(accel_adam_op_t), backend->name, device_adam_step},
-            .lion = {sizeof(accel_lion_op_t), backend->name, device_lion_step},
+            .adam = {sizeof(accel_adam_op_t), backend->name, device_adam_step,
+                     device_adam_step_multi},
+            .lion = {sizeof(accel_lion_op_t), backend->name, device_lion_step,
+                     device_lion_step_multi},
             .lamb = {sizeof(accel_lamb_op_t), backend->name, device_lamb_step},
         };
         tables_count++;

@@ -45,6 +45,7 @@
     X(test_identity_flag_bad_arguments) \
     X(test_identity_communication_backend) \
     X(test_identity_communication_backend_null_arguments) \
+    X(test_identity_communication_backend_version) \
     X(test_identity_compile_backend_default) \
     X(test_identity_compile_backend_set_current) \
     X(test_identity_compile_backend_refused) \
@@ -151,8 +152,10 @@
     X(test_memory_stats_peak_and_reset_reserved) \
     X(test_memory_stats_legacy_cached_names) \
     X(test_memory_stats_reset_peaks) \
+    X(test_memory_stats_reset_max_resets_every_peak) \
     X(test_memory_stats_struct_matches_getters) \
     X(test_memory_stats_entries_torch_keys) \
+    X(test_memory_stats_entries_every_torch_key) \
     X(test_memory_stats_entry_past_end) \
     X(test_memory_stats_entry_bad_arguments) \
     X(test_memory_stats_bad_arguments) \
@@ -169,6 +172,9 @@
     X(test_pinned_register_bad_arguments) \
     X(test_pinned_unregister_unknown_refused) \
     X(test_pinned_is_pinned_plain_memory) \
+    X(test_pinned_pin_memory_shape_copy_unpin) \
+    X(test_pinned_pin_memory_accounting) \
+    X(test_pinned_pin_memory_bad_arguments) \
     /* dtypes: supported list, flags, names, DLPack types */ \
     X(test_dtypes_supported_starts_with_f32) \
     X(test_dtypes_supported_truncates) \
@@ -181,6 +187,8 @@
     /* tensors: empty/zeros, shape ownership, free, on_accelerator */ \
     X(test_tensors_empty_describes_tensor) \
     X(test_tensors_zeros_are_zero) \
+    X(test_tensors_from_host_holds_the_data) \
+    X(test_tensors_from_host_bad_arguments) \
     X(test_tensors_every_supported_dtype) \
     X(test_tensors_free_releases_and_zeroes) \
     X(test_tensors_on_accelerator_own) \
@@ -217,6 +225,9 @@
     X(test_op_builders_enumerate) \
     X(test_op_builders_is_compatible_answers) \
     X(test_op_builders_load_cached) \
+    X(test_op_builders_installed_and_implementation) \
+    X(test_op_builders_fused_adam_tensor_lists) \
+    X(test_op_builders_fused_lion_tensor_lists) \
     X(test_op_builders_index_past_end) \
     X(test_op_builders_bad_arguments) \
     X(test_op_builders_optimizers_listed) \

@@ -61,6 +61,72 @@ void test_tensors_zeros_are_zero(void **state)
     assert_ok(accel_tensor_free(conformance_acc, &zeros));
 }
 
+/* DeepSpeed's FloatTensor(data): the data arrives on the device, on the
+ * current device and on a named one. */
+void test_tensors_from_host_holds_the_data(void **state)
+{
+    const int64_t shape[2] = {3, 5};
+    int count = conf_device_count(), current = conf_current_device();
+    float data[15], back[15];
+    (void)state;
+    for (int i = 0; i < 15; i++)
+        data[i] = (float)i * 1.5f - 4.0f;
+    for (int pass = 0; pass < 2; pass++) {
+        int device = pass == 0 ? ACCEL_CURRENT_DEVICE : count - 1;
+        DLTensor t;
+        memset(&t, 0, sizeof t);
+        assert_ok(accel_tensor_from_host(conformance_acc, device, ACCEL_DTYPE_F32, 2, shape, data,
+                                         &t));
+        assert_int_equal(t.ndim, 2);
+        assert_int_equal(t.shape[0], 3);
+        assert_int_equal(t.shape[1], 5);
+        assert_int_equal(t.device.device_id, pass == 0 ? current : count - 1);
+        assert_int_equal(t.device.device_type, tensors_device_type());
+        assert_ok(accel_set_device(conformance_acc, t.device.device_id));
+        memset(back, 0, sizeof back);
+        conf_to_host(back, t.data, sizeof back);
+        assert_memory_equal(back, data, sizeof data);
+        assert_ok(accel_set_device(conformance_acc, current));
+        assert_ok(accel_tensor_free(conformance_acc, &t));
+    }
+}
+
+void test_tensors_from_host_bad_arguments(void **state)
+{
+    const int64_t shape[1] = {4};
+    const int64_t bad_shape[1] = {-1};
+    const int64_t empty_shape[1] = {0};
+    int32_t data[4] = {1, 2, 3, 4};
+    DLTensor t;
+    uint64_t before = conf_allocated();
+    (void)state;
+    memset(&t, 0, sizeof t);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_tensor_from_host(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_I32, 1,
+                                         shape, NULL, &t));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_tensor_from_host(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_I32, 1,
+                                         bad_shape, data, &t));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_tensor_from_host(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_COUNT_,
+                                         1, shape, data, &t));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_tensor_from_host(conformance_acc, conf_device_count(), ACCEL_DTYPE_I32, 1,
+                                         shape, data, &t));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_tensor_from_host(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_I32, 1,
+                                         shape, data, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_tensor_from_host(NULL, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_I32, 1, shape,
+                                         data, &t));
+    assert_null(t.data);
+    assert_true(conf_allocated() == before); /* nothing left behind */
+    /* An empty tensor needs no data. */
+    assert_ok(accel_tensor_from_host(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_I32, 1,
+                                     empty_shape, NULL, &t));
+    assert_ok(accel_tensor_free(conformance_acc, &t));
+}
+
 void test_tensors_every_supported_dtype(void **state)
 {
     accel_dtype_t list[ACCEL_DTYPE_COUNT_];

@@ -14,6 +14,10 @@
  *                                   "selfreg" and also returns it
  *   5 libaccel-backend-selfnull.so  an entry that registers its own table
  *                                   "selfnull" and returns NULL
+ *   6 libaccel-backend-nodev.so     the working backend as "nodev", whose
+ *                                   runtime is present but has 0 devices
+ *                                   (for `accel report` / `accel env` run
+ *                                   on a backend named without a device)
  * It sees only the public headers and links libaccel for accel_backend_error.
  * Threads: every slot is thread-safe (no shared mutable state besides the
  * per-instance `initialized` flag, written once by core under its init lock). */
@@ -44,9 +48,17 @@
 #elif PLUGIN_KIND == 4
 #define PLUGIN_NAME "selfreg"
 #define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#elif PLUGIN_KIND == 6
+#define PLUGIN_NAME "nodev"
+#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_DEVICES 0
 #else
 #define PLUGIN_NAME "selfnull"
 #define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#endif
+
+#ifndef PLUGIN_DEVICES
+#define PLUGIN_DEVICES 1
 #endif
 
 typedef struct plugin_state {
@@ -106,8 +118,9 @@ static float philox_normal(uint32_t a, uint32_t b)
 static void plugin_probe(accel_probe_result_t *out)
 {
     out->available = true;
-    out->device_count = 1;
-    snprintf(out->reason, sizeof out->reason, "test plugin: host memory, 1 device");
+    out->device_count = PLUGIN_DEVICES;
+    snprintf(out->reason, sizeof out->reason, "test plugin: host memory, %d device(s)",
+             PLUGIN_DEVICES);
 }
 
 static accel_status_t plugin_create(void **out_self)
@@ -134,7 +147,7 @@ static accel_status_t plugin_init(void *self)
 static accel_status_t plugin_device_count(void *self, int *out)
 {
     (void)self;
-    *out = 1;
+    *out = PLUGIN_DEVICES;
     return ACCEL_OK;
 }
 

@@ -223,12 +223,46 @@ static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
     return ACCEL_OK;
 }
 
+/* ---- tensor lists: every entry checked, then each stepped in order */
+
+static accel_status_t host_adam_step_multi(accel_t *acc, accel_stream_t *stream,
+                                           const accel_adam_config_t *config, uint64_t step,
+                                           size_t count, DLTensor *params, const DLTensor *grads,
+                                           DLTensor *exp_avgs, DLTensor *exp_avg_sqs)
+{
+    accel_status_t status = accel_adam_config_check("adam step", config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check("adam step", acc, ACCEL_OPTIM_HOST_MEMORY, count, params,
+                                         grads, exp_avgs, exp_avg_sqs, 2);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = host_adam_step(acc, i == 0 ? stream : NULL, config, step, &params[i], &grads[i],
+                                &exp_avgs[i], &exp_avg_sqs[i]);
+    return status;
+}
+
+static accel_status_t host_lion_step_multi(accel_t *acc, accel_stream_t *stream,
+                                           const accel_lion_config_t *config, size_t count,
+                                           DLTensor *params, const DLTensor *grads,
+                                           DLTensor *exp_avgs)
+{
+    accel_status_t status = accel_lion_config_check("lion step", config);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check("lion step", acc, ACCEL_OPTIM_HOST_MEMORY, count, params,
+                                         grads, exp_avgs, NULL, 1);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = host_lion_step(acc, i == 0 ? stream : NULL, config, &params[i], &grads[i],
+                                &exp_avgs[i]);
+    return status;
+}
+
 /* ---- builders */
 
-static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step};
+static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step,
+                                       host_adam_step_multi};
 static accel_adagrad_op_t host_adagrad_op = {sizeof(accel_adagrad_op_t), "scalar",
                                              host_adagrad_step};
-static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step};
+static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step,
+                                       host_lion_step_multi};
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void name_tables(void)
@@ -279,4 +313,11 @@ accel_status_t accel_host_lamb_load(void *self, const void **out)
     pthread_once(&lamb_once, choose_lamb);
     *out = &host_lamb_op;
     return ACCEL_OK;
+}
+
+/* The instruction set the host kernels run with (chosen once, at the first
+ * use, from cpuid and ACCEL_CPU_ISA): what a load would report. */
+const char *accel_host_optim_implementation(void)
+{
+    return host_kernels()->name;
 }
