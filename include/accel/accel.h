@@ -61,9 +61,9 @@ typedef enum accel_status {
     ACCEL_ERROR_UNAVAILABLE = 3,      /* vendor runtime or hardware missing */
     ACCEL_ERROR_UNSUPPORTED = 4,      /* this backend lacks the capability */
     ACCEL_ERROR_OUT_OF_MEMORY = 5,
-    ACCEL_ERROR_NOT_READY = 6,        /* queried work has not finished */
-    ACCEL_ERROR_DEVICE_ERROR = 7,     /* the vendor runtime failed (code kept) */
-    ACCEL_ERROR_INTERNAL = 8,         /* a bug in accel */
+    ACCEL_ERROR_NOT_READY = 6,    /* queried work has not finished */
+    ACCEL_ERROR_DEVICE_ERROR = 7, /* the vendor runtime failed (code kept) */
+    ACCEL_ERROR_INTERNAL = 8,     /* a bug in accel */
 } accel_status_t;
 
 /* Constant name of a status, e.g. "ACCEL_ERROR_NOT_FOUND"; never NULL. */
@@ -97,7 +97,7 @@ typedef struct accel_graph accel_graph_t;
 /* A named op builder of the backend (DeepSpeed's OpBuilder). */
 typedef struct accel_op_builder accel_op_builder_t;
 
-#define ACCEL_CURRENT_DEVICE (-1)
+#define ACCEL_CURRENT_DEVICE    (-1)
 #define ACCEL_STRUCT_INIT(type) ((type){.struct_size = sizeof(type)})
 
 /* ---------------------------------------------------------------- selection */
@@ -148,19 +148,18 @@ ACCEL_API accel_status_t accel_register_backend(const struct accel_backend_ops *
 typedef struct accel_candidate {
     size_t struct_size;
     char name[32];
-    bool built;        /* compiled into this library or registered */
-    bool available;    /* runtime loaded, >= 1 device, and auto-detect may pick it
-                          (false for a backend usable only when named) */
-    bool chosen;       /* auto-detect would pick it */
-    int device_count;  /* -1 when unknown */
-    char reason[256];  /* e.g. "libcuda.so.1 not found (tried ...)" */
+    bool built;       /* compiled into this library or registered */
+    bool available;   /* runtime loaded, >= 1 device, and auto-detect may pick it
+                         (false for a backend usable only when named) */
+    bool chosen;      /* auto-detect would pick it */
+    int device_count; /* -1 when unknown */
+    char reason[256]; /* e.g. "libcuda.so.1 not found (tried ...)" */
 } accel_candidate_t;
 
 /* Run the cascade's probes now (no runtime is initialised) and describe every
  * candidate in cascade order. Writes min(cap, total) entries; *out_count gets
  * the total. Each entry's struct_size must be set by the caller. */
-ACCEL_API accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap,
-                                      size_t *out_count);
+ACCEL_API accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *out_count);
 
 /* Names accepted by ACCEL_ACCELERATOR / DS_ACCELERATOR / accel_open, as one
  * string "['cuda', 'cpu', ...]" in DeepSpeed's list order plus registered
@@ -185,8 +184,7 @@ ACCEL_API const char *accel_name(const accel_t *acc);
  * ("cuda", DeepSpeed's device_name(None)), index >= 0 gives "cuda:1". Backends
  * that ignore the index in DeepSpeed (cpu, hpu) always give the bare name.
  * Writes at most `cap` bytes including the NUL; INVALID_ARGUMENT if too small. */
-ACCEL_API accel_status_t accel_device_name(const accel_t *acc, int device, char *out,
-                                           size_t cap);
+ACCEL_API accel_status_t accel_device_name(const accel_t *acc, int device, char *out, size_t cap);
 
 /* The current device's string, e.g. "cuda:3" (cpu: "cpu"). */
 ACCEL_API accel_status_t accel_current_device_name(accel_t *acc, char *out, size_t cap);
@@ -223,8 +221,7 @@ ACCEL_API accel_status_t accel_query_flag(accel_t *acc, accel_flag_t flag, bool 
 
 /* torch.distributed backend name: "nccl", "gloo", "hccl"...; UNSUPPORTED
  * where DeepSpeed answers None (mps). */
-ACCEL_API accel_status_t accel_communication_backend_name(const accel_t *acc,
-                                                          const char **out);
+ACCEL_API accel_status_t accel_communication_backend_name(const accel_t *acc, const char **out);
 
 /* DeepSpeed's communication_backend_version() (CUDA: torch.cuda.nccl.version()):
  * the version of the collectives library behind accel_communication_backend_name,
@@ -263,13 +260,13 @@ typedef struct accel_device_properties {
     size_t struct_size;
     char name[256];
     char vendor[64];
-    uint64_t total_memory;       /* bytes */
-    int compute_major;           /* compute capability or equivalent; -1 unknown */
+    uint64_t total_memory; /* bytes */
+    int compute_major;     /* compute capability or equivalent; -1 unknown */
     int compute_minor;
-    int multiprocessor_count;    /* SMs, compute units, cores; -1 unknown */
-    char pci_bus_id[32];         /* "0000:3b:00.0" or "" */
-    char uuid[64];               /* or "" */
-    char driver_version[64];     /* or "" */
+    int multiprocessor_count; /* SMs, compute units, cores; -1 unknown */
+    char pci_bus_id[32];      /* "0000:3b:00.0" or "" */
+    char uuid[64];            /* or "" */
+    char driver_version[64];  /* or "" */
 } accel_device_properties_t;
 
 ACCEL_API accel_status_t accel_device_properties(accel_t *acc, int device,
@@ -290,8 +287,7 @@ ACCEL_API accel_status_t accel_seed(accel_t *acc, uint64_t *out);
 /* The seed the current device's generator was last seeded with. */
 ACCEL_API accel_status_t accel_initial_seed(accel_t *acc, uint64_t *out);
 /* Copy a device's state blob (ACCEL_RNG_STATE_SIZE bytes) into `out`. */
-ACCEL_API accel_status_t accel_get_rng_state(accel_t *acc, int device, uint8_t *out,
-                                             size_t cap);
+ACCEL_API accel_status_t accel_get_rng_state(accel_t *acc, int device, uint8_t *out, size_t cap);
 /* Restore it; INVALID_ARGUMENT unless size == ACCEL_RNG_STATE_SIZE and the
  * offset is a multiple of 4 (every state accel produces is). */
 ACCEL_API accel_status_t accel_set_rng_state(accel_t *acc, int device, const uint8_t *state,
@@ -354,7 +350,7 @@ ACCEL_API accel_status_t accel_stream_device(const accel_stream_t *stream, int *
 /* ---------------------------------------------------------------- events */
 
 #define ACCEL_EVENT_DEFAULT 0u
-#define ACCEL_EVENT_TIMING 1u /* record timestamps for accel_event_elapsed_ms */
+#define ACCEL_EVENT_TIMING  1u /* record timestamps for accel_event_elapsed_ms */
 
 ACCEL_API accel_status_t accel_event_create(accel_t *acc, int device, unsigned flags,
                                             accel_event_t **out);
@@ -400,9 +396,8 @@ ACCEL_API accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_
  * The synchronous form returns when the copy is done. */
 ACCEL_API accel_status_t accel_memcpy(accel_t *acc, void *dst, const void *src, size_t size,
                                       accel_copy_kind_t kind);
-ACCEL_API accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src,
-                                            size_t size, accel_copy_kind_t kind,
-                                            accel_stream_t *stream);
+ACCEL_API accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src, size_t size,
+                                            accel_copy_kind_t kind, accel_stream_t *stream);
 /* Set `size` bytes of device memory to the byte `value`. */
 ACCEL_API accel_status_t accel_memset(accel_t *acc, void *dst, int value, size_t size);
 ACCEL_API accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t size,
@@ -442,8 +437,8 @@ ACCEL_API accel_status_t accel_set_pin_memory_backend(accel_t *acc, accel_pin_ba
  * it, views included). make_copy: the bytes are copied (else the contents
  * are undefined); match_shape: `out` has the tensor's shape (else it is flat,
  * one dimension of numel). The buffer and the shape array belong to `out`
- * until accel_unpin_memory (unpin before accel_close, which does not). INVALID_ARGUMENT for an empty, strided or
- * device tensor; UNSUPPORTED when the default backend cannot pin here. */
+ * until accel_unpin_memory (unpin before accel_close, which does not). INVALID_ARGUMENT for an
+ * empty, strided or device tensor; UNSUPPORTED when the default backend cannot pin here. */
 ACCEL_API accel_status_t accel_pin_memory(accel_t *acc, const DLTensor *tensor, bool make_copy,
                                           bool match_shape, DLTensor *out);
 /* Free a tensor from accel_pin_memory (buffer and shape; *tensor is zeroed)
@@ -455,7 +450,7 @@ ACCEL_API accel_status_t accel_unpin_memory(accel_t *acc, DLTensor *tensor, bool
 /* Pinned-bytes accounting of one accelerator. */
 typedef struct accel_pinned_stats {
     size_t struct_size;
-    uint64_t pinned_bytes;      /* pinned through accel now: host_alloc, host_register, pin_memory */
+    uint64_t pinned_bytes; /* pinned through accel now: host_alloc, host_register, pin_memory */
     uint64_t pinned_bytes_peak; /* the most pinned at once */
     uint64_t tracked_bytes;     /* every byte ever passed to accel_pin_memory
                                    (DeepSpeed's track_pinned_memory counter) */
@@ -473,9 +468,9 @@ typedef struct accel_memory_stats {
     uint64_t reserved_bytes, reserved_bytes_peak;
     uint64_t requested_bytes, requested_bytes_peak; /* sizes as asked, before rounding */
     uint64_t allocation_count, allocation_count_peak;
-    uint64_t segment_count, segment_count_peak;      /* runtime allocations */
-    uint64_t alloc_retries;                          /* cache freed after an OOM */
-    uint64_t ooms;                                   /* OOM returned to the caller */
+    uint64_t segment_count, segment_count_peak; /* runtime allocations */
+    uint64_t alloc_retries;                     /* cache freed after an OOM */
+    uint64_t ooms;                              /* OOM returned to the caller */
 } accel_memory_stats_t;
 
 /* The two reset_max_* calls reset EVERY peak (allocated, reserved, requested,
@@ -488,8 +483,8 @@ ACCEL_API accel_status_t accel_memory_reserved(accel_t *acc, int device, uint64_
 ACCEL_API accel_status_t accel_max_memory_reserved(accel_t *acc, int device, uint64_t *out);
 ACCEL_API accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device);
 /* DeepSpeed's legacy names: memory_cached == memory_reserved. */
-#define accel_memory_cached accel_memory_reserved
-#define accel_max_memory_cached accel_max_memory_reserved
+#define accel_memory_cached           accel_memory_reserved
+#define accel_max_memory_cached       accel_max_memory_reserved
 #define accel_reset_max_memory_cached accel_reset_max_memory_reserved
 /* Reset every peak to the current value. */
 ACCEL_API accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device);
@@ -639,8 +634,7 @@ ACCEL_API accel_status_t accel_get_op_builder(accel_t *acc, const char *class_na
                                               accel_op_builder_t **out);
 /* Number of builders of this backend, and each by index (for reports). */
 ACCEL_API accel_status_t accel_op_builder_count(accel_t *acc, size_t *out);
-ACCEL_API accel_status_t accel_op_builder_at(accel_t *acc, size_t index,
-                                             accel_op_builder_t **out);
+ACCEL_API accel_status_t accel_op_builder_at(accel_t *acc, size_t index, accel_op_builder_t **out);
 /* Class name ("CPUAdamBuilder") and op name ("cpu_adam"). */
 ACCEL_API const char *accel_op_builder_class_name(const accel_op_builder_t *builder);
 ACCEL_API const char *accel_op_builder_op_name(const accel_op_builder_t *builder);
@@ -671,8 +665,8 @@ ACCEL_API accel_status_t accel_op_builder_load(accel_op_builder_t *builder, cons
 /* Names of the variables that restrict visible devices ("CUDA_VISIBLE_DEVICES").
  * The array and strings are owned by the library. */
 ACCEL_API accel_status_t accel_visible_devices_envs(const accel_t *acc,
-                                                   const char *const **out_names,
-                                                   size_t *out_count);
+                                                    const char *const **out_names,
+                                                    size_t *out_count);
 /* Prefixes of variables a multi-node launcher forwards ("NCCL"). */
 ACCEL_API accel_status_t accel_export_envs(const accel_t *acc, const char *const **out_prefixes,
                                            size_t *out_count);

@@ -41,8 +41,8 @@ typedef struct alloc_block {
     alloc_event_t *event;
     struct alloc_block *prev, *next;             /* address order in the segment */
     struct alloc_block *event_prev, *event_next; /* blocks waiting on the same event */
-    const void *held_by;            /* owner of a held block (see accel_allocator_hold) */
-    struct alloc_block *held_next;  /* the allocator's held list */
+    const void *held_by;           /* owner of a held block (see accel_allocator_hold) */
+    struct alloc_block *held_next; /* the allocator's held list */
 } alloc_block_t;
 
 /* One allocation from the raw allocator. */
@@ -183,8 +183,7 @@ static void stats_inactive_split(accel_allocator_t *allocator, const alloc_block
     if (!block_inactive_split(block))
         return;
     stat_update(allocator, ACCEL_STAT_INACTIVE_SPLIT, block->segment->small, in, 1);
-    stat_update(allocator, ACCEL_STAT_INACTIVE_SPLIT_BYTES, block->segment->small, in,
-                block->size);
+    stat_update(allocator, ACCEL_STAT_INACTIVE_SPLIT_BYTES, block->segment->small, in, block->size);
 }
 
 static void stats_segment(accel_allocator_t *allocator, const alloc_segment_t *segment, bool up)
@@ -448,7 +447,8 @@ static void events_poll(accel_allocator_t *allocator)
 static alloc_block_t *pool_find(accel_allocator_t *allocator, bool small, size_t size, void *stream)
 {
     accel_alloc_node_t *root = small ? allocator->free_small : allocator->free_large;
-    for (accel_alloc_node_t *node = accel_alloc_tree_ceiling(root, size, 0); node; node = accel_alloc_tree_after(root, node)) {
+    for (accel_alloc_node_t *node = accel_alloc_tree_ceiling(root, size, 0); node;
+         node = accel_alloc_tree_after(root, node)) {
         alloc_block_t *block = block_of(node);
         if (!block->event || block->stream == stream)
             return block;
@@ -586,13 +586,12 @@ static accel_status_t allocator_grow(accel_allocator_t *allocator, size_t size, 
     char reason[512];
     accel_error_copy(reason, sizeof reason);
     allocator->stats.num_ooms += 1;
-    return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                       "device out of memory: tried to allocate %zu bytes with %" PRIu64
-                       " bytes reserved and %" PRIu64 " bytes allocated (%s)",
-                       requested,
-                       allocator->stats.stat[ACCEL_STAT_RESERVED_BYTES][ACCEL_POOL_ALL].current,
-                       allocator->stats.stat[ACCEL_STAT_ALLOCATED_BYTES][ACCEL_POOL_ALL].current,
-                       reason);
+    return accel_error(
+        ACCEL_ERROR_OUT_OF_MEMORY,
+        "device out of memory: tried to allocate %zu bytes with %" PRIu64
+        " bytes reserved and %" PRIu64 " bytes allocated (%s)",
+        requested, allocator->stats.stat[ACCEL_STAT_RESERVED_BYTES][ACCEL_POOL_ALL].current,
+        allocator->stats.stat[ACCEL_STAT_ALLOCATED_BYTES][ACCEL_POOL_ALL].current, reason);
 }
 
 static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, size_t size,

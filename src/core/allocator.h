@@ -125,8 +125,8 @@ void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_st
 /* Peaks to reset. ALLOCATED: allocation, active, allocated, active and
  * requested bytes; RESERVED: segment, reserved bytes, inactive split. */
 #define ACCEL_PEAK_ALLOCATED 1u
-#define ACCEL_PEAK_RESERVED 2u
-#define ACCEL_PEAK_ALL 0xffu
+#define ACCEL_PEAK_RESERVED  2u
+#define ACCEL_PEAK_ALL       0xffu
 void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
 
 /* Give every cached, unused segment back to the raw allocator. */

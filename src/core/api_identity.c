@@ -13,7 +13,7 @@
 #include "thread_state.h"
 
 #define ACCEL_STRINGIFY_(x) #x
-#define ACCEL_STRINGIFY(x) ACCEL_STRINGIFY_(x)
+#define ACCEL_STRINGIFY(x)  ACCEL_STRINGIFY_(x)
 
 const char *accel_version(void)
 {
@@ -102,9 +102,13 @@ static bool identity_static_flag(const accel_t *acc, accel_flag_t flag, bool *ou
         *out = info->handles_memory_backpressure;
         return true;
     case ACCEL_FLAG_NVTX_DOMAIN_SUPPORTED: *out = info->nvtx_domain_supported; return true;
-    case ACCEL_FLAG_STREAMS_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, stream_create); return true;
+    case ACCEL_FLAG_STREAMS_SUPPORTED:
+        *out = ACCEL_BACKEND_HAS(acc->ops, stream_create);
+        return true;
     case ACCEL_FLAG_EVENTS_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, event_create); return true;
-    case ACCEL_FLAG_PINNED_MEMORY_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, host_alloc); return true;
+    case ACCEL_FLAG_PINNED_MEMORY_SUPPORTED:
+        *out = ACCEL_BACKEND_HAS(acc->ops, host_alloc);
+        return true;
     case ACCEL_FLAG_HOST_REGISTER_SUPPORTED:
         *out = ACCEL_BACKEND_HAS(acc->ops, host_register);
         return true;
@@ -243,8 +247,9 @@ accel_status_t accel_set_compile_backend(accel_t *acc, const char *name)
         return ACCEL_OK;
     }
     identity_format_list(info->compile_backends, info->compile_backend_count, list, sizeof list);
-    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s not supported by %s. Supported Backends are %s",
-                       name, acc->ops->name, list);
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "%s not supported by %s. Supported Backends are %s", name, acc->ops->name,
+                       list);
 }
 
 static const struct {
@@ -299,8 +304,7 @@ accel_status_t accel_supported_dtypes(accel_t *acc, accel_dtype_t *out, size_t c
         if (status == ACCEL_OK)
             status = accel_resolve_device(acc, ACCEL_CURRENT_DEVICE, &device);
         if (status == ACCEL_OK)
-            status = acc->ops->supported_dtypes(acc->self, device, all, ACCEL_DTYPE_COUNT_,
-                                                &count);
+            status = acc->ops->supported_dtypes(acc->self, device, all, ACCEL_DTYPE_COUNT_, &count);
     }
     if (status != ACCEL_OK)
         return status;

@@ -12,14 +12,14 @@
 #include "thread_state.h"
 #include "trace.h"
 
-static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size,
-                                      void **out)
+static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size, void **out)
 {
     void *ptr = NULL;
     accel_status_t status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    status = accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
+    status =
+        accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
     if (status != ACCEL_OK)
         return status;
     if (ptr != NULL && accel_trace_active())
@@ -58,8 +58,7 @@ accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *str
 /* While a graph captures on the device, the block may be named by captured
  * work: it is held for the newest capturing graph (reusable once that graph
  * is destroyed) instead of going back to the cache. */
-static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr,
-                                        accel_stream_t *stream)
+static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr, accel_stream_t *stream)
 {
     accel_device_state_t *dev = &acc->devices[device];
     accel_status_t status;
@@ -81,10 +80,11 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
     void *base = NULL;
     size_t size = 0;
     if (accel_find_block(acc, ptr, &device, &base, &size) != ACCEL_OK)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
-                           "was already freed",
-                           ptr, acc->ops->name);
+        return accel_error(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
+            "was already freed",
+            ptr, acc->ops->name);
     if (!as_tensor && accel_allocator_tensor_owned(acc->devices[device].allocator, ptr))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "pointer %p is the data of a tensor from accel_tensor_empty/zeros: "
@@ -188,8 +188,8 @@ static accel_status_t memory_copy(accel_t *acc, void *dst, const void *src, size
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status == ACCEL_OK)
-        status = acc->ops->memcpy_async(acc->self, stream->device, dst, src, size, kind,
-                                        stream->impl);
+        status =
+            acc->ops->memcpy_async(acc->self, stream->device, dst, src, size, kind, stream->impl);
     if (status == ACCEL_OK && wait)
         status = memory_stream_wait(acc, stream);
     if (trace_begin != 0 && status == ACCEL_OK)
@@ -360,17 +360,17 @@ static accel_status_t memory_stats_of(accel_t *acc, int device, accel_memory_sta
     return ACCEL_OK;
 }
 
-#define MEMORY_STAT_GETTER(fn, field)                                                  \
-    accel_status_t fn(accel_t *acc, int device, uint64_t *out)                          \
-    {                                                                                   \
-        accel_memory_stats_t stats;                                                     \
-        accel_status_t status;                                                          \
-        if (out == NULL)                                                                \
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL"); \
-        status = memory_stats_of(acc, device, &stats);                                  \
-        if (status == ACCEL_OK)                                                         \
-            *out = stats.field;                                                         \
-        return status;                                                                  \
+#define MEMORY_STAT_GETTER(fn, field)                                                              \
+    accel_status_t fn(accel_t *acc, int device, uint64_t *out)                                     \
+    {                                                                                              \
+        accel_memory_stats_t stats;                                                                \
+        accel_status_t status;                                                                     \
+        if (out == NULL)                                                                           \
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");            \
+        status = memory_stats_of(acc, device, &stats);                                             \
+        if (status == ACCEL_OK)                                                                    \
+            *out = stats.field;                                                                    \
+        return status;                                                                             \
     }
 
 MEMORY_STAT_GETTER(accel_memory_allocated, allocated_bytes)
@@ -437,7 +437,8 @@ accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
         return status;
     accel_allocator_stats_full(acc->devices[device].allocator, &stats);
     if (!accel_memory_stat_key(index, &stats, out_key, out_value))
-        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have %zu entries; %zu is past the end",
+        return accel_error(ACCEL_ERROR_NOT_FOUND,
+                           "memory stats have %zu entries; %zu is past the end",
                            accel_memory_stat_key_count(), index);
     return ACCEL_OK;
 }

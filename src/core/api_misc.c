@@ -73,8 +73,9 @@ accel_status_t accel_op_builder_at(accel_t *acc, size_t index, accel_op_builder_
     if (out == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     if (index >= acc->builder_count)
-        return accel_error(ACCEL_ERROR_NOT_FOUND, "%s has %zu op builders; index %zu is past the end",
-                           acc->ops->name, acc->builder_count, index);
+        return accel_error(ACCEL_ERROR_NOT_FOUND,
+                           "%s has %zu op builders; index %zu is past the end", acc->ops->name,
+                           acc->builder_count, index);
     *out = &acc->builders[index];
     return ACCEL_OK;
 }
@@ -182,8 +183,8 @@ accel_status_t accel_op_builder_implementation(accel_op_builder_t *builder, char
     switch (accel_ops_builder_kind(builder)) {
     case ACCEL_OPS_BUILDER_HOST: {
         size_t threads = accel_thread_pool_threads();
-        written = snprintf(text, sizeof text, "%s, %zu thread%s",
-                           accel_host_optim_implementation(), threads, threads == 1 ? "" : "s");
+        written = snprintf(text, sizeof text, "%s, %zu thread%s", accel_host_optim_implementation(),
+                           threads, threads == 1 ? "" : "s");
         break;
     }
     case ACCEL_OPS_BUILDER_DEVICE:

@@ -278,8 +278,7 @@ accel_status_t accel_unpin_memory(accel_t *acc, DLTensor *tensor, bool *out_free
     if (tensor->data == NULL)
         return ACCEL_OK; /* nothing pinned (an unpinned tensor is zeroed) */
     base = (const char *)tensor->data + tensor->byte_offset;
-    if (!accel_pinned_find(&acc->pinned, base, 0, &range) ||
-        range.base != (uintptr_t)base ||
+    if (!accel_pinned_find(&acc->pinned, base, 0, &range) || range.base != (uintptr_t)base ||
         (range.kind != ACCEL_PINNED_TENSOR && range.kind != ACCEL_PINNED_NATIVE))
         return ACCEL_OK; /* not a buffer from accel_pin_memory: DeepSpeed's False */
     if (accel_pinned_remove(&acc->pinned, base, range.kind, &bytes) != ACCEL_OK)

@@ -139,7 +139,8 @@ accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t
     if (fn == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "callback function is NULL");
     acc = stream->acc;
-    status = stream_require(acc, ACCEL_BACKEND_HAS(acc->ops, stream_add_callback), "host callbacks");
+    status =
+        stream_require(acc, ACCEL_BACKEND_HAS(acc->ops, stream_add_callback), "host callbacks");
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)

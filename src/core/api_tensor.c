@@ -26,8 +26,8 @@ static accel_status_t tensor_bytes(accel_dtype_t dtype, int32_t ndim, const int6
     bytes = dl.bits / 8;
     for (int32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "tensor dimension %d is negative (%lld)",
-                               i, (long long)shape[i]);
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "tensor dimension %d is negative (%lld)", i, (long long)shape[i]);
         if (shape[i] != 0 && bytes > SIZE_MAX / (size_t)shape[i])
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "tensor size overflows size_t");
         bytes *= (size_t)shape[i];
@@ -122,8 +122,8 @@ accel_status_t accel_tensor_from_host(accel_t *acc, int device, accel_dtype_t dt
         return status;
     status = accel_default_stream(acc, tensor.device.device_id, &stream);
     if (status == ACCEL_OK && bytes > 0)
-        status = accel_memcpy_async(acc, tensor.data, data, bytes, ACCEL_COPY_HOST_TO_DEVICE,
-                                    stream);
+        status =
+            accel_memcpy_async(acc, tensor.data, data, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream);
     if (status == ACCEL_OK)
         status = accel_stream_synchronize(stream);
     if (status != ACCEL_OK) {

@@ -13,9 +13,9 @@
 
 /* A collectives library whose version can be asked in C. */
 typedef struct comm_library {
-    const char *engine;              /* the communication backend name */
-    const char *const *sonames;      /* tried in order, NULL-terminated */
-    const char *version_symbol;      /* int fn(int *version_code) */
+    const char *engine;         /* the communication backend name */
+    const char *const *sonames; /* tried in order, NULL-terminated */
+    const char *version_symbol; /* int fn(int *version_code) */
 } comm_library_t;
 
 static const char *const comm_nccl_sonames[] = {"libnccl.so.2", "libnccl.so", NULL};

@@ -23,11 +23,11 @@
 /* Handle tags: checked on entry so a wrong or destroyed handle is refused
  * (user streams, events and graphs live in `handles`, see handles.h, so the
  * check never reads freed memory while their accel_t is open). */
-#define ACCEL_TAG_ACCEL 0x61636331u
+#define ACCEL_TAG_ACCEL  0x61636331u
 #define ACCEL_TAG_STREAM 0x61637374u
-#define ACCEL_TAG_EVENT 0x61636576u
-#define ACCEL_TAG_GRAPH 0x61636772u
-#define ACCEL_TAG_DEAD 0xdeadacc1u
+#define ACCEL_TAG_EVENT  0x61636576u
+#define ACCEL_TAG_GRAPH  0x61636772u
+#define ACCEL_TAG_DEAD   0xdeadacc1u
 
 typedef struct accel_device_state {
     accel_allocator_t *allocator;
@@ -170,7 +170,6 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
  * host cannot address: on a backend whose DLPack device type is not kDLCPU
  * (opencl's device addresses are PROT_NONE reservations), a range touching a
  * live block of any device is refused. NULL is refused; size 0 passes. */
-accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
-                                      const char *what);
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size, const char *what);
 
 #endif /* ACCEL_CORE_CORE_H */

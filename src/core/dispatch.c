@@ -120,7 +120,8 @@ accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, 
                                 size_t *out_size)
 {
     for (int d = 0; d < acc->device_count; d++) {
-        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, out_base, out_size) == ACCEL_OK) {
+        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, out_base, out_size) ==
+            ACCEL_OK) {
             *out_device = d;
             return ACCEL_OK;
         }
@@ -143,17 +144,17 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
                            what, ptr, acc->ops->name);
     start = (size_t)((const char *)ptr - (const char *)base);
     if (size > block_size - start)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s range of %zu bytes at offset %zu overruns its allocation of %zu bytes",
-                           what, size, start, block_size);
+        return accel_error(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            "%s range of %zu bytes at offset %zu overruns its allocation of %zu bytes", what, size,
+            start, block_size);
     *out_device = device;
     return ACCEL_OK;
 }
 
 /* The cpu backend's device memory is host memory, so a device pointer used as
  * host memory works there; elsewhere touching it would fault or corrupt. */
-accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
-                                      const char *what)
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size, const char *what)
 {
     if (ptr == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);

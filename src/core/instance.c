@@ -81,8 +81,9 @@ static bool instance_read_caching(void)
 static accel_status_t instance_make_allocator(accel_t *acc, int device, bool caching)
 {
     const accel_backend_ops_t *ops = acc->ops;
-    bool has_events = ACCEL_BACKEND_HAS(ops, event_create) && ACCEL_BACKEND_HAS(ops, event_record) &&
-                      ACCEL_BACKEND_HAS(ops, event_query) && ACCEL_BACKEND_HAS(ops, event_destroy);
+    bool has_events = ACCEL_BACKEND_HAS(ops, event_create) &&
+                      ACCEL_BACKEND_HAS(ops, event_record) && ACCEL_BACKEND_HAS(ops, event_query) &&
+                      ACCEL_BACKEND_HAS(ops, event_destroy);
     allocator_ctx_t *ctx = malloc(sizeof *ctx);
     if (ctx == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating an allocator");
@@ -120,8 +121,8 @@ static accel_status_t instance_make_devices(accel_t *acc)
         dev->default_stream = calloc(1, sizeof *dev->default_stream);
         if (dev->default_stream == NULL)
             return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for streams");
-        *dev->default_stream = (accel_stream_t){
-            .tag = ACCEL_TAG_STREAM, .acc = acc, .device = d, .is_default = true};
+        *dev->default_stream =
+            (accel_stream_t){.tag = ACCEL_TAG_STREAM, .acc = acc, .device = d, .is_default = true};
         accel_status_t status = instance_make_allocator(acc, d, caching);
         if (status != ACCEL_OK)
             return status;
@@ -184,8 +185,8 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     }
     status = ops->device_count(acc->self, &acc->device_count);
     if (status == ACCEL_OK && acc->device_count < 0)
-        status = accel_error(ACCEL_ERROR_INTERNAL, "%s: the backend reports %d devices",
-                             ops->name, acc->device_count);
+        status = accel_error(ACCEL_ERROR_INTERNAL, "%s: the backend reports %d devices", ops->name,
+                             acc->device_count);
     if (status != ACCEL_OK)
         goto fail;
     acc->initial_device = instance_initial_device(acc);
@@ -204,7 +205,7 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     *out = acc;
     return ACCEL_OK;
 
-fail: {
+fail : {
     char saved[1024];
     accel_error_copy(saved, sizeof saved);
     accel_instance_destroy(acc);

@@ -23,7 +23,8 @@ const accel_known_backend_t accel_known_backends[] = {
     {"opencl", "libOpenCL.so.1", "an OpenCL ICD loader and driver", false},
 };
 
-const size_t accel_known_backend_count = sizeof accel_known_backends / sizeof accel_known_backends[0];
+const size_t accel_known_backend_count =
+    sizeof accel_known_backends / sizeof accel_known_backends[0];
 
 /* Auto-detect: first available wins (DESIGN.md §5). "xpu" is skipped while a
  * CUDA device is present (selection.c). "xpu.external" has no builtin: only a
@@ -32,15 +33,5 @@ const size_t accel_known_backend_count = sizeof accel_known_backends / sizeof ac
  * This is the seed's order; DeepSpeed's HEAD (0.18.7+) dropped xpu.external
  * and the no-CUDA rule and probes supa before cuda (docs/parity.md). */
 const char *const accel_cascade_order[] = {
-    "xpu.external",
-    "xpu",
-    "npu",
-    "sdaa",
-    "mps",
-    "hpu",
-    "mlu",
-    "cuda",
-    "opencl",
-    "cpu",
-    NULL,
+    "xpu.external", "xpu", "npu", "sdaa", "mps", "hpu", "mlu", "cuda", "opencl", "cpu", NULL,
 };

@@ -11,12 +11,12 @@
 
 /* Where a key's value comes from. */
 typedef enum stat_key_source {
-    KEY_STAT,             /* stat[kind][pool].<metric> */
+    KEY_STAT, /* stat[kind][pool].<metric> */
     KEY_RETRIES,
     KEY_OOMS,
     KEY_DEVICE_ALLOC,
     KEY_DEVICE_FREE,
-    KEY_ZERO,             /* a figure that is 0 by construction here (see below) */
+    KEY_ZERO, /* a figure that is 0 by construction here (see below) */
     KEY_MAX_SPLIT_SIZE,
 } stat_key_source_t;
 

@@ -36,8 +36,8 @@ static accel_status_t pinned_add_locked(accel_pinned_registry_t *registry, const
                                         size_t size, accel_pinned_kind_t kind)
 {
     const accel_range_t *in_the_way = NULL;
-    accel_status_t status = accel_range_map_insert(&registry->ranges, base, size, &kind,
-                                                   &in_the_way);
+    accel_status_t status =
+        accel_range_map_insert(&registry->ranges, base, size, &kind, &in_the_way);
     if (status == ACCEL_OK) {
         registry->bytes += size;
         if (registry->bytes > registry->bytes_peak)

@@ -24,9 +24,9 @@ typedef struct accel_pinned_range {
 } accel_pinned_range_t;
 
 typedef struct accel_pinned_registry {
-    pthread_mutex_t lock;        /* guards `ranges` and the byte counts */
-    accel_range_map_t ranges;    /* payload: the accel_pinned_kind_t */
-    uint64_t bytes, bytes_peak;  /* recorded now, and the most ever at once */
+    pthread_mutex_t lock;       /* guards `ranges` and the byte counts */
+    accel_range_map_t ranges;   /* payload: the accel_pinned_kind_t */
+    uint64_t bytes, bytes_peak; /* recorded now, and the most ever at once */
 } accel_pinned_registry_t;
 
 void accel_pinned_init(accel_pinned_registry_t *registry);
@@ -40,8 +40,7 @@ accel_status_t accel_pinned_remove(accel_pinned_registry_t *registry, const void
                                    accel_pinned_kind_t kind, size_t *out_size);
 bool accel_pinned_contains(accel_pinned_registry_t *registry, const void *ptr);
 /* Bytes recorded now and the peak. */
-void accel_pinned_bytes(accel_pinned_registry_t *registry, uint64_t *out_bytes,
-                        uint64_t *out_peak);
+void accel_pinned_bytes(accel_pinned_registry_t *registry, uint64_t *out_bytes, uint64_t *out_peak);
 /* Find the range holding [ptr, ptr+size); true and its copy when found. */
 bool accel_pinned_find(accel_pinned_registry_t *registry, const void *ptr, size_t size,
                        accel_pinned_range_t *out);

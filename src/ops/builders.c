@@ -13,8 +13,10 @@
 #include "core/error.h"
 #include "ops/ops.h"
 
-#define BUILDER_DESC(class_name, op_name, is_compatible, load)                           \
-    {sizeof(accel_op_builder_desc_t), class_name, op_name, is_compatible, load}
+#define BUILDER_DESC(class_name, op_name, is_compatible, load)                                     \
+    {                                                                                              \
+        sizeof(accel_op_builder_desc_t), class_name, op_name, is_compatible, load                  \
+    }
 
 static const accel_op_builder_desc_t host_builders[] = {
     BUILDER_DESC("CPUAdamBuilder", "cpu_adam", accel_host_optim_is_compatible,
@@ -36,15 +38,12 @@ static const accel_op_builder_desc_t host_fused_builders[] = {
                  accel_host_lamb_load),
 };
 
-static const accel_op_builder_desc_t device_adam_builder =
-    BUILDER_DESC("FusedAdamBuilder", "fused_adam", accel_device_optim_is_compatible,
-                 accel_device_adam_load);
-static const accel_op_builder_desc_t device_lion_builder =
-    BUILDER_DESC("FusedLionBuilder", "fused_lion", accel_device_optim_is_compatible,
-                 accel_device_lion_load);
-static const accel_op_builder_desc_t device_lamb_builder =
-    BUILDER_DESC("FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible,
-                 accel_device_lamb_load);
+static const accel_op_builder_desc_t device_adam_builder = BUILDER_DESC(
+    "FusedAdamBuilder", "fused_adam", accel_device_optim_is_compatible, accel_device_adam_load);
+static const accel_op_builder_desc_t device_lion_builder = BUILDER_DESC(
+    "FusedLionBuilder", "fused_lion", accel_device_optim_is_compatible, accel_device_lion_load);
+static const accel_op_builder_desc_t device_lamb_builder = BUILDER_DESC(
+    "FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible, accel_device_lamb_load);
 
 /* DeepSpeed's NotImplementedBuilder: what accel_get_op_builder returns for a
  * name this accelerator has no builder for. `self` is the accel_t. */
@@ -159,15 +158,17 @@ accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, s
     if (builders == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for op builders");
     for (size_t i = 0; i < core_count; i++)
-        builders[count++] = (accel_op_builder_t){
-            .acc = acc, .desc = core_descs[i], .self = core_selves[i]};
+        builders[count++] =
+            (accel_op_builder_t){.acc = acc, .desc = core_descs[i], .self = core_selves[i]};
     for (size_t i = 0; i < own_count; i++) {
         if (!builders_desc_valid(&own[i])) {
             accel_log(ACCEL_LOG_WARN, "%s: op builder %zu of the backend is incomplete; skipped",
                       acc->ops->name, i);
         } else if (builders_listed(builders, count, own[i].class_name)) {
-            accel_log(ACCEL_LOG_WARN, "%s: the backend's op builder %s repeats a builder core "
-                      "lists; the backend's is skipped", acc->ops->name, own[i].class_name);
+            accel_log(ACCEL_LOG_WARN,
+                      "%s: the backend's op builder %s repeats a builder core "
+                      "lists; the backend's is skipped",
+                      acc->ops->name, own[i].class_name);
         } else {
             builders[count++] =
                 (accel_op_builder_t){.acc = acc, .desc = &own[i], .self = acc->self};

@@ -53,12 +53,9 @@ typedef enum device_kernel { DEVICE_ADAM, DEVICE_LION, DEVICE_LAMB } device_kern
 static bool device_has_kernel(const accel_fused_optim_ops_t *fused, device_kernel_t kernel)
 {
     switch (kernel) {
-    case DEVICE_ADAM:
-        return fused->adam != NULL;
-    case DEVICE_LION:
-        return fused->lion != NULL;
-    default:
-        return ACCEL_FUSED_OPTIM_LAMB(fused) != NULL;
+    case DEVICE_ADAM: return fused->adam != NULL;
+    case DEVICE_LION: return fused->lion != NULL;
+    default: return ACCEL_FUSED_OPTIM_LAMB(fused) != NULL;
     }
 }
 
@@ -186,9 +183,8 @@ static accel_status_t device_lamb_step(accel_t *acc, accel_stream_t *stream,
  * in order on the one stream. */
 static accel_status_t device_adam_step_multi(accel_t *acc, accel_stream_t *stream,
                                              const accel_adam_config_t *config, uint64_t step,
-                                             size_t count, DLTensor *params,
-                                             const DLTensor *grads, DLTensor *exp_avgs,
-                                             DLTensor *exp_avg_sqs)
+                                             size_t count, DLTensor *params, const DLTensor *grads,
+                                             DLTensor *exp_avgs, DLTensor *exp_avg_sqs)
 {
     const char *op = "fused_adam";
     const accel_fused_optim_ops_t *fused = NULL;

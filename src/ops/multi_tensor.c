@@ -28,16 +28,15 @@ static accel_status_t lists_check_alignment(const char *op, size_t index,
 }
 
 accel_status_t accel_optim_lists_check(const char *op, accel_t *acc, accel_optim_memory_t memory,
-                                       size_t count, const DLTensor *params,
-                                       const DLTensor *grads, const DLTensor *states1,
-                                       const DLTensor *states2, size_t state_count)
+                                       size_t count, const DLTensor *params, const DLTensor *grads,
+                                       const DLTensor *states1, const DLTensor *states2,
+                                       size_t state_count)
 {
     int device = 0;
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK || count == 0)
         return status;
-    if (params == NULL || grads == NULL || states1 == NULL ||
-        (state_count == 2 && states2 == NULL))
+    if (params == NULL || grads == NULL || states1 == NULL || (state_count == 2 && states2 == NULL))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: %zu entries but a tensor list is NULL", op, count);
     for (size_t i = 0; i < count; i++) {

@@ -46,9 +46,9 @@ accel_status_t accel_optim_view_make(const char *op_name, accel_t *acc, accel_op
  * starts the error sentence. OK for count 0. states2 is ignored for one
  * state. */
 accel_status_t accel_optim_lists_check(const char *op, accel_t *acc, accel_optim_memory_t memory,
-                                       size_t count, const DLTensor *params,
-                                       const DLTensor *grads, const DLTensor *states1,
-                                       const DLTensor *states2, size_t state_count);
+                                       size_t count, const DLTensor *params, const DLTensor *grads,
+                                       const DLTensor *states1, const DLTensor *states2,
+                                       size_t state_count);
 
 /* Hyper-parameter checks with torch.optim's rules (0 <= lr, eps, weight_decay;
  * 0 <= beta < 1; all finite). INVALID_ARGUMENT naming the bad field. */

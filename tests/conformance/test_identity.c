@@ -80,7 +80,8 @@ void test_identity_device_name_small_buffer(void **state)
                   accel_device_name(conformance_acc, ACCEL_CURRENT_DEVICE, name, 2));
     assert_int_equal(name[0], 'x');
     assert_int_equal(name[1], 'x');
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_current_device_name(conformance_acc, name, 1));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_current_device_name(conformance_acc, name, 1));
     assert_int_equal(name[0], 'x');
 }
 
@@ -102,8 +103,7 @@ void test_identity_device_name_null_arguments(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_device_name(NULL, 0, name, sizeof name));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_device_name(conformance_acc, 0, NULL, sizeof name));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_current_device_name(NULL, name, sizeof name));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_current_device_name(NULL, name, sizeof name));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_current_device_name(conformance_acc, NULL, sizeof name));
 }

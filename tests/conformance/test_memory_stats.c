@@ -159,15 +159,19 @@ static uint64_t stats_key(const char *name)
  * torch sorts them, with "all" the sum of the two pools. */
 void test_memory_stats_entries_every_torch_key(void **state)
 {
-    static const char *const kinds[] = {"allocation",     "segment",
-                                        "active",         "inactive_split",
-                                        "allocated_bytes", "reserved_bytes",
-                                        "active_bytes",   "inactive_split_bytes",
-                                        "requested_bytes"};
+    static const char *const kinds[] = {
+        "allocation",      "segment",        "active",       "inactive_split",
+        "allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
+        "requested_bytes"};
     static const char *const metrics[] = {"current", "peak", "allocated", "freed"};
-    static const char *const others[] = {"num_alloc_retries", "num_ooms", "num_sync_all_streams",
-                                         "num_device_alloc", "num_device_free", "max_split_size",
-                                         "oversize_allocations.current", "oversize_segments.peak"};
+    static const char *const others[] = {"num_alloc_retries",
+                                         "num_ooms",
+                                         "num_sync_all_streams",
+                                         "num_device_alloc",
+                                         "num_device_free",
+                                         "max_split_size",
+                                         "oversize_allocations.current",
+                                         "oversize_segments.peak"};
     char previous[64] = "", name[96];
     size_t count = 0;
     void *ptr = conf_device_alloc(3000);
@@ -210,9 +214,9 @@ void test_memory_stats_entry_past_end(void **state)
     const char *key = (const char *)&key;
     uint64_t value = 77;
     (void)state;
-    assert_status(ACCEL_ERROR_NOT_FOUND, accel_memory_stats_entry(conformance_acc,
-                                                                  ACCEL_CURRENT_DEVICE, 100000,
-                                                                  &key, &value));
+    assert_status(
+        ACCEL_ERROR_NOT_FOUND,
+        accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, 100000, &key, &value));
     assert_ptr_equal(key, (const char *)&key);
     assert_true(value == 77);
 }
@@ -247,9 +251,12 @@ void test_memory_stats_bad_arguments(void **state)
         assert_status(ACCEL_ERROR_INVALID_ARGUMENT, getters[i](NULL, 0, &value));
         assert_true(value == 99);
     }
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_max_memory_allocated(conformance_acc, count));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_max_memory_reserved(conformance_acc, count));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_peak_memory_stats(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_reset_max_memory_allocated(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_reset_max_memory_reserved(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_reset_peak_memory_stats(conformance_acc, count));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, count, &stats));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, 0, NULL));
     stats.struct_size = 0;

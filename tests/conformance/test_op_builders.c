@@ -176,8 +176,10 @@ void test_op_builders_bad_arguments(void **state)
     bool compatible = false;
     const void *table = NULL;
     (void)state;
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_get_op_builder(conformance_acc, NULL, &builder));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_get_op_builder(NULL, "CPUAdamBuilder", &builder));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_get_op_builder(conformance_acc, NULL, &builder));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_get_op_builder(NULL, "CPUAdamBuilder", &builder));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_get_op_builder(conformance_acc, "CPUAdamBuilder", NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_count(conformance_acc, NULL));
@@ -881,9 +883,8 @@ void test_op_builders_host_op_refuses_relabelled_device_memory(void **state)
             relabelled[i].device = (DLDevice){kDLCPU, 0};
             args[i] = &relabelled[i];
         }
-        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                      op->step(conformance_acc, NULL, &config, 1, args[0], args[1], args[2],
-                               args[3]));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT, op->step(conformance_acc, NULL, &config, 1,
+                                                             args[0], args[1], args[2], args[3]));
         assert_non_null(strstr(accel_last_error(), "host cannot address"));
     }
     optim_expect_unchanged(&t);
@@ -917,10 +918,10 @@ void test_op_builders_async_io_device_round_trip(void **state)
     config.intra_op_parallelism = 2;
     config.queue_depth = 4;
     assert_ok(aio->handle_create(conformance_acc, &config, &handle));
-    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape,
-                                 &src));
-    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape,
-                                 &dst));
+    assert_ok(
+        accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape, &src));
+    assert_ok(
+        accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape, &dst));
     conf_to_device(src.data, want, n);
     assert_ok(aio->pwrite(handle, &src, path, 4096, true));
     assert_ok(aio->wait(handle, NULL));

@@ -310,8 +310,7 @@ void test_pinned_pin_memory_bad_arguments(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_pin_memory(conformance_acc, &bad, true, true, &out));
     assert_null(out.data);
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_unpin_memory(conformance_acc, NULL, &freed));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_unpin_memory(conformance_acc, NULL, &freed));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_unpin_memory(conformance_acc, &src.tensor, NULL));
     assert_ok(accel_unpin_memory(conformance_acc, &src.tensor, &freed)); /* never pinned */

@@ -35,26 +35,26 @@
 
 #if PLUGIN_KIND == 0
 #define PLUGIN_NAME "xpu.external"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 1
 #define PLUGIN_NAME "badabi"
-#define PLUGIN_ABI 999u
+#define PLUGIN_ABI  999u
 #elif PLUGIN_KIND == 2
 #define PLUGIN_NAME "nosymbol"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 3
 #define PLUGIN_NAME "reentrant"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 4
 #define PLUGIN_NAME "selfreg"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 6
-#define PLUGIN_NAME "nodev"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_NAME    "nodev"
+#define PLUGIN_ABI     ACCEL_BACKEND_ABI_VERSION
 #define PLUGIN_DEVICES 0
 #else
 #define PLUGIN_NAME "selfnull"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #endif
 
 #ifndef PLUGIN_DEVICES
@@ -201,8 +201,8 @@ static accel_status_t plugin_memcpy_async(void *self, int device, void *dst, con
     return ACCEL_OK;
 }
 
-static accel_status_t plugin_memset_async(void *self, int device, void *dst, int value,
-                                          size_t size, void *stream)
+static accel_status_t plugin_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                          void *stream)
 {
     (void)self;
     (void)device;
@@ -219,9 +219,7 @@ static accel_status_t plugin_rng_fill(void *self, int device, void *stream, acce
     (void)stream;
     for (size_t i = 0; i < count; i++) {
         switch (kind) {
-        case ACCEL_RNG_U32:
-            ((uint32_t *)ptr)[i] = philox_word(seed, offset + i);
-            break;
+        case ACCEL_RNG_U32: ((uint32_t *)ptr)[i] = philox_word(seed, offset + i); break;
         case ACCEL_RNG_UNIFORM:
             ((float *)ptr)[i] = philox_uniform(philox_word(seed, offset + i));
             break;

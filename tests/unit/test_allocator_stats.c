@@ -71,7 +71,8 @@ static void test_inactive_split_follows_splits_and_merges(void **state)
     /* b merges with both: one whole free segment, nothing split. */
     assert_int_equal(accel_allocator_free(allocator, b, NULL), ACCEL_OK);
     assert_int_equal(stat_of(allocator, ACCEL_STAT_INACTIVE_SPLIT, ACCEL_POOL_ALL).current, 0);
-    assert_int_equal(stat_of(allocator, ACCEL_STAT_INACTIVE_SPLIT_BYTES, ACCEL_POOL_ALL).current, 0);
+    assert_int_equal(stat_of(allocator, ACCEL_STAT_INACTIVE_SPLIT_BYTES, ACCEL_POOL_ALL).current,
+                     0);
     assert_int_equal(stat_of(allocator, ACCEL_STAT_INACTIVE_SPLIT, ACCEL_POOL_LARGE).allocated, 0);
     accel_allocator_destroy(allocator);
 }

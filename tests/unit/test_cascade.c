@@ -25,16 +25,7 @@
 
 /* ------------------------------------------------------------ fake backends */
 
-enum {
-    FAKE_XPU,
-    FAKE_A,
-    FAKE_B,
-    FAKE_C,
-    FAKE_D,
-    FAKE_CUDA,
-    FAKE_E,
-    FAKE_COUNT
-};
+enum { FAKE_XPU, FAKE_A, FAKE_B, FAKE_C, FAKE_D, FAKE_CUDA, FAKE_E, FAKE_COUNT };
 
 static const char *const fake_names[FAKE_COUNT] = {"xpu",    "fake-a", "fake-b", "fake-c",
                                                    "fake-d", "cuda",   "fake-e"};
@@ -96,14 +87,14 @@ static accel_status_t fake_create_for(int index, void **out_self)
 }
 
 /* probe and create take no `self`, so each fake gets its own pair. */
-#define FAKE_DEFINE_ENTRY(index)                                                      \
-    static void fake_probe_##index(accel_probe_result_t *out)                         \
-    {                                                                                 \
-        fake_probe_into(index, out);                                                  \
-    }                                                                                 \
-    static accel_status_t fake_create_##index(void **out_self)                        \
-    {                                                                                 \
-        return fake_create_for(index, out_self);                                      \
+#define FAKE_DEFINE_ENTRY(index)                                                                   \
+    static void fake_probe_##index(accel_probe_result_t *out)                                      \
+    {                                                                                              \
+        fake_probe_into(index, out);                                                               \
+    }                                                                                              \
+    static accel_status_t fake_create_##index(void **out_self)                                     \
+    {                                                                                              \
+        return fake_create_for(index, out_self);                                                   \
     }
 FAKE_DEFINE_ENTRY(0)
 FAKE_DEFINE_ENTRY(1)
@@ -148,8 +139,8 @@ static accel_status_t fake_synchronize(void *self, int device)
     return ACCEL_OK;
 }
 
-static accel_status_t fake_supported_dtypes(void *self, int device, accel_dtype_t *out,
-                                            size_t cap, size_t *out_count)
+static accel_status_t fake_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
+                                            size_t *out_count)
 {
     (void)self;
     (void)device;
@@ -185,8 +176,8 @@ static accel_status_t fake_memcpy_async(void *self, int device, void *dst, const
     return ACCEL_OK;
 }
 
-static accel_status_t fake_memset_async(void *self, int device, void *dst, int value,
-                                        size_t size, void *stream)
+static accel_status_t fake_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                        void *stream)
 {
     (void)self;
     (void)device;
@@ -313,8 +304,9 @@ static const char *builtin_list(void)
 static const char *bogus_message(const char *variable)
 {
     static char text[640];
-    snprintf(text, sizeof text, "%s must be one of %s" REGISTERED_LIST ". Value \"bogus\" is not supported",
-             variable, builtin_list());
+    snprintf(text, sizeof text,
+             "%s must be one of %s" REGISTERED_LIST ". Value \"bogus\" is not supported", variable,
+             builtin_list());
     return text;
 }
 

@@ -21,9 +21,9 @@
 
 #include "accel/accel.h"
 
-#define FORK_THREADS 4
+#define FORK_THREADS  4
 #define FORK_CHILDREN 20
-#define FORK_BYTES 4096
+#define FORK_BYTES    4096
 /* Seconds a child may take before it counts as hung (it takes milliseconds). */
 #define CHILD_LIMIT_S 30
 

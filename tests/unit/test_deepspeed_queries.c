@@ -66,8 +66,8 @@ static void assert_supported_when_current(const char *name, bool expected)
     assert_int_equal(accel_set(acc), ACCEL_OK);
     assert_int_equal(accel_is_current_accelerator_supported(&supported), ACCEL_OK);
     if (supported != expected)
-        fail_msg("is_current_accelerator_supported() with %s: %d, expected %d", name,
-                 supported, expected);
+        fail_msg("is_current_accelerator_supported() with %s: %d, expected %d", name, supported,
+                 expected);
 }
 
 static void test_is_current_accelerator_supported(void **state)

@@ -77,12 +77,13 @@ static void check_backend(const accel_backend_ops_t *ops, const char *row)
     for (size_t i = 0; i < info->visible_devices_env_count; i++) {
         if (!docs_has_quoted(devices, info->visible_devices_envs[i]))
             fail_msg("docs/env-vars.md: %s's row does not name `%s` as a visible-devices "
-                     "variable", ops->name, info->visible_devices_envs[i]);
+                     "variable",
+                     ops->name, info->visible_devices_envs[i]);
     }
     if (info->export_env_count == 0) {
         if (strstr(prefixes, "none") == NULL)
-            fail_msg("docs/env-vars.md: %s forwards no prefixes but its row says \"%s\"",
-                     ops->name, prefixes);
+            fail_msg("docs/env-vars.md: %s forwards no prefixes but its row says \"%s\"", ops->name,
+                     prefixes);
         return;
     }
     if (docs_count_quoted(prefixes) != info->export_env_count)

@@ -441,7 +441,7 @@ typedef enum tensor_layout {
 } tensor_layout_t;
 
 static const char *const layout_names[LAYOUT_COUNT_] = {"aligned", "data+1", "byte_offset",
-                                                               "data+1 byte"};
+                                                        "data+1 byte"};
 
 /* A host tensor in its own 64-byte aligned block with guard bytes around
  * the elements. `dl` points into the struct (shape, strides): do not copy. */
@@ -1444,7 +1444,7 @@ static void test_split_invariance(void **state)
     (void)state;
     print_message("worker pool: %zu threads\n", accel_thread_pool_threads());
     if (strcmp(getenv("ACCEL_CPU_THREADS") ? getenv("ACCEL_CPU_THREADS") : "", "4") == 0)
-        assert_true(accel_thread_pool_threads() == 4);           /* the step really was split */
+        assert_true(accel_thread_pool_threads() == 4);    /* the step really was split */
     check_split(&adam, f32, ((size_t)1 << 20) + 7, &rng); /* ragged last chunk */
     check_split(&adam_l2, bf16, ((size_t)1 << 18) + 3, &rng);
     check_split(&adam, f16_f32, (size_t)1 << 18, &rng);

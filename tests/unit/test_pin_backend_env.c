@@ -53,7 +53,7 @@ static void test_accel_variable_comes_first(void **state)
     assert_int_equal(backend_with("torch", "native"), ACCEL_PIN_BACKEND_DEFAULT);
     assert_int_equal(backend_with("default", "native"), ACCEL_PIN_BACKEND_DEFAULT);
     assert_int_equal(backend_with("bogus", "native"), ACCEL_PIN_BACKEND_DEFAULT); /* warned */
-    assert_int_equal(backend_with("", "native"), ACCEL_PIN_BACKEND_NATIVE); /* "" is unset */
+    assert_int_equal(backend_with("", "native"), ACCEL_PIN_BACKEND_NATIVE);       /* "" is unset */
 }
 
 /* The variable is read once per accelerator, at the first call. */

@@ -48,7 +48,7 @@ typedef struct report {
     size_t candidate_total;
     report_query_t detect_query;
 
-    accel_t *acc; /* NULL when selection failed: only the above is valid */
+    accel_t *acc;   /* NULL when selection failed: only the above is valid */
     bool acc_owned; /* opened by name (--backend): closed by report_release */
     report_query_t get_query;
     const char *name;

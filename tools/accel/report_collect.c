@@ -96,8 +96,7 @@ static void report_collect_identity(report_t *r)
 static void report_collect_ops(report_t *r)
 {
     size_t count = 0;
-    if (!report_check(r, &r->op_count_query, accel_op_builder_count(r->acc, &count)) ||
-        count == 0)
+    if (!report_check(r, &r->op_count_query, accel_op_builder_count(r->acc, &count)) || count == 0)
         return;
     r->ops = calloc(count, sizeof *r->ops);
     if (!r->ops)
@@ -110,8 +109,7 @@ static void report_collect_ops(report_t *r)
             continue;
         op->class_name = accel_op_builder_class_name(builder);
         op->op_name = accel_op_builder_op_name(builder);
-        if (!report_check(r, &op->query,
-                          accel_op_builder_is_installed(builder, &op->installed)) ||
+        if (!report_check(r, &op->query, accel_op_builder_is_installed(builder, &op->installed)) ||
             !report_check(r, &op->query,
                           accel_op_builder_is_compatible(builder, &op->compatible, op->reason,
                                                          sizeof op->reason)))

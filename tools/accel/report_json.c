@@ -218,13 +218,12 @@ static void json_ops(const report_t *r, json_writer_t *w)
         json_key(w, "implementation");
         json_optional_string(w, op->implementation[0] ? op->implementation : NULL);
         json_key(w, "reason");
-        json_optional_string(w, op->query.status == ACCEL_OK && !op->compatible ? op->reason
-                                                                                : NULL);
+        json_optional_string(w,
+                             op->query.status == ACCEL_OK && !op->compatible ? op->reason : NULL);
         /* how a compatible builder runs, when it says (async_io's I/O path) */
         json_key(w, "note");
-        json_optional_string(w, op->query.status == ACCEL_OK && op->compatible && op->reason[0]
-                                    ? op->reason
-                                    : NULL);
+        json_optional_string(
+            w, op->query.status == ACCEL_OK && op->compatible && op->reason[0] ? op->reason : NULL);
         json_object_end(w);
     }
     json_array_end(w);

@@ -7,10 +7,10 @@
 
 #include "report_print.h"
 
-#define TEXT_RULE "--------------------------------------------------"
-#define TEXT_WIDTH 34          /* name column of "name .... value" rows */
-#define TEXT_CASCADE_WIDTH 20  /* name column of the cascade */
-#define TEXT_OP_WIDTH 25       /* name column of the op-builder table */
+#define TEXT_RULE               "--------------------------------------------------"
+#define TEXT_WIDTH              34 /* name column of "name .... value" rows */
+#define TEXT_CASCADE_WIDTH      20 /* name column of the cascade */
+#define TEXT_OP_WIDTH           25 /* name column of the op-builder table */
 #define TEXT_OP_INSTALLED_WIDTH 13 /* its "installed" header and dots */
 
 static void text_section(FILE *out, const char *title)
@@ -18,9 +18,8 @@ static void text_section(FILE *out, const char *title)
     fprintf(out, "%s\n%s\n%s\n", TEXT_RULE, title, TEXT_RULE);
 }
 
-__attribute__((format(printf, 4, 5))) static void text_row(FILE *out, int indent,
-                                                           const char *name, const char *fmt,
-                                                           ...)
+__attribute__((format(printf, 4, 5))) static void text_row(FILE *out, int indent, const char *name,
+                                                           const char *fmt, ...)
 {
     accel_cli_print_dotted(out, indent, name, TEXT_WIDTH);
     va_list args;
@@ -195,8 +194,7 @@ static void text_environment_names(const report_t *r, FILE *out)
         text_row(out, 0, "communication backend", "%s", text_or(r->communication_backend, "n/a"));
     if (!text_query_failed(out, 0, "communication backend version",
                            &r->communication_backend_version_query))
-        text_row(out, 0, "communication backend version", "%s",
-                 r->communication_backend_version);
+        text_row(out, 0, "communication backend version", "%s", r->communication_backend_version);
     if (!text_query_failed(out, 0, "compile backend", &r->compile_backend_query))
         text_row(out, 0, "compile backend", "%s", text_or(r->compile_backend, "n/a"));
     if (!text_query_failed(out, 0, "visible devices variables", &r->visible_devices_envs_query)) {

@@ -7,6 +7,8 @@
  * backend.c expands this into the function table it fills with dlsym;
  * declarations_check.c expands it against the real acl_rt.h.
  * No include guard: include it after defining ACCEL_NPU_SYMBOL. */
+/* An X-macro list read as data, one vendor call per entry: not reformatted. */
+/* clang-format off */
 
 /* initialisation and devices */
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclInit, (const char *config_path))
@@ -68,3 +70,4 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtLaunchCallback,
                  (accel_acl_callback_t fn, void *user_data, accel_acl_callback_block_t block,
                   accel_acl_stream_t stream))
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtProcessReport, (int32_t timeout_ms))
+/* clang-format on */

@@ -15,7 +15,7 @@
 
 /* Chunks are whole cache lines of every dtype; below this many elements per
  * thread, waking a worker costs more than it saves. */
-#define HOST_GRAIN 64
+#define HOST_GRAIN          64
 #define HOST_MIN_PER_THREAD (32 * 1024)
 
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
@@ -26,16 +26,12 @@ const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
     if (isa > accel_cpu_isa_detected())
         return NULL;
     switch (isa) {
-    case ACCEL_CPU_ISA_SCALAR:
-        return &accel_optim_kernels_scalar;
+    case ACCEL_CPU_ISA_SCALAR: return &accel_optim_kernels_scalar;
 #if defined(__x86_64__) || defined(__i386__)
-    case ACCEL_CPU_ISA_AVX2:
-        return &accel_optim_kernels_avx2;
-    case ACCEL_CPU_ISA_AVX512:
-        return &accel_optim_kernels_avx512;
+    case ACCEL_CPU_ISA_AVX2: return &accel_optim_kernels_avx2;
+    case ACCEL_CPU_ISA_AVX512: return &accel_optim_kernels_avx512;
 #endif
-    default:
-        return NULL;
+    default: return NULL;
     }
 }
 
@@ -215,7 +211,7 @@ static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
     accel_lamb_coeffs_make(config, step, &coeffs);
     lamb_job_t job = {lamb_chosen, &view, &coeffs, partials, 0.0f};
     accel_thread_pool_run(segments, 1, HOST_MIN_PER_THREAD / ACCEL_LAMB_SEGMENT, lamb_moments_chunk,
-                   &job);
+                          &job);
     accel_lamb_reduce(partials, segments, norms);
     free(partials);
     job.scale = accel_lamb_scale(&coeffs, norms[0], norms[1]);
