@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/npu_backend.h"
 
 #define NPU_VISIBLE_ENV "ASCEND_RT_VISIBLE_DEVICES"
@@ -79,16 +80,20 @@ static void npu_acl_load(void)
                      : "");
         return;
     }
-#define ACCEL_NPU_SYMBOL(required, ret, name, params)                                              \
-    *(void **)&npu_acl_api.name = dlsym(library, #name);                                           \
-    if ((required) && npu_acl_api.name == NULL) {                                                  \
-        snprintf(npu_acl_reason, sizeof npu_acl_reason,                                            \
-                 "the libascendcl.so that loaded lacks %s (CANN too old?)", #name);                \
-        dlclose(library);                                                                          \
-        return;                                                                                    \
-    }
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
+    ACCEL_SYMBOL_ENTRY(npu_acl_api, required, name, export),
+    const accel_symbol_t symbols[] = {
 #include "backends/npu/symbols.h"
+    };
 #undef ACCEL_NPU_SYMBOL
+    char missing[200];
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "npu",
+                                   "the libascendcl.so that loaded", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(npu_acl_reason, sizeof npu_acl_reason, "%s (CANN too old?)", missing);
+        dlclose(library);
+        return;
+    }
     if (dladdr(*(void **)&npu_acl_api.aclInit, &where) != 0 && where.dli_fname != NULL)
         snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "%s", where.dli_fname);
     else

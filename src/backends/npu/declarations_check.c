@@ -66,7 +66,7 @@ SAME_VALUE(ACL_EVENT_TIME_LINE, ACCEL_ACL_EVENT_TIME_LINE);
 
 /* aclFinalize, aclrtGetSocName and aclGetRecentErrMsg are declared with ()
  * in the headers, which C treats as compatible with our (void). */
-#define ACCEL_NPU_SYMBOL(required, ret, name, params)                                              \
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from acl_rt.h");
 #include "backends/npu/symbols.h"
 #undef ACCEL_NPU_SYMBOL
@@ -75,7 +75,7 @@ SAME_VALUE(ACL_EVENT_TIME_LINE, ACCEL_ACL_EVENT_TIME_LINE);
  * an unused static function is not emitted, so nothing is linked. */
 __attribute__((unused)) static void check_assignments(void)
 {
-#define ACCEL_NPU_SYMBOL(required, ret, name, params)                                              \
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
     {                                                                                              \
         ret(*ours) params = name;                                                                  \
         (void)ours;                                                                                \

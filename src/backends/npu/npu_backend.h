@@ -43,7 +43,7 @@ const accel_backend_ops_t *accel_npu_backend_ops(void);
 typedef struct accel_npu_api {
     void *library;
     char path[256]; /* the file that loaded (dladdr), for the report */
-#define ACCEL_NPU_SYMBOL(required, ret, name, params) ret(*name) params;
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/npu/symbols.h"
 #undef ACCEL_NPU_SYMBOL
 } accel_npu_api_t;
