@@ -120,7 +120,9 @@ static void bench_copies(size_t bytes)
     for (size_t k = 0; k < 3; k++) {
         accel_copy_kind_t kind = kinds[k].kind;
         void *dst = kind == ACCEL_COPY_DEVICE_TO_HOST ? host : dev_a;
-        void *src = kind == ACCEL_COPY_HOST_TO_DEVICE ? host : (kind == ACCEL_COPY_DEVICE_TO_DEVICE ? dev_b : dev_a);
+        void *src = kind == ACCEL_COPY_HOST_TO_DEVICE
+                        ? host
+                        : (kind == ACCEL_COPY_DEVICE_TO_DEVICE ? dev_b : dev_a);
         char name[64];
         double t0, ours, base;
         check(accel_memcpy(acc, dst, src, bytes, kind), "warm-up copy");
@@ -199,8 +201,8 @@ static void bench_launches(void)
     check(accel_event_record(end, stream), "record");
     check(accel_event_synchronize(end), "event_synchronize");
     check(accel_event_elapsed_ms(start, end, &ms), "elapsed");
-    printf("%-34s %12.3f %12s %-6s (device time per tiny kernel, events)\n",
-           "event-timed launch", ms * 1e3 / (per_graph * reps), "-", "us");
+    printf("%-34s %12.3f %12s %-6s (device time per tiny kernel, events)\n", "event-timed launch",
+           ms * 1e3 / (per_graph * reps), "-", "us");
 
     t0 = now_s();
     for (int r = 0; r < reps; r++)

@@ -18,7 +18,7 @@
 /* The roofline loops walk blocks of OPTIM_BLOCK elements, array by array,
  * in inner runs of OPTIM_VECTOR: a constant trip count lets an -O2 compiler
  * vectorise them. */
-#define OPTIM_BLOCK 2048
+#define OPTIM_BLOCK  2048
 #define OPTIM_VECTOR 64
 /* Thread chunks start on multiples of this many elements (one or more cache
  * lines of every dtype). */
@@ -300,18 +300,20 @@ static void optim_fill_chunk(void *ctx, size_t begin, size_t end)
     do {                                                                                           \
         size_t j = 0;                                                                              \
         for (; j + OPTIM_VECTOR <= n; j += OPTIM_VECTOR)                                           \
-            for (size_t k = j; k < j + OPTIM_VECTOR; k++) /* constant trip: vectorised at -O2 */  \
+            for (size_t k = j; k < j + OPTIM_VECTOR; k++) /* constant trip: vectorised at -O2 */   \
                 statement;                                                                         \
         for (size_t k = j; k < n; k++)                                                             \
             statement;                                                                             \
     } while (0)
 
-static void optim_add_32(uint32_t *restrict dst, const uint32_t *restrict g, uint32_t mask, size_t n)
+static void optim_add_32(uint32_t *restrict dst, const uint32_t *restrict g, uint32_t mask,
+                         size_t n)
 {
     OPTIM_ADD_LOOP(dst[k] += g[k] & mask);
 }
 
-static void optim_add_16(uint16_t *restrict dst, const uint16_t *restrict g, uint32_t mask, size_t n)
+static void optim_add_16(uint16_t *restrict dst, const uint16_t *restrict g, uint32_t mask,
+                         size_t n)
 {
     OPTIM_ADD_LOOP(dst[k] = (uint16_t)(dst[k] + (g[k] & mask)));
 }
@@ -323,8 +325,8 @@ static void optim_add_16_to_32(uint32_t *restrict dst, const uint16_t *restrict 
 }
 
 /* dst[begin..end) += g & mask for one array of the case's element sizes. */
-static void optim_add_array(void *dst, size_t dst_size, const void *g, size_t g_size,
-                            uint32_t mask, size_t begin, size_t end)
+static void optim_add_array(void *dst, size_t dst_size, const void *g, size_t g_size, uint32_t mask,
+                            size_t begin, size_t end)
 {
     size_t n = end - begin;
     if (dst_size == 4 && g_size == 4)

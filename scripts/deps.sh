@@ -5,7 +5,7 @@ set -euo pipefail
 
 accel_packages=(cmake ninja-build gcc clang pkg-config python3 libcmocka-dev libdlpack-dev
                 libclang-rt-14-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
-                liburing-dev libze1 libze-dev)
+                liburing-dev clang-format libze1 libze-dev)
 
 accel_install_missing() {
     local missing=()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test.sh: every test, as CI runs it: install what is missing; build with gcc
+# test.sh: every test, as CI runs it: install what is missing; check the C
+# files are clang-formatted; build with gcc
 # and run all tests; build with clang (warnings are errors); run the suite
 # under ASan+UBSan and the threading tests under TSan; run each libFuzzer
 # harness briefly; check that an installed accel is found by find_package and
@@ -15,6 +16,9 @@ configure() { # dir, extra cmake args...
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
     ninja -C "$dir" -j "$jobs"
 }
+
+echo "== format: every C file as clang-format leaves it (.clang-format)"
+bash scripts/check-format.sh
 
 echo "== gcc build + all tests (the skeleton backend on: its suite and the backend guide's copy test)"
 configure build -DACCEL_BACKEND_SKELETON=ON

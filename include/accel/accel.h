@@ -61,9 +61,9 @@ typedef enum accel_status {
     ACCEL_ERROR_UNAVAILABLE = 3,      /* vendor runtime or hardware missing */
     ACCEL_ERROR_UNSUPPORTED = 4,      /* this backend lacks the capability */
     ACCEL_ERROR_OUT_OF_MEMORY = 5,
-    ACCEL_ERROR_NOT_READY = 6,        /* queried work has not finished */
-    ACCEL_ERROR_DEVICE_ERROR = 7,     /* the vendor runtime failed (code kept) */
-    ACCEL_ERROR_INTERNAL = 8,         /* a bug in accel */
+    ACCEL_ERROR_NOT_READY = 6,    /* queried work has not finished */
+    ACCEL_ERROR_DEVICE_ERROR = 7, /* the vendor runtime failed (code kept) */
+    ACCEL_ERROR_INTERNAL = 8,     /* a bug in accel */
 } accel_status_t;
 
 /* Constant name of a status, e.g. "ACCEL_ERROR_NOT_FOUND"; never NULL. */
@@ -97,7 +97,7 @@ typedef struct accel_graph accel_graph_t;
 /* A named op builder of the backend (DeepSpeed's OpBuilder). */
 typedef struct accel_op_builder accel_op_builder_t;
 
-#define ACCEL_CURRENT_DEVICE (-1)
+#define ACCEL_CURRENT_DEVICE    (-1)
 #define ACCEL_STRUCT_INIT(type) ((type){.struct_size = sizeof(type)})
 
 /* ---------------------------------------------------------------- selection */
@@ -117,7 +117,11 @@ ACCEL_API accel_status_t accel_set(accel_t *acc);
 
 /* Open the backend named `name` explicitly (not process-wide). The caller
  * owns the result and releases it with accel_close. NOT_FOUND for an unknown
- * name, UNAVAILABLE when its runtime or hardware is missing. */
+ * name, UNAVAILABLE when its runtime is missing. A backend whose runtime is
+ * present but reports 0 devices opens (so do the override variables of
+ * accel_get; auto-detect skips it): names, flags, dtypes, op builders and
+ * environment lists work, and every call that needs a device returns
+ * UNAVAILABLE saying the backend has no devices. */
 ACCEL_API accel_status_t accel_open(const char *name, accel_t **out);
 
 /* Release an accelerator from accel_open: frees cached memory, streams it
@@ -144,24 +148,32 @@ ACCEL_API accel_status_t accel_register_backend(const struct accel_backend_ops *
 typedef struct accel_candidate {
     size_t struct_size;
     char name[32];
-    bool built;        /* compiled into this library or registered */
-    bool available;    /* runtime loaded, >= 1 device, and auto-detect may pick it
-                          (false for a backend usable only when named) */
-    bool chosen;       /* auto-detect would pick it */
-    int device_count;  /* -1 when unknown */
-    char reason[256];  /* e.g. "libcuda.so.1 not found (tried ...)" */
+    bool built;       /* compiled into this library or registered */
+    bool available;   /* runtime loaded, >= 1 device, and auto-detect may pick it
+                         (false for a backend usable only when named) */
+    bool chosen;      /* auto-detect would pick it */
+    int device_count; /* -1 when unknown */
+    char reason[256]; /* e.g. "libcuda.so.1 not found (tried ...)" */
 } accel_candidate_t;
 
 /* Run the cascade's probes now (no runtime is initialised) and describe every
  * candidate in cascade order. Writes min(cap, total) entries; *out_count gets
  * the total. Each entry's struct_size must be set by the caller. */
-ACCEL_API accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap,
-                                      size_t *out_count);
+ACCEL_API accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *out_count);
 
 /* Names accepted by ACCEL_ACCELERATOR / DS_ACCELERATOR / accel_open, as one
  * string "['cuda', 'cpu', ...]" in DeepSpeed's list order plus registered
  * backends. Owned by the library, valid until the next registration. */
 ACCEL_API const char *accel_supported_names(void);
+
+/* DeepSpeed's is_current_accelerator_supported(): whether the process-wide
+ * accelerator (from accel_get, chosen now if it was not yet) is one of
+ * DeepSpeed's own accelerators (its SUPPORTED_ACCELERATOR_LIST: cuda, cpu,
+ * xpu, npu, mps, hpu, mlu, sdaa, supa). accel's own backends (opencl,
+ * plugins under other names) give false; "xpu.external" gives true, as
+ * DeepSpeed's external XPU accelerator names its device "xpu". Fails as
+ * accel_get fails. */
+ACCEL_API accel_status_t accel_is_current_accelerator_supported(bool *out);
 
 /* ---------------------------------------------------------------- identity and flags */
 
@@ -172,8 +184,7 @@ ACCEL_API const char *accel_name(const accel_t *acc);
  * ("cuda", DeepSpeed's device_name(None)), index >= 0 gives "cuda:1". Backends
  * that ignore the index in DeepSpeed (cpu, hpu) always give the bare name.
  * Writes at most `cap` bytes including the NUL; INVALID_ARGUMENT if too small. */
-ACCEL_API accel_status_t accel_device_name(const accel_t *acc, int device, char *out,
-                                           size_t cap);
+ACCEL_API accel_status_t accel_device_name(const accel_t *acc, int device, char *out, size_t cap);
 
 /* The current device's string, e.g. "cuda:3" (cpu: "cpu"). */
 ACCEL_API accel_status_t accel_current_device_name(accel_t *acc, char *out, size_t cap);
@@ -210,8 +221,18 @@ ACCEL_API accel_status_t accel_query_flag(accel_t *acc, accel_flag_t flag, bool 
 
 /* torch.distributed backend name: "nccl", "gloo", "hccl"...; UNSUPPORTED
  * where DeepSpeed answers None (mps). */
-ACCEL_API accel_status_t accel_communication_backend_name(const accel_t *acc,
-                                                          const char **out);
+ACCEL_API accel_status_t accel_communication_backend_name(const accel_t *acc, const char **out);
+
+/* DeepSpeed's communication_backend_version() (CUDA: torch.cuda.nccl.version()):
+ * the version of the collectives library behind accel_communication_backend_name,
+ * written as "MAJOR.MINOR.PATCH" (at most `cap` bytes with the NUL).
+ * accel never loads that library itself (the framework does): the version is
+ * read from the copy already loaded in this process (NCCL: ncclGetVersion);
+ * when none is loaded, or the library has no C version query (gloo, oneCCL),
+ * the text is "unknown". UNSUPPORTED where there is no communication
+ * backend (DeepSpeed's None). */
+ACCEL_API accel_status_t accel_communication_backend_version(const accel_t *acc, char *out,
+                                                             size_t cap);
 
 /* The current torch.compile backend name (default per backend: "inductor",
  * "hpu_backend" on hpu). The pointer is valid until the next set. */
@@ -239,13 +260,13 @@ typedef struct accel_device_properties {
     size_t struct_size;
     char name[256];
     char vendor[64];
-    uint64_t total_memory;       /* bytes */
-    int compute_major;           /* compute capability or equivalent; -1 unknown */
+    uint64_t total_memory; /* bytes */
+    int compute_major;     /* compute capability or equivalent; -1 unknown */
     int compute_minor;
-    int multiprocessor_count;    /* SMs, compute units, cores; -1 unknown */
-    char pci_bus_id[32];         /* "0000:3b:00.0" or "" */
-    char uuid[64];               /* or "" */
-    char driver_version[64];     /* or "" */
+    int multiprocessor_count; /* SMs, compute units, cores; -1 unknown */
+    char pci_bus_id[32];      /* "0000:3b:00.0" or "" */
+    char uuid[64];            /* or "" */
+    char driver_version[64];  /* or "" */
 } accel_device_properties_t;
 
 ACCEL_API accel_status_t accel_device_properties(accel_t *acc, int device,
@@ -266,8 +287,7 @@ ACCEL_API accel_status_t accel_seed(accel_t *acc, uint64_t *out);
 /* The seed the current device's generator was last seeded with. */
 ACCEL_API accel_status_t accel_initial_seed(accel_t *acc, uint64_t *out);
 /* Copy a device's state blob (ACCEL_RNG_STATE_SIZE bytes) into `out`. */
-ACCEL_API accel_status_t accel_get_rng_state(accel_t *acc, int device, uint8_t *out,
-                                             size_t cap);
+ACCEL_API accel_status_t accel_get_rng_state(accel_t *acc, int device, uint8_t *out, size_t cap);
 /* Restore it; INVALID_ARGUMENT unless size == ACCEL_RNG_STATE_SIZE and the
  * offset is a multiple of 4 (every state accel produces is). */
 ACCEL_API accel_status_t accel_set_rng_state(accel_t *acc, int device, const uint8_t *state,
@@ -330,7 +350,7 @@ ACCEL_API accel_status_t accel_stream_device(const accel_stream_t *stream, int *
 /* ---------------------------------------------------------------- events */
 
 #define ACCEL_EVENT_DEFAULT 0u
-#define ACCEL_EVENT_TIMING 1u /* record timestamps for accel_event_elapsed_ms */
+#define ACCEL_EVENT_TIMING  1u /* record timestamps for accel_event_elapsed_ms */
 
 ACCEL_API accel_status_t accel_event_create(accel_t *acc, int device, unsigned flags,
                                             accel_event_t **out);
@@ -376,9 +396,8 @@ ACCEL_API accel_status_t accel_free_async(accel_t *acc, void *ptr, accel_stream_
  * The synchronous form returns when the copy is done. */
 ACCEL_API accel_status_t accel_memcpy(accel_t *acc, void *dst, const void *src, size_t size,
                                       accel_copy_kind_t kind);
-ACCEL_API accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src,
-                                            size_t size, accel_copy_kind_t kind,
-                                            accel_stream_t *stream);
+ACCEL_API accel_status_t accel_memcpy_async(accel_t *acc, void *dst, const void *src, size_t size,
+                                            accel_copy_kind_t kind, accel_stream_t *stream);
 /* Set `size` bytes of device memory to the byte `value`. */
 ACCEL_API accel_status_t accel_memset(accel_t *acc, void *dst, int value, size_t size);
 ACCEL_API accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t size,
@@ -394,6 +413,52 @@ ACCEL_API accel_status_t accel_host_unregister(accel_t *acc, void *ptr);
 /* True when `ptr` lies anywhere inside memory pinned through this accelerator. */
 ACCEL_API accel_status_t accel_is_pinned(accel_t *acc, const void *ptr, bool *out);
 
+/* DeepSpeed's tensor pinning (pin_memory(t, make_copy, match_shape),
+ * is_pinned, unpin_memory) with its two backends, chosen per accelerator at
+ * the first call from ACCEL_PIN_MEMORY_BACKEND ("native", "torch" or
+ * "default"), else DeepSpeed's DS_PIN_MEMORY_BACKEND (native when it reads
+ * "native" after stripping and lower-casing; the default otherwise), or set
+ * with accel_set_pin_memory_backend:
+ * - DEFAULT (DeepSpeed's "torch"): the backend's pinned allocator, as
+ *   accel_host_alloc (needs ACCEL_FLAG_PINNED_MEMORY_SUPPORTED and a device);
+ * - NATIVE: page-aligned host memory locked with mlock (kept pageable where
+ *   the memlock limit refuses), on every backend, with or without a device. */
+typedef enum accel_pin_backend {
+    ACCEL_PIN_BACKEND_DEFAULT = 0,
+    ACCEL_PIN_BACKEND_NATIVE = 1,
+} accel_pin_backend_t;
+
+ACCEL_API accel_status_t accel_pin_memory_backend(accel_t *acc, accel_pin_backend_t *out);
+ACCEL_API accel_status_t accel_set_pin_memory_backend(accel_t *acc, accel_pin_backend_t backend);
+
+/* A pinned host copy of the contiguous host tensor `tensor` (kDLCPU, or a
+ * *Host DLPack type): `out` gets a new kDLCPU tensor of the same dtype whose
+ * buffer is pinned and recorded (accel_is_pinned is true for every byte of
+ * it, views included). make_copy: the bytes are copied (else the contents
+ * are undefined); match_shape: `out` has the tensor's shape (else it is flat,
+ * one dimension of numel). The buffer and the shape array belong to `out`
+ * until accel_unpin_memory (unpin before accel_close, which does not). INVALID_ARGUMENT for an
+ * empty, strided or device tensor; UNSUPPORTED when the default backend cannot pin here. */
+ACCEL_API accel_status_t accel_pin_memory(accel_t *acc, const DLTensor *tensor, bool make_copy,
+                                          bool match_shape, DLTensor *out);
+/* Free a tensor from accel_pin_memory (buffer and shape; *tensor is zeroed)
+ * and set *out_freed. A tensor that is not one (a view of one, a tensor
+ * already unpinned, any other memory) is left alone and *out_freed is false,
+ * as DeepSpeed's unpin_memory returns False. */
+ACCEL_API accel_status_t accel_unpin_memory(accel_t *acc, DLTensor *tensor, bool *out_freed);
+
+/* Pinned-bytes accounting of one accelerator. */
+typedef struct accel_pinned_stats {
+    size_t struct_size;
+    uint64_t pinned_bytes; /* pinned through accel now: host_alloc, host_register, pin_memory */
+    uint64_t pinned_bytes_peak; /* the most pinned at once */
+    uint64_t tracked_bytes;     /* every byte ever passed to accel_pin_memory
+                                   (DeepSpeed's track_pinned_memory counter) */
+    uint64_t pin_count;         /* accel_pin_memory calls that succeeded */
+} accel_pinned_stats_t;
+
+ACCEL_API accel_status_t accel_pinned_memory_stats(accel_t *acc, accel_pinned_stats_t *out);
+
 /* Allocator statistics of one device, with torch's meanings: "allocated" is
  * memory in blocks handed out, "reserved" (= DeepSpeed's "cached") is memory
  * obtained from the runtime, used or cached. */
@@ -403,11 +468,14 @@ typedef struct accel_memory_stats {
     uint64_t reserved_bytes, reserved_bytes_peak;
     uint64_t requested_bytes, requested_bytes_peak; /* sizes as asked, before rounding */
     uint64_t allocation_count, allocation_count_peak;
-    uint64_t segment_count, segment_count_peak;      /* runtime allocations */
-    uint64_t alloc_retries;                          /* cache freed after an OOM */
-    uint64_t ooms;                                   /* OOM returned to the caller */
+    uint64_t segment_count, segment_count_peak; /* runtime allocations */
+    uint64_t alloc_retries;                     /* cache freed after an OOM */
+    uint64_t ooms;                              /* OOM returned to the caller */
 } accel_memory_stats_t;
 
+/* The two reset_max_* calls reset EVERY peak (allocated, reserved, requested,
+ * allocations, segments), as torch's do: they are reset_peak_memory_stats
+ * under older names. */
 ACCEL_API accel_status_t accel_memory_allocated(accel_t *acc, int device, uint64_t *out);
 ACCEL_API accel_status_t accel_max_memory_allocated(accel_t *acc, int device, uint64_t *out);
 ACCEL_API accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device);
@@ -415,14 +483,25 @@ ACCEL_API accel_status_t accel_memory_reserved(accel_t *acc, int device, uint64_
 ACCEL_API accel_status_t accel_max_memory_reserved(accel_t *acc, int device, uint64_t *out);
 ACCEL_API accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device);
 /* DeepSpeed's legacy names: memory_cached == memory_reserved. */
-#define accel_memory_cached accel_memory_reserved
-#define accel_max_memory_cached accel_max_memory_reserved
+#define accel_memory_cached           accel_memory_reserved
+#define accel_max_memory_cached       accel_max_memory_reserved
 #define accel_reset_max_memory_cached accel_reset_max_memory_reserved
 /* Reset every peak to the current value. */
 ACCEL_API accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device);
 ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t *out);
-/* The same figures under torch's key names ("allocated_bytes.all.current"...):
- * entry `index` of the list; NOT_FOUND past the end. */
+/* Every statistic torch's memory_stats() has for a caching allocator, under
+ * torch's key names and in torch's order (sorted by name): entry `index` of
+ * the list; NOT_FOUND past the end. The keys are
+ * "<kind>.<pool>.<metric>" for kind allocation, segment, active,
+ * inactive_split, allocated_bytes, reserved_bytes, active_bytes,
+ * inactive_split_bytes, requested_bytes; pool all, small_pool (requests under
+ * 1 MiB), large_pool; metric current, peak, allocated, freed (cumulative) -
+ * then num_alloc_retries, num_ooms, num_sync_all_streams, num_device_alloc,
+ * num_device_free, max_split_size and oversize_allocations/_segments.<metric>.
+ * accel's allocator returns a freed block to its pool at once, so active
+ * equals allocation; it never synchronizes every stream and splits blocks of
+ * any size, so num_sync_all_streams and oversize_* are 0 and max_split_size
+ * is UINT64_MAX (torch's -1). */
 ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                                   const char **out_key, uint64_t *out_value);
 /* Give cached, unused blocks of every device back to the runtime. Waits for
@@ -466,7 +545,18 @@ ACCEL_API accel_status_t accel_tensor_empty(accel_t *acc, int device, accel_dtyp
                                             int32_t ndim, const int64_t *shape, DLTensor *out);
 ACCEL_API accel_status_t accel_tensor_zeros(accel_t *acc, int device, accel_dtype_t dtype,
                                             int32_t ndim, const int64_t *shape, DLTensor *out);
-/* Frees data and shape of a tensor from accel_tensor_empty/zeros; zeroes *t. */
+/* DeepSpeed's FloatTensor(data), HalfTensor(data)... (torch.tensor(data,
+ * dtype, device)): a tensor like accel_tensor_empty's holding a copy of the
+ * host bytes at `data`, which are already elements of `dtype` in row-major
+ * order (the element count times the dtype's size; no conversion). The copy
+ * has finished when the call returns. `data` may be NULL only for an empty
+ * tensor; device memory the host cannot address is refused as `data`.
+ * Release it with accel_tensor_free. */
+ACCEL_API accel_status_t accel_tensor_from_host(accel_t *acc, int device, accel_dtype_t dtype,
+                                                int32_t ndim, const int64_t *shape,
+                                                const void *data, DLTensor *out);
+/* Frees data and shape of a tensor from accel_tensor_empty/zeros/from_host;
+ * zeroes *t. */
 ACCEL_API accel_status_t accel_tensor_free(accel_t *acc, DLTensor *tensor);
 /* DeepSpeed's on_accelerator: the tensor's device type is this backend's. */
 ACCEL_API accel_status_t accel_on_accelerator(const accel_t *acc, const DLTensor *tensor,
@@ -532,23 +622,39 @@ ACCEL_API accel_status_t accel_is_initialized(const accel_t *acc, bool *out);
 
 /* ---------------------------------------------------------------- op builders */
 
-/* Look a builder up by DeepSpeed's class name ("CPUAdamBuilder"). NOT_FOUND
- * for an unknown name: DeepSpeed's NotImplementedBuilder meaning. The builder
- * is owned by `acc`. This is both DeepSpeed's get_op_builder and its
+/* Look a builder up by DeepSpeed's class name ("CPUAdamBuilder"). For a name
+ * this accelerator has no builder for, DeepSpeed's NotImplementedBuilder
+ * (class "NotImplementedBuilder", op "deepspeed_not_implemented"): not
+ * compatible, its reason saying the op is not implemented on this backend,
+ * and its load UNSUPPORTED; it is not one of the builders count/at list.
+ * The builder is owned by `acc`. This is both DeepSpeed's get_op_builder and its
  * create_op_builder: a builder has no per-instance state, so one handle per
  * name serves both. The tables it loads are in accel/accel_ops.h. */
 ACCEL_API accel_status_t accel_get_op_builder(accel_t *acc, const char *class_name,
                                               accel_op_builder_t **out);
 /* Number of builders of this backend, and each by index (for reports). */
 ACCEL_API accel_status_t accel_op_builder_count(accel_t *acc, size_t *out);
-ACCEL_API accel_status_t accel_op_builder_at(accel_t *acc, size_t index,
-                                             accel_op_builder_t **out);
+ACCEL_API accel_status_t accel_op_builder_at(accel_t *acc, size_t index, accel_op_builder_t **out);
 /* Class name ("CPUAdamBuilder") and op name ("cpu_adam"). */
 ACCEL_API const char *accel_op_builder_class_name(const accel_op_builder_t *builder);
 ACCEL_API const char *accel_op_builder_op_name(const accel_op_builder_t *builder);
 /* Can it build and run here? On false, `reason` (may be NULL) says why. */
 ACCEL_API accel_status_t accel_op_builder_is_compatible(accel_op_builder_t *builder, bool *out,
                                                         char *reason, size_t reason_cap);
+/* ds_report's "installed" column (DeepSpeed's installed_ops): true when the
+ * op is compiled into this library, so loading builds nothing (the host ops:
+ * CPUAdam, CPUAdagrad, CPULion, and the fused ops on a host-memory backend);
+ * false for device ops, whose kernels are compiled at their first load
+ * (NVRTC, OpenCL), a backend's own builders, and NotImplementedBuilder. */
+ACCEL_API accel_status_t accel_op_builder_is_installed(const accel_op_builder_t *builder,
+                                                       bool *out);
+/* What the op runs, for reports: host ops "avx512, 16 threads" (the
+ * instruction set the kernels use and the worker pool's threads, which this
+ * starts), device ops "cuda device kernels" (", compiled at first load" until
+ * loaded). UNSUPPORTED for NotImplementedBuilder; INVALID_ARGUMENT when `cap`
+ * bytes cannot hold it. */
+ACCEL_API accel_status_t accel_op_builder_implementation(accel_op_builder_t *builder, char *out,
+                                                         size_t cap);
 /* Build (JIT-compile where the backend compiles) and return the op's function
  * table, whose layout the op's own header defines. Cached: later calls return
  * the same table. */
@@ -559,8 +665,8 @@ ACCEL_API accel_status_t accel_op_builder_load(accel_op_builder_t *builder, cons
 /* Names of the variables that restrict visible devices ("CUDA_VISIBLE_DEVICES").
  * The array and strings are owned by the library. */
 ACCEL_API accel_status_t accel_visible_devices_envs(const accel_t *acc,
-                                                   const char *const **out_names,
-                                                   size_t *out_count);
+                                                    const char *const **out_names,
+                                                    size_t *out_count);
 /* Prefixes of variables a multi-node launcher forwards ("NCCL"). */
 ACCEL_API accel_status_t accel_export_envs(const accel_t *acc, const char *const **out_prefixes,
                                            size_t *out_count);

@@ -57,9 +57,11 @@ typedef const struct accel_backend_ops *(*accel_backend_entry_fn_t)(void);
 /* What a probe learned without initialising the runtime. */
 typedef struct accel_probe_result {
     size_t struct_size;
-    bool available;    /* runtime loaded and at least one device */
-    int device_count;  /* -1 unknown */
-    char reason[256];  /* why not available, or how it was detected */
+    bool available;   /* runtime loaded; with device_count 0 the backend
+                         still opens when named (core then calls no slot
+                         that needs a device) but auto-detect skips it */
+    int device_count; /* -1 unknown */
+    char reason[256]; /* why not available, or how it was detected */
     /* Usable when named (ACCEL_ACCELERATOR, accel_open) but never picked by
      * auto-detect: e.g. OpenCL with only a CPU device. */
     bool explicit_only;
@@ -68,24 +70,24 @@ typedef struct accel_probe_result {
 /* Static, per-backend facts (DeepSpeed's per-backend constants). */
 typedef struct accel_backend_info {
     size_t struct_size;
-    const char *communication_backend;     /* NULL where DeepSpeed says None */
-    const char *default_compile_backend;   /* "inductor" */
-    const char *const *compile_backends;   /* names set_compile_backend accepts */
+    const char *communication_backend;   /* NULL where DeepSpeed says None */
+    const char *default_compile_backend; /* "inductor" */
+    const char *const *compile_backends; /* names set_compile_backend accepts */
     size_t compile_backend_count;
     const char *const *visible_devices_envs;
     size_t visible_devices_env_count;
     const char *const *export_envs;
     size_t export_env_count;
-    int32_t dlpack_device_type;            /* kDLCPU, kDLCUDA, ... */
-    bool device_name_ignores_index;        /* cpu, hpu */
+    int32_t dlpack_device_type;     /* kDLCPU, kDLCUDA, ... */
+    bool device_name_ignores_index; /* cpu, hpu */
     bool synchronized_device;
     bool use_host_timers;
     bool resolves_data_dependency;
     bool handles_memory_backpressure;
     bool nvtx_domain_supported;
-    bool lazy_call_runs_immediately;       /* cpu, hpu */
-    const char *runtime_library;           /* "libcuda.so.1", for messages */
-    const char *vendor_stack;              /* "NVIDIA driver", for messages */
+    bool lazy_call_runs_immediately; /* cpu, hpu */
+    const char *runtime_library;     /* "libcuda.so.1", for messages */
+    const char *vendor_stack;        /* "NVIDIA driver", for messages */
     /* Threads start on device LOCAL_RANK (DeepSpeed's cpu current_device)
      * instead of device 0. */
     bool current_device_from_local_rank;
@@ -144,7 +146,7 @@ typedef struct accel_lamb_coeffs {
     int eps_inside_sqrt; /* 1: sqrt(v + eps); 0: sqrt(v) + eps */
     float grad_scale;    /* g is divided by it */
     float weight_decay;
-    float step_size;     /* lr * sqrt(1 - beta2^t) / (1 - beta1^t), or lr */
+    float step_size; /* lr * sqrt(1 - beta2^t) / (1 - beta1^t), or lr */
     float max_coeff, min_coeff;
 } accel_lamb_coeffs_t;
 
@@ -193,9 +195,9 @@ typedef struct accel_fused_optim_ops {
 
 /* The lamb kernel of a fused_optim table, or NULL where the table predates
  * the slot or leaves it empty. */
-#define ACCEL_FUSED_OPTIM_LAMB(fused)                                                      \
-    ((fused)->struct_size >= offsetof(accel_fused_optim_ops_t, lamb) + sizeof(void *)      \
-         ? (fused)->lamb                                                                   \
+#define ACCEL_FUSED_OPTIM_LAMB(fused)                                                              \
+    ((fused)->struct_size >= offsetof(accel_fused_optim_ops_t, lamb) + sizeof(void *)              \
+         ? (fused)->lamb                                                                           \
          : NULL)
 
 typedef struct accel_backend_ops {
@@ -235,8 +237,8 @@ typedef struct accel_backend_ops {
     void (*mem_free)(void *self, int device, void *ptr);
 
     /* ---- copies and fills, ordered on a stream (required) */
-    accel_status_t (*memcpy_async)(void *self, int device, void *dst, const void *src,
-                                   size_t size, accel_copy_kind_t kind, void *stream);
+    accel_status_t (*memcpy_async)(void *self, int device, void *dst, const void *src, size_t size,
+                                   accel_copy_kind_t kind, void *stream);
     accel_status_t (*memset_async)(void *self, int device, void *dst, int value, size_t size,
                                    void *stream);
 
@@ -252,8 +254,8 @@ typedef struct accel_backend_ops {
     accel_status_t (*stream_synchronize)(void *self, int device, void *stream);
     accel_status_t (*stream_query)(void *self, int device, void *stream); /* OK / NOT_READY */
     accel_status_t (*stream_wait_event)(void *self, int device, void *stream, void *event);
-    accel_status_t (*stream_add_callback)(void *self, int device, void *stream,
-                                          accel_host_fn_t fn, void *user_data);
+    accel_status_t (*stream_add_callback)(void *self, int device, void *stream, accel_host_fn_t fn,
+                                          void *user_data);
 
     /* ---- events (optional as a group) */
     accel_status_t (*event_create)(void *self, int device, unsigned flags, void **out);
@@ -262,8 +264,7 @@ typedef struct accel_backend_ops {
     accel_status_t (*event_record)(void *self, int device, void *stream, void *event);
     accel_status_t (*event_synchronize)(void *self, int device, void *event);
     accel_status_t (*event_query)(void *self, int device, void *event); /* OK / NOT_READY */
-    accel_status_t (*event_elapsed_ms)(void *self, int device, void *start, void *end,
-                                       float *out);
+    accel_status_t (*event_elapsed_ms)(void *self, int device, void *start, void *end, float *out);
 
     /* ---- graphs (optional as a group) */
     accel_status_t (*graph_capture_begin)(void *self, int device, void *stream);
@@ -290,8 +291,8 @@ typedef struct accel_backend_ops {
 } accel_backend_ops_t;
 
 /* True when the table is long enough to hold `member` and the slot is set. */
-#define ACCEL_BACKEND_HAS(ops, member)                                                 \
-    ((ops)->struct_size >= offsetof(accel_backend_ops_t, member) + sizeof((ops)->member) && \
+#define ACCEL_BACKEND_HAS(ops, member)                                                             \
+    ((ops)->struct_size >= offsetof(accel_backend_ops_t, member) + sizeof((ops)->member) &&        \
      (ops)->member != NULL)
 
 /* ---- services core offers backends (exported by libaccel) */
@@ -318,9 +319,8 @@ ACCEL_API bool accel_log_enabled(accel_log_level_t level);
 /* dlopen a vendor runtime: ACCEL_<NAME>_LIBRARY first, then each of the
  * NULL-terminated `candidates` (sonames or paths). On failure returns NULL and
  * writes the list of what was tried into `tried`. RTLD_NOW | RTLD_LOCAL. */
-ACCEL_API void *accel_backend_load_library(const char *backend_name,
-                                           const char *const *candidates, char *tried,
-                                           size_t tried_cap);
+ACCEL_API void *accel_backend_load_library(const char *backend_name, const char *const *candidates,
+                                           char *tried, size_t tried_cap);
 
 /* The trace recorder (accel_trace_start, ACCEL_TRACE). accel_trace_enabled is
  * cheap (one relaxed load) and says whether work should be timed at all.

@@ -44,8 +44,10 @@ typedef struct accel_symbol {
 
 /* One descriptor for field `name` of the function table `table` (an lvalue).
  * (No parameter is called `export`, a C++ keyword: the header is C++-safe.) */
-#define ACCEL_SYMBOL_ENTRY(table, required, name, export_name)                         \
-    {#name, (export_name), (void *)&(table).name, (required)}
+#define ACCEL_SYMBOL_ENTRY(table, required, name, export_name)                                     \
+    {                                                                                              \
+#name, (export_name), (void *)&(table).name, (required)                                    \
+    }
 
 /* Fill every slot with dlsym(library, export_name) or, failing that,
  * dlsym(library, name). ACCEL_OK when every required symbol was found. Otherwise returns
@@ -166,8 +168,8 @@ ACCEL_API uint64_t accel_rng_offset_advance(accel_rng_kind_t kind, size_t count)
  * dst[first .. first + count) on the calling thread: dst is the start of the
  * whole fill and holds uint32_t for u32, float otherwise. For splitting a
  * fill yourself; an unknown kind or NULL dst writes nothing. */
-ACCEL_API void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first,
-                                       size_t count, uint64_t seed, uint64_t offset);
+ACCEL_API void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
+                                       uint64_t seed, uint64_t offset);
 /* The whole fill of `count` elements into dst, a large one split over the
  * host thread pool (the bits do not depend on the split). INVALID_ARGUMENT
  * with an error sentence for an unknown kind or a NULL dst with count > 0;
@@ -189,8 +191,7 @@ ACCEL_API const char *accel_env_get(const char *name);
 ACCEL_API bool accel_env_parse_int(const char *text, long *out);
 /* "0,2,5": up to `cap` non-negative ints, no blanks, no empty items; false on
  * any bad item or more than cap items, `out` untouched. */
-ACCEL_API bool accel_env_parse_int_list(const char *text, int *out, size_t cap,
-                                        size_t *out_count);
+ACCEL_API bool accel_env_parse_int_list(const char *text, int *out, size_t cap, size_t *out_count);
 /* 1/0, true/false, yes/no, on/off (case-insensitive); false otherwise. */
 ACCEL_API bool accel_env_parse_bool(const char *text, bool *out);
 

@@ -74,7 +74,10 @@ typedef struct accel_adam_config {
     bool adamw_mode; /* true: decoupled weight decay (AdamW); false: L2 added to g */
 } accel_adam_config_t;
 
-#define ACCEL_ADAM_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, true, true}
+#define ACCEL_ADAM_CONFIG_DEFAULT                                                                  \
+    {                                                                                              \
+        1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, true, true                                               \
+    }
 
 /* Adagrad (DeepSpeedCPUAdagrad): g = grad (+ weight_decay * p when > 0);
  * v += g * g;  p += -lr * g / (sqrt(v) + eps). */
@@ -84,7 +87,10 @@ typedef struct accel_adagrad_config {
     float weight_decay;
 } accel_adagrad_config_t;
 
-#define ACCEL_ADAGRAD_CONFIG_DEFAULT {1e-2f, 1e-10f, 0.0f}
+#define ACCEL_ADAGRAD_CONFIG_DEFAULT                                                               \
+    {                                                                                              \
+        1e-2f, 1e-10f, 0.0f                                                                        \
+    }
 
 /* Lion (DeepSpeedCPULion): c = beta1 * m + (1 - beta1) * g;
  * p = p * (1 - lr * weight_decay) (when weight_decay > 0);
@@ -97,7 +103,10 @@ typedef struct accel_lion_config {
     float weight_decay;
 } accel_lion_config_t;
 
-#define ACCEL_LION_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 0.0f}
+#define ACCEL_LION_CONFIG_DEFAULT                                                                  \
+    {                                                                                              \
+        1e-3f, 0.9f, 0.999f, 0.0f                                                                  \
+    }
 
 /* LAMB (DeepSpeed's FusedLamb), its arguments and defaults. One step of a
  * tensor, with g = grad / grad_scale and denom = sqrt(v) + eps (or
@@ -127,7 +136,10 @@ typedef struct accel_lamb_config {
     bool eps_inside_sqrt;
 } accel_lamb_config_t;
 
-#define ACCEL_LAMB_CONFIG_DEFAULT {1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 10.0f, 0.01f, 1.0f, true, false}
+#define ACCEL_LAMB_CONFIG_DEFAULT                                                                  \
+    {                                                                                              \
+        1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 10.0f, 0.01f, 1.0f, true, false                          \
+    }
 
 typedef struct accel_adam_op {
     size_t struct_size;
@@ -137,8 +149,20 @@ typedef struct accel_adam_op {
     /* One step, number `step` (1 for the first; 0 is refused), over one
      * parameter tensor and its two moments. */
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_adam_config_t *config,
-                           uint64_t step, DLTensor *param, const DLTensor *grad,
-                           DLTensor *exp_avg, DLTensor *exp_avg_sq);
+                           uint64_t step, DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                           DLTensor *exp_avg_sq);
+    /* (added after the first version: check struct_size) One step over
+     * lists of `count` tensors each, DeepSpeed's FusedAdam multi_tensor_adam
+     * over [grads, params, exp_avgs, exp_avg_sqs]: what `step` does to
+     * entry i of the four arrays, for every i, in order. Every entry is
+     * checked before any runs (the rules of `step`; device ops also need one
+     * device for all entries), so bad input anywhere returns
+     * INVALID_ARGUMENT naming the entry and touches nothing. count 0 does
+     * nothing; the arrays may then be NULL. Entries must not share memory. */
+    accel_status_t (*step_multi)(accel_t *acc, accel_stream_t *stream,
+                                 const accel_adam_config_t *config, uint64_t step, size_t count,
+                                 DLTensor *params, const DLTensor *grads, DLTensor *exp_avgs,
+                                 DLTensor *exp_avg_sqs);
 } accel_adam_op_t;
 
 typedef struct accel_adagrad_op {
@@ -154,6 +178,12 @@ typedef struct accel_lion_op {
     const char *implementation;
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lion_config_t *config,
                            DLTensor *param, const DLTensor *grad, DLTensor *exp_avg);
+    /* (added after the first version: check struct_size) `step` over lists
+     * of `count` tensors (FusedLion's multi-tensor apply), with the rules of
+     * accel_adam_op_t's step_multi. */
+    accel_status_t (*step_multi)(accel_t *acc, accel_stream_t *stream,
+                                 const accel_lion_config_t *config, size_t count, DLTensor *params,
+                                 const DLTensor *grads, DLTensor *exp_avgs);
 } accel_lion_op_t;
 
 /* LAMB: one step, number `step` (>= 1), over one parameter tensor and its
@@ -162,8 +192,8 @@ typedef struct accel_lamb_op {
     size_t struct_size;
     const char *implementation;
     accel_status_t (*step)(accel_t *acc, accel_stream_t *stream, const accel_lamb_config_t *config,
-                           uint64_t step, DLTensor *param, const DLTensor *grad,
-                           DLTensor *exp_avg, DLTensor *exp_avg_sq);
+                           uint64_t step, DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
+                           DLTensor *exp_avg_sq);
 } accel_lamb_op_t;
 
 /* ---- async_io: DeepSpeed's aio_handle (AsyncIOBuilder, csrc/aio)
@@ -200,17 +230,19 @@ typedef struct accel_lamb_op {
 typedef struct accel_aio_handle accel_aio_handle_t;
 
 typedef struct accel_aio_config {
-    size_t struct_size;             /* sizeof(accel_aio_config_t) */
-    size_t block_size;              /* bytes per I/O; default 1 MiB */
-    unsigned queue_depth;           /* I/Os in flight per thread; default 128 */
-    bool single_submit;             /* submit I/Os one by one instead of in batches */
-    bool overlap_events;            /* refill as each I/O completes (else per batch) */
-    unsigned intra_op_parallelism;  /* threads per handle; default 1 */
-    bool direct;                    /* O_DIRECT; default true */
+    size_t struct_size;            /* sizeof(accel_aio_config_t) */
+    size_t block_size;             /* bytes per I/O; default 1 MiB */
+    unsigned queue_depth;          /* I/Os in flight per thread; default 128 */
+    bool single_submit;            /* submit I/Os one by one instead of in batches */
+    bool overlap_events;           /* refill as each I/O completes (else per batch) */
+    unsigned intra_op_parallelism; /* threads per handle; default 1 */
+    bool direct;                   /* O_DIRECT; default true */
 } accel_aio_config_t;
 
-#define ACCEL_AIO_CONFIG_DEFAULT                                                           \
-    {sizeof(accel_aio_config_t), 1024 * 1024, 128, false, false, 1, true}
+#define ACCEL_AIO_CONFIG_DEFAULT                                                                   \
+    {                                                                                              \
+        sizeof(accel_aio_config_t), 1024 * 1024, 128, false, false, 1, true                        \
+    }
 
 typedef struct accel_aio_op {
     size_t struct_size;

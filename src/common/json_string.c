@@ -47,21 +47,11 @@ void accel_json_write_string(FILE *out, const char *text)
             s += length;
         } else {
             switch (*s) {
-            case '"':
-                fputs("\\\"", out);
-                break;
-            case '\\':
-                fputs("\\\\", out);
-                break;
-            case '\n':
-                fputs("\\n", out);
-                break;
-            case '\r':
-                fputs("\\r", out);
-                break;
-            case '\t':
-                fputs("\\t", out);
-                break;
+            case '"': fputs("\\\"", out); break;
+            case '\\': fputs("\\\\", out); break;
+            case '\n': fputs("\\n", out); break;
+            case '\r': fputs("\\r", out); break;
+            case '\t': fputs("\\t", out); break;
             default:
                 if (*s < 0x20 || *s == 0x7f)
                     fprintf(out, "\\u%04x", *s);

@@ -41,8 +41,8 @@ typedef struct alloc_block {
     alloc_event_t *event;
     struct alloc_block *prev, *next;             /* address order in the segment */
     struct alloc_block *event_prev, *event_next; /* blocks waiting on the same event */
-    const void *held_by;            /* owner of a held block (see accel_allocator_hold) */
-    struct alloc_block *held_next;  /* the allocator's held list */
+    const void *held_by;           /* owner of a held block (see accel_allocator_hold) */
+    struct alloc_block *held_next; /* the allocator's held list */
 } alloc_block_t;
 
 /* One allocation from the raw allocator. */
@@ -78,7 +78,7 @@ struct accel_allocator {
     alloc_block_t *held; /* freed by the user, still reserved for an owner */
     uint64_t event_sequence;
     uint32_t rng;
-    accel_memory_stats_t stats;
+    accel_allocator_stats_t stats;
 };
 
 /* ---------------------------------------------------------------- trees of blocks */
@@ -139,25 +139,61 @@ static alloc_block_t *live_find(accel_allocator_t *allocator, uintptr_t addr)
 
 /* ---------------------------------------------------------------- statistics */
 
-static void stat_add(uint64_t *current, uint64_t *peak, uint64_t amount)
+/* Add (`up`) or remove `amount` in one kind's "all" entry and its pool's. */
+static void stat_update(accel_allocator_t *allocator, accel_alloc_stat_kind_t kind, bool small,
+                        bool up, uint64_t amount)
 {
-    *current += amount;
-    if (*current > *peak)
-        *peak = *current;
+    accel_alloc_stat_t *entries[2] = {
+        &allocator->stats.stat[kind][ACCEL_POOL_ALL],
+        &allocator->stats.stat[kind][small ? ACCEL_POOL_SMALL : ACCEL_POOL_LARGE]};
+    for (int i = 0; i < 2; i++) {
+        accel_alloc_stat_t *stat = entries[i];
+        if (up) {
+            stat->current += amount;
+            stat->allocated += amount;
+            if (stat->current > stat->peak)
+                stat->peak = stat->current;
+        } else {
+            stat->current -= amount;
+            stat->freed += amount;
+        }
+    }
 }
 
 static void stats_block_live(accel_allocator_t *allocator, const alloc_block_t *block, bool live)
 {
-    accel_memory_stats_t *s = &allocator->stats;
-    if (live) {
-        stat_add(&s->allocated_bytes, &s->allocated_bytes_peak, block->size);
-        stat_add(&s->requested_bytes, &s->requested_bytes_peak, block->requested);
-        stat_add(&s->allocation_count, &s->allocation_count_peak, 1);
+    bool small = block->segment->small;
+    stat_update(allocator, ACCEL_STAT_ALLOCATION, small, live, 1);
+    stat_update(allocator, ACCEL_STAT_ACTIVE, small, live, 1);
+    stat_update(allocator, ACCEL_STAT_ALLOCATED_BYTES, small, live, block->size);
+    stat_update(allocator, ACCEL_STAT_ACTIVE_BYTES, small, live, block->size);
+    stat_update(allocator, ACCEL_STAT_REQUESTED_BYTES, small, live, block->requested);
+}
+
+/* A free block sharing its segment with other blocks ("inactive split"). */
+static bool block_inactive_split(const alloc_block_t *block)
+{
+    return !block->live && (block->prev != NULL || block->next != NULL);
+}
+
+/* Count `block` in (or out of) the inactive-split figures, if it is one.
+ * Callers take a block out before changing it and put it back after. */
+static void stats_inactive_split(accel_allocator_t *allocator, const alloc_block_t *block, bool in)
+{
+    if (!block_inactive_split(block))
         return;
-    }
-    s->allocated_bytes -= block->size;
-    s->requested_bytes -= block->requested;
-    s->allocation_count -= 1;
+    stat_update(allocator, ACCEL_STAT_INACTIVE_SPLIT, block->segment->small, in, 1);
+    stat_update(allocator, ACCEL_STAT_INACTIVE_SPLIT_BYTES, block->segment->small, in, block->size);
+}
+
+static void stats_segment(accel_allocator_t *allocator, const alloc_segment_t *segment, bool up)
+{
+    stat_update(allocator, ACCEL_STAT_SEGMENT, segment->small, up, 1);
+    stat_update(allocator, ACCEL_STAT_RESERVED_BYTES, segment->small, up, segment->size);
+    if (up)
+        allocator->stats.num_device_alloc += 1;
+    else
+        allocator->stats.num_device_free += 1;
 }
 
 /* ---------------------------------------------------------------- events */
@@ -246,8 +282,7 @@ static void segment_release(accel_allocator_t *allocator, alloc_segment_t *segme
     if (allocator->caching)
         free_remove(allocator, block);
     allocator->device.raw_free(allocator->device.ctx, (void *)segment->base);
-    allocator->stats.reserved_bytes -= segment->size;
-    allocator->stats.segment_count -= 1;
+    stats_segment(allocator, segment, false);
     if (segment->prev)
         segment->prev->next = segment->next;
     else
@@ -311,8 +346,7 @@ static accel_status_t segment_new(accel_allocator_t *allocator, size_t size, boo
     if (allocator->segments)
         allocator->segments->prev = segment;
     allocator->segments = segment;
-    stat_add(&allocator->stats.reserved_bytes, &allocator->stats.reserved_bytes_peak, size);
-    stat_add(&allocator->stats.segment_count, &allocator->stats.segment_count_peak, 1);
+    stats_segment(allocator, segment, true);
 
     block->segment = segment;
     block->addr = segment->base;
@@ -364,13 +398,16 @@ static void block_coalesce(accel_allocator_t *allocator, alloc_block_t *block)
     if (block->prev && blocks_mergeable(block->prev, block)) {
         alloc_block_t *lower = block->prev;
         free_remove(allocator, lower);
+        stats_inactive_split(allocator, lower, false);
         blocks_join(allocator, lower, block);
         block = lower;
     }
     if (block->next && blocks_mergeable(block, block->next)) {
         free_remove(allocator, block->next);
+        stats_inactive_split(allocator, block->next, false);
         blocks_join(allocator, block, block->next);
     }
+    stats_inactive_split(allocator, block, true);
     free_insert(allocator, block);
 }
 
@@ -384,6 +421,7 @@ static void event_retire(accel_allocator_t *allocator, alloc_event_t *event)
         block_set_event(allocator, block, NULL);
         if (allocator->caching) {
             free_remove(allocator, block);
+            stats_inactive_split(allocator, block, false);
             block_coalesce(allocator, block);
         } else {
             segment_release(allocator, block->segment);
@@ -409,7 +447,8 @@ static void events_poll(accel_allocator_t *allocator)
 static alloc_block_t *pool_find(accel_allocator_t *allocator, bool small, size_t size, void *stream)
 {
     accel_alloc_node_t *root = small ? allocator->free_small : allocator->free_large;
-    for (accel_alloc_node_t *node = accel_alloc_tree_ceiling(root, size, 0); node; node = accel_alloc_tree_after(root, node)) {
+    for (accel_alloc_node_t *node = accel_alloc_tree_ceiling(root, size, 0); node;
+         node = accel_alloc_tree_after(root, node)) {
         alloc_block_t *block = block_of(node);
         if (!block->event || block->stream == stream)
             return block;
@@ -439,6 +478,7 @@ static accel_status_t block_take(accel_allocator_t *allocator, alloc_block_t *bl
     }
     if (allocator->caching)
         free_remove(allocator, block);
+    stats_inactive_split(allocator, block, false);
     if (rest) {
         rest->segment = block->segment;
         rest->addr = block->addr + size;
@@ -452,6 +492,7 @@ static accel_status_t block_take(accel_allocator_t *allocator, alloc_block_t *bl
         block->size = size;
         if (block->event)
             block_set_event(allocator, rest, block->event);
+        stats_inactive_split(allocator, rest, true);
         free_insert(allocator, rest);
     }
     block_set_event(allocator, block, NULL);
@@ -494,7 +535,6 @@ accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bo
     allocator->caching = caching;
     allocator->has_events = device->event_record_new != NULL;
     allocator->rng = 0x9e3779b9u;
-    allocator->stats.struct_size = sizeof allocator->stats;
     *out = allocator;
     return ACCEL_OK;
 }
@@ -538,26 +578,27 @@ static accel_status_t allocator_grow(accel_allocator_t *allocator, size_t size, 
     if (status != ACCEL_ERROR_OUT_OF_MEMORY)
         return status;
     if (allocator->caching && segments_release_idle(allocator) > 0) {
-        allocator->stats.alloc_retries += 1;
+        allocator->stats.num_alloc_retries += 1;
         status = segment_new(allocator, segment_size, small, out);
         if (status != ACCEL_ERROR_OUT_OF_MEMORY)
             return status;
     }
     char reason[512];
     accel_error_copy(reason, sizeof reason);
-    allocator->stats.ooms += 1;
-    return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                       "device out of memory: tried to allocate %zu bytes with %" PRIu64
-                       " bytes reserved and %" PRIu64 " bytes allocated (%s)",
-                       requested, allocator->stats.reserved_bytes, allocator->stats.allocated_bytes,
-                       reason);
+    allocator->stats.num_ooms += 1;
+    return accel_error(
+        ACCEL_ERROR_OUT_OF_MEMORY,
+        "device out of memory: tried to allocate %zu bytes with %" PRIu64
+        " bytes reserved and %" PRIu64 " bytes allocated (%s)",
+        requested, allocator->stats.stat[ACCEL_STAT_RESERVED_BYTES][ACCEL_POOL_ALL].current,
+        allocator->stats.stat[ACCEL_STAT_ALLOCATED_BYTES][ACCEL_POOL_ALL].current, reason);
 }
 
 static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, size_t size,
                                              void *stream, void **out)
 {
     if (size > SIZE_MAX - 2 * ALLOC_SEGMENT_ROUND) {
-        allocator->stats.ooms += 1;
+        allocator->stats.num_ooms += 1;
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
                            "device out of memory: %zu bytes is more than any device holds", size);
     }
@@ -770,7 +811,7 @@ bool accel_allocator_overlaps(accel_allocator_t *allocator, const void *ptr, siz
     return overlaps;
 }
 
-void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out)
+void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_stats_t *out)
 {
     if (!allocator || !out)
         return;
@@ -779,20 +820,55 @@ void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *o
     pthread_mutex_unlock(&allocator->lock);
 }
 
+void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out)
+{
+    accel_allocator_stats_t full;
+    const accel_alloc_stat_t(*all)[ACCEL_POOL_COUNT];
+    if (!allocator || !out)
+        return;
+    accel_allocator_stats_full(allocator, &full);
+    all = full.stat;
+    *out = (accel_memory_stats_t){
+        .struct_size = sizeof *out,
+        .allocated_bytes = all[ACCEL_STAT_ALLOCATED_BYTES][ACCEL_POOL_ALL].current,
+        .allocated_bytes_peak = all[ACCEL_STAT_ALLOCATED_BYTES][ACCEL_POOL_ALL].peak,
+        .reserved_bytes = all[ACCEL_STAT_RESERVED_BYTES][ACCEL_POOL_ALL].current,
+        .reserved_bytes_peak = all[ACCEL_STAT_RESERVED_BYTES][ACCEL_POOL_ALL].peak,
+        .requested_bytes = all[ACCEL_STAT_REQUESTED_BYTES][ACCEL_POOL_ALL].current,
+        .requested_bytes_peak = all[ACCEL_STAT_REQUESTED_BYTES][ACCEL_POOL_ALL].peak,
+        .allocation_count = all[ACCEL_STAT_ALLOCATION][ACCEL_POOL_ALL].current,
+        .allocation_count_peak = all[ACCEL_STAT_ALLOCATION][ACCEL_POOL_ALL].peak,
+        .segment_count = all[ACCEL_STAT_SEGMENT][ACCEL_POOL_ALL].current,
+        .segment_count_peak = all[ACCEL_STAT_SEGMENT][ACCEL_POOL_ALL].peak,
+        .alloc_retries = full.num_alloc_retries,
+        .ooms = full.num_ooms,
+    };
+}
+
+/* Which kinds each reset flag covers (allocator.h). */
+static unsigned stats_kind_group(accel_alloc_stat_kind_t kind)
+{
+    switch (kind) {
+    case ACCEL_STAT_SEGMENT:
+    case ACCEL_STAT_RESERVED_BYTES:
+    case ACCEL_STAT_INACTIVE_SPLIT:
+    case ACCEL_STAT_INACTIVE_SPLIT_BYTES: return ACCEL_PEAK_RESERVED;
+    default: return ACCEL_PEAK_ALLOCATED;
+    }
+}
+
 void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which)
 {
     if (!allocator)
         return;
     pthread_mutex_lock(&allocator->lock);
-    accel_memory_stats_t *s = &allocator->stats;
-    if (which & ACCEL_PEAK_ALLOCATED) {
-        s->allocated_bytes_peak = s->allocated_bytes;
-        s->requested_bytes_peak = s->requested_bytes;
-        s->allocation_count_peak = s->allocation_count;
-    }
-    if (which & ACCEL_PEAK_RESERVED) {
-        s->reserved_bytes_peak = s->reserved_bytes;
-        s->segment_count_peak = s->segment_count;
+    for (int kind = 0; kind < ACCEL_STAT_KIND_COUNT; kind++) {
+        if (!(which & stats_kind_group((accel_alloc_stat_kind_t)kind)))
+            continue;
+        for (int pool = 0; pool < ACCEL_POOL_COUNT; pool++) {
+            accel_alloc_stat_t *stat = &allocator->stats.stat[kind][pool];
+            stat->peak = stat->current;
+        }
     }
     pthread_mutex_unlock(&allocator->lock);
 }

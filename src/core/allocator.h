@@ -76,9 +76,57 @@ bool accel_allocator_overlaps(accel_allocator_t *allocator, const void *ptr, siz
 
 void accel_allocator_stats(accel_allocator_t *allocator, accel_memory_stats_t *out);
 
+/* torch's allocator statistics (CUDACachingAllocator's DeviceStats), with
+ * torch's meanings for this allocator:
+ * - allocation / allocated_bytes: blocks handed out (held blocks included);
+ * - segment / reserved_bytes: raw allocations;
+ * - active / active_bytes: blocks not back in a pool. A freed block goes back
+ *   to its pool at once (stream-ordered reuse is enforced inside the pool),
+ *   so these equal allocation / allocated_bytes;
+ * - inactive_split / inactive_split_bytes: free blocks of a segment that also
+ *   holds other blocks (they cannot be released until the segment is whole);
+ * - requested_bytes: the sizes asked for, before rounding.
+ * Each kind is kept for all blocks and per pool (small: segments for
+ * requests under 1 MiB), as current, peak, and cumulative allocated / freed. */
+typedef enum accel_alloc_stat_kind {
+    ACCEL_STAT_ALLOCATION,
+    ACCEL_STAT_SEGMENT,
+    ACCEL_STAT_ACTIVE,
+    ACCEL_STAT_INACTIVE_SPLIT,
+    ACCEL_STAT_ALLOCATED_BYTES,
+    ACCEL_STAT_RESERVED_BYTES,
+    ACCEL_STAT_ACTIVE_BYTES,
+    ACCEL_STAT_INACTIVE_SPLIT_BYTES,
+    ACCEL_STAT_REQUESTED_BYTES,
+    ACCEL_STAT_KIND_COUNT
+} accel_alloc_stat_kind_t;
+
+typedef enum accel_alloc_pool {
+    ACCEL_POOL_ALL,
+    ACCEL_POOL_SMALL,
+    ACCEL_POOL_LARGE,
+    ACCEL_POOL_COUNT
+} accel_alloc_pool_t;
+
+typedef struct accel_alloc_stat {
+    uint64_t current, peak, allocated, freed;
+} accel_alloc_stat_t;
+
+typedef struct accel_allocator_stats {
+    accel_alloc_stat_t stat[ACCEL_STAT_KIND_COUNT][ACCEL_POOL_COUNT];
+    uint64_t num_alloc_retries; /* cache released after an OOM, then retried */
+    uint64_t num_ooms;          /* OUT_OF_MEMORY returned to the caller */
+    uint64_t num_device_alloc;  /* raw_alloc calls that succeeded */
+    uint64_t num_device_free;   /* raw_free calls */
+} accel_allocator_stats_t;
+
+void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_stats_t *out);
+
+/* Peaks to reset. ALLOCATED: allocation, active, allocated, active and
+ * requested bytes; RESERVED: segment, reserved bytes, inactive split. */
 #define ACCEL_PEAK_ALLOCATED 1u
-#define ACCEL_PEAK_RESERVED 2u
-#define ACCEL_PEAK_ALL 0xffu
+#define ACCEL_PEAK_RESERVED  2u
+#define ACCEL_PEAK_ALL       0xffu
 void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
 
 /* Give every cached, unused segment back to the raw allocator. */

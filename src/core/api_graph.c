@@ -138,7 +138,8 @@ accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream)
     if (stream == NULL)
         stream = graph->capture_stream;
     status = accel_check_stream(stream);
-    if (status == ACCEL_OK && (stream->acc != acc || stream->device != graph->capture_stream->device))
+    if (status == ACCEL_OK &&
+        (stream->acc != acc || stream->device != graph->capture_stream->device))
         status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                              "a graph replays only on a stream of the device it was captured on");
     if (status == ACCEL_OK)

@@ -13,7 +13,7 @@
 #include "thread_state.h"
 
 #define ACCEL_STRINGIFY_(x) #x
-#define ACCEL_STRINGIFY(x) ACCEL_STRINGIFY_(x)
+#define ACCEL_STRINGIFY(x)  ACCEL_STRINGIFY_(x)
 
 const char *accel_version(void)
 {
@@ -102,9 +102,13 @@ static bool identity_static_flag(const accel_t *acc, accel_flag_t flag, bool *ou
         *out = info->handles_memory_backpressure;
         return true;
     case ACCEL_FLAG_NVTX_DOMAIN_SUPPORTED: *out = info->nvtx_domain_supported; return true;
-    case ACCEL_FLAG_STREAMS_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, stream_create); return true;
+    case ACCEL_FLAG_STREAMS_SUPPORTED:
+        *out = ACCEL_BACKEND_HAS(acc->ops, stream_create);
+        return true;
     case ACCEL_FLAG_EVENTS_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, event_create); return true;
-    case ACCEL_FLAG_PINNED_MEMORY_SUPPORTED: *out = ACCEL_BACKEND_HAS(acc->ops, host_alloc); return true;
+    case ACCEL_FLAG_PINNED_MEMORY_SUPPORTED:
+        *out = ACCEL_BACKEND_HAS(acc->ops, host_alloc);
+        return true;
     case ACCEL_FLAG_HOST_REGISTER_SUPPORTED:
         *out = ACCEL_BACKEND_HAS(acc->ops, host_register);
         return true;
@@ -141,6 +145,20 @@ static accel_status_t identity_default_flag(accel_t *acc, int device, accel_flag
     }
 }
 
+/* Without a device (a backend opened by name whose runtime reports 0
+ * devices) nothing is asked of the backend: is_available is false, and
+ * bf16/fp16 are true, DeepSpeed's CUDA answer when torch.cuda is not
+ * available (so builds in a container without a GPU target them). */
+static bool identity_deviceless_flag(const accel_t *acc, accel_flag_t flag)
+{
+    switch (flag) {
+    case ACCEL_FLAG_BF16_SUPPORTED:
+    case ACCEL_FLAG_FP16_SUPPORTED: return true;
+    case ACCEL_FLAG_GRAPHS_SUPPORTED: return ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin);
+    default: return false;
+    }
+}
+
 accel_status_t accel_query_flag(accel_t *acc, accel_flag_t flag, bool *out)
 {
     int device;
@@ -154,6 +172,10 @@ accel_status_t accel_query_flag(accel_t *acc, accel_flag_t flag, bool *out)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     if (identity_static_flag(acc, flag, &value)) {
         *out = value;
+        return ACCEL_OK;
+    }
+    if (acc->device_count == 0) {
+        *out = identity_deviceless_flag(acc, flag);
         return ACCEL_OK;
     }
     status = accel_ensure_init(acc);
@@ -225,8 +247,9 @@ accel_status_t accel_set_compile_backend(accel_t *acc, const char *name)
         return ACCEL_OK;
     }
     identity_format_list(info->compile_backends, info->compile_backend_count, list, sizeof list);
-    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s not supported by %s. Supported Backends are %s",
-                       name, acc->ops->name, list);
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "%s not supported by %s. Supported Backends are %s", name, acc->ops->name,
+                       list);
 }
 
 static const struct {
@@ -270,11 +293,19 @@ accel_status_t accel_supported_dtypes(accel_t *acc, accel_dtype_t *out, size_t c
         return status;
     if (out_count == NULL || (out == NULL && cap > 0))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
-    status = accel_ensure_init(acc);
-    if (status == ACCEL_OK)
-        status = accel_resolve_device(acc, ACCEL_CURRENT_DEVICE, &device);
-    if (status == ACCEL_OK)
-        status = acc->ops->supported_dtypes(acc->self, device, all, ACCEL_DTYPE_COUNT_, &count);
+    if (acc->device_count == 0) {
+        /* DeepSpeed's CUDA list without a device: float, then half and
+         * bfloat16 (both flags are true then, see identity_deviceless_flag). */
+        all[count++] = ACCEL_DTYPE_F32;
+        all[count++] = ACCEL_DTYPE_F16;
+        all[count++] = ACCEL_DTYPE_BF16;
+    } else {
+        status = accel_ensure_init(acc);
+        if (status == ACCEL_OK)
+            status = accel_resolve_device(acc, ACCEL_CURRENT_DEVICE, &device);
+        if (status == ACCEL_OK)
+            status = acc->ops->supported_dtypes(acc->self, device, all, ACCEL_DTYPE_COUNT_, &count);
+    }
     if (status != ACCEL_OK)
         return status;
     for (size_t i = 0; i < count && i < cap && i < ACCEL_DTYPE_COUNT_; i++)

@@ -8,17 +8,18 @@
 
 #include "core.h"
 #include "error.h"
+#include "memory_stat_keys.h"
 #include "thread_state.h"
 #include "trace.h"
 
-static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size,
-                                      void **out)
+static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size, void **out)
 {
     void *ptr = NULL;
     accel_status_t status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    status = accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
+    status =
+        accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
     if (status != ACCEL_OK)
         return status;
     if (ptr != NULL && accel_trace_active())
@@ -57,8 +58,7 @@ accel_status_t accel_malloc_async(accel_t *acc, size_t size, accel_stream_t *str
 /* While a graph captures on the device, the block may be named by captured
  * work: it is held for the newest capturing graph (reusable once that graph
  * is destroyed) instead of going back to the cache. */
-static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr,
-                                        accel_stream_t *stream)
+static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr, accel_stream_t *stream)
 {
     accel_device_state_t *dev = &acc->devices[device];
     accel_status_t status;
@@ -80,10 +80,11 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
     void *base = NULL;
     size_t size = 0;
     if (accel_find_block(acc, ptr, &device, &base, &size) != ACCEL_OK)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
-                           "was already freed",
-                           ptr, acc->ops->name);
+        return accel_error(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
+            "was already freed",
+            ptr, acc->ops->name);
     if (!as_tensor && accel_allocator_tensor_owned(acc->devices[device].allocator, ptr))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "pointer %p is the data of a tensor from accel_tensor_empty/zeros: "
@@ -187,8 +188,8 @@ static accel_status_t memory_copy(accel_t *acc, void *dst, const void *src, size
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status == ACCEL_OK)
-        status = acc->ops->memcpy_async(acc->self, stream->device, dst, src, size, kind,
-                                        stream->impl);
+        status =
+            acc->ops->memcpy_async(acc->self, stream->device, dst, src, size, kind, stream->impl);
     if (status == ACCEL_OK && wait)
         status = memory_stream_wait(acc, stream);
     if (trace_begin != 0 && status == ACCEL_OK)
@@ -247,6 +248,8 @@ accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, size_t siz
 static accel_status_t memory_check_pinning(accel_t *acc, bool registering)
 {
     accel_status_t status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_check_has_devices(acc); /* vendor pinning needs a device context */
     if (status != ACCEL_OK)
         return status;
     if (registering ? !ACCEL_BACKEND_HAS(acc->ops, host_register)
@@ -357,17 +360,17 @@ static accel_status_t memory_stats_of(accel_t *acc, int device, accel_memory_sta
     return ACCEL_OK;
 }
 
-#define MEMORY_STAT_GETTER(fn, field)                                                  \
-    accel_status_t fn(accel_t *acc, int device, uint64_t *out)                          \
-    {                                                                                   \
-        accel_memory_stats_t stats;                                                     \
-        accel_status_t status;                                                          \
-        if (out == NULL)                                                                \
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL"); \
-        status = memory_stats_of(acc, device, &stats);                                  \
-        if (status == ACCEL_OK)                                                         \
-            *out = stats.field;                                                         \
-        return status;                                                                  \
+#define MEMORY_STAT_GETTER(fn, field)                                                              \
+    accel_status_t fn(accel_t *acc, int device, uint64_t *out)                                     \
+    {                                                                                              \
+        accel_memory_stats_t stats;                                                                \
+        accel_status_t status;                                                                     \
+        if (out == NULL)                                                                           \
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");            \
+        status = memory_stats_of(acc, device, &stats);                                             \
+        if (status == ACCEL_OK)                                                                    \
+            *out = stats.field;                                                                    \
+        return status;                                                                             \
     }
 
 MEMORY_STAT_GETTER(accel_memory_allocated, allocated_bytes)
@@ -385,14 +388,17 @@ static accel_status_t memory_reset_peaks(accel_t *acc, int device, unsigned whic
     return status;
 }
 
+/* torch's reset_max_memory_allocated and reset_max_memory_cached are
+ * reset_peak_memory_stats under an old name (DeepSpeed calls them), so every
+ * peak goes, not only the one the name mentions. */
 accel_status_t accel_reset_max_memory_allocated(accel_t *acc, int device)
 {
-    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALLOCATED);
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
 }
 
 accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device)
 {
-    return memory_reset_peaks(acc, device, ACCEL_PEAK_RESERVED);
+    return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
 }
 
 accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device)
@@ -417,38 +423,23 @@ accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t
     return ACCEL_OK;
 }
 
-static const struct {
-    const char *key;
-    size_t offset;
-} memory_stat_keys[] = {
-    {"allocated_bytes.all.current", offsetof(accel_memory_stats_t, allocated_bytes)},
-    {"allocated_bytes.all.peak", offsetof(accel_memory_stats_t, allocated_bytes_peak)},
-    {"reserved_bytes.all.current", offsetof(accel_memory_stats_t, reserved_bytes)},
-    {"reserved_bytes.all.peak", offsetof(accel_memory_stats_t, reserved_bytes_peak)},
-    {"requested_bytes.all.current", offsetof(accel_memory_stats_t, requested_bytes)},
-    {"requested_bytes.all.peak", offsetof(accel_memory_stats_t, requested_bytes_peak)},
-    {"allocation.all.current", offsetof(accel_memory_stats_t, allocation_count)},
-    {"allocation.all.peak", offsetof(accel_memory_stats_t, allocation_count_peak)},
-    {"segment.all.current", offsetof(accel_memory_stats_t, segment_count)},
-    {"segment.all.peak", offsetof(accel_memory_stats_t, segment_count_peak)},
-    {"num_alloc_retries", offsetof(accel_memory_stats_t, alloc_retries)},
-    {"num_ooms", offsetof(accel_memory_stats_t, ooms)},
-};
-
 accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                         const char **out_key, uint64_t *out_value)
 {
-    accel_memory_stats_t stats;
+    accel_allocator_stats_t stats;
     accel_status_t status;
     if (out_key == NULL || out_value == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
-    status = memory_stats_of(acc, device, &stats);
+    status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
     if (status != ACCEL_OK)
         return status;
-    if (index >= sizeof memory_stat_keys / sizeof memory_stat_keys[0])
-        return accel_error(ACCEL_ERROR_NOT_FOUND, "memory stats have no entry %zu", index);
-    *out_key = memory_stat_keys[index].key;
-    memcpy(out_value, (const char *)&stats + memory_stat_keys[index].offset, sizeof *out_value);
+    accel_allocator_stats_full(acc->devices[device].allocator, &stats);
+    if (!accel_memory_stat_key(index, &stats, out_key, out_value))
+        return accel_error(ACCEL_ERROR_NOT_FOUND,
+                           "memory stats have %zu entries; %zu is past the end",
+                           accel_memory_stat_key_count(), index);
     return ACCEL_OK;
 }
 

@@ -139,7 +139,8 @@ accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t
     if (fn == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "callback function is NULL");
     acc = stream->acc;
-    status = stream_require(acc, ACCEL_BACKEND_HAS(acc->ops, stream_add_callback), "host callbacks");
+    status =
+        stream_require(acc, ACCEL_BACKEND_HAS(acc->ops, stream_add_callback), "host callbacks");
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
@@ -183,6 +184,9 @@ accel_status_t accel_set_current_stream(accel_t *acc, accel_stream_t *stream)
 {
     accel_thread_state_t *state;
     accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_check_has_devices(acc);
     if (status != ACCEL_OK)
         return status;
     state = accel_thread_state(acc);

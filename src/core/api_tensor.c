@@ -26,8 +26,8 @@ static accel_status_t tensor_bytes(accel_dtype_t dtype, int32_t ndim, const int6
     bytes = dl.bits / 8;
     for (int32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "tensor dimension %d is negative (%lld)",
-                               i, (long long)shape[i]);
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "tensor dimension %d is negative (%lld)", i, (long long)shape[i]);
         if (shape[i] != 0 && bytes > SIZE_MAX / (size_t)shape[i])
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "tensor size overflows size_t");
         bytes *= (size_t)shape[i];
@@ -95,6 +95,45 @@ accel_status_t accel_tensor_zeros(accel_t *acc, int device, accel_dtype_t dtype,
                                   const int64_t *shape, DLTensor *out)
 {
     return tensor_make(acc, device, dtype, ndim, shape, true, out);
+}
+
+/* Copy `data` into a new tensor's memory on its device's default stream
+ * (the stream the tensor was made on), then wait: the bytes are in place when
+ * the call returns. */
+accel_status_t accel_tensor_from_host(accel_t *acc, int device, accel_dtype_t dtype, int32_t ndim,
+                                      const int64_t *shape, const void *data, DLTensor *out)
+{
+    size_t bytes = 0;
+    accel_stream_t *stream;
+    DLTensor tensor;
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output tensor is NULL");
+    status = tensor_bytes(dtype, ndim, shape, &bytes);
+    if (status != ACCEL_OK)
+        return status;
+    if (data == NULL && bytes > 0)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "tensor_from_host: data is NULL but the tensor holds %zu bytes", bytes);
+    status = tensor_make(acc, device, dtype, ndim, shape, false, &tensor);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_default_stream(acc, tensor.device.device_id, &stream);
+    if (status == ACCEL_OK && bytes > 0)
+        status =
+            accel_memcpy_async(acc, tensor.data, data, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream);
+    if (status == ACCEL_OK)
+        status = accel_stream_synchronize(stream);
+    if (status != ACCEL_OK) {
+        char saved[1024];
+        accel_error_copy(saved, sizeof saved);
+        accel_tensor_free(acc, &tensor);
+        return accel_error(status, "%s", saved);
+    }
+    *out = tensor;
+    return ACCEL_OK;
 }
 
 accel_status_t accel_tensor_free(accel_t *acc, DLTensor *tensor)

@@ -13,46 +13,46 @@
 
 /* Every slot of accel_backend_ops_t in table order, with the group it
  * belongs to. Adding a slot appends one line here (and to the struct). */
-#define CONTRACT_SLOTS(X)                                                              \
-    X(probe, REQUIRED)                                                                 \
-    X(create, REQUIRED)                                                                \
-    X(destroy, REQUIRED)                                                               \
-    X(init, REQUIRED)                                                                  \
-    X(device_count, REQUIRED)                                                          \
-    X(device_properties, OPTIONAL)                                                     \
-    X(set_device, OPTIONAL)                                                            \
-    X(synchronize, REQUIRED)                                                           \
-    X(memory_info, OPTIONAL)                                                           \
-    X(query_flag, OPTIONAL)                                                            \
-    X(supported_dtypes, REQUIRED)                                                      \
-    X(mem_alloc, REQUIRED)                                                             \
-    X(mem_free, REQUIRED)                                                              \
-    X(memcpy_async, REQUIRED)                                                          \
-    X(memset_async, REQUIRED)                                                          \
-    X(host_alloc, PINNED_ALLOC)                                                        \
-    X(host_free, PINNED_ALLOC)                                                         \
-    X(host_register, PINNED_REGISTER)                                                  \
-    X(host_unregister, PINNED_REGISTER)                                                \
-    X(stream_create, STREAMS)                                                          \
-    X(stream_destroy, STREAMS)                                                         \
-    X(stream_synchronize, STREAMS)                                                     \
-    X(stream_query, STREAMS)                                                           \
-    X(stream_wait_event, OPTIONAL)                                                     \
-    X(stream_add_callback, OPTIONAL)                                                   \
-    X(event_create, EVENTS)                                                            \
-    X(event_destroy, EVENTS)                                                           \
-    X(event_record, EVENTS)                                                            \
-    X(event_synchronize, EVENTS)                                                       \
-    X(event_query, EVENTS)                                                             \
-    X(event_elapsed_ms, OPTIONAL)                                                      \
-    X(graph_capture_begin, GRAPHS)                                                     \
-    X(graph_capture_end, GRAPHS)                                                       \
-    X(graph_launch, GRAPHS)                                                            \
-    X(graph_destroy, GRAPHS)                                                           \
-    X(rng_fill, REQUIRED)                                                              \
-    X(range_push, PROFILING)                                                           \
-    X(range_pop, PROFILING)                                                            \
-    X(op_builders, OPTIONAL)                                                           \
+#define CONTRACT_SLOTS(X)                                                                          \
+    X(probe, REQUIRED)                                                                             \
+    X(create, REQUIRED)                                                                            \
+    X(destroy, REQUIRED)                                                                           \
+    X(init, REQUIRED)                                                                              \
+    X(device_count, REQUIRED)                                                                      \
+    X(device_properties, OPTIONAL)                                                                 \
+    X(set_device, OPTIONAL)                                                                        \
+    X(synchronize, REQUIRED)                                                                       \
+    X(memory_info, OPTIONAL)                                                                       \
+    X(query_flag, OPTIONAL)                                                                        \
+    X(supported_dtypes, REQUIRED)                                                                  \
+    X(mem_alloc, REQUIRED)                                                                         \
+    X(mem_free, REQUIRED)                                                                          \
+    X(memcpy_async, REQUIRED)                                                                      \
+    X(memset_async, REQUIRED)                                                                      \
+    X(host_alloc, PINNED_ALLOC)                                                                    \
+    X(host_free, PINNED_ALLOC)                                                                     \
+    X(host_register, PINNED_REGISTER)                                                              \
+    X(host_unregister, PINNED_REGISTER)                                                            \
+    X(stream_create, STREAMS)                                                                      \
+    X(stream_destroy, STREAMS)                                                                     \
+    X(stream_synchronize, STREAMS)                                                                 \
+    X(stream_query, STREAMS)                                                                       \
+    X(stream_wait_event, OPTIONAL)                                                                 \
+    X(stream_add_callback, OPTIONAL)                                                               \
+    X(event_create, EVENTS)                                                                        \
+    X(event_destroy, EVENTS)                                                                       \
+    X(event_record, EVENTS)                                                                        \
+    X(event_synchronize, EVENTS)                                                                   \
+    X(event_query, EVENTS)                                                                         \
+    X(event_elapsed_ms, OPTIONAL)                                                                  \
+    X(graph_capture_begin, GRAPHS)                                                                 \
+    X(graph_capture_end, GRAPHS)                                                                   \
+    X(graph_launch, GRAPHS)                                                                        \
+    X(graph_destroy, GRAPHS)                                                                       \
+    X(rng_fill, REQUIRED)                                                                          \
+    X(range_push, PROFILING)                                                                       \
+    X(range_pop, PROFILING)                                                                        \
+    X(op_builders, OPTIONAL)                                                                       \
     X(fused_optim, OPTIONAL)
 
 /* ---- the frozen layout: four header fields, then one pointer per slot */
@@ -75,9 +75,9 @@ _Static_assert(offsetof(accel_backend_ops_t, info) == 2 * sizeof(size_t) + sizeo
                "info must follow name");
 _Static_assert(CONTRACT_FIRST_SLOT == 2 * sizeof(size_t) + 2 * sizeof(void *),
                "probe must be the first slot after the header");
-#define CONTRACT_ASSERT_AT(slot, group)                                                \
-    _Static_assert(offsetof(accel_backend_ops_t, slot) ==                              \
-                       CONTRACT_FIRST_SLOT + CONTRACT_INDEX_##slot * sizeof(void *),    \
+#define CONTRACT_ASSERT_AT(slot, group)                                                            \
+    _Static_assert(offsetof(accel_backend_ops_t, slot) ==                                          \
+                       CONTRACT_FIRST_SLOT + CONTRACT_INDEX_##slot * sizeof(void *),               \
                    "accel_backend_ops_t." #slot " moved: the table is append-only");
 CONTRACT_SLOTS(CONTRACT_ASSERT_AT)
 #undef CONTRACT_ASSERT_AT
@@ -100,7 +100,9 @@ typedef enum contract_group {
 } contract_group_t;
 
 static const char *const contract_group_names[CONTRACT_GROUP_COUNT] = {
-    "required",   "optional", "pinned allocation (host_alloc, host_free)",
+    "required",
+    "optional",
+    "pinned allocation (host_alloc, host_free)",
     "host registration (host_register, host_unregister)",
     "streams (stream_create, stream_destroy, stream_synchronize, stream_query)",
     "events (event_create, event_destroy, event_record, event_synchronize, event_query)",
@@ -115,8 +117,7 @@ typedef struct contract_slot {
 } contract_slot_t;
 
 static const contract_slot_t contract_slots[CONTRACT_SLOT_COUNT] = {
-#define CONTRACT_ENTRY(slot, group)                                                    \
-    {#slot, CONTRACT_##group, offsetof(accel_backend_ops_t, slot)},
+#define CONTRACT_ENTRY(slot, group) {#slot, CONTRACT_##group, offsetof(accel_backend_ops_t, slot)},
     CONTRACT_SLOTS(CONTRACT_ENTRY)
 #undef CONTRACT_ENTRY
 };
@@ -153,8 +154,8 @@ static accel_status_t contract_check_groups(const accel_backend_ops_t *ops, cons
     }
     if (set_count[CONTRACT_REQUIRED] != total[CONTRACT_REQUIRED])
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s: backend \"%s\" leaves the required slot %s NULL", origin,
-                           ops->name, missing[CONTRACT_REQUIRED]);
+                           "%s: backend \"%s\" leaves the required slot %s NULL", origin, ops->name,
+                           missing[CONTRACT_REQUIRED]);
     for (int g = CONTRACT_PINNED_ALLOC; g < CONTRACT_GROUP_COUNT; g++) {
         if (set_count[g] != 0 && set_count[g] != total[g])
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -191,8 +192,7 @@ static accel_status_t contract_check_dependencies(const accel_backend_ops_t *ops
     return ACCEL_OK;
 }
 
-static accel_status_t contract_check_fused_optim(const accel_backend_ops_t *ops,
-                                                 const char *origin)
+static accel_status_t contract_check_fused_optim(const accel_backend_ops_t *ops, const char *origin)
 {
     const accel_fused_optim_ops_t *fused;
     if (!contract_slot_set(ops, &contract_slots[CONTRACT_INDEX_fused_optim]))

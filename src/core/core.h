@@ -23,11 +23,11 @@
 /* Handle tags: checked on entry so a wrong or destroyed handle is refused
  * (user streams, events and graphs live in `handles`, see handles.h, so the
  * check never reads freed memory while their accel_t is open). */
-#define ACCEL_TAG_ACCEL 0x61636331u
+#define ACCEL_TAG_ACCEL  0x61636331u
 #define ACCEL_TAG_STREAM 0x61637374u
-#define ACCEL_TAG_EVENT 0x61636576u
-#define ACCEL_TAG_GRAPH 0x61636772u
-#define ACCEL_TAG_DEAD 0xdeadacc1u
+#define ACCEL_TAG_EVENT  0x61636576u
+#define ACCEL_TAG_GRAPH  0x61636772u
+#define ACCEL_TAG_DEAD   0xdeadacc1u
 
 typedef struct accel_device_state {
     accel_allocator_t *allocator;
@@ -80,6 +80,11 @@ struct accel {
     pthread_key_t thread_key;
 
     accel_pinned_registry_t pinned;
+    /* accel_pin_memory (api_pinning.c): the backend, read from the
+     * environment at first use (0 = not read yet), and DeepSpeed's
+     * track_pinned_memory counters. */
+    atomic_int pin_backend;
+    _Atomic uint64_t pin_tracked_bytes, pin_count;
 
     accel_op_builder_t *builders;
     size_t builder_count;
@@ -142,6 +147,10 @@ accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr);
 
 /* ---- validation helpers (dispatch.c); each sets the last error on failure */
 accel_status_t accel_check_handle(const accel_t *acc);
+/* UNAVAILABLE with a sentence when `acc` has no device (a backend opened by
+ * name whose runtime reports 0 devices); every path to device work checks it
+ * (accel_resolve_device and accel_resolve_stream do). */
+accel_status_t accel_check_has_devices(const accel_t *acc);
 /* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */
 accel_status_t accel_resolve_device(accel_t *acc, int device, int *out);
 accel_status_t accel_check_stream(const accel_stream_t *stream);
@@ -161,7 +170,6 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
  * host cannot address: on a backend whose DLPack device type is not kDLCPU
  * (opencl's device addresses are PROT_NONE reservations), a range touching a
  * live block of any device is refused. NULL is refused; size 0 passes. */
-accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
-                                      const char *what);
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size, const char *what);
 
 #endif /* ACCEL_CORE_CORE_H */

@@ -39,8 +39,22 @@ accel_status_t accel_check_handle(const accel_t *acc)
     return ACCEL_OK;
 }
 
+accel_status_t accel_check_has_devices(const accel_t *acc)
+{
+    if (acc->device_count > 0)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_UNAVAILABLE,
+                       "%s has no devices: its runtime is present but reports 0 devices, so "
+                       "nothing that needs a device can run (names, flags, dtypes, op builders "
+                       "and environment lists still work)",
+                       acc->ops->name);
+}
+
 accel_status_t accel_resolve_device(accel_t *acc, int device, int *out)
 {
+    accel_status_t status = accel_check_has_devices(acc);
+    if (status != ACCEL_OK)
+        return status;
     if (device == ACCEL_CURRENT_DEVICE) {
         accel_thread_state_t *state = accel_thread_state(acc);
         if (state == NULL)
@@ -81,7 +95,11 @@ accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_
 {
     accel_status_t status;
     if (stream == NULL) {
-        accel_thread_state_t *state = accel_thread_state(acc);
+        accel_thread_state_t *state;
+        status = accel_check_has_devices(acc);
+        if (status != ACCEL_OK)
+            return status;
+        state = accel_thread_state(acc);
         if (state == NULL)
             return ACCEL_ERROR_OUT_OF_MEMORY;
         stream = state->current_streams[state->device];
@@ -102,7 +120,8 @@ accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, 
                                 size_t *out_size)
 {
     for (int d = 0; d < acc->device_count; d++) {
-        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, out_base, out_size) == ACCEL_OK) {
+        if (accel_allocator_lookup(acc->devices[d].allocator, ptr, out_base, out_size) ==
+            ACCEL_OK) {
             *out_device = d;
             return ACCEL_OK;
         }
@@ -125,17 +144,17 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
                            what, ptr, acc->ops->name);
     start = (size_t)((const char *)ptr - (const char *)base);
     if (size > block_size - start)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s range of %zu bytes at offset %zu overruns its allocation of %zu bytes",
-                           what, size, start, block_size);
+        return accel_error(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            "%s range of %zu bytes at offset %zu overruns its allocation of %zu bytes", what, size,
+            start, block_size);
     *out_device = device;
     return ACCEL_OK;
 }
 
 /* The cpu backend's device memory is host memory, so a device pointer used as
  * host memory works there; elsewhere touching it would fault or corrupt. */
-accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size,
-                                      const char *what)
+accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size, const char *what)
 {
     if (ptr == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);

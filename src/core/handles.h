@@ -26,8 +26,8 @@ typedef enum accel_handle_kind {
 typedef struct accel_handle_slot accel_handle_slot_t;
 
 typedef struct accel_handles {
-    pthread_mutex_t lock;       /* guards every field below */
-    accel_handle_slot_t *live;  /* live handles, any kind (doubly linked) */
+    pthread_mutex_t lock;                             /* guards every field below */
+    accel_handle_slot_t *live;                        /* live handles, any kind (doubly linked) */
     accel_handle_slot_t *retired_head, *retired_tail; /* destroyed, oldest first */
     size_t retired_count;
     size_t live_count[ACCEL_HANDLE_KINDS];

@@ -81,8 +81,9 @@ static bool instance_read_caching(void)
 static accel_status_t instance_make_allocator(accel_t *acc, int device, bool caching)
 {
     const accel_backend_ops_t *ops = acc->ops;
-    bool has_events = ACCEL_BACKEND_HAS(ops, event_create) && ACCEL_BACKEND_HAS(ops, event_record) &&
-                      ACCEL_BACKEND_HAS(ops, event_query) && ACCEL_BACKEND_HAS(ops, event_destroy);
+    bool has_events = ACCEL_BACKEND_HAS(ops, event_create) &&
+                      ACCEL_BACKEND_HAS(ops, event_record) && ACCEL_BACKEND_HAS(ops, event_query) &&
+                      ACCEL_BACKEND_HAS(ops, event_destroy);
     allocator_ctx_t *ctx = malloc(sizeof *ctx);
     if (ctx == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating an allocator");
@@ -107,6 +108,8 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
 static accel_status_t instance_make_devices(accel_t *acc)
 {
     bool caching = instance_read_caching();
+    if (acc->device_count == 0)
+        return ACCEL_OK; /* opened by name without a device: no per-device state */
     acc->devices = calloc((size_t)acc->device_count, sizeof *acc->devices);
     if (acc->devices == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for device state");
@@ -118,8 +121,8 @@ static accel_status_t instance_make_devices(accel_t *acc)
         dev->default_stream = calloc(1, sizeof *dev->default_stream);
         if (dev->default_stream == NULL)
             return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for streams");
-        *dev->default_stream = (accel_stream_t){
-            .tag = ACCEL_TAG_STREAM, .acc = acc, .device = d, .is_default = true};
+        *dev->default_stream =
+            (accel_stream_t){.tag = ACCEL_TAG_STREAM, .acc = acc, .device = d, .is_default = true};
         accel_status_t status = instance_make_allocator(acc, d, caching);
         if (status != ACCEL_OK)
             return status;
@@ -131,7 +134,7 @@ static int instance_initial_device(const accel_t *acc)
 {
     long rank;
     const char *text;
-    if (!acc->ops->info->current_device_from_local_rank)
+    if (!acc->ops->info->current_device_from_local_rank || acc->device_count == 0)
         return 0;
     text = accel_env_get("LOCAL_RANK");
     if (text == NULL)
@@ -181,8 +184,9 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
         goto fail;
     }
     status = ops->device_count(acc->self, &acc->device_count);
-    if (status == ACCEL_OK && acc->device_count <= 0)
-        status = accel_error(ACCEL_ERROR_UNAVAILABLE, "%s: the runtime reports no devices", ops->name);
+    if (status == ACCEL_OK && acc->device_count < 0)
+        status = accel_error(ACCEL_ERROR_INTERNAL, "%s: the backend reports %d devices", ops->name,
+                             acc->device_count);
     if (status != ACCEL_OK)
         goto fail;
     acc->initial_device = instance_initial_device(acc);
@@ -201,7 +205,7 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     *out = acc;
     return ACCEL_OK;
 
-fail: {
+fail : {
     char saved[1024];
     accel_error_copy(saved, sizeof saved);
     accel_instance_destroy(acc);
@@ -305,9 +309,16 @@ accel_status_t accel_ensure_init(accel_t *acc)
 
 /* ---- fork: every lock of every accel_t, outermost first (see fork.h) */
 
+/* The builders' locks: the listed ones and the NotImplementedBuilder after
+ * them (ops.h); none when the builders were never made. */
+static size_t instance_builder_locks(const accel_t *acc)
+{
+    return acc->builders != NULL ? acc->builder_count + 1 : 0;
+}
+
 static void instance_fork_lock(accel_t *acc)
 {
-    for (size_t i = 0; i < acc->builder_count; i++)
+    for (size_t i = 0; i < instance_builder_locks(acc); i++)
         pthread_mutex_lock(&acc->builders[i].lock);
     pthread_mutex_lock(&acc->lock);
     accel_handles_fork_lock(&acc->handles);
@@ -329,7 +340,7 @@ static void instance_fork_unlock(accel_t *acc)
     }
     accel_handles_fork_unlock(&acc->handles);
     pthread_mutex_unlock(&acc->lock);
-    for (size_t i = acc->builder_count; i-- > 0;)
+    for (size_t i = instance_builder_locks(acc); i-- > 0;)
         pthread_mutex_unlock(&acc->builders[i].lock);
 }
 

@@ -15,11 +15,11 @@
 #include "env.h"
 #include "error.h"
 
-#define CACHE_MAGIC "ACCELKC1"
-#define CACHE_MAGIC_SIZE 8
-#define CACHE_KEY_DIGITS 32
+#define CACHE_MAGIC       "ACCELKC1"
+#define CACHE_MAGIC_SIZE  8
+#define CACHE_KEY_DIGITS  32
 #define CACHE_HEADER_SIZE (CACHE_MAGIC_SIZE + CACHE_KEY_DIGITS + 8 + 8)
-#define CACHE_MAX_ENTRY ((uint64_t)1 << 31) /* refuse absurd sizes from a bad file */
+#define CACHE_MAX_ENTRY   ((uint64_t)1 << 31) /* refuse absurd sizes from a bad file */
 
 /* ---------------------------------------------------------------- hashing */
 
@@ -203,8 +203,7 @@ static void *cache_read(int fd, const char *key, size_t *out_size, const char **
         *why = "not an accel kernel cache entry for this key";
         return NULL;
     }
-    if (size == 0 || size > CACHE_MAX_ENTRY ||
-        (uint64_t)info.st_size != CACHE_HEADER_SIZE + size) {
+    if (size == 0 || size > CACHE_MAX_ENTRY || (uint64_t)info.st_size != CACHE_HEADER_SIZE + size) {
         *why = "size does not match its header (truncated?)";
         return NULL;
     }
@@ -240,8 +239,7 @@ accel_status_t accel_kernel_cache_get(const char *key, void **out, size_t *out_s
     close(fd);
     if (data == NULL) {
         accel_log(ACCEL_LOG_DEBUG, "kernel cache: ignoring %s: %s", path, why);
-        return accel_error(ACCEL_ERROR_NOT_FOUND, "kernel cache: unusable entry %s: %s", path,
-                           why);
+        return accel_error(ACCEL_ERROR_NOT_FOUND, "kernel cache: unusable entry %s: %s", path, why);
     }
     *out = data;
     *out_size = size;

@@ -21,8 +21,8 @@ static void log_read_level(void)
     if (accel_env_parse_log_level(text, &level))
         log_level = level;
     else
-        fprintf(stderr, "accel warn: ACCEL_LOG=%s is not one of error|warn|info|debug; using warn\n",
-                text);
+        fprintf(stderr,
+                "accel warn: ACCEL_LOG=%s is not one of error|warn|info|debug; using warn\n", text);
 }
 
 bool accel_log_enabled(accel_log_level_t level)

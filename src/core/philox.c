@@ -9,10 +9,10 @@
 
 #include "core/cpu_isa.h"
 
-#define PHILOX_M0 0xD2511F53u /* round multipliers */
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u /* key schedule (Weyl) increments */
-#define PHILOX_W1 0xBB67AE85u
+#define PHILOX_M0     0xD2511F53u /* round multipliers */
+#define PHILOX_M1     0xCD9E8D57u
+#define PHILOX_W0     0x9E3779B9u /* key schedule (Weyl) increments */
+#define PHILOX_W1     0xBB67AE85u
 #define PHILOX_ROUNDS 10
 
 /* Words generated per stack chunk when a transform sits between the
@@ -74,10 +74,8 @@ unsigned accel_rng_words_per_element(accel_rng_kind_t kind)
 {
     switch (kind) {
     case ACCEL_RNG_U32:
-    case ACCEL_RNG_UNIFORM:
-        return 1;
-    case ACCEL_RNG_NORMAL:
-        return 2;
+    case ACCEL_RNG_UNIFORM: return 1;
+    case ACCEL_RNG_NORMAL: return 2;
     }
     return 0; /* not a kind */
 }

@@ -32,7 +32,7 @@ float accel_rng_normal_from_words(uint32_t a, uint32_t b);
  * the rest with the scalar path. accel_philox_blocks uses the best variant
  * the CPU runs (ACCEL_CPU_ISA caps it, read once) and writes 0 without one. */
 typedef size_t (*accel_philox_blocks_fn)(uint64_t seed, uint64_t block, size_t count,
-                                        uint32_t *out);
+                                         uint32_t *out);
 size_t accel_philox_blocks_avx2(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
 size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
 size_t accel_philox_blocks(uint64_t seed, uint64_t block, size_t count, uint32_t *out);

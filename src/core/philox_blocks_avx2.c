@@ -9,8 +9,14 @@
 #define VEC_LANES 8
 typedef __m256i vec_t;
 
-static inline vec_t vec_set1(uint32_t x) { return _mm256_set1_epi32((int)x); }
-static inline vec_t vec_xor(vec_t a, vec_t b) { return _mm256_xor_si256(a, b); }
+static inline vec_t vec_set1(uint32_t x)
+{
+    return _mm256_set1_epi32((int)x);
+}
+static inline vec_t vec_xor(vec_t a, vec_t b)
+{
+    return _mm256_xor_si256(a, b);
+}
 
 static inline vec_t vec_block_counters(uint32_t first)
 {

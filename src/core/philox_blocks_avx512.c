@@ -9,13 +9,19 @@
 #define VEC_LANES 16
 typedef __m512i vec_t;
 
-static inline vec_t vec_set1(uint32_t x) { return _mm512_set1_epi32((int)x); }
-static inline vec_t vec_xor(vec_t a, vec_t b) { return _mm512_xor_si512(a, b); }
+static inline vec_t vec_set1(uint32_t x)
+{
+    return _mm512_set1_epi32((int)x);
+}
+static inline vec_t vec_xor(vec_t a, vec_t b)
+{
+    return _mm512_xor_si512(a, b);
+}
 
 static inline vec_t vec_block_counters(uint32_t first)
 {
-    return _mm512_add_epi32(vec_set1(first),
-                            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    return _mm512_add_epi32(
+        vec_set1(first), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 }
 
 /* Even lanes multiply in place; odd lanes are shifted down, multiplied, and

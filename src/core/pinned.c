@@ -15,6 +15,7 @@ void accel_pinned_init(accel_pinned_registry_t *registry)
 {
     pthread_mutex_init(&registry->lock, NULL);
     accel_range_map_init(&registry->ranges, sizeof(accel_pinned_kind_t));
+    registry->bytes = registry->bytes_peak = 0;
 }
 
 /* Not thread-safe: nobody may use the registry during or after fini. */
@@ -35,10 +36,14 @@ static accel_status_t pinned_add_locked(accel_pinned_registry_t *registry, const
                                         size_t size, accel_pinned_kind_t kind)
 {
     const accel_range_t *in_the_way = NULL;
-    accel_status_t status = accel_range_map_insert(&registry->ranges, base, size, &kind,
-                                                   &in_the_way);
-    if (status == ACCEL_OK)
+    accel_status_t status =
+        accel_range_map_insert(&registry->ranges, base, size, &kind, &in_the_way);
+    if (status == ACCEL_OK) {
+        registry->bytes += size;
+        if (registry->bytes > registry->bytes_peak)
+            registry->bytes_peak = registry->bytes;
         return ACCEL_OK;
+    }
     if (in_the_way != NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "pinned memory: range %p + %zu bytes overlaps the pinned range "
@@ -64,7 +69,7 @@ accel_status_t accel_pinned_add(accel_pinned_registry_t *registry, const void *b
                            "pinned memory: range %p + %zu bytes runs past the end of the "
                            "address space",
                            base, size);
-    if (kind != ACCEL_PINNED_ALLOCATED && kind != ACCEL_PINNED_REGISTERED)
+    if (kind < ACCEL_PINNED_ALLOCATED || kind > ACCEL_PINNED_NATIVE)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "pinned memory: unknown range kind %d",
                            (int)kind);
     pthread_mutex_lock(&registry->lock);
@@ -86,6 +91,7 @@ accel_status_t accel_pinned_remove(accel_pinned_registry_t *registry, const void
         accel_range_map_remove(&registry->ranges, base, &removed, NULL)) {
         if (out_size)
             *out_size = removed.size;
+        registry->bytes -= removed.size;
         status = ACCEL_OK;
     }
     pthread_mutex_unlock(&registry->lock);
@@ -115,4 +121,12 @@ bool accel_pinned_find(accel_pinned_registry_t *registry, const void *ptr, size_
             .base = range->base, .size = range->size, .kind = pinned_kind(range)};
     pthread_mutex_unlock(&registry->lock);
     return range != NULL;
+}
+
+void accel_pinned_bytes(accel_pinned_registry_t *registry, uint64_t *out_bytes, uint64_t *out_peak)
+{
+    pthread_mutex_lock(&registry->lock);
+    *out_bytes = registry->bytes;
+    *out_peak = registry->bytes_peak;
+    pthread_mutex_unlock(&registry->lock);
 }

@@ -75,11 +75,11 @@ static bool plugins_registered(const accel_backend_ops_t *ops, size_t from, cons
         void *probe, *create;
         memcpy(&probe, &t->probe, sizeof probe);
         memcpy(&create, &t->create, sizeof create);
-        found = (i >= from && t == ops) || (map != NULL && (plugins_address_in(t, map) ||
-                                             plugins_address_in(t->name, map) ||
-                                             plugins_address_in(t->info, map) ||
-                                             plugins_address_in(probe, map) ||
-                                             plugins_address_in(create, map)));
+        found =
+            (i >= from && t == ops) ||
+            (map != NULL && (plugins_address_in(t, map) || plugins_address_in(t->name, map) ||
+                             plugins_address_in(t->info, map) || plugins_address_in(probe, map) ||
+                             plugins_address_in(create, map)));
     }
     free(tables);
     return found;
@@ -97,8 +97,7 @@ static void plugins_unload(void *handle, const char *path)
     }
     if (plugins_registered(NULL, 0, map)) {
         accel_log(ACCEL_LOG_WARN,
-                  "plugin %s: stays loaded, since a backend table in it is registered",
-                  path);
+                  "plugin %s: stays loaded, since a backend table in it is registered", path);
         return;
     }
     dlclose(handle);

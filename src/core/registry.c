@@ -25,8 +25,8 @@
 #define REGISTRY_NAME_MAX 31
 
 /* The info struct as ABI version 1 defined it. */
-#define REGISTRY_INFO_MIN_SIZE                                                         \
-    (offsetof(accel_backend_info_t, vendor_stack) +                                    \
+#define REGISTRY_INFO_MIN_SIZE                                                                     \
+    (offsetof(accel_backend_info_t, vendor_stack) +                                                \
      sizeof(((accel_backend_info_t *)0)->vendor_stack))
 
 /* One supported-names string; older ones stay reachable through `older`, so a
@@ -128,8 +128,8 @@ static accel_status_t registry_check_table(const accel_backend_ops_t *ops, const
                            accel_backend_contract_min_size());
     if (ops->name == NULL || !registry_name_is_valid(ops->name))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s: backend name must be 1 to %d characters of [A-Za-z0-9._-]",
-                           origin, REGISTRY_NAME_MAX);
+                           "%s: backend name must be 1 to %d characters of [A-Za-z0-9._-]", origin,
+                           REGISTRY_NAME_MAX);
     if (ops->info == NULL || ops->info->struct_size < REGISTRY_INFO_MIN_SIZE)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: backend \"%s\" has no info struct, or one shorter than %zu bytes",

@@ -27,6 +27,7 @@ typedef struct accel_known_backend {
     const char *name;
     const char *runtime_library;
     const char *vendor_stack;
+    bool deepspeed; /* in DeepSpeed's SUPPORTED_ACCELERATOR_LIST */
 } accel_known_backend_t;
 
 extern const accel_known_backend_t accel_known_backends[];

@@ -23,8 +23,8 @@
 #include "registry.h"
 
 #define SELECTION_OVERRIDE "override"
-#define SELECTION_AUTO "auto detect"
-#define SELECTION_MODEL "model specified"
+#define SELECTION_AUTO     "auto detect"
+#define SELECTION_MODEL    "model specified"
 #define SELECTION_EXPLICIT "explicit"
 
 /* One cascade slot as examined by a walk. */
@@ -66,7 +66,11 @@ static void selection_format(char *out, size_t cap, const char *fmt, ...)
 
 /* ------------------------------------------------------------ probing */
 
-/* A backend is usable when its probe found the runtime and at least one device. */
+/* Auto-detect uses a backend when its probe found the runtime and at least
+ * one device. Naming one needs only the runtime: with 0 devices it opens,
+ * and device work fails with a sentence (accel_check_has_devices), as
+ * DeepSpeed's get_accelerator() accepts DS_ACCELERATOR=cuda in a container
+ * without a GPU. */
 static bool selection_probe_usable(const accel_probe_result_t *probe)
 {
     return probe->available && probe->device_count > 0;
@@ -122,8 +126,8 @@ static accel_status_t selection_not_built(const char *name)
                        "%s): it is not implemented in this version yet, or it was configured off "
                        "(-DACCEL_BACKEND_%s=OFF)",
                        name, known != NULL ? known->runtime_library : "its vendor runtime",
-                       known != NULL ? known->vendor_stack : "its vendor stack",
-                       accel_version(), upper);
+                       known != NULL ? known->vendor_stack : "its vendor stack", accel_version(),
+                       upper);
 }
 
 /* The probe of `ops` said no: explain what is missing and how to point at it. */
@@ -136,9 +140,6 @@ static accel_status_t selection_unavailable(const accel_backend_ops_t *ops,
     const char *reason = probe->reason[0] != '\0' ? probe->reason : "no reason given";
     selection_upper_name(ops->name, false, upper, sizeof upper);
     selection_upper_name(ops->name, true, variable, sizeof variable);
-    if (probe->available)
-        return accel_error(ACCEL_ERROR_UNAVAILABLE,
-                           "%s backend found its runtime but no device: %s", upper, reason);
     return accel_error(ACCEL_ERROR_UNAVAILABLE,
                        "%s backend requires %s%s%s%s, which is not installed on this system: "
                        "%s; set ACCEL_%s_LIBRARY to point at it",
@@ -150,8 +151,8 @@ static accel_status_t selection_unavailable(const accel_backend_ops_t *ops,
 /* Resolve a user-given name to a usable backend. `unknown` is the status for
  * a name nobody knows (INVALID_ARGUMENT for env overrides, NOT_FOUND for
  * accel_open) and `what` names where it came from. */
-static accel_status_t selection_by_name(const char *name, accel_status_t unknown,
-                                        const char *what, const accel_backend_ops_t **out)
+static accel_status_t selection_by_name(const char *name, accel_status_t unknown, const char *what,
+                                        const accel_backend_ops_t **out)
 {
     accel_probe_result_t probe;
     const accel_backend_ops_t *ops = accel_registry_find(name);
@@ -164,8 +165,11 @@ static accel_status_t selection_by_name(const char *name, accel_status_t unknown
         return accel_error(unknown, "%s must be one of %s. Value \"%s\" is not supported", what,
                            accel_supported_names(), name);
     selection_probe(ops, &probe);
-    if (!selection_probe_usable(&probe))
+    if (!probe.available)
         return selection_unavailable(ops, &probe);
+    if (probe.device_count == 0)
+        accel_log(ACCEL_LOG_INFO, "%s has no devices (%s): only what needs no device will work",
+                  ops->name, probe.reason[0] != '\0' ? probe.reason : "its probe counted 0");
     *out = ops;
     return ACCEL_OK;
 }
@@ -254,19 +258,20 @@ static bool cascade_examine(cascade_t *cascade, cascade_slot_t *slot)
     if (strcmp(slot->name, "xpu") == 0 && cascade_cuda_blocks_xpu(cascade, note, sizeof note)) {
         cascade_probe_slot(slot);
         selection_format(slot->reason, sizeof slot->reason,
-                 "skipped: xpu is considered only when no CUDA device is present (%s)", note);
+                         "skipped: xpu is considered only when no CUDA device is present (%s)",
+                         note);
         return false;
     }
     cascade_probe_slot(slot);
     said = slot->probe.reason[0] != '\0' ? slot->probe.reason : NULL;
     if (selection_probe_auto(&slot->probe))
         selection_format(slot->reason, sizeof slot->reason, "%d device(s)%s%s%s%s",
-                 slot->probe.device_count, said ? ": " : "", said ? said : "",
-                 note[0] ? "; " : "", note);
+                         slot->probe.device_count, said ? ": " : "", said ? said : "",
+                         note[0] ? "; " : "", note);
     else
         selection_format(slot->reason, sizeof slot->reason, "%s%s%s%s",
-                 said ? said : (slot->probe.available ? "no device" : "unavailable"),
-                 note[0] ? " (" : "", note, note[0] ? ")" : "");
+                         said ? said : (slot->probe.available ? "no device" : "unavailable"),
+                         note[0] ? " (" : "", note, note[0] ? ")" : "");
     return selection_probe_auto(&slot->probe);
 }
 
@@ -285,8 +290,9 @@ static void cascade_walk(cascade_t *cascade, bool examine_all)
         } else if (usable) {
             char earlier[sizeof slot->reason];
             memcpy(earlier, slot->reason, sizeof earlier);
-            selection_format(slot->reason, sizeof slot->reason, "available (%s), but %s comes first",
-                     earlier, cascade->slots[cascade->chosen].name);
+            selection_format(slot->reason, sizeof slot->reason,
+                             "available (%s), but %s comes first", earlier,
+                             cascade->slots[cascade->chosen].name);
         }
     }
 }
@@ -546,8 +552,8 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     size_t n;
     accel_status_t status;
     if (out_count == NULL || (candidates == NULL && cap > 0))
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "accel_detect: %s is NULL", out_count == NULL ? "out_count" : "candidates");
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "accel_detect: %s is NULL",
+                           out_count == NULL ? "out_count" : "candidates");
     status = cascade_open(&cascade);
     if (status != ACCEL_OK)
         return status;
@@ -562,6 +568,33 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     }
     cascade_close(&cascade);
     return status;
+}
+
+/* ------------------------------------------------------------ DeepSpeed's list */
+
+/* A name of DeepSpeed's SUPPORTED_ACCELERATOR_LIST. "xpu.external" counts:
+ * DeepSpeed's external XPU accelerator answers device_name() with "xpu". */
+static bool selection_is_deepspeed_name(const char *name)
+{
+    const accel_known_backend_t *known;
+    if (strcmp(name, "xpu.external") == 0)
+        name = "xpu";
+    known = accel_registry_known(name);
+    return known != NULL && known->deepspeed;
+}
+
+accel_status_t accel_is_current_accelerator_supported(bool *out)
+{
+    accel_t *acc = NULL;
+    accel_status_t status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "accel_is_current_accelerator_supported: out is NULL");
+    status = accel_get(&acc);
+    if (status != ACCEL_OK)
+        return status;
+    *out = selection_is_deepspeed_name(acc->ops->name);
+    return ACCEL_OK;
 }
 
 void accel_selection_fork_lock(void)

@@ -14,7 +14,8 @@ static _Thread_local stream_worker_mark_t stream_worker_self;
 
 void accel_stream_worker_enter(const void *backend, int device, const void *stream)
 {
-    stream_worker_self = (stream_worker_mark_t){.backend = backend, .stream = stream, .device = device};
+    stream_worker_self =
+        (stream_worker_mark_t){.backend = backend, .stream = stream, .device = device};
 }
 
 bool accel_stream_worker_of(const void *backend, int device, const void **out_stream)

@@ -32,8 +32,7 @@ static void *symbol_lookup(void *library, const accel_symbol_t *symbol)
 
 accel_status_t accel_symbol_table_resolve(void *library, const accel_symbol_t *symbols,
                                           size_t count, const char *backend,
-                                          const char *library_name, char *reason,
-                                          size_t reason_cap)
+                                          const char *library_name, char *reason, size_t reason_cap)
 {
     if (backend == NULL)
         backend = "backend";
@@ -46,8 +45,7 @@ accel_status_t accel_symbol_table_resolve(void *library, const accel_symbol_t *s
     for (size_t i = 0; i < count; i++) {
         if (symbols[i].name == NULL || symbols[i].slot == NULL)
             return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                       "%s: symbol descriptor %zu has no name or slot", backend,
-                                       i);
+                                       "%s: symbol descriptor %zu has no name or slot", backend, i);
     }
     for (size_t i = 0; i < count; i++) {
         void *address = symbol_lookup(library, &symbols[i]);

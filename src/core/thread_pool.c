@@ -34,8 +34,15 @@ static struct {
     uint64_t generation;
     pool_job_t job;
     size_t pending; /* workers still running this generation's chunks */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, false, 1, 0, {0}, 0};
+} pool = {PTHREAD_MUTEX_INITIALIZER,
+          PTHREAD_MUTEX_INITIALIZER,
+          PTHREAD_COND_INITIALIZER,
+          PTHREAD_COND_INITIALIZER,
+          false,
+          1,
+          0,
+          {0},
+          0};
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 

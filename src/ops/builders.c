@@ -5,6 +5,7 @@
  * FusedAdam calls the CPU Adam step; FusedLamb likewise), and then the backend's own builders.
  * The descriptor tables are constant; the wrapper array belongs to the
  * accel_t and lives until accel_close. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +13,10 @@
 #include "core/error.h"
 #include "ops/ops.h"
 
-#define BUILDER_DESC(class_name, op_name, is_compatible, load)                           \
-    {sizeof(accel_op_builder_desc_t), class_name, op_name, is_compatible, load}
+#define BUILDER_DESC(class_name, op_name, is_compatible, load)                                     \
+    {                                                                                              \
+        sizeof(accel_op_builder_desc_t), class_name, op_name, is_compatible, load                  \
+    }
 
 static const accel_op_builder_desc_t host_builders[] = {
     BUILDER_DESC("CPUAdamBuilder", "cpu_adam", accel_host_optim_is_compatible,
@@ -35,15 +38,57 @@ static const accel_op_builder_desc_t host_fused_builders[] = {
                  accel_host_lamb_load),
 };
 
-static const accel_op_builder_desc_t device_adam_builder =
-    BUILDER_DESC("FusedAdamBuilder", "fused_adam", accel_device_optim_is_compatible,
-                 accel_device_adam_load);
-static const accel_op_builder_desc_t device_lion_builder =
-    BUILDER_DESC("FusedLionBuilder", "fused_lion", accel_device_optim_is_compatible,
-                 accel_device_lion_load);
-static const accel_op_builder_desc_t device_lamb_builder =
-    BUILDER_DESC("FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible,
-                 accel_device_lamb_load);
+static const accel_op_builder_desc_t device_adam_builder = BUILDER_DESC(
+    "FusedAdamBuilder", "fused_adam", accel_device_optim_is_compatible, accel_device_adam_load);
+static const accel_op_builder_desc_t device_lion_builder = BUILDER_DESC(
+    "FusedLionBuilder", "fused_lion", accel_device_optim_is_compatible, accel_device_lion_load);
+static const accel_op_builder_desc_t device_lamb_builder = BUILDER_DESC(
+    "FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible, accel_device_lamb_load);
+
+/* DeepSpeed's NotImplementedBuilder: what accel_get_op_builder returns for a
+ * name this accelerator has no builder for. `self` is the accel_t. */
+static bool not_implemented_is_compatible(void *self, char *reason, size_t reason_cap)
+{
+    const accel_t *acc = self;
+    snprintf(reason, reason_cap,
+             "this op has not been implemented on the %s backend (DeepSpeed's "
+             "NotImplementedBuilder, given for a builder name the backend lacks; "
+             "accel_op_builder_count and accel_op_builder_at list the ones it has)",
+             acc->ops->name);
+    return false;
+}
+
+static accel_status_t not_implemented_load(void *self, const void **out)
+{
+    const accel_t *acc = self;
+    (void)out;
+    return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                       "This op had not been implemented on %s backend (DeepSpeed's "
+                       "NotImplementedBuilder cannot load)",
+                       acc->ops->name);
+}
+
+static const accel_op_builder_desc_t not_implemented_builder =
+    BUILDER_DESC("NotImplementedBuilder", "deepspeed_not_implemented",
+                 not_implemented_is_compatible, not_implemented_load);
+
+bool accel_ops_builder_is_not_implemented(const accel_op_builder_t *builder)
+{
+    return builder->desc == &not_implemented_builder;
+}
+
+/* Host builders take no self, device ones the accel_t, the backend's own its
+ * state (accel_ops_builders_make). */
+accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builder)
+{
+    if (accel_ops_builder_is_not_implemented(builder))
+        return ACCEL_OPS_BUILDER_NOT_IMPLEMENTED;
+    if (builder->self == NULL)
+        return ACCEL_OPS_BUILDER_HOST;
+    if (builder->self == builder->acc)
+        return ACCEL_OPS_BUILDER_DEVICE;
+    return ACCEL_OPS_BUILDER_BACKEND;
+}
 
 #define BUILDERS_MAX_CORE 12
 
@@ -108,25 +153,30 @@ accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, s
         own = acc->ops->op_builders(acc->self, &own_count);
     if (own == NULL)
         own_count = 0;
-    builders = calloc(core_count + own_count, sizeof *builders);
+    /* One more: the NotImplementedBuilder, after the listed ones. */
+    builders = calloc(core_count + own_count + 1, sizeof *builders);
     if (builders == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for op builders");
     for (size_t i = 0; i < core_count; i++)
-        builders[count++] = (accel_op_builder_t){
-            .acc = acc, .desc = core_descs[i], .self = core_selves[i]};
+        builders[count++] =
+            (accel_op_builder_t){.acc = acc, .desc = core_descs[i], .self = core_selves[i]};
     for (size_t i = 0; i < own_count; i++) {
         if (!builders_desc_valid(&own[i])) {
             accel_log(ACCEL_LOG_WARN, "%s: op builder %zu of the backend is incomplete; skipped",
                       acc->ops->name, i);
         } else if (builders_listed(builders, count, own[i].class_name)) {
-            accel_log(ACCEL_LOG_WARN, "%s: the backend's op builder %s repeats a builder core "
-                      "lists; the backend's is skipped", acc->ops->name, own[i].class_name);
+            accel_log(ACCEL_LOG_WARN,
+                      "%s: the backend's op builder %s repeats a builder core "
+                      "lists; the backend's is skipped",
+                      acc->ops->name, own[i].class_name);
         } else {
             builders[count++] =
                 (accel_op_builder_t){.acc = acc, .desc = &own[i], .self = acc->self};
         }
     }
-    for (size_t i = 0; i < count; i++)
+    builders[count] =
+        (accel_op_builder_t){.acc = acc, .desc = &not_implemented_builder, .self = acc};
+    for (size_t i = 0; i <= count; i++)
         pthread_mutex_init(&builders[i].lock, NULL);
     *out = builders;
     *out_count = count;
@@ -135,7 +185,9 @@ accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, s
 
 void accel_ops_builders_free(accel_op_builder_t *builders, size_t count)
 {
-    for (size_t i = 0; i < count; i++)
+    if (builders == NULL)
+        return;
+    for (size_t i = 0; i <= count; i++)
         pthread_mutex_destroy(&builders[i].lock);
     free(builders);
 }

@@ -53,12 +53,9 @@ typedef enum device_kernel { DEVICE_ADAM, DEVICE_LION, DEVICE_LAMB } device_kern
 static bool device_has_kernel(const accel_fused_optim_ops_t *fused, device_kernel_t kernel)
 {
     switch (kernel) {
-    case DEVICE_ADAM:
-        return fused->adam != NULL;
-    case DEVICE_LION:
-        return fused->lion != NULL;
-    default:
-        return ACCEL_FUSED_OPTIM_LAMB(fused) != NULL;
+    case DEVICE_ADAM: return fused->adam != NULL;
+    case DEVICE_LION: return fused->lion != NULL;
+    default: return ACCEL_FUSED_OPTIM_LAMB(fused) != NULL;
     }
 }
 
@@ -99,29 +96,49 @@ static accel_optim_launch_t device_launch_make(const accel_optim_view_t *view,
 
 /* ---------------------------------------------------------------- steps */
 
+/* What every step checks besides its hyper-parameters: the backend has the
+ * kernel, the tensors (`states` of them: 2, or 1 with state2 ignored), the stream on
+ * their device, lazy init. Fills *launch; *has_work is false for an empty
+ * step, which then succeeds without calling the backend. */
+static accel_status_t device_step_begin(const char *op, accel_t *acc, device_kernel_t kernel,
+                                        accel_stream_t *stream, const DLTensor *param,
+                                        const DLTensor *grad, const DLTensor *state1,
+                                        const DLTensor *state2, size_t states,
+                                        const accel_fused_optim_ops_t **fused,
+                                        accel_optim_launch_t *launch, bool *has_work)
+{
+    accel_optim_view_t view;
+    accel_stream_t *resolved = NULL;
+    accel_status_t status = device_fused_table(op, acc, kernel, fused);
+    *has_work = false;
+    if (status == ACCEL_OK)
+        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, state1,
+                                       state2, states, &view);
+    if (status == ACCEL_OK)
+        status = device_step_stream(op, acc, stream, &view, &resolved);
+    if (status != ACCEL_OK || view.count == 0)
+        return status;
+    *launch = device_launch_make(&view, resolved);
+    *has_work = true;
+    return ACCEL_OK;
+}
+
 static accel_status_t device_adam_step(accel_t *acc, accel_stream_t *stream,
                                        const accel_adam_config_t *config, uint64_t step,
                                        DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
                                        DLTensor *exp_avg_sq)
 {
-    const char *op = "fused_adam";
     const accel_fused_optim_ops_t *fused = NULL;
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
     accel_adam_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, DEVICE_ADAM, &fused);
+    bool has_work = false;
+    accel_status_t status = accel_adam_config_check("fused_adam", config, step);
     if (status == ACCEL_OK)
-        status = accel_adam_config_check(op, config, step);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       exp_avg_sq, 2, &view);
-    if (status == ACCEL_OK)
-        status = device_step_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
+        status = device_step_begin("fused_adam", acc, DEVICE_ADAM, stream, param, grad, exp_avg,
+                                   exp_avg_sq, 2, &fused, &launch, &has_work);
+    if (status != ACCEL_OK || !has_work)
         return status;
     accel_adam_coeffs_make(config, step, &coeffs);
-    launch = device_launch_make(&view, resolved);
     return fused->adam(acc->self, &launch, &coeffs);
 }
 
@@ -129,24 +146,17 @@ static accel_status_t device_lion_step(accel_t *acc, accel_stream_t *stream,
                                        const accel_lion_config_t *config, DLTensor *param,
                                        const DLTensor *grad, DLTensor *exp_avg)
 {
-    const char *op = "fused_lion";
     const accel_fused_optim_ops_t *fused = NULL;
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
     accel_lion_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, DEVICE_LION, &fused);
+    bool has_work = false;
+    accel_status_t status = accel_lion_config_check("fused_lion", config);
     if (status == ACCEL_OK)
-        status = accel_lion_config_check(op, config);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       NULL, 1, &view);
-    if (status == ACCEL_OK)
-        status = device_step_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
+        status = device_step_begin("fused_lion", acc, DEVICE_LION, stream, param, grad, exp_avg,
+                                   NULL, 1, &fused, &launch, &has_work);
+    if (status != ACCEL_OK || !has_work)
         return status;
     accel_lion_coeffs_make(config, &coeffs);
-    launch = device_launch_make(&view, resolved);
     return fused->lion(acc->self, &launch, &coeffs);
 }
 
@@ -155,25 +165,57 @@ static accel_status_t device_lamb_step(accel_t *acc, accel_stream_t *stream,
                                        DLTensor *param, const DLTensor *grad, DLTensor *exp_avg,
                                        DLTensor *exp_avg_sq)
 {
-    const char *op = "fused_lamb";
     const accel_fused_optim_ops_t *fused = NULL;
-    accel_optim_view_t view;
-    accel_stream_t *resolved = NULL;
     accel_lamb_coeffs_t coeffs;
     accel_optim_launch_t launch;
-    accel_status_t status = device_fused_table(op, acc, DEVICE_LAMB, &fused);
+    bool has_work = false;
+    accel_status_t status = accel_lamb_config_check("fused_lamb", config, step);
     if (status == ACCEL_OK)
-        status = accel_lamb_config_check(op, config, step);
-    if (status == ACCEL_OK)
-        status = accel_optim_view_make(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, param, grad, exp_avg,
-                                       exp_avg_sq, 2, &view);
-    if (status == ACCEL_OK)
-        status = device_step_stream(op, acc, stream, &view, &resolved);
-    if (status != ACCEL_OK || view.count == 0)
+        status = device_step_begin("fused_lamb", acc, DEVICE_LAMB, stream, param, grad, exp_avg,
+                                   exp_avg_sq, 2, &fused, &launch, &has_work);
+    if (status != ACCEL_OK || !has_work)
         return status;
     accel_lamb_coeffs_make(config, step, &coeffs);
-    launch = device_launch_make(&view, resolved);
     return fused->lamb(acc->self, &launch, &coeffs);
+}
+
+/* Tensor lists: every entry checked (one device, aligned), then each queued
+ * in order on the one stream. */
+static accel_status_t device_adam_step_multi(accel_t *acc, accel_stream_t *stream,
+                                             const accel_adam_config_t *config, uint64_t step,
+                                             size_t count, DLTensor *params, const DLTensor *grads,
+                                             DLTensor *exp_avgs, DLTensor *exp_avg_sqs)
+{
+    const char *op = "fused_adam";
+    const accel_fused_optim_ops_t *fused = NULL;
+    accel_status_t status = device_fused_table(op, acc, DEVICE_ADAM, &fused);
+    if (status == ACCEL_OK)
+        status = accel_adam_config_check(op, config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, count, params, grads,
+                                         exp_avgs, exp_avg_sqs, 2);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = device_adam_step(acc, stream, config, step, &params[i], &grads[i], &exp_avgs[i],
+                                  &exp_avg_sqs[i]);
+    return status;
+}
+
+static accel_status_t device_lion_step_multi(accel_t *acc, accel_stream_t *stream,
+                                             const accel_lion_config_t *config, size_t count,
+                                             DLTensor *params, const DLTensor *grads,
+                                             DLTensor *exp_avgs)
+{
+    const char *op = "fused_lion";
+    const accel_fused_optim_ops_t *fused = NULL;
+    accel_status_t status = device_fused_table(op, acc, DEVICE_LION, &fused);
+    if (status == ACCEL_OK)
+        status = accel_lion_config_check(op, config);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check(op, acc, ACCEL_OPTIM_DEVICE_MEMORY, count, params, grads,
+                                         exp_avgs, NULL, 1);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = device_lion_step(acc, stream, config, &params[i], &grads[i], &exp_avgs[i]);
+    return status;
 }
 
 /* ---------------------------------------------------------------- tables */
@@ -207,8 +249,10 @@ static accel_status_t device_tables_get(const accel_backend_ops_t *backend,
     } else if (i == tables_count) {
         tables[i] = (device_tables_t){
             .backend = backend,
-            .adam = {sizeof(accel_adam_op_t), backend->name, device_adam_step},
-            .lion = {sizeof(accel_lion_op_t), backend->name, device_lion_step},
+            .adam = {sizeof(accel_adam_op_t), backend->name, device_adam_step,
+                     device_adam_step_multi},
+            .lion = {sizeof(accel_lion_op_t), backend->name, device_lion_step,
+                     device_lion_step_multi},
             .lamb = {sizeof(accel_lamb_op_t), backend->name, device_lamb_step},
         };
         tables_count++;

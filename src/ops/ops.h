@@ -40,6 +40,16 @@ accel_status_t accel_optim_view_make(const char *op_name, accel_t *acc, accel_op
                                      const DLTensor *state1, const DLTensor *state2,
                                      size_t state_count, accel_optim_view_t *out);
 
+/* Check every entry of a step over tensor lists (step_multi in accel_ops.h)
+ * as accel_optim_view_make checks one step; for device memory also one
+ * device for all entries and element-aligned data. The failing entry's index
+ * starts the error sentence. OK for count 0. states2 is ignored for one
+ * state. */
+accel_status_t accel_optim_lists_check(const char *op, accel_t *acc, accel_optim_memory_t memory,
+                                       size_t count, const DLTensor *params, const DLTensor *grads,
+                                       const DLTensor *states1, const DLTensor *states2,
+                                       size_t state_count);
+
 /* Hyper-parameter checks with torch.optim's rules (0 <= lr, eps, weight_decay;
  * 0 <= beta < 1; all finite). INVALID_ARGUMENT naming the bad field. */
 accel_status_t accel_adam_config_check(const char *op_name, const accel_adam_config_t *config,
@@ -78,9 +88,14 @@ void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagr
  * optimizer ops, then FusedAdam/FusedLion (the backend's fused_optim kernels,
  * or the host ops where the backend's memory is host memory), then the
  * backend's own op_builders. Allocates *out (freed by accel_ops_builders_free)
- * and fills each wrapper's desc and self. */
+ * and fills each wrapper's desc and self. (*out)[*out_count], one past the
+ * listed builders, is DeepSpeed's NotImplementedBuilder, which
+ * accel_get_op_builder gives for a name the accelerator lacks. */
 accel_status_t accel_ops_builders_make(accel_t *acc, accel_op_builder_t **out, size_t *out_count);
+/* Frees the `count` listed builders and the NotImplementedBuilder after them. */
 void accel_ops_builders_free(accel_op_builder_t *builders, size_t count);
+/* Whether `builder` is the NotImplementedBuilder. */
+bool accel_ops_builder_is_not_implemented(const accel_op_builder_t *builder);
 
 /* The host builders' functions (host_ops.c); `self` is unused. */
 bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap);
@@ -95,6 +110,21 @@ accel_status_t accel_host_lamb_load(void *self, const void **out);
  * reason (io_uring, or threads and why). */
 bool accel_aio_is_compatible(void *self, char *reason, size_t reason_cap);
 accel_status_t accel_aio_load(void *self, const void **out);
+
+/* "avx512", "avx2" or "scalar": the kernels the host ops use (host_ops.c). */
+const char *accel_host_optim_implementation(void);
+
+/* What a listed builder is (builders.c): core's host ops, core's device ops
+ * over the backend's fused_optim kernels, the backend's own, or the
+ * NotImplementedBuilder. */
+typedef enum accel_ops_builder_kind {
+    ACCEL_OPS_BUILDER_HOST,
+    ACCEL_OPS_BUILDER_DEVICE,
+    ACCEL_OPS_BUILDER_BACKEND,
+    ACCEL_OPS_BUILDER_NOT_IMPLEMENTED,
+} accel_ops_builder_kind_t;
+
+accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builder);
 
 /* The fused builders of a backend with a fused_optim table (device_ops.c);
  * `self` is the accel_t. */

@@ -23,8 +23,8 @@ static accel_status_t check_range(const char *op, const char *field, float value
               (high_open ? value < high : value <= high);
     if (ok)
         return ACCEL_OK;
-    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: invalid %s %g (must be in %c%g, %g%c)", op,
-                       field, (double)value, low_open ? '(' : '[', (double)low, (double)high,
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: invalid %s %g (must be in %c%g, %g%c)",
+                       op, field, (double)value, low_open ? '(' : '[', (double)low, (double)high,
                        high_open ? ')' : ']');
 }
 
@@ -188,8 +188,7 @@ static bool pair_supported(accel_dtype_t param, accel_dtype_t state)
 }
 
 /* Element count of a contiguous tensor, or an error naming `what`. */
-static accel_status_t tensor_count(const char *op, const char *what, const DLTensor *t,
-                                   size_t *out)
+static accel_status_t tensor_count(const char *op, const char *what, const DLTensor *t, size_t *out)
 {
     size_t count = 1;
     int64_t expected_stride = 1;
@@ -296,8 +295,7 @@ static accel_status_t check_disjoint(const char *op, const optim_range_t *ranges
                 continue;
             if (a->start < b->start + b->bytes && b->start < a->start + a->bytes)
                 return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "%s: %s and %s tensors overlap in memory", op, a->what,
-                                   b->what);
+                                   "%s: %s and %s tensors overlap in memory", op, a->what, b->what);
         }
     }
     return ACCEL_OK;
@@ -343,8 +341,8 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
                            accel_dtype_name(dtypes[1]), accel_dtype_name(dtypes[0]));
     if (n_tensors == 4 && dtypes[3] != dtypes[2])
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s: exp_avg is %s but exp_avg_sq is %s; the states share one dtype",
-                           op, accel_dtype_name(dtypes[2]), accel_dtype_name(dtypes[3]));
+                           "%s: exp_avg is %s but exp_avg_sq is %s; the states share one dtype", op,
+                           accel_dtype_name(dtypes[2]), accel_dtype_name(dtypes[3]));
     if (!pair_supported(dtypes[0], dtypes[2]))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: param type %s with state type %s is not supported (supported: "

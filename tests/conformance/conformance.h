@@ -23,49 +23,49 @@ extern accel_t *conformance_acc;
 extern const char *conformance_backend;
 
 /* Format a failure of `expr`: its status and the thread's last error. */
-#define CONF_FAIL_STATUS(expr_text, got, want)                                         \
-    do {                                                                                \
-        char conf_err_[512];                                                            \
-        snprintf(conf_err_, sizeof conf_err_, "%s", accel_last_error());                \
-        fail_msg("%s returned %s, expected %s (last error: \"%s\")", expr_text,         \
-                 accel_status_name(got), want, conf_err_);                              \
+#define CONF_FAIL_STATUS(expr_text, got, want)                                                     \
+    do {                                                                                           \
+        char conf_err_[512];                                                                       \
+        snprintf(conf_err_, sizeof conf_err_, "%s", accel_last_error());                           \
+        fail_msg("%s returned %s, expected %s (last error: \"%s\")", expr_text,                    \
+                 accel_status_name(got), want, conf_err_);                                         \
     } while (0)
 
 /* The call must succeed. */
-#define assert_ok(expr)                                                                 \
-    do {                                                                                \
-        accel_status_t conf_st_ = (expr);                                               \
-        if (conf_st_ != ACCEL_OK)                                                       \
-            CONF_FAIL_STATUS(#expr, conf_st_, "ACCEL_OK");                              \
+#define assert_ok(expr)                                                                            \
+    do {                                                                                           \
+        accel_status_t conf_st_ = (expr);                                                          \
+        if (conf_st_ != ACCEL_OK)                                                                  \
+            CONF_FAIL_STATUS(#expr, conf_st_, "ACCEL_OK");                                         \
     } while (0)
 
 /* The call must fail with exactly `want` and leave a non-empty last error. */
-#define assert_status(want, expr)                                                       \
-    do {                                                                                \
-        accel_status_t conf_st_ = (expr);                                               \
-        if (conf_st_ != (want))                                                         \
-            CONF_FAIL_STATUS(#expr, conf_st_, #want);                                   \
-        if (conf_st_ != ACCEL_OK && accel_last_error()[0] == '\0')                      \
-            fail_msg("%s failed with an empty accel_last_error()", #expr);              \
+#define assert_status(want, expr)                                                                  \
+    do {                                                                                           \
+        accel_status_t conf_st_ = (expr);                                                          \
+        if (conf_st_ != (want))                                                                    \
+            CONF_FAIL_STATUS(#expr, conf_st_, #want);                                              \
+        if (conf_st_ != ACCEL_OK && accel_last_error()[0] == '\0')                                 \
+            fail_msg("%s failed with an empty accel_last_error()", #expr);                         \
     } while (0)
 
 /* The call must fail (any status, where the header names none) with a message. */
-#define assert_refused(expr)                                                            \
-    do {                                                                                \
-        accel_status_t conf_st_ = (expr);                                               \
-        if (conf_st_ == ACCEL_OK)                                                       \
-            fail_msg("%s succeeded but must be refused", #expr);                        \
-        if (accel_last_error()[0] == '\0')                                              \
-            fail_msg("%s failed with an empty accel_last_error()", #expr);              \
+#define assert_refused(expr)                                                                       \
+    do {                                                                                           \
+        accel_status_t conf_st_ = (expr);                                                          \
+        if (conf_st_ == ACCEL_OK)                                                                  \
+            fail_msg("%s succeeded but must be refused", #expr);                                   \
+        if (accel_last_error()[0] == '\0')                                                         \
+            fail_msg("%s failed with an empty accel_last_error()", #expr);                         \
     } while (0)
 
 /* Skip the running test, printing why (capabilities, never backend names). */
-#define conf_skip(...)                                                                  \
-    do {                                                                                \
-        print_message("[  SKIP    ] reason: ");                                         \
-        print_message(__VA_ARGS__);                                                     \
-        print_message("\n");                                                            \
-        skip();                                                                         \
+#define conf_skip(...)                                                                             \
+    do {                                                                                           \
+        print_message("[  SKIP    ] reason: ");                                                    \
+        print_message(__VA_ARGS__);                                                                \
+        print_message("\n");                                                                       \
+        skip();                                                                                    \
     } while (0)
 
 /* Value of a capability flag of the accelerator under test (the query must work). */

@@ -154,7 +154,8 @@ void conf_run_threads(int count, conf_thread_fn_t fn, void *arg)
     pthread_barrier_init(&start, NULL, (unsigned)count);
     for (int i = 0; i < count; i++) {
         threads[i] = (conf_thread_t){.index = i, .fn = fn, .arg = arg, .start = &start};
-        assert_int_equal(pthread_create(&threads[i].thread, NULL, conf_thread_main, &threads[i]), 0);
+        assert_int_equal(pthread_create(&threads[i].thread, NULL, conf_thread_main, &threads[i]),
+                         0);
     }
     for (int i = 0; i < count; i++)
         pthread_join(threads[i].thread, NULL);

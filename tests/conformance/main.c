@@ -9,10 +9,10 @@ accel_t *conformance_acc;
 const char *conformance_backend;
 
 #ifdef CONFORMANCE_THREADS
-#define CONFORMANCE_SUITE CONFORMANCE_THREAD_TESTS
+#define CONFORMANCE_SUITE      CONFORMANCE_THREAD_TESTS
 #define CONFORMANCE_SUITE_NAME "conformance_threads"
 #else
-#define CONFORMANCE_SUITE CONFORMANCE_TESTS
+#define CONFORMANCE_SUITE      CONFORMANCE_TESTS
 #define CONFORMANCE_SUITE_NAME "conformance"
 #endif
 
@@ -49,8 +49,8 @@ int main(int argc, char **argv)
     if (status != ACCEL_OK) {
         char error[512];
         snprintf(error, sizeof error, "%s", accel_last_error());
-        snprintf(reason, sizeof reason, "accel_open(\"%s\") returned %s: %s",
-                 conformance_backend, accel_status_name(status), error);
+        snprintf(reason, sizeof reason, "accel_open(\"%s\") returned %s: %s", conformance_backend,
+                 accel_status_name(status), error);
         if (allow_skip != NULL && strcmp(allow_skip, "1") == 0)
             return run_skipped(reason);
         fprintf(stderr, "conformance: %s\n(set ACCEL_CONFORMANCE_ALLOW_SKIP=1 to skip instead)\n",

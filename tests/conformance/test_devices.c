@@ -151,6 +151,7 @@ void test_devices_properties_bad_arguments(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_device_properties(conformance_acc, 0, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_device_properties(NULL, 0, &props));
     props.struct_size = 0;
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_device_properties(conformance_acc, 0, &props));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_device_properties(conformance_acc, 0, &props));
     assert_true(props.total_memory == 12345);
 }

@@ -87,9 +87,9 @@ void test_dtypes_to_dlpack(void **state)
         accel_dtype_t dtype;
         uint8_t code, bits;
     } expected[] = {
-        {ACCEL_DTYPE_F32, kDLFloat, 32}, {ACCEL_DTYPE_F16, kDLFloat, 16},
+        {ACCEL_DTYPE_F32, kDLFloat, 32},   {ACCEL_DTYPE_F16, kDLFloat, 16},
         {ACCEL_DTYPE_BF16, kDLBfloat, 16}, {ACCEL_DTYPE_F64, kDLFloat, 64},
-        {ACCEL_DTYPE_U8, kDLUInt, 8},     {ACCEL_DTYPE_I32, kDLInt, 32},
+        {ACCEL_DTYPE_U8, kDLUInt, 8},      {ACCEL_DTYPE_I32, kDLInt, 32},
         {ACCEL_DTYPE_I64, kDLInt, 64},
     };
     (void)state;

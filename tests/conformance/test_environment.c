@@ -162,8 +162,10 @@ void test_environment_bad_arguments(void **state)
     const char *const *names = NULL;
     size_t count = 99;
     (void)state;
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_visible_devices_envs(conformance_acc, NULL, &count));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_visible_devices_envs(conformance_acc, &names, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_visible_devices_envs(conformance_acc, NULL, &count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_visible_devices_envs(conformance_acc, &names, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_visible_devices_envs(NULL, &names, &count));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_export_envs(conformance_acc, NULL, &count));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_export_envs(conformance_acc, &names, NULL));

@@ -4,7 +4,7 @@
 
 #include <stdatomic.h>
 
-#define GRAPHS_BYTES 1024
+#define GRAPHS_BYTES   1024
 #define GRAPHS_REPLAYS 10
 
 static void graphs_require(void)
@@ -280,7 +280,8 @@ static void graphs_free_during_capture(bool async)
      * allocator's first choice for both is the block just freed. */
     for (int i = 0; i < 8; i++) {
         if (i % 2 == 0)
-            assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&later[i]));
+            assert_ok(
+                accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&later[i]));
         else
             assert_ok(accel_malloc(conformance_acc, GRAPHS_BYTES, (void **)&later[i]));
         assert_ok(accel_memset_async(conformance_acc, later[i], 0x11, GRAPHS_BYTES, stream));

@@ -80,7 +80,8 @@ void test_identity_device_name_small_buffer(void **state)
                   accel_device_name(conformance_acc, ACCEL_CURRENT_DEVICE, name, 2));
     assert_int_equal(name[0], 'x');
     assert_int_equal(name[1], 'x');
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_current_device_name(conformance_acc, name, 1));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_current_device_name(conformance_acc, name, 1));
     assert_int_equal(name[0], 'x');
 }
 
@@ -102,8 +103,7 @@ void test_identity_device_name_null_arguments(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_device_name(NULL, 0, name, sizeof name));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_device_name(conformance_acc, 0, NULL, sizeof name));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_current_device_name(NULL, name, sizeof name));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_current_device_name(NULL, name, sizeof name));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_current_device_name(conformance_acc, NULL, sizeof name));
 }
@@ -184,6 +184,33 @@ void test_identity_communication_backend_null_arguments(void **state)
     assert_null(name);
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_communication_backend_name(conformance_acc, NULL));
+}
+
+/* The version exists exactly when the name does: "unknown" or
+ * "MAJOR.MINOR.PATCH" (digits and two dots). */
+void test_identity_communication_backend_version(void **state)
+{
+    const char *name = NULL;
+    char text[48] = "untouched";
+    int major = -1, minor = -1, patch = -1, used = 0;
+    accel_status_t named = accel_communication_backend_name(conformance_acc, &name);
+    accel_status_t status = accel_communication_backend_version(conformance_acc, text, sizeof text);
+    (void)state;
+    if (named != ACCEL_OK) {
+        assert_status(ACCEL_ERROR_UNSUPPORTED, status);
+        assert_string_equal(text, "untouched");
+        return;
+    }
+    assert_ok(status);
+    if (strcmp(text, "unknown") != 0) {
+        assert_int_equal(sscanf(text, "%d.%d.%d%n", &major, &minor, &patch, &used), 3);
+        assert_int_equal((size_t)used, strlen(text));
+        assert_true(major >= 0 && minor >= 0 && patch >= 0);
+    }
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_communication_backend_version(conformance_acc, NULL, sizeof text));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_communication_backend_version(NULL, text, sizeof text));
 }
 
 void test_identity_compile_backend_default(void **state)

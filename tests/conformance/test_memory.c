@@ -47,8 +47,7 @@ void test_memory_malloc_too_large(void **state)
     (void)state;
     assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats_before));
     /* 1 PiB: more than any device and than a 47-bit address space */
-    assert_status(ACCEL_ERROR_OUT_OF_MEMORY,
-                  accel_malloc(conformance_acc, (size_t)1 << 50, &ptr));
+    assert_status(ACCEL_ERROR_OUT_OF_MEMORY, accel_malloc(conformance_acc, (size_t)1 << 50, &ptr));
     assert_ptr_equal(ptr, &ptr);
     assert_true(conf_allocated() == before);
     assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats_after));
@@ -134,7 +133,8 @@ void test_memory_copy_host_to_host(void **state)
     (void)state;
     memory_pattern(source, sizeof source, 5);
     memset(result, 0, sizeof result);
-    assert_ok(accel_memcpy(conformance_acc, result, source, sizeof source, ACCEL_COPY_HOST_TO_HOST));
+    assert_ok(
+        accel_memcpy(conformance_acc, result, source, sizeof source, ACCEL_COPY_HOST_TO_HOST));
     assert_memory_equal(source, result, sizeof source);
 }
 
@@ -157,18 +157,16 @@ void test_memory_copy_overflow_refused(void **state)
     memory_pattern(before, sizeof before, 1);
     memory_pattern(source, sizeof source, 2);
     conf_to_device(device, before, sizeof before);
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_memcpy(conformance_acc, device + 1, source, MEMORY_BYTES,
-                               ACCEL_COPY_HOST_TO_DEVICE));
+    assert_status(
+        ACCEL_ERROR_INVALID_ARGUMENT,
+        accel_memcpy(conformance_acc, device + 1, source, MEMORY_BYTES, ACCEL_COPY_HOST_TO_DEVICE));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_memcpy(conformance_acc, after, device + 100, MEMORY_BYTES,
                                ACCEL_COPY_DEVICE_TO_HOST));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_memcpy(conformance_acc, device, device + 2048, 2049,
-                               ACCEL_COPY_DEVICE_TO_DEVICE));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_memcpy(conformance_acc, device + 2048, device, 2049,
-                               ACCEL_COPY_DEVICE_TO_DEVICE));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memcpy(conformance_acc, device, device + 2048,
+                                                             2049, ACCEL_COPY_DEVICE_TO_DEVICE));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memcpy(conformance_acc, device + 2048, device,
+                                                             2049, ACCEL_COPY_DEVICE_TO_DEVICE));
     conf_to_host(after, device, sizeof after);
     assert_memory_equal(before, after, sizeof before); /* nothing half-applied */
     conf_device_free(device);
@@ -180,10 +178,12 @@ void test_memory_copy_unallocated_refused(void **state)
     uint8_t *device = conf_device_alloc(64);
     (void)state;
     conf_device_free(device);
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_memcpy(conformance_acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_memcpy(conformance_acc, host, other, sizeof host, ACCEL_COPY_DEVICE_TO_HOST));
+    assert_status(
+        ACCEL_ERROR_INVALID_ARGUMENT,
+        accel_memcpy(conformance_acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    assert_status(
+        ACCEL_ERROR_INVALID_ARGUMENT,
+        accel_memcpy(conformance_acc, host, other, sizeof host, ACCEL_COPY_DEVICE_TO_HOST));
 }
 
 void test_memory_copy_bad_arguments(void **state)
@@ -221,7 +221,8 @@ void test_memory_memset_overflow_refused(void **state)
     uint8_t *device = conf_device_alloc(256);
     (void)state;
     assert_ok(accel_memset(conformance_acc, device, 0x22, 256));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memset(conformance_acc, device + 128, 0, 129));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_memset(conformance_acc, device + 128, 0, 129));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memset(conformance_acc, NULL, 0, 1));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memset(NULL, device, 0, 1));
     conf_to_host(result, device, sizeof result);
@@ -247,8 +248,8 @@ void test_memory_async_round_trip(void **state)
     assert_ok(accel_memset_async(conformance_acc, device, 0, 2 * MEMORY_BYTES, stream));
     assert_ok(accel_memcpy_async(conformance_acc, device + 512, host_in, MEMORY_BYTES,
                                  ACCEL_COPY_HOST_TO_DEVICE, stream));
-    assert_ok(accel_memcpy_async(conformance_acc, device + MEMORY_BYTES, device + 512,
-                                 MEMORY_BYTES, ACCEL_COPY_DEVICE_TO_DEVICE, stream));
+    assert_ok(accel_memcpy_async(conformance_acc, device + MEMORY_BYTES, device + 512, MEMORY_BYTES,
+                                 ACCEL_COPY_DEVICE_TO_DEVICE, stream));
     assert_ok(accel_memcpy_async(conformance_acc, host_out, device + MEMORY_BYTES, MEMORY_BYTES,
                                  ACCEL_COPY_DEVICE_TO_HOST, stream));
     assert_ok(accel_free_async(conformance_acc, device, stream));
@@ -269,12 +270,13 @@ void test_memory_async_bad_arguments(void **state)
     conf_require_streams();
     assert_ok(accel_stream_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &stream));
     device = conf_device_alloc(64);
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_malloc_async(conformance_acc, 64, stream, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_malloc_async(conformance_acc, 64, stream, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_malloc_async(NULL, 64, stream, &ptr));
     assert_ptr_equal(ptr, &ptr);
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                  accel_memcpy_async(conformance_acc, device, host, 65, ACCEL_COPY_HOST_TO_DEVICE,
-                                     stream));
+    assert_status(
+        ACCEL_ERROR_INVALID_ARGUMENT,
+        accel_memcpy_async(conformance_acc, device, host, 65, ACCEL_COPY_HOST_TO_DEVICE, stream));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_memset_async(conformance_acc, device + 1, 0, 64, stream));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_free_async(conformance_acc, host, stream));
@@ -306,17 +308,19 @@ void test_memory_device_memory_as_host(void **state)
         const void *src;
         accel_copy_kind_t kind;
     } cases[] = {
-        {host, device, ACCEL_COPY_HOST_TO_HOST},       {device + 128, host, ACCEL_COPY_HOST_TO_HOST},
-        {other, device + 8, ACCEL_COPY_HOST_TO_DEVICE}, {device + 64, other, ACCEL_COPY_DEVICE_TO_HOST},
+        {host, device, ACCEL_COPY_HOST_TO_HOST},
+        {device + 128, host, ACCEL_COPY_HOST_TO_HOST},
+        {other, device + 8, ACCEL_COPY_HOST_TO_DEVICE},
+        {device + 64, other, ACCEL_COPY_DEVICE_TO_HOST},
         {device + 130, device + 1, ACCEL_COPY_HOST_TO_HOST},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (int async = 0; async < 2; async++) {
             accel_status_t status =
-                async ? accel_memcpy_async(conformance_acc, cases[c].dst, cases[c].src, 32,
-                                           cases[c].kind, NULL)
-                      : accel_memcpy(conformance_acc, cases[c].dst, cases[c].src, 32,
-                                     cases[c].kind);
+                async
+                    ? accel_memcpy_async(conformance_acc, cases[c].dst, cases[c].src, 32,
+                                         cases[c].kind, NULL)
+                    : accel_memcpy(conformance_acc, cases[c].dst, cases[c].src, 32, cases[c].kind);
             if (host_addressable) {
                 assert_int_equal(status, ACCEL_OK);
                 continue;

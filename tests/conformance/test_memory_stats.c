@@ -73,6 +73,28 @@ void test_memory_stats_reset_peaks(void **state)
     assert_true(stats.segment_count_peak == stats.segment_count);
 }
 
+/* torch's reset_max_memory_allocated and reset_max_memory_cached (which
+ * DeepSpeed calls) both reset every peak statistic, not only their own. */
+void test_memory_stats_reset_max_resets_every_peak(void **state)
+{
+    accel_status_t (*const resets[])(accel_t *, int) = {accel_reset_max_memory_allocated,
+                                                        accel_reset_max_memory_cached};
+    (void)state;
+    for (size_t i = 0; i < sizeof resets / sizeof resets[0]; i++) {
+        accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
+        void *ptr = conf_device_alloc(4 * STATS_BLOCK);
+        conf_device_free(ptr);
+        assert_ok(accel_empty_cache(conformance_acc));
+        assert_ok(resets[i](conformance_acc, ACCEL_CURRENT_DEVICE));
+        assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
+        assert_true(stats.allocated_bytes_peak == stats.allocated_bytes);
+        assert_true(stats.reserved_bytes_peak == stats.reserved_bytes);
+        assert_true(stats.requested_bytes_peak == stats.requested_bytes);
+        assert_true(stats.allocation_count_peak == stats.allocation_count);
+        assert_true(stats.segment_count_peak == stats.segment_count);
+    }
+}
+
 void test_memory_stats_struct_matches_getters(void **state)
 {
     accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
@@ -117,14 +139,84 @@ void test_memory_stats_entries_torch_keys(void **state)
     assert_true(found);
 }
 
+/* Value of torch key `name`; the key must exist. */
+static uint64_t stats_key(const char *name)
+{
+    for (size_t index = 0;; index++) {
+        const char *key = NULL;
+        uint64_t value = 0;
+        accel_status_t status =
+            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, &key, &value);
+        if (status == ACCEL_ERROR_NOT_FOUND)
+            fail_msg("memory stats have no key %s", name);
+        assert_ok(status);
+        if (strcmp(key, name) == 0)
+            return value;
+    }
+}
+
+/* Every key torch's memory_stats() has for a caching allocator, sorted as
+ * torch sorts them, with "all" the sum of the two pools. */
+void test_memory_stats_entries_every_torch_key(void **state)
+{
+    static const char *const kinds[] = {
+        "allocation",      "segment",        "active",       "inactive_split",
+        "allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
+        "requested_bytes"};
+    static const char *const metrics[] = {"current", "peak", "allocated", "freed"};
+    static const char *const others[] = {"num_alloc_retries",
+                                         "num_ooms",
+                                         "num_sync_all_streams",
+                                         "num_device_alloc",
+                                         "num_device_free",
+                                         "max_split_size",
+                                         "oversize_allocations.current",
+                                         "oversize_segments.peak"};
+    char previous[64] = "", name[96];
+    size_t count = 0;
+    void *ptr = conf_device_alloc(3000);
+    (void)state;
+    for (;; count++) {
+        const char *key = NULL;
+        uint64_t value = 0;
+        accel_status_t status =
+            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, count, &key, &value);
+        if (status == ACCEL_ERROR_NOT_FOUND)
+            break;
+        assert_ok(status);
+        assert_true(strcmp(previous, key) < 0);
+        snprintf(previous, sizeof previous, "%s", key);
+    }
+    assert_true(count >= 9 * 3 * 4 + 8);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
+            uint64_t all, small, large;
+            snprintf(name, sizeof name, "%s.all.%s", kinds[k], metrics[m]);
+            all = stats_key(name);
+            snprintf(name, sizeof name, "%s.small_pool.%s", kinds[k], metrics[m]);
+            small = stats_key(name);
+            snprintf(name, sizeof name, "%s.large_pool.%s", kinds[k], metrics[m]);
+            large = stats_key(name);
+            if (m != 1) /* the peaks of the pools need not coincide */
+                assert_true(all == small + large);
+        }
+    }
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        (void)stats_key(others[i]);
+    assert_true(stats_key("allocated_bytes.all.current") == conf_allocated());
+    assert_true(stats_key("requested_bytes.all.current") >= 3000);
+    assert_true(stats_key("num_device_alloc") >= stats_key("segment.all.current"));
+    conf_device_free(ptr);
+}
+
 void test_memory_stats_entry_past_end(void **state)
 {
     const char *key = (const char *)&key;
     uint64_t value = 77;
     (void)state;
-    assert_status(ACCEL_ERROR_NOT_FOUND, accel_memory_stats_entry(conformance_acc,
-                                                                  ACCEL_CURRENT_DEVICE, 100000,
-                                                                  &key, &value));
+    assert_status(
+        ACCEL_ERROR_NOT_FOUND,
+        accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, 100000, &key, &value));
     assert_ptr_equal(key, (const char *)&key);
     assert_true(value == 77);
 }
@@ -159,9 +251,12 @@ void test_memory_stats_bad_arguments(void **state)
         assert_status(ACCEL_ERROR_INVALID_ARGUMENT, getters[i](NULL, 0, &value));
         assert_true(value == 99);
     }
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_max_memory_allocated(conformance_acc, count));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_max_memory_reserved(conformance_acc, count));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_reset_peak_memory_stats(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_reset_max_memory_allocated(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_reset_max_memory_reserved(conformance_acc, count));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_reset_peak_memory_stats(conformance_acc, count));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, count, &stats));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_memory_stats(conformance_acc, 0, NULL));
     stats.struct_size = 0;

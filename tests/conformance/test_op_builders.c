@@ -25,13 +25,33 @@ static bool op_builders_ends_with(const char *text, const char *suffix)
     return n >= m && strcmp(text + n - m, suffix) == 0;
 }
 
+/* DeepSpeed's get_op_builder(unknown) gives NotImplementedBuilder: a handle
+ * that is not compatible, says why and cannot load; never one of the list. */
 void test_op_builders_unknown_name(void **state)
 {
-    accel_op_builder_t *builder = (accel_op_builder_t *)&builder;
+    accel_op_builder_t *builder = NULL, *again = NULL;
+    const void *table = (const void *)&table;
+    char reason[512] = "";
+    bool compatible = true;
+    size_t count = op_builders_count();
     (void)state;
-    assert_status(ACCEL_ERROR_NOT_FOUND,
-                  accel_get_op_builder(conformance_acc, "ConformanceNoSuchBuilder", &builder));
-    assert_ptr_equal(builder, (accel_op_builder_t *)&builder);
+    assert_ok(accel_get_op_builder(conformance_acc, "ConformanceNoSuchBuilder", &builder));
+    assert_non_null(builder);
+    assert_string_equal(accel_op_builder_class_name(builder), "NotImplementedBuilder");
+    assert_string_equal(accel_op_builder_op_name(builder), "deepspeed_not_implemented");
+    assert_ok(accel_op_builder_is_compatible(builder, &compatible, reason, sizeof reason));
+    assert_false(compatible);
+    assert_non_null(strstr(reason, "not been implemented"));
+    assert_non_null(strstr(reason, accel_name(conformance_acc)));
+    assert_status(ACCEL_ERROR_UNSUPPORTED, accel_op_builder_load(builder, &table));
+    assert_ptr_equal(table, (const void *)&table);
+    assert_ok(accel_get_op_builder(conformance_acc, "AnotherMissingBuilder", &again));
+    assert_ptr_equal(again, builder);
+    for (size_t i = 0; i < count; i++) {
+        accel_op_builder_t *listed = NULL;
+        assert_ok(accel_op_builder_at(conformance_acc, i, &listed));
+        assert_ptr_not_equal(listed, builder);
+    }
 }
 
 void test_op_builders_enumerate(void **state)
@@ -105,6 +125,39 @@ void test_op_builders_load_cached(void **state)
         print_message("note: no compatible op builder to load\n");
 }
 
+/* ds_report's columns: installed and what the op runs. The host ops are in
+ * the library (installed) and name their instruction set and threads. */
+void test_op_builders_installed_and_implementation(void **state)
+{
+    size_t count = op_builders_count();
+    accel_op_builder_t *builder = NULL;
+    char text[128];
+    bool installed = false;
+    (void)state;
+    for (size_t i = 0; i < count; i++) {
+        assert_ok(accel_op_builder_at(conformance_acc, i, &builder));
+        assert_ok(accel_op_builder_is_installed(builder, &installed));
+        text[0] = '\0';
+        assert_ok(accel_op_builder_implementation(builder, text, sizeof text));
+        assert_true(text[0] != '\0');
+    }
+    assert_ok(accel_get_op_builder(conformance_acc, "CPUAdamBuilder", &builder));
+    assert_ok(accel_op_builder_is_installed(builder, &installed));
+    assert_true(installed);
+    assert_ok(accel_op_builder_implementation(builder, text, sizeof text));
+    assert_true(strncmp(text, "avx512, ", 8) == 0 || strncmp(text, "avx2, ", 6) == 0 ||
+                strncmp(text, "scalar, ", 8) == 0);
+    assert_non_null(strstr(text, " thread"));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_implementation(builder, text, 4));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_is_installed(builder, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_is_installed(NULL, &installed));
+    assert_ok(accel_get_op_builder(conformance_acc, "ConformanceNoSuchBuilder", &builder));
+    assert_ok(accel_op_builder_is_installed(builder, &installed));
+    assert_false(installed);
+    assert_status(ACCEL_ERROR_UNSUPPORTED,
+                  accel_op_builder_implementation(builder, text, sizeof text));
+}
+
 void test_op_builders_index_past_end(void **state)
 {
     accel_op_builder_t *builder = (accel_op_builder_t *)&builder;
@@ -123,8 +176,10 @@ void test_op_builders_bad_arguments(void **state)
     bool compatible = false;
     const void *table = NULL;
     (void)state;
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_get_op_builder(conformance_acc, NULL, &builder));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_get_op_builder(NULL, "CPUAdamBuilder", &builder));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_get_op_builder(conformance_acc, NULL, &builder));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_get_op_builder(NULL, "CPUAdamBuilder", &builder));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_get_op_builder(conformance_acc, "CPUAdamBuilder", NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_op_builder_count(conformance_acc, NULL));
@@ -828,9 +883,8 @@ void test_op_builders_host_op_refuses_relabelled_device_memory(void **state)
             relabelled[i].device = (DLDevice){kDLCPU, 0};
             args[i] = &relabelled[i];
         }
-        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                      op->step(conformance_acc, NULL, &config, 1, args[0], args[1], args[2],
-                               args[3]));
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT, op->step(conformance_acc, NULL, &config, 1,
+                                                             args[0], args[1], args[2], args[3]));
         assert_non_null(strstr(accel_last_error(), "host cannot address"));
     }
     optim_expect_unchanged(&t);
@@ -864,10 +918,10 @@ void test_op_builders_async_io_device_round_trip(void **state)
     config.intra_op_parallelism = 2;
     config.queue_depth = 4;
     assert_ok(aio->handle_create(conformance_acc, &config, &handle));
-    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape,
-                                 &src));
-    assert_ok(accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape,
-                                 &dst));
+    assert_ok(
+        accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape, &src));
+    assert_ok(
+        accel_tensor_empty(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_U8, 1, shape, &dst));
     conf_to_device(src.data, want, n);
     assert_ok(aio->pwrite(handle, &src, path, 4096, true));
     assert_ok(aio->wait(handle, NULL));
@@ -885,4 +939,117 @@ void test_op_builders_async_io_device_round_trip(void **state)
     assert_ok(accel_tensor_free(conformance_acc, &dst));
     free(want);
     free(back);
+}
+
+/* ---- tensor lists (DeepSpeed's multi_tensor_apply) */
+
+#define OPTIM_LIST_ENTRIES 3
+
+/* Entries of different sizes and dtype pairs; list[k][i] is tensor k of
+ * entry i, as step_multi takes them. */
+typedef struct optim_lists {
+    optim_tensors_t entries[OPTIM_LIST_ENTRIES];
+    DLTensor device[4][OPTIM_LIST_ENTRIES];
+} optim_lists_t;
+
+static void optim_lists_make(optim_lists_t *l, size_t n, uint64_t seed)
+{
+    static const size_t sizes[OPTIM_LIST_ENTRIES] = {1, 1000, 4099};
+    for (size_t i = 0; i < OPTIM_LIST_ENTRIES; i++) {
+        optim_tensors_make(&l->entries[i], sizes[i], optim_pairs[i % OPTIM_PAIR_COUNT], n,
+                           seed + i);
+        for (size_t k = 0; k < n; k++)
+            l->device[k][i] = l->entries[i].device[k];
+    }
+}
+
+static void optim_lists_free(optim_lists_t *l)
+{
+    for (size_t i = 0; i < OPTIM_LIST_ENTRIES; i++)
+        optim_tensors_free(&l->entries[i]);
+}
+
+/* FusedAdam over lists gives what the host op gives entry by entry; an entry
+ * that is wrong anywhere in the list is refused before any entry runs. */
+void test_op_builders_fused_adam_tensor_lists(void **state)
+{
+    const void *device_table, *host_table;
+    const accel_adam_op_t *device_op, *host_op;
+    const accel_adam_config_t *config = &optim_adam_configs[0];
+    optim_error_t error = {0};
+    optim_lists_t l;
+    DLDataType wrong;
+    (void)state;
+    optim_load_pair("FusedAdamBuilder", "CPUAdamBuilder", &device_table, &host_table);
+    device_op = device_table;
+    host_op = host_table;
+    assert_true(device_op->struct_size >= sizeof(accel_adam_op_t));
+    assert_non_null(device_op->step_multi);
+    optim_lists_make(&l, 4, 77);
+    for (uint64_t step = 1; step <= OPTIM_STEPS; step++) {
+        assert_ok(device_op->step_multi(conformance_acc, NULL, config, step, OPTIM_LIST_ENTRIES,
+                                        l.device[0], l.device[1], l.device[2], l.device[3]));
+        for (size_t i = 0; i < OPTIM_LIST_ENTRIES; i++) {
+            optim_tensors_t *t = &l.entries[i];
+            char label[96];
+            assert_ok(host_op->step(conformance_acc, NULL, config, step, &t->host[0], &t->host[1],
+                                    &t->host[2], &t->host[3]));
+            snprintf(label, sizeof label, "adam list entry %zu, step %llu", i,
+                     (unsigned long long)step);
+            optim_compare(t, label, &error);
+        }
+    }
+    optim_lists_free(&l);
+
+    optim_lists_make(&l, 4, 91);
+    wrong = l.device[1][2].dtype;
+    l.device[1][2].dtype.bits = wrong.bits == 32 ? 16 : 32; /* entry 2's grad: not the param's */
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  device_op->step_multi(conformance_acc, NULL, config, 1, OPTIM_LIST_ENTRIES,
+                                        l.device[0], l.device[1], l.device[2], l.device[3]));
+    assert_non_null(strstr(accel_last_error(), "entry 2"));
+    for (size_t i = 0; i < OPTIM_LIST_ENTRIES; i++)
+        optim_expect_unchanged(&l.entries[i]);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  device_op->step_multi(conformance_acc, NULL, config, 1, 2, NULL, l.device[1],
+                                        l.device[2], l.device[3]));
+    assert_ok(device_op->step_multi(conformance_acc, NULL, config, 1, 0, NULL, NULL, NULL, NULL));
+    optim_lists_free(&l);
+}
+
+void test_op_builders_fused_lion_tensor_lists(void **state)
+{
+    const void *device_table, *host_table;
+    const accel_lion_op_t *device_op, *host_op;
+    const accel_lion_config_t *config = &optim_lion_configs[0];
+    optim_error_t error = {0};
+    optim_lists_t l;
+    (void)state;
+    optim_load_pair("FusedLionBuilder", "CPULionBuilder", &device_table, &host_table);
+    device_op = device_table;
+    host_op = host_table;
+    assert_true(device_op->struct_size >= sizeof(accel_lion_op_t));
+    assert_non_null(device_op->step_multi);
+    optim_lists_make(&l, 3, 55);
+    for (int step = 1; step <= OPTIM_STEPS; step++) {
+        assert_ok(device_op->step_multi(conformance_acc, NULL, config, OPTIM_LIST_ENTRIES,
+                                        l.device[0], l.device[1], l.device[2]));
+        for (size_t i = 0; i < OPTIM_LIST_ENTRIES; i++) {
+            optim_tensors_t *t = &l.entries[i];
+            char label[96];
+            assert_ok(host_op->step(conformance_acc, NULL, config, &t->host[0], &t->host[1],
+                                    &t->host[2]));
+            snprintf(label, sizeof label, "lion list entry %zu, step %d", i, step);
+            optim_compare(t, label, &error);
+        }
+    }
+    /* A bad hyper-parameter refuses the whole list. */
+    {
+        accel_lion_config_t bad = *config;
+        bad.beta1 = 1.5f;
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      device_op->step_multi(conformance_acc, NULL, &bad, OPTIM_LIST_ENTRIES,
+                                            l.device[0], l.device[1], l.device[2]));
+    }
+    optim_lists_free(&l);
 }

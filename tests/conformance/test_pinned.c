@@ -154,3 +154,172 @@ void test_pinned_is_pinned_plain_memory(void **state)
     assert_true(value);
     free(heap);
 }
+
+/* ---- DeepSpeed's pin_memory(t, make_copy, match_shape) / unpin_memory */
+
+/* A host f32 tensor of 4 x 8 counting from 0 (DeepSpeed's arange(32).reshape(4, 8)). */
+typedef struct pin_source {
+    float data[32];
+    int64_t shape[2];
+    DLTensor tensor;
+} pin_source_t;
+
+static void pin_source_init(pin_source_t *src)
+{
+    for (int i = 0; i < 32; i++)
+        src->data[i] = (float)i;
+    src->shape[0] = 4;
+    src->shape[1] = 8;
+    memset(&src->tensor, 0, sizeof src->tensor);
+    src->tensor.data = src->data;
+    src->tensor.device.device_type = kDLCPU;
+    src->tensor.ndim = 2;
+    assert_ok(accel_dtype_to_dlpack(ACCEL_DTYPE_F32, &src->tensor.dtype));
+    src->tensor.shape = src->shape;
+}
+
+/* Run `body` once per pin backend this accelerator can use, restoring the
+ * backend it had. The default one needs pinned memory (a device too). */
+static void pin_each_backend(void (*body)(void))
+{
+    accel_pin_backend_t original;
+    assert_ok(accel_pin_memory_backend(conformance_acc, &original));
+    for (int b = ACCEL_PIN_BACKEND_DEFAULT; b <= ACCEL_PIN_BACKEND_NATIVE; b++) {
+        if (b == ACCEL_PIN_BACKEND_DEFAULT && !conf_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED))
+            continue;
+        assert_ok(accel_set_pin_memory_backend(conformance_acc, (accel_pin_backend_t)b));
+        body();
+    }
+    assert_ok(accel_set_pin_memory_backend(conformance_acc, original));
+}
+
+static void pin_shape_copy_and_views(void)
+{
+    pin_source_t src;
+    DLTensor p, flat, blank, view;
+    bool freed = false;
+    pin_source_init(&src);
+    assert_ok(accel_pin_memory(conformance_acc, &src.tensor, true, true, &p));
+    assert_int_equal(p.ndim, 2);
+    assert_int_equal(p.shape[0], 4);
+    assert_int_equal(p.shape[1], 8);
+    assert_int_equal(p.device.device_type, kDLCPU);
+    assert_ptr_not_equal(p.data, src.data);
+    assert_memory_equal(p.data, src.data, sizeof src.data);
+    assert_true(pinned(p.data));
+    assert_true(pinned((const float *)p.data + 8)); /* p.reshape(-1).narrow(0, 8, 8) */
+    assert_true(pinned((const float *)p.data + 31));
+    assert_false(pinned(src.data));
+    /* A view is pinned but is not the pinned tensor: unpin leaves it. */
+    view = p;
+    view.byte_offset = 8 * sizeof(float);
+    assert_ok(accel_unpin_memory(conformance_acc, &view, &freed));
+    assert_false(freed);
+    assert_true(pinned(p.data));
+
+    assert_ok(accel_pin_memory(conformance_acc, &src.tensor, true, false, &flat));
+    assert_int_equal(flat.ndim, 1);
+    assert_int_equal(flat.shape[0], 32);
+    assert_memory_equal(flat.data, src.data, sizeof src.data);
+    assert_ok(accel_pin_memory(conformance_acc, &src.tensor, false, true, &blank));
+    assert_int_equal(blank.ndim, 2);
+    assert_true(pinned(blank.data));
+
+    void *data = p.data;
+    assert_ok(accel_unpin_memory(conformance_acc, &p, &freed));
+    assert_true(freed);
+    assert_null(p.data);
+    assert_false(pinned(data));
+    assert_false(pinned((const float *)data + 8));
+    assert_ok(accel_unpin_memory(conformance_acc, &p, &freed)); /* again: nothing to free */
+    assert_false(freed);
+    assert_ok(accel_unpin_memory(conformance_acc, &flat, &freed));
+    assert_true(freed);
+    assert_ok(accel_unpin_memory(conformance_acc, &blank, &freed));
+    assert_true(freed);
+}
+
+void test_pinned_pin_memory_shape_copy_unpin(void **state)
+{
+    (void)state;
+    pin_each_backend(pin_shape_copy_and_views);
+}
+
+static void pin_accounting(void)
+{
+    accel_pinned_stats_t before = ACCEL_STRUCT_INIT(accel_pinned_stats_t);
+    accel_pinned_stats_t during = ACCEL_STRUCT_INIT(accel_pinned_stats_t);
+    accel_pinned_stats_t after = ACCEL_STRUCT_INIT(accel_pinned_stats_t);
+    pin_source_t src;
+    DLTensor p;
+    bool freed = false;
+    pin_source_init(&src);
+    assert_ok(accel_pinned_memory_stats(conformance_acc, &before));
+    assert_ok(accel_pin_memory(conformance_acc, &src.tensor, true, true, &p));
+    assert_ok(accel_pinned_memory_stats(conformance_acc, &during));
+    assert_true(during.pinned_bytes == before.pinned_bytes + sizeof src.data);
+    assert_true(during.pinned_bytes_peak >= during.pinned_bytes);
+    assert_true(during.tracked_bytes == before.tracked_bytes + sizeof src.data);
+    assert_true(during.pin_count == before.pin_count + 1);
+    assert_ok(accel_unpin_memory(conformance_acc, &p, &freed));
+    assert_ok(accel_pinned_memory_stats(conformance_acc, &after));
+    assert_true(after.pinned_bytes == before.pinned_bytes);
+    assert_true(after.tracked_bytes == during.tracked_bytes); /* a running total */
+}
+
+void test_pinned_pin_memory_accounting(void **state)
+{
+    (void)state;
+    pin_each_backend(pin_accounting);
+}
+
+void test_pinned_pin_memory_bad_arguments(void **state)
+{
+    pin_source_t src;
+    DLTensor out, bad;
+    int64_t strides[2] = {1, 4}; /* column-major: not contiguous */
+    int64_t empty[2] = {0, 8};
+    accel_pinned_stats_t stats = ACCEL_STRUCT_INIT(accel_pinned_stats_t);
+    accel_pin_backend_t original;
+    bool freed = true;
+    (void)state;
+    pin_source_init(&src);
+    memset(&out, 0, sizeof out);
+    assert_ok(accel_pin_memory_backend(conformance_acc, &original));
+    assert_ok(accel_set_pin_memory_backend(conformance_acc, ACCEL_PIN_BACKEND_NATIVE));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(conformance_acc, NULL, true, true, &out));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(conformance_acc, &src.tensor, true, true, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(NULL, &src.tensor, true, true, &out));
+    bad = src.tensor;
+    bad.strides = strides;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(conformance_acc, &bad, true, true, &out));
+    bad = src.tensor;
+    bad.shape = empty;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(conformance_acc, &bad, true, true, &out));
+    bad = src.tensor;
+    bad.device.device_type = kDLVulkan; /* not host memory */
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(conformance_acc, &bad, true, true, &out));
+    bad = src.tensor;
+    bad.data = NULL;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_pin_memory(conformance_acc, &bad, true, true, &out));
+    assert_null(out.data);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_unpin_memory(conformance_acc, NULL, &freed));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_unpin_memory(conformance_acc, &src.tensor, NULL));
+    assert_ok(accel_unpin_memory(conformance_acc, &src.tensor, &freed)); /* never pinned */
+    assert_false(freed);
+    assert_true(src.tensor.data == src.data);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_set_pin_memory_backend(conformance_acc, (accel_pin_backend_t)7));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_pinned_memory_stats(conformance_acc, NULL));
+    stats.struct_size = 0;
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_pinned_memory_stats(conformance_acc, &stats));
+    assert_ok(accel_set_pin_memory_backend(conformance_acc, original));
+}

@@ -21,7 +21,8 @@ void test_profiling_pop_without_push(void **state)
 void test_profiling_bad_arguments(void **state)
 {
     (void)state;
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_range_push(conformance_acc, NULL, NULL, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_range_push(conformance_acc, NULL, NULL, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_range_push(NULL, "x", NULL, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_range_pop(NULL, NULL));
     /* the refused push opened nothing */

@@ -9,8 +9,8 @@
 
 static void rng_state(uint8_t state[ACCEL_RNG_STATE_SIZE])
 {
-    assert_ok(accel_get_rng_state(conformance_acc, ACCEL_CURRENT_DEVICE, state,
-                                  ACCEL_RNG_STATE_SIZE));
+    assert_ok(
+        accel_get_rng_state(conformance_acc, ACCEL_CURRENT_DEVICE, state, ACCEL_RNG_STATE_SIZE));
 }
 
 static void rng_uniform(float *out, size_t count)
@@ -410,16 +410,16 @@ void test_rng_fill_misaligned_refused(void **state)
     (void)state;
     assert_ok(accel_manual_seed(conformance_acc, 17));
     for (size_t shift = 1; shift < 4; shift++) {
-        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                      accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + shift), 4,
-                                    NULL));
+        assert_status(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + shift), 4, NULL));
         assert_non_null(strstr(accel_last_error(), "aligned"));
-        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                      accel_rng_uniform_f32(conformance_acc, (float *)(void *)(device + shift), 4,
-                                            NULL));
-        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
-                      accel_rng_normal_f32(conformance_acc, (float *)(void *)(device + shift), 4,
-                                           NULL));
+        assert_status(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            accel_rng_uniform_f32(conformance_acc, (float *)(void *)(device + shift), 4, NULL));
+        assert_status(
+            ACCEL_ERROR_INVALID_ARGUMENT,
+            accel_rng_normal_f32(conformance_acc, (float *)(void *)(device + shift), 4, NULL));
     }
     assert_true(conf_rng_offset() == 0);
     assert_ok(accel_rng_u32(conformance_acc, (uint32_t *)(void *)(device + 4), 4, NULL));

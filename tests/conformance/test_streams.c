@@ -61,7 +61,8 @@ void test_streams_create_bad_arguments(void **state)
     conf_require_streams();
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
                   accel_stream_create(conformance_acc, conf_device_count(), 0, &stream));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_create(conformance_acc, -5, 0, &stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_stream_create(conformance_acc, -5, 0, &stream));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_create(NULL, 0, 0, &stream));
     assert_ptr_equal(stream, (accel_stream_t *)&stream);
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_create(conformance_acc, 0, 0, NULL));
@@ -75,7 +76,8 @@ void test_streams_null_handle(void **state)
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_synchronize(NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_query(NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_wait_event(NULL, NULL));
-    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_add_callback(NULL, streams_flag_fn, NULL));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_stream_add_callback(NULL, streams_flag_fn, NULL));
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_device(NULL, &device));
     assert_int_equal(device, -7);
 }
@@ -244,7 +246,8 @@ void test_streams_wait_event_across_streams(void **state)
     conf_gate_init(&gate);
     atomic_init(&check.a_done, 0);
     atomic_init(&check.a_seen_by_b, 0);
-    assert_ok(accel_event_create(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_DEFAULT, &event));
+    assert_ok(
+        accel_event_create(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_DEFAULT, &event));
     assert_ok(accel_stream_add_callback(a, conf_gate_wait_fn, &gate));
     assert_ok(accel_stream_add_callback(a, streams_mark_a_fn, &check));
     assert_ok(accel_event_record(event, a));
@@ -321,7 +324,8 @@ static void *streams_other_thread(void *arg)
     streams_thread_probe_t *probe = arg;
     probe->status = accel_current_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &probe->seen);
     if (probe->status == ACCEL_OK)
-        probe->status = accel_default_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &probe->fallback);
+        probe->status =
+            accel_default_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &probe->fallback);
     return NULL;
 }
 

@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define THREADS 8
+#define THREADS      8
 #define THREADS_MANY 32
 
 /* Failures seen by worker threads (cmocka asserts only on the test thread). */
@@ -35,21 +35,21 @@ static void threads_fail(threads_result_t *r, int index, const char *what, accel
     }
 }
 
-#define THREADS_CHECK(r, index, expr)                                                  \
-    do {                                                                                \
-        accel_status_t threads_st_ = (expr);                                            \
-        if (threads_st_ != ACCEL_OK) {                                                  \
-            threads_fail((r), (index), #expr, threads_st_);                             \
-            return;                                                                     \
-        }                                                                               \
+#define THREADS_CHECK(r, index, expr)                                                              \
+    do {                                                                                           \
+        accel_status_t threads_st_ = (expr);                                                       \
+        if (threads_st_ != ACCEL_OK) {                                                             \
+            threads_fail((r), (index), #expr, threads_st_);                                        \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
 
-#define THREADS_EXPECT(r, index, cond)                                                 \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            threads_fail((r), (index), "expected " #cond, ACCEL_OK);                    \
-            return;                                                                     \
-        }                                                                               \
+#define THREADS_EXPECT(r, index, cond)                                                             \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            threads_fail((r), (index), "expected " #cond, ACCEL_OK);                               \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
 
 static void threads_assert_clean(threads_result_t *r)
@@ -125,11 +125,13 @@ static void threads_copy_body(int index, void *arg)
         in[i] = (uint8_t)(i * 7u + (unsigned)index);
     for (int round = 0; round < 50; round++) {
         THREADS_CHECK(r, index, accel_malloc(conformance_acc, sizeof in, &device));
-        THREADS_CHECK(r, index, accel_memcpy(conformance_acc, device, in, sizeof in,
-                                             ACCEL_COPY_HOST_TO_DEVICE));
+        THREADS_CHECK(
+            r, index,
+            accel_memcpy(conformance_acc, device, in, sizeof in, ACCEL_COPY_HOST_TO_DEVICE));
         memset(out, 0, sizeof out);
-        THREADS_CHECK(r, index, accel_memcpy(conformance_acc, out, device, sizeof out,
-                                             ACCEL_COPY_DEVICE_TO_HOST));
+        THREADS_CHECK(
+            r, index,
+            accel_memcpy(conformance_acc, out, device, sizeof out, ACCEL_COPY_DEVICE_TO_HOST));
         THREADS_CHECK(r, index, accel_free(conformance_acc, device));
         THREADS_EXPECT(r, index, memcmp(in, out, sizeof in) == 0);
     }
@@ -203,7 +205,8 @@ static void threads_shared_stream_body(int index, void *arg)
         threads_callback_t *cb = malloc(sizeof *cb);
         THREADS_EXPECT(&s->result, index, cb != NULL);
         *cb = (threads_callback_t){.shared = s, .thread = index, .sequence = i};
-        THREADS_CHECK(&s->result, index, accel_stream_add_callback(s->stream, threads_callback_fn, cb));
+        THREADS_CHECK(&s->result, index,
+                      accel_stream_add_callback(s->stream, threads_callback_fn, cb));
     }
 }
 
@@ -237,14 +240,17 @@ static void threads_own_stream_body(int index, void *arg)
     THREADS_CHECK(r, index, accel_host_alloc(conformance_acc, 4096, (void **)&host));
     for (int round = 0; round < 20; round++) {
         THREADS_CHECK(r, index, accel_malloc_async(conformance_acc, 4096, stream, &device));
-        THREADS_CHECK(r, index, accel_memset_async(conformance_acc, device, index + round, 4096, stream));
-        THREADS_CHECK(r, index, accel_memcpy_async(conformance_acc, host, device, 4096,
-                                                   ACCEL_COPY_DEVICE_TO_HOST, stream));
+        THREADS_CHECK(r, index,
+                      accel_memset_async(conformance_acc, device, index + round, 4096, stream));
+        THREADS_CHECK(r, index,
+                      accel_memcpy_async(conformance_acc, host, device, 4096,
+                                         ACCEL_COPY_DEVICE_TO_HOST, stream));
         THREADS_CHECK(r, index, accel_free_async(conformance_acc, device, stream));
         THREADS_CHECK(r, index, accel_stream_synchronize(stream));
         for (int i = 0; i < 4096; i++)
             THREADS_EXPECT(r, index, host[i] == (uint8_t)(index + round));
-        THREADS_CHECK(r, index, accel_current_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &current));
+        THREADS_CHECK(r, index,
+                      accel_current_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &current));
         THREADS_EXPECT(r, index, current == stream); /* other threads did not change it */
     }
     THREADS_CHECK(r, index, accel_set_current_stream(conformance_acc, NULL));
@@ -296,7 +302,8 @@ void test_threads_event_waited_by_many(void **state)
     atomic_init(&t.released, 0);
     conf_gate_init(&gate);
     assert_ok(accel_stream_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &stream));
-    assert_ok(accel_event_create(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_DEFAULT, &t.event));
+    assert_ok(
+        accel_event_create(conformance_acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_DEFAULT, &t.event));
     assert_ok(accel_stream_add_callback(stream, conf_gate_wait_fn, &gate));
     assert_ok(accel_stream_add_callback(stream, threads_release_fn, &t));
     assert_ok(accel_event_record(t.event, stream));
@@ -381,8 +388,9 @@ static void threads_rng_body(int index, void *arg)
     THREADS_CHECK(&t->result, index,
                   accel_current_stream(conformance_acc, ACCEL_CURRENT_DEVICE, &stream));
     THREADS_CHECK(&t->result, index, accel_stream_synchronize(stream));
-    THREADS_CHECK(&t->result, index, accel_memcpy(conformance_acc, t->got[index], device,
-                                                  sizeof t->got[index], ACCEL_COPY_DEVICE_TO_HOST));
+    THREADS_CHECK(&t->result, index,
+                  accel_memcpy(conformance_acc, t->got[index], device, sizeof t->got[index],
+                               ACCEL_COPY_DEVICE_TO_HOST));
     THREADS_CHECK(&t->result, index, accel_free(conformance_acc, device));
 }
 

@@ -84,7 +84,8 @@ int main(void)
                         off_by_one++;
                     if ((kind < 2 && d != 0) || d > 2) {
                         if (bad++ < 3)
-                            fprintf(stderr, "%s offset %llu count %zu: element %zu cpu %08x cuda %08x\n",
+                            fprintf(stderr,
+                                    "%s offset %llu count %zu: element %zu cpu %08x cuda %08x\n",
                                     kinds[kind], (unsigned long long)offsets[o], n, i, a[i], b[i]);
                     }
                 }

@@ -45,7 +45,7 @@ static int64_t fuzz_dim(fuzz_reader_t *r)
 {
     uint8_t pick = fuzz_u8(r);
     if (pick < 0xf0)
-        return pick % 9; /* mostly small */
+        return pick % 9;         /* mostly small */
     return (int64_t)fuzz_u64(r); /* anything, negative and huge included */
 }
 
@@ -142,8 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(t[i].buffer, 0x3c, bytes > 0 ? bytes : 1); /* small finite halves and floats */
         t[i].t.data = t[i].buffer;
     }
-    status = adam->step(fuzz_cpu(), NULL, &config, 1 + fuzz_u8(&r) % 3, &t[0].t, &t[1].t,
-                        &t[2].t, &t[3].t);
+    status = adam->step(fuzz_cpu(), NULL, &config, 1 + fuzz_u8(&r) % 3, &t[0].t, &t[1].t, &t[2].t,
+                        &t[3].t);
     if (impossible)
         FUZZ_CHECK(status != ACCEL_OK);
     if (status != ACCEL_OK)

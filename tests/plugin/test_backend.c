@@ -14,6 +14,10 @@
  *                                   "selfreg" and also returns it
  *   5 libaccel-backend-selfnull.so  an entry that registers its own table
  *                                   "selfnull" and returns NULL
+ *   6 libaccel-backend-nodev.so     the working backend as "nodev", whose
+ *                                   runtime is present but has 0 devices
+ *                                   (for `accel report` / `accel env` run
+ *                                   on a backend named without a device)
  * It sees only the public headers and links libaccel for accel_backend_error.
  * Threads: every slot is thread-safe (no shared mutable state besides the
  * per-instance `initialized` flag, written once by core under its init lock). */
@@ -31,22 +35,30 @@
 
 #if PLUGIN_KIND == 0
 #define PLUGIN_NAME "xpu.external"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 1
 #define PLUGIN_NAME "badabi"
-#define PLUGIN_ABI 999u
+#define PLUGIN_ABI  999u
 #elif PLUGIN_KIND == 2
 #define PLUGIN_NAME "nosymbol"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 3
 #define PLUGIN_NAME "reentrant"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
 #elif PLUGIN_KIND == 4
 #define PLUGIN_NAME "selfreg"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
+#elif PLUGIN_KIND == 6
+#define PLUGIN_NAME    "nodev"
+#define PLUGIN_ABI     ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_DEVICES 0
 #else
 #define PLUGIN_NAME "selfnull"
-#define PLUGIN_ABI ACCEL_BACKEND_ABI_VERSION
+#define PLUGIN_ABI  ACCEL_BACKEND_ABI_VERSION
+#endif
+
+#ifndef PLUGIN_DEVICES
+#define PLUGIN_DEVICES 1
 #endif
 
 typedef struct plugin_state {
@@ -106,8 +118,9 @@ static float philox_normal(uint32_t a, uint32_t b)
 static void plugin_probe(accel_probe_result_t *out)
 {
     out->available = true;
-    out->device_count = 1;
-    snprintf(out->reason, sizeof out->reason, "test plugin: host memory, 1 device");
+    out->device_count = PLUGIN_DEVICES;
+    snprintf(out->reason, sizeof out->reason, "test plugin: host memory, %d device(s)",
+             PLUGIN_DEVICES);
 }
 
 static accel_status_t plugin_create(void **out_self)
@@ -134,7 +147,7 @@ static accel_status_t plugin_init(void *self)
 static accel_status_t plugin_device_count(void *self, int *out)
 {
     (void)self;
-    *out = 1;
+    *out = PLUGIN_DEVICES;
     return ACCEL_OK;
 }
 
@@ -188,8 +201,8 @@ static accel_status_t plugin_memcpy_async(void *self, int device, void *dst, con
     return ACCEL_OK;
 }
 
-static accel_status_t plugin_memset_async(void *self, int device, void *dst, int value,
-                                          size_t size, void *stream)
+static accel_status_t plugin_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                          void *stream)
 {
     (void)self;
     (void)device;
@@ -206,9 +219,7 @@ static accel_status_t plugin_rng_fill(void *self, int device, void *stream, acce
     (void)stream;
     for (size_t i = 0; i < count; i++) {
         switch (kind) {
-        case ACCEL_RNG_U32:
-            ((uint32_t *)ptr)[i] = philox_word(seed, offset + i);
-            break;
+        case ACCEL_RNG_U32: ((uint32_t *)ptr)[i] = philox_word(seed, offset + i); break;
         case ACCEL_RNG_UNIFORM:
             ((float *)ptr)[i] = philox_uniform(philox_word(seed, offset + i));
             break;

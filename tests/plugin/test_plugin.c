@@ -118,8 +118,7 @@ static void read_u32(accel_t *acc, uint64_t seed, uint32_t *out, size_t count)
     assert_int_equal(accel_manual_seed(acc, seed), ACCEL_OK);
     assert_int_equal(accel_malloc(acc, count * sizeof *out, &device), ACCEL_OK);
     assert_int_equal(accel_rng_u32(acc, device, count, NULL), ACCEL_OK);
-    assert_int_equal(accel_memcpy(acc, out, device, count * sizeof *out,
-                                  ACCEL_COPY_DEVICE_TO_HOST),
+    assert_int_equal(accel_memcpy(acc, out, device, count * sizeof *out, ACCEL_COPY_DEVICE_TO_HOST),
                      ACCEL_OK);
     assert_int_equal(accel_free(acc, device), ACCEL_OK);
 }

@@ -98,14 +98,14 @@ static accel_t *open_ready(void)
 }
 
 /* Run `call` with `function` failing, check, clear, run it again. */
-#define CHECK_SITE(function, code, want, call)                                   \
-    do {                                                                         \
-        unsigned long before_ = sim_calls(function);                             \
-        fail_every(function, code);                                              \
-        expect_failure((call), want, function, code);                            \
-        clear_faults();                                                          \
-        assert_true(sim_calls(function) > before_);                              \
-        assert_int_equal((call), ACCEL_OK);                                      \
+#define CHECK_SITE(function, code, want, call)                                                     \
+    do {                                                                                           \
+        unsigned long before_ = sim_calls(function);                                               \
+        fail_every(function, code);                                                                \
+        expect_failure((call), want, function, code);                                              \
+        clear_faults();                                                                            \
+        assert_true(sim_calls(function) > before_);                                                \
+        assert_int_equal((call), ACCEL_OK);                                                        \
     } while (0)
 
 /* ---------------------------------------------------------------- lifecycle */
@@ -125,8 +125,8 @@ static void test_init_faults(void **state)
 
     acc = open_npu();
     fail_every("aclrtGetDeviceCount", ACL_INTERNAL);
-    expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR,
-                        "aclrtGetDeviceCount", ACL_INTERNAL);
+    expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "aclrtGetDeviceCount",
+                        ACL_INTERNAL);
     clear_faults();
     assert_int_equal(accel_close(acc), ACCEL_OK);
 
@@ -263,7 +263,8 @@ static void test_rng_faults(void **state)
     uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
     (void)state;
     assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
-    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state), ACCEL_OK);
+    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
     CHECK_SITE("aclrtMallocHost", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
                accel_rng_u32(acc, device, 64, NULL));
     CHECK_SITE("aclrtCreateEventWithFlag", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
@@ -275,7 +276,8 @@ static void test_rng_faults(void **state)
     /* the data is still the Philox stream: replay from the saved state */
     assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
                      ACCEL_OK);
-    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state), ACCEL_OK);
+    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
     for (int i = 0; i < 4; i++)
         assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
     assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),

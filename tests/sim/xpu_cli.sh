@@ -6,6 +6,8 @@
 #                                           every TEXT (grep -F)
 #   xpu_cli.sh cascade <accel> TEXT...      `accel report` (whatever its exit
 #                                           status) must show every TEXT
+#   xpu_cli.sh fails <accel> TEXT...        `accel report` must fail and show
+#                                           every TEXT
 #   xpu_cli.sh auto <accel> TEXT...         as report, with ACCEL_ACCELERATOR and
 #                                           DS_ACCELERATOR unset (auto-detect)
 #   xpu_cli.sh autocascade <accel> TEXT...  as cascade, auto-detecting
@@ -19,7 +21,7 @@ what=$1 accel=$2
 shift 2
 case "$what" in
 demo) exec "$accel" demo ;;
-report | cascade) out=$("$accel" report 2>&1); status=$? ;;
+report | cascade | fails) out=$("$accel" report 2>&1); status=$? ;;
 auto | autocascade)
     out=$(env -u ACCEL_ACCELERATOR -u DS_ACCELERATOR "$accel" report 2>&1)
     status=$?
@@ -40,6 +42,10 @@ esac
 printf '%s\n' "$out"
 if { [ "$what" = report ] || [ "$what" = auto ]; } && [ "$status" -ne 0 ]; then
     echo "xpu_cli: accel report exited with $status" >&2
+    exit 1
+fi
+if [ "$what" = fails ] && [ "$status" -eq 0 ]; then
+    echo "xpu_cli: accel report succeeded; it must fail" >&2
     exit 1
 fi
 fail=0

@@ -30,10 +30,10 @@
 #endif
 
 enum { SKIP_CODE = 77, MAX_BLOCKS = 64 };
-#define MIB ((size_t)1 << 20)
-#define CHUNK (32 * MIB)  /* a multiple of the allocator's 2 MiB segment rounding */
-#define CAP (256 * MIB)   /* room above what the process already maps */
-#define BIG (3 * CHUNK / 2) /* no cached CHUNK block can hold it */
+#define MIB   ((size_t)1 << 20)
+#define CHUNK (32 * MIB)      /* a multiple of the allocator's 2 MiB segment rounding */
+#define CAP   (256 * MIB)     /* room above what the process already maps */
+#define BIG   (3 * CHUNK / 2) /* no cached CHUNK block can hold it */
 
 /* The process's address-space size now, from /proc/self/statm. */
 static size_t oom_mapped_bytes(void)

@@ -27,7 +27,7 @@ typedef struct worker {
     long rounds;
     bool graphs;
     uint64_t rng;
-    atomic_long callbacks; /* incremented by the stream callbacks */
+    atomic_long callbacks;          /* incremented by the stream callbacks */
     unsigned char seen_by_callback; /* written by the callback, read after sync */
     char failure[512];
 } worker_t;
@@ -40,24 +40,24 @@ static uint32_t worker_random(worker_t *w)
     return (uint32_t)w->rng;
 }
 
-#define CHECK(w, expr)                                                                  \
-    do {                                                                                \
-        accel_status_t check_st_ = (expr);                                              \
-        if (check_st_ != ACCEL_OK) {                                                    \
-            snprintf((w)->failure, sizeof (w)->failure, "thread %d line %d: %s -> %s (%s)", \
-                     (w)->index, __LINE__, #expr, accel_status_name(check_st_),         \
-                     accel_last_error());                                               \
-            return false;                                                               \
-        }                                                                               \
+#define CHECK(w, expr)                                                                             \
+    do {                                                                                           \
+        accel_status_t check_st_ = (expr);                                                         \
+        if (check_st_ != ACCEL_OK) {                                                               \
+            snprintf((w)->failure, sizeof(w)->failure, "thread %d line %d: %s -> %s (%s)",         \
+                     (w)->index, __LINE__, #expr, accel_status_name(check_st_),                    \
+                     accel_last_error());                                                          \
+            return false;                                                                          \
+        }                                                                                          \
     } while (0)
 
-#define EXPECT(w, cond)                                                                 \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            snprintf((w)->failure, sizeof (w)->failure, "thread %d line %d: expected %s", \
-                     (w)->index, __LINE__, #cond);                                      \
-            return false;                                                               \
-        }                                                                               \
+#define EXPECT(w, cond)                                                                            \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            snprintf((w)->failure, sizeof(w)->failure, "thread %d line %d: expected %s",           \
+                     (w)->index, __LINE__, #cond);                                                 \
+            return false;                                                                          \
+        }                                                                                          \
     } while (0)
 
 static void stress_callback(void *user_data)
@@ -220,7 +220,9 @@ int main(int argc, char **argv)
         return SKIP_CODE;
     }
     for (int i = 0; i < THREADS; i++) {
-        workers[i] = (worker_t){.acc = acc, .index = i, .rounds = rounds,
+        workers[i] = (worker_t){.acc = acc,
+                                .index = i,
+                                .rounds = rounds,
                                 .graphs = stress_has_graphs(acc),
                                 .rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)};
         atomic_init(&workers[i].callbacks, 0);

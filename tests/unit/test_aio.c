@@ -168,10 +168,10 @@ static void test_round_trips(void **state)
         {16384, 2, false, false, 3, true},     /* blocks spread over threads, shallow queue */
         {8192, 4, true, true, 2, true},        /* single submit, overlapped events */
         {4096, 1, false, true, 1, true},
-        {5000, 3, false, false, 2, false},     /* page cache, odd block size */
+        {5000, 3, false, false, 2, false}, /* page cache, odd block size */
     };
-    static const size_t sizes[] = {1, 4095, 4096, 4097, 3 * 4096 + 123, (1 << 20) + 7,
-                                   5 * (1 << 20) + 3 * 4096};
+    static const size_t sizes[] = {
+        1, 4095, 4096, 4097, 3 * 4096 + 123, (1 << 20) + 7, 5 * (1 << 20) + 3 * 4096};
     static const uint64_t direct_offsets[] = {0, 4096, 3 * 4096};
     static const uint64_t buffered_offsets[] = {0, 1, 4097, 12345};
     char path[128];
@@ -288,16 +288,14 @@ static void test_bad_input(void **state)
     char path[128];
     (void)state;
     c.queue_depth = 0;
-    expect_error(aio->handle_create(test_acc, &c, &h), ACCEL_ERROR_INVALID_ARGUMENT,
-                 "queue_depth");
+    expect_error(aio->handle_create(test_acc, &c, &h), ACCEL_ERROR_INVALID_ARGUMENT, "queue_depth");
     c = (accel_aio_config_t)ACCEL_AIO_CONFIG_DEFAULT;
     c.intra_op_parallelism = 0;
     expect_error(aio->handle_create(test_acc, &c, &h), ACCEL_ERROR_INVALID_ARGUMENT,
                  "intra_op_parallelism");
     c = (accel_aio_config_t)ACCEL_AIO_CONFIG_DEFAULT;
     c.struct_size = 8;
-    expect_error(aio->handle_create(test_acc, &c, &h), ACCEL_ERROR_INVALID_ARGUMENT,
-                 "struct_size");
+    expect_error(aio->handle_create(test_acc, &c, &h), ACCEL_ERROR_INVALID_ARGUMENT, "struct_size");
     assert_int_equal(aio->handle_create(NULL, NULL, &h), ACCEL_ERROR_INVALID_ARGUMENT);
     assert_null(h);
 

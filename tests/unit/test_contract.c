@@ -152,8 +152,8 @@ static void test_incomplete_fused_optim_refused(void **state)
     static accel_fused_optim_ops_t fused;
     (void)state;
     ops = contract_table("contract-fused");
-    fused = (accel_fused_optim_ops_t){sizeof fused, fake_is_compatible, fake_build, NULL, NULL,
-                                      NULL};
+    fused =
+        (accel_fused_optim_ops_t){sizeof fused, fake_is_compatible, fake_build, NULL, NULL, NULL};
     ops.fused_optim = &fused;
     expect_refused(&ops, "fused_optim");
     fused.adam = fake_adam;
@@ -180,8 +180,12 @@ static void test_fused_optim_lamb_slot_follows_struct_size(void **state)
     static accel_fused_optim_ops_t fused;
     (void)state;
     ops = contract_table("contract-lamb");
-    fused = (accel_fused_optim_ops_t){offsetof(accel_fused_optim_ops_t, lamb), fake_is_compatible,
-                                      fake_build, fake_adam, NULL, fake_lamb};
+    fused = (accel_fused_optim_ops_t){offsetof(accel_fused_optim_ops_t, lamb),
+                                      fake_is_compatible,
+                                      fake_build,
+                                      fake_adam,
+                                      NULL,
+                                      fake_lamb};
     ops.fused_optim = &fused;
     assert_int_equal(accel_registry_validate(&ops), ACCEL_OK);
     assert_null(ACCEL_FUSED_OPTIM_LAMB(&fused));

@@ -39,8 +39,8 @@ static void test_parse_int_accepts_whole_numbers(void **state)
 
 static void test_parse_int_refuses_partial_text(void **state)
 {
-    static const char *const bad[] = {"", " 5", "5 ", "5x", "x5", "1.5", "0x10",
-                                      "99999999999999999999999"};
+    static const char *const bad[] = {"",   " 5",  "5 ",   "5x",
+                                      "x5", "1.5", "0x10", "99999999999999999999999"};
     (void)state;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         long value = 1234;
@@ -69,8 +69,8 @@ static void test_parse_int_list_reads_items(void **state)
 
 static void test_parse_int_list_refuses_bad_items(void **state)
 {
-    static const char *const bad[] = {"", ",", "1,", ",1", "1,,2", "-1", "1, 2", " 1",
-                                      "a",  "1;2", "2147483648", "1,2,3,4,5"};
+    static const char *const bad[] = {"",     ",",  "1,", ",1",  "1,,2",       "-1",
+                                      "1, 2", " 1", "a",  "1;2", "2147483648", "1,2,3,4,5"};
     (void)state;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int ids[4] = {9, 9, 9, 9};
@@ -131,8 +131,8 @@ static void test_parse_alloc_conf_names_unknown_key(void **state)
     accel_alloc_conf_t conf = {.caching = true};
     char bad[32] = "";
     (void)state;
-    assert_false(accel_env_parse_alloc_conf("caching:0,garbage_collection:1", &conf, bad,
-                                            sizeof bad));
+    assert_false(
+        accel_env_parse_alloc_conf("caching:0,garbage_collection:1", &conf, bad, sizeof bad));
     assert_string_equal(bad, "garbage_collection");
     assert_true(conf.caching); /* the valid first item was not applied */
 }

@@ -123,8 +123,9 @@ static accel_status_t lamb_step(const accel_lamb_config_t *config, uint64_t step
 static double unit_of(double value, accel_dtype_t dtype)
 {
     int bits = dtype == ACCEL_DTYPE_F32 ? 24 : dtype == ACCEL_DTYPE_F16 ? 11 : 8;
-    double smallest = dtype == ACCEL_DTYPE_F32 ? 0x1p-149 : dtype == ACCEL_DTYPE_F16 ? 0x1p-24
-                                                                                     : 0x1p-133;
+    double smallest = dtype == ACCEL_DTYPE_F32   ? 0x1p-149
+                      : dtype == ACCEL_DTYPE_F16 ? 0x1p-24
+                                                 : 0x1p-133;
     int exponent;
     frexp(fabs(value), &exponent);
     return fmax(ldexp(1.0, exponent - bits), smallest);
@@ -143,8 +144,8 @@ static void check_step(const accel_lamb_config_t *c, uint64_t step, const lamb_t
     double *u = malloc(n * sizeof *u);
     assert_non_null(u);
     if (c->bias_correction)
-        step_size = c->lr * sqrt(1.0 - pow(c->beta2, (double)step)) /
-                    (1.0 - pow(c->beta1, (double)step));
+        step_size =
+            c->lr * sqrt(1.0 - pow(c->beta2, (double)step)) / (1.0 - pow(c->beta1, (double)step));
     for (size_t i = 0; i < n; i++) {
         double g = (double)get(before[1], i, pt) / c->grad_scale;
         double p = get(before[0], i, pt);
@@ -153,15 +154,17 @@ static void check_step(const accel_lamb_config_t *c, uint64_t step, const lamb_t
         float m_got = get(ts->t[2].data, i, st), v_got = get(ts->t[3].data, i, st);
         /* f32 terms carry ~2^-23 relative error each, and may cancel */
         double m_slack = 0x1p-21 * (fabs(c->beta1 * (double)get(before[2], i, st)) +
-                                    fabs((1.0 - c->beta1) * g)) + unit_of(m, st);
+                                    fabs((1.0 - c->beta1) * g)) +
+                         unit_of(m, st);
         double v_slack = 0x1p-21 * (fabs(c->beta2 * (double)get(before[3], i, st)) +
-                                    fabs((1.0 - c->beta2) * g * g)) + unit_of(v, st);
+                                    fabs((1.0 - c->beta2) * g * g)) +
+                         unit_of(v, st);
         if (!(fabs(m - m_got) <= m_slack) || !(fabs(v - v_got) <= v_slack))
             fail_msg("%s: element %zu moments (%.9g, %.9g), reference (%.9g, %.9g)", label, i,
                      (double)m_got, (double)v_got, m, v);
         /* u from the moments as stored, as accel_ops.h says */
-        double denom = c->eps_inside_sqrt ? sqrt((double)v_got + c->eps)
-                                          : sqrt((double)v_got) + c->eps;
+        double denom =
+            c->eps_inside_sqrt ? sqrt((double)v_got + c->eps) : sqrt((double)v_got) + c->eps;
         u[i] = (double)m_got / denom + c->weight_decay * p;
         w_sq += p * p;
         u_sq += u[i] * u[i];
@@ -194,8 +197,8 @@ static const accel_lamb_config_t configs[] = {
 static void test_lamb_matches_reference(void **state)
 {
     static const accel_dtype_t pairs[5][2] = {
-        {ACCEL_DTYPE_F32, ACCEL_DTYPE_F32},  {ACCEL_DTYPE_F16, ACCEL_DTYPE_F32},
-        {ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32}, {ACCEL_DTYPE_F16, ACCEL_DTYPE_F16},
+        {ACCEL_DTYPE_F32, ACCEL_DTYPE_F32},   {ACCEL_DTYPE_F16, ACCEL_DTYPE_F32},
+        {ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32},  {ACCEL_DTYPE_F16, ACCEL_DTYPE_F16},
         {ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16},
     };
     static const size_t sizes[] = {1, 7, 1000, 65537, (1u << 20) + 3};
@@ -214,8 +217,8 @@ static void test_lamb_matches_reference(void **state)
                         before[k] = tensors_snapshot(&ts, k);
                     assert_int_equal(lamb_step(&configs[c], step, &ts), ACCEL_OK);
                     snprintf(label, sizeof label, "config %zu, %s/%s, %zu elements, step %llu", c,
-                             accel_dtype_name(pairs[p][0]), accel_dtype_name(pairs[p][1]),
-                             sizes[s], (unsigned long long)step);
+                             accel_dtype_name(pairs[p][0]), accel_dtype_name(pairs[p][1]), sizes[s],
+                             (unsigned long long)step);
                     check_step(&configs[c], step, &ts, before, label);
                     for (int k = 0; k < 4; k++)
                         free(before[k]);
@@ -245,8 +248,8 @@ static void test_lamb_summation_order(void **state)
     void *before[4] = {tensors_snapshot(&ts, 0), tensors_snapshot(&ts, 1), tensors_snapshot(&ts, 2),
                        tensors_snapshot(&ts, 3)};
     accel_lamb_coeffs_make(&configs[1], 1, &coeffs);
-    view = (accel_optim_view_t){ts.t[0].data, ts.t[1].data, ts.t[2].data, ts.t[3].data, count,
-                                ACCEL_DTYPE_F32, ACCEL_DTYPE_F32, 0};
+    view = (accel_optim_view_t){ts.t[0].data, ts.t[1].data,    ts.t[2].data,    ts.t[3].data,
+                                count,        ACCEL_DTYPE_F32, ACCEL_DTYPE_F32, 0};
     /* three uneven pieces */
     accel_lamb_moments(&coeffs, &view, 0, 3, partials);
     accel_lamb_moments(&coeffs, &view, 3, 700, partials);
@@ -291,8 +294,8 @@ static void test_lamb_summation_order(void **state)
 static void test_lamb_tables_bit_identical(void **state)
 {
     static const accel_dtype_t pairs[5][2] = {
-        {ACCEL_DTYPE_F32, ACCEL_DTYPE_F32},  {ACCEL_DTYPE_F16, ACCEL_DTYPE_F32},
-        {ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32}, {ACCEL_DTYPE_F16, ACCEL_DTYPE_F16},
+        {ACCEL_DTYPE_F32, ACCEL_DTYPE_F32},   {ACCEL_DTYPE_F16, ACCEL_DTYPE_F32},
+        {ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32},  {ACCEL_DTYPE_F16, ACCEL_DTYPE_F16},
         {ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16},
     };
     const accel_lamb_kernels_t *fma = accel_lamb_kernels_for(ACCEL_CPU_ISA_AVX2);
@@ -319,10 +322,10 @@ static void test_lamb_tables_bit_identical(void **state)
                 put(b.t[k].data, 13, b.dtypes[k], 1e-40f);
             }
             accel_lamb_coeffs_make(&configs[c], 2, &coeffs);
-            accel_optim_view_t va = {a.t[0].data, a.t[1].data, a.t[2].data, a.t[3].data, count,
-                                     pairs[p][0], pairs[p][1], 0};
-            accel_optim_view_t vb = {b.t[0].data, b.t[1].data, b.t[2].data, b.t[3].data, count,
-                                     pairs[p][0], pairs[p][1], 0};
+            accel_optim_view_t va = {a.t[0].data, a.t[1].data, a.t[2].data, a.t[3].data,
+                                     count,       pairs[p][0], pairs[p][1], 0};
+            accel_optim_view_t vb = {b.t[0].data, b.t[1].data, b.t[2].data, b.t[3].data,
+                                     count,       pairs[p][0], pairs[p][1], 0};
             accel_lamb_kernels_scalar.moments(&coeffs, &va, 0, segments, pa);
             fma->moments(&coeffs, &vb, 0, segments, pb);
             assert_memory_equal(pa, pb, 2 * segments * sizeof(float));
@@ -402,8 +405,7 @@ static void test_lamb_bad_input_refused(void **state)
     c = (accel_lamb_config_t)ACCEL_LAMB_CONFIG_DEFAULT;
     c.lr = NAN;
     expect_refused(&c, 1, &ts, "lr");
-    assert_int_equal(lamb_op->step(test_acc, NULL, NULL, 1, &ts.t[0], &ts.t[1], &ts.t[2],
-                                   &ts.t[3]),
+    assert_int_equal(lamb_op->step(test_acc, NULL, NULL, 1, &ts.t[0], &ts.t[1], &ts.t[2], &ts.t[3]),
                      ACCEL_ERROR_INVALID_ARGUMENT);
     assert_int_equal(lamb_op->step(test_acc, NULL, &c, 1, &ts.t[0], &ts.t[1], &ts.t[2], NULL),
                      ACCEL_ERROR_INVALID_ARGUMENT);

@@ -16,11 +16,11 @@
 
 #include <accel/accel.h>
 
-#define CROSS_COUNT 100000
-#define CROSS_FIRST 3 /* elements into the buffer */
-#define CROSS_SEED 0x0123456789abcdefull
+#define CROSS_COUNT  100000
+#define CROSS_FIRST  3 /* elements into the buffer */
+#define CROSS_SEED   0x0123456789abcdefull
 #define CROSS_OFFSET 4096u /* stream words already used */
-#define SKIP_CODE 77
+#define SKIP_CODE    77
 
 static accel_t *cross_opencl, *cross_cpu;
 

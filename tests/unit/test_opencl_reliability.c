@@ -23,10 +23,10 @@
 
 #include <accel/accel.h>
 
-#define SKIP_CODE 77
+#define SKIP_CODE        77
 #define CHILD_DEADLINE_S 20 /* a child that fails at once needs milliseconds */
-#define BUSY_THREADS 4
-#define BUSY_CHILDREN 10
+#define BUSY_THREADS     4
+#define BUSY_CHILDREN    10
 
 static accel_t *test_acc;
 
@@ -87,10 +87,11 @@ static void test_fork_after_open_fails_at_once(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        int code = accel_memcpy(acc, (char[8]){0}, (char[8]){0}, 8, ACCEL_COPY_HOST_TO_HOST) ==
-                           ACCEL_OK
-                       ? 20
-                       : strstr(accel_last_error(), "fork") == NULL ? 21 : 0;
+        int code =
+            accel_memcpy(acc, (char[8]){0}, (char[8]){0}, 8, ACCEL_COPY_HOST_TO_HOST) == ACCEL_OK
+                ? 20
+            : strstr(accel_last_error(), "fork") == NULL ? 21
+                                                         : 0;
         _exit(code);
     }
     assert_int_equal(child_wait(pid), 0);
@@ -178,8 +179,8 @@ static void callback_synchronizes(void *arg)
     probe->device_sync = accel_synchronize(probe->acc, 0);
     snprintf(probe->message, sizeof probe->message, "%s", accel_last_error());
     probe->stream_sync = accel_stream_synchronize(probe->stream);
-    probe->copy = accel_memcpy_async(probe->acc, a, b, sizeof a, ACCEL_COPY_HOST_TO_HOST,
-                                     probe->stream);
+    probe->copy =
+        accel_memcpy_async(probe->acc, a, b, sizeof a, ACCEL_COPY_HOST_TO_HOST, probe->stream);
     probe->other_stream_sync = accel_default_stream(probe->acc, 0, &default_stream);
     if (probe->other_stream_sync == ACCEL_OK)
         probe->other_stream_sync = accel_stream_synchronize(default_stream);

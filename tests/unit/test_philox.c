@@ -70,8 +70,7 @@ static void test_stream_zero_seed_is_known_answer(void **state)
 static void test_stream_mapping(void **state)
 {
     (void)state;
-    const uint64_t seeds[] = {0, 1, 42, 0x0123456789abcdefull, 0xffffffff00000000ull,
-                              UINT64_MAX};
+    const uint64_t seeds[] = {0, 1, 42, 0x0123456789abcdefull, 0xffffffff00000000ull, UINT64_MAX};
     const uint64_t indices[] = {0,
                                 1,
                                 3,
@@ -252,8 +251,7 @@ static void test_vector_blocks_match_scalar(void **state)
     } variants[] = {{"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2},
                     {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512},
                     {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks}};
-    const uint64_t starts[] = {0, 3, 1000003, 0xfffffff0u, 0x1fffffffcull,
-                               (UINT64_MAX >> 2) - 40};
+    const uint64_t starts[] = {0, 3, 1000003, 0xfffffff0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 40};
     const uint64_t seeds[] = {0, 0x0123456789abcdefull};
     enum { BLOCKS = 77 };
     uint32_t out[4 * BLOCKS];

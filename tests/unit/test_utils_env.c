@@ -19,21 +19,21 @@
 #define VAR "ACCEL_TEST_UTILS_VALUE"
 
 /* Run `call` with stderr captured into `out` (the warning, if any). */
-#define CAPTURE_STDERR(out, call)                                       \
-    do {                                                                \
-        FILE *capture_ = tmpfile();                                     \
-        int saved_ = dup(STDERR_FILENO);                                \
-        assert_non_null(capture_);                                      \
-        fflush(stderr);                                                 \
-        dup2(fileno(capture_), STDERR_FILENO);                          \
-        call;                                                           \
-        fflush(stderr);                                                 \
-        dup2(saved_, STDERR_FILENO);                                    \
-        close(saved_);                                                  \
-        rewind(capture_);                                               \
-        size_t n_ = fread((out), 1, sizeof(out) - 1, capture_);         \
-        (out)[n_] = '\0';                                               \
-        fclose(capture_);                                               \
+#define CAPTURE_STDERR(out, call)                                                                  \
+    do {                                                                                           \
+        FILE *capture_ = tmpfile();                                                                \
+        int saved_ = dup(STDERR_FILENO);                                                           \
+        assert_non_null(capture_);                                                                 \
+        fflush(stderr);                                                                            \
+        dup2(fileno(capture_), STDERR_FILENO);                                                     \
+        call;                                                                                      \
+        fflush(stderr);                                                                            \
+        dup2(saved_, STDERR_FILENO);                                                               \
+        close(saved_);                                                                             \
+        rewind(capture_);                                                                          \
+        size_t n_ = fread((out), 1, sizeof(out) - 1, capture_);                                    \
+        (out)[n_] = '\0';                                                                          \
+        fclose(capture_);                                                                          \
     } while (0)
 
 static void test_get_int(void **state)

@@ -65,8 +65,8 @@ static void test_overlap_refused_and_unchanged(void **state)
     };
     assert_int_equal(accel_range_map_insert(map, ADDR(0x2000), 0x100, NULL, NULL), ACCEL_OK);
     for (size_t i = 0; i < sizeof overlapping / sizeof overlapping[0]; i++) {
-        assert_int_equal(accel_range_map_insert(map, ADDR(overlapping[i].base),
-                                                overlapping[i].size, NULL, &conflict),
+        assert_int_equal(accel_range_map_insert(map, ADDR(overlapping[i].base), overlapping[i].size,
+                                                NULL, &conflict),
                          ACCEL_ERROR_INVALID_ARGUMENT);
         assert_non_null(conflict);
         assert_int_equal(conflict->base, 0x2000);

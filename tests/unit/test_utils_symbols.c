@@ -14,10 +14,10 @@
 #include "accel/accel_backend_utils.h"
 
 /* A vendor table in the shape a backend's symbols.h expands to. */
-#define TEST_SYMBOLS(X)                                                            \
-    X(true, const char *, accel_status_name, (accel_status_t status), NULL)         \
-    X(true, const char *, accel_version, (void), "accel_last_error")               \
-    X(true, const char *, accel_last_error, (void), "accel_no_such_export")        \
+#define TEST_SYMBOLS(X)                                                                            \
+    X(true, const char *, accel_status_name, (accel_status_t status), NULL)                        \
+    X(true, const char *, accel_version, (void), "accel_last_error")                               \
+    X(true, const char *, accel_last_error, (void), "accel_no_such_export")                        \
     X(false, int, accel_no_such_optional, (void), NULL)
 
 typedef struct test_api {
@@ -42,7 +42,7 @@ static void test_resolves_export_name_and_optional(void **state)
     char reason[128] = "untouched";
     (void)state;
     memset(&api, 0xab, sizeof api);
-#define TEST_ENTRY(required, ret, name, params, export) \
+#define TEST_ENTRY(required, ret, name, params, export)                                            \
     ACCEL_SYMBOL_ENTRY(api, required, name, export),
     const accel_symbol_t symbols[] = {TEST_SYMBOLS(TEST_ENTRY)};
 #undef TEST_ENTRY
@@ -79,9 +79,8 @@ static void test_missing_required_clears_table(void **state)
     assert_int_equal(accel_symbol_table_resolve(self_handle(), symbols, 3, "mybackend",
                                                 "libvendor.so.2", reason, sizeof reason),
                      ACCEL_ERROR_UNSUPPORTED);
-    assert_string_equal(reason,
-                        "libvendor.so.2 lacks accel_no_such_required, which the mybackend "
-                        "backend requires");
+    assert_string_equal(reason, "libvendor.so.2 lacks accel_no_such_required, which the mybackend "
+                                "backend requires");
     /* All or nothing: the slot filled before the failure is cleared too. */
     assert_null(api.accel_version);
     assert_null(api.accel_no_such_required);
@@ -91,9 +90,9 @@ static void test_missing_required_clears_table(void **state)
 
     /* A short reason buffer is truncated, still terminated. */
     char small[8];
-    assert_int_equal(accel_symbol_table_resolve(self_handle(), symbols, 3, "b", "lib", small,
-                                                sizeof small),
-                     ACCEL_ERROR_UNSUPPORTED);
+    assert_int_equal(
+        accel_symbol_table_resolve(self_handle(), symbols, 3, "b", "lib", small, sizeof small),
+        ACCEL_ERROR_UNSUPPORTED);
     assert_int_equal(strlen(small), sizeof small - 1);
 }
 
@@ -114,17 +113,16 @@ static void test_bad_arguments_write_nothing(void **state)
     assert_int_equal(accel_symbol_table_resolve(NULL, symbols, 2, "test", "libtest", NULL, 0),
                      ACCEL_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(accel_last_error(), "test"));
-    assert_int_equal(
-        accel_symbol_table_resolve(self_handle(), NULL, 2, "test", "libtest", NULL, 0),
-        ACCEL_ERROR_INVALID_ARGUMENT);
-    symbols[1].slot = NULL;
-    assert_int_equal(accel_symbol_table_resolve(self_handle(), symbols, 2, "test", "libtest", NULL,
-                                                0),
+    assert_int_equal(accel_symbol_table_resolve(self_handle(), NULL, 2, "test", "libtest", NULL, 0),
                      ACCEL_ERROR_INVALID_ARGUMENT);
+    symbols[1].slot = NULL;
+    assert_int_equal(
+        accel_symbol_table_resolve(self_handle(), symbols, 2, "test", "libtest", NULL, 0),
+        ACCEL_ERROR_INVALID_ARGUMENT);
     assert_memory_equal(&api, before, sizeof api);
     /* An empty list is fine. */
-    assert_int_equal(
-        accel_symbol_table_resolve(self_handle(), NULL, 0, "test", "libtest", NULL, 0), ACCEL_OK);
+    assert_int_equal(accel_symbol_table_resolve(self_handle(), NULL, 0, "test", "libtest", NULL, 0),
+                     ACCEL_OK);
 }
 
 int main(void)

@@ -32,8 +32,8 @@
 #endif
 
 #define POOL_THREADS 4
-#define MAX_COUNT 100003
-#define MAX_CHUNKS 64
+#define MAX_COUNT    100003
+#define MAX_CHUNKS   64
 
 typedef struct visit {
     atomic_int hits[MAX_COUNT];
@@ -138,7 +138,7 @@ static void test_nested_run_does_not_deadlock(void **state)
     assert_int_equal(atomic_load(&nested.inner_total), 500 * POOL_THREADS);
 }
 
-#define CALLERS 4
+#define CALLERS         4
 #define RUNS_PER_CALLER 25
 
 static visit_t caller_visits[CALLERS];

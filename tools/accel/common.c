@@ -53,14 +53,10 @@ const char *accel_cli_color(FILE *stream, accel_cli_color_t color)
     if ((no_color && *no_color) || !isatty(fileno(stream)))
         return "";
     switch (color) {
-    case ACCEL_CLI_GREEN:
-        return "\033[92m";
-    case ACCEL_CLI_RED:
-        return "\033[91m";
-    case ACCEL_CLI_YELLOW:
-        return "\033[93m";
-    case ACCEL_CLI_RESET:
-        return "\033[0m";
+    case ACCEL_CLI_GREEN: return "\033[92m";
+    case ACCEL_CLI_RED: return "\033[91m";
+    case ACCEL_CLI_YELLOW: return "\033[93m";
+    case ACCEL_CLI_RESET: return "\033[0m";
     }
     return "";
 }

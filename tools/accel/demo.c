@@ -8,9 +8,9 @@
 #include "cli.h"
 
 #define DEMO_DEFAULT_SIZE (4u << 20) /* 4 MiB = 1Mi floats */
-#define DEMO_MIN_SIZE 4096u          /* 1024 floats: enough for the mean check */
-#define DEMO_SEED 1234u
-#define DEMO_SHOWN 4
+#define DEMO_MIN_SIZE     4096u      /* 1024 floats: enough for the mean check */
+#define DEMO_SEED         1234u
+#define DEMO_SHOWN        4
 
 typedef struct demo {
     accel_t *acc;
@@ -98,8 +98,7 @@ static bool demo_allocate(demo_t *d, size_t bytes)
     return demo_ok(accel_malloc(d->acc, bytes, &d->device), "malloc") &&
            demo_ok(accel_stream_create(d->acc, ACCEL_CURRENT_DEVICE, 0, &d->stream),
                    "stream_create") &&
-           demo_ok(accel_event_create(d->acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_TIMING,
-                                      &d->start),
+           demo_ok(accel_event_create(d->acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_TIMING, &d->start),
                    "event_create") &&
            demo_ok(accel_event_create(d->acc, ACCEL_CURRENT_DEVICE, ACCEL_EVENT_TIMING, &d->end),
                    "event_create");
@@ -110,8 +109,7 @@ static bool demo_fill(demo_t *d, size_t count)
 {
     return demo_ok(accel_manual_seed(d->acc, DEMO_SEED), "manual_seed") &&
            demo_ok(accel_event_record(d->start, d->stream), "event_record") &&
-           demo_ok(accel_rng_uniform_f32(d->acc, d->device, count, d->stream),
-                   "rng_uniform_f32") &&
+           demo_ok(accel_rng_uniform_f32(d->acc, d->device, count, d->stream), "rng_uniform_f32") &&
            demo_ok(accel_event_record(d->end, d->stream), "event_record");
 }
 
@@ -127,14 +125,12 @@ static bool demo_run(demo_t *d, size_t bytes, float *elapsed_ms)
          demo_range_pop(d, demo_ok(accel_memcpy_async(d->acc, d->device, d->host, bytes,
                                                       ACCEL_COPY_HOST_TO_DEVICE, d->stream),
                                    "memcpy_async (host to device)"));
-    ok = ok && demo_range_push(d, "fill") &&
-         demo_range_pop(d, demo_fill(d, bytes / sizeof(float)));
+    ok = ok && demo_range_push(d, "fill") && demo_range_pop(d, demo_fill(d, bytes / sizeof(float)));
     ok = ok && demo_range_push(d, "copy out") &&
          demo_range_pop(d, demo_ok(accel_memcpy_async(d->acc, d->host, d->device, bytes,
                                                       ACCEL_COPY_DEVICE_TO_HOST, d->stream),
                                    "memcpy_async (device to host)") &&
-                               demo_ok(accel_stream_synchronize(d->stream),
-                                       "stream_synchronize"));
+                               demo_ok(accel_stream_synchronize(d->stream), "stream_synchronize"));
     ok = demo_range_pop(d, ok);
     return ok && demo_ok(accel_event_elapsed_ms(d->start, d->end, elapsed_ms), "event_elapsed_ms");
 }

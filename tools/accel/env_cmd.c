@@ -16,8 +16,7 @@ static bool env_is_plain(const char *value)
     if (!*value)
         return false;
     for (const char *p = value; *p; p++) {
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789,._-+:/@%=",
-                    *p))
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789,._-+:/@%=", *p))
             return false;
     }
     return true;
@@ -209,8 +208,7 @@ int accel_cli_env(int argc, char **argv)
     size_t prefix_count = 0;
     if (accel_visible_devices_envs(acc, &printed.names, &printed.count) != ACCEL_OK)
         accel_cli_fail("visible devices variables");
-    else if (accel_set_visible_devices_envs(acc, ids, id_count, env_print_export, NULL) !=
-             ACCEL_OK)
+    else if (accel_set_visible_devices_envs(acc, ids, id_count, env_print_export, NULL) != ACCEL_OK)
         accel_cli_fail("setting visible devices variables");
     else if (accel_export_envs(acc, &prefixes, &prefix_count) != ACCEL_OK)
         accel_cli_fail("export prefixes");

@@ -58,10 +58,22 @@ static void json_close(json_writer_t *w, char bracket)
     fputc(bracket, w->out);
 }
 
-void json_object_begin(json_writer_t *w) { json_open(w, '{'); }
-void json_object_end(json_writer_t *w) { json_close(w, '}'); }
-void json_array_begin(json_writer_t *w) { json_open(w, '['); }
-void json_array_end(json_writer_t *w) { json_close(w, ']'); }
+void json_object_begin(json_writer_t *w)
+{
+    json_open(w, '{');
+}
+void json_object_end(json_writer_t *w)
+{
+    json_close(w, '}');
+}
+void json_array_begin(json_writer_t *w)
+{
+    json_open(w, '[');
+}
+void json_array_end(json_writer_t *w)
+{
+    json_close(w, ']');
+}
 
 void json_key(json_writer_t *w, const char *key)
 {

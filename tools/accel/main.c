@@ -8,23 +8,22 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: accel <command> [options]\n"
-            "\n"
-            "commands:\n"
-            "  report [--json]          which backend was chosen and why, every candidate,\n"
-            "                           devices, memory, dtypes, flags, op builders\n"
-            "  env --devices LIST       export lines for a launcher (visible devices and\n"
-            "                           the backend's exported variables)\n"
-            "  demo [--size BYTES]      run the README demo on the selected backend\n"
-            "  bench [SUITE...] [--quick] [--json FILE] [--svg FILE]\n"
-            "                           the performance suite, each figure next to its\n"
-            "                           baseline measured in the same run\n"
-            "  version                  print the tool and library versions\n"
-            "\n"
-            "`accel <command> --help` describes a command's options. The backend is\n"
-            "chosen by ACCEL_ACCELERATOR or DS_ACCELERATOR, else by auto-detection;\n"
-            "report, env, demo and bench also take --backend NAME.\n");
+    fprintf(out, "usage: accel <command> [options]\n"
+                 "\n"
+                 "commands:\n"
+                 "  report [--json]          which backend was chosen and why, every candidate,\n"
+                 "                           devices, memory, dtypes, flags, op builders\n"
+                 "  env --devices LIST       export lines for a launcher (visible devices and\n"
+                 "                           the backend's exported variables)\n"
+                 "  demo [--size BYTES]      run the README demo on the selected backend\n"
+                 "  bench [SUITE...] [--quick] [--json FILE] [--svg FILE]\n"
+                 "                           the performance suite, each figure next to its\n"
+                 "                           baseline measured in the same run\n"
+                 "  version                  print the tool and library versions\n"
+                 "\n"
+                 "`accel <command> --help` describes a command's options. The backend is\n"
+                 "chosen by ACCEL_ACCELERATOR or DS_ACCELERATOR, else by auto-detection;\n"
+                 "report, env, demo and bench also take --backend NAME.\n");
 }
 
 static int print_version(void)

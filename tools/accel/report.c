@@ -50,8 +50,9 @@ int accel_cli_report(int argc, char **argv)
 
     int rc = ACCEL_CLI_EXIT_OK;
     if (r->get_query.status != ACCEL_OK) {
-        fprintf(stderr, "accel: %s\n", r->get_query.error[0] ? r->get_query.error
-                                                               : accel_status_name(r->get_query.status));
+        fprintf(stderr, "accel: %s\n",
+                r->get_query.error[0] ? r->get_query.error
+                                      : accel_status_name(r->get_query.status));
         rc = ACCEL_CLI_EXIT_FAILURE;
     } else if (r->failures > 0) {
         fprintf(stderr, "accel: %d quer%s failed; first: %s\n", r->failures,

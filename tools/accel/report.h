@@ -30,8 +30,10 @@ typedef struct report_device {
 typedef struct report_op {
     const char *class_name;
     const char *op_name;
+    bool installed; /* prebuilt in the library (ds_report's "installed") */
     bool compatible;
     char reason[256];
+    char implementation[128]; /* what it runs ("avx2, 8 threads"), "" if unknown */
     report_query_t query;
 } report_op_t;
 
@@ -46,7 +48,7 @@ typedef struct report {
     size_t candidate_total;
     report_query_t detect_query;
 
-    accel_t *acc; /* NULL when selection failed: only the above is valid */
+    accel_t *acc;   /* NULL when selection failed: only the above is valid */
     bool acc_owned; /* opened by name (--backend): closed by report_release */
     report_query_t get_query;
     const char *name;
@@ -72,6 +74,8 @@ typedef struct report {
 
     const char *communication_backend;
     report_query_t communication_backend_query;
+    char communication_backend_version[48]; /* "2.21.5" or "unknown" */
+    report_query_t communication_backend_version_query;
     const char *compile_backend;
     report_query_t compile_backend_query;
 

@@ -56,6 +56,11 @@ static void report_collect_devices(report_t *r)
 
 static void report_collect_memory(report_t *r)
 {
+    /* A backend named without a device has no current device: "n/a". */
+    if (r->device_count_query.status == ACCEL_OK && r->device_count == 0) {
+        report_check(r, &r->current_device_query, ACCEL_ERROR_UNSUPPORTED);
+        return;
+    }
     if (!report_check(r, &r->current_device_query,
                       accel_current_device(r->acc, &r->current_device)))
         return;
@@ -76,6 +81,9 @@ static void report_collect_identity(report_t *r)
                      accel_query_flag(r->acc, (accel_flag_t)f, &r->flags[f]));
     report_check(r, &r->communication_backend_query,
                  accel_communication_backend_name(r->acc, &r->communication_backend));
+    report_check(r, &r->communication_backend_version_query,
+                 accel_communication_backend_version(r->acc, r->communication_backend_version,
+                                                     sizeof r->communication_backend_version));
     report_check(r, &r->compile_backend_query,
                  accel_get_compile_backend(r->acc, &r->compile_backend));
     report_check(r, &r->visible_devices_envs_query,
@@ -88,8 +96,7 @@ static void report_collect_identity(report_t *r)
 static void report_collect_ops(report_t *r)
 {
     size_t count = 0;
-    if (!report_check(r, &r->op_count_query, accel_op_builder_count(r->acc, &count)) ||
-        count == 0)
+    if (!report_check(r, &r->op_count_query, accel_op_builder_count(r->acc, &count)) || count == 0)
         return;
     r->ops = calloc(count, sizeof *r->ops);
     if (!r->ops)
@@ -102,9 +109,14 @@ static void report_collect_ops(report_t *r)
             continue;
         op->class_name = accel_op_builder_class_name(builder);
         op->op_name = accel_op_builder_op_name(builder);
-        report_check(r, &op->query,
-                     accel_op_builder_is_compatible(builder, &op->compatible, op->reason,
-                                                    sizeof op->reason));
+        if (!report_check(r, &op->query, accel_op_builder_is_installed(builder, &op->installed)) ||
+            !report_check(r, &op->query,
+                          accel_op_builder_is_compatible(builder, &op->compatible, op->reason,
+                                                         sizeof op->reason)))
+            continue;
+        if (accel_op_builder_implementation(builder, op->implementation,
+                                            sizeof op->implementation) != ACCEL_OK)
+            op->implementation[0] = '\0';
     }
 }
 

@@ -176,6 +176,9 @@ static void json_environment_names(const report_t *r, json_writer_t *w)
     json_key(w, "communication_backend");
     if (!json_query_failed(w, &r->communication_backend_query))
         json_string(w, r->communication_backend);
+    json_key(w, "communication_backend_version");
+    if (!json_query_failed(w, &r->communication_backend_version_query))
+        json_string(w, r->communication_backend_version);
     json_key(w, "compile_backend");
     if (!json_query_failed(w, &r->compile_backend_query))
         json_string(w, r->compile_backend);
@@ -206,17 +209,21 @@ static void json_ops(const report_t *r, json_writer_t *w)
         json_string(w, op->class_name);
         json_key(w, "op_name");
         json_string(w, op->op_name);
+        json_key(w, "installed");
+        if (!json_query_failed(w, &op->query))
+            json_bool(w, op->installed);
         json_key(w, "compatible");
         if (!json_query_failed(w, &op->query))
             json_bool(w, op->compatible);
+        json_key(w, "implementation");
+        json_optional_string(w, op->implementation[0] ? op->implementation : NULL);
         json_key(w, "reason");
-        json_optional_string(w, op->query.status == ACCEL_OK && !op->compatible ? op->reason
-                                                                                : NULL);
+        json_optional_string(w,
+                             op->query.status == ACCEL_OK && !op->compatible ? op->reason : NULL);
         /* how a compatible builder runs, when it says (async_io's I/O path) */
         json_key(w, "note");
-        json_optional_string(w, op->query.status == ACCEL_OK && op->compatible && op->reason[0]
-                                    ? op->reason
-                                    : NULL);
+        json_optional_string(
+            w, op->query.status == ACCEL_OK && op->compatible && op->reason[0] ? op->reason : NULL);
         json_object_end(w);
     }
     json_array_end(w);

@@ -7,19 +7,19 @@
 
 #include "report_print.h"
 
-#define TEXT_RULE "--------------------------------------------------"
-#define TEXT_WIDTH 34          /* name column of "name .... value" rows */
-#define TEXT_CASCADE_WIDTH 20  /* name column of the cascade */
-#define TEXT_OP_WIDTH 25       /* name column of the op-builder table */
+#define TEXT_RULE               "--------------------------------------------------"
+#define TEXT_WIDTH              34 /* name column of "name .... value" rows */
+#define TEXT_CASCADE_WIDTH      20 /* name column of the cascade */
+#define TEXT_OP_WIDTH           25 /* name column of the op-builder table */
+#define TEXT_OP_INSTALLED_WIDTH 13 /* its "installed" header and dots */
 
 static void text_section(FILE *out, const char *title)
 {
     fprintf(out, "%s\n%s\n%s\n", TEXT_RULE, title, TEXT_RULE);
 }
 
-__attribute__((format(printf, 4, 5))) static void text_row(FILE *out, int indent,
-                                                           const char *name, const char *fmt,
-                                                           ...)
+__attribute__((format(printf, 4, 5))) static void text_row(FILE *out, int indent, const char *name,
+                                                           const char *fmt, ...)
 {
     accel_cli_print_dotted(out, indent, name, TEXT_WIDTH);
     va_list args;
@@ -192,6 +192,9 @@ static void text_environment_names(const report_t *r, FILE *out)
     text_section(out, "backends and launcher environment");
     if (!text_query_failed(out, 0, "communication backend", &r->communication_backend_query))
         text_row(out, 0, "communication backend", "%s", text_or(r->communication_backend, "n/a"));
+    if (!text_query_failed(out, 0, "communication backend version",
+                           &r->communication_backend_version_query))
+        text_row(out, 0, "communication backend version", "%s", r->communication_backend_version);
     if (!text_query_failed(out, 0, "compile backend", &r->compile_backend_query))
         text_row(out, 0, "compile backend", "%s", text_or(r->compile_backend, "n/a"));
     if (!text_query_failed(out, 0, "visible devices variables", &r->visible_devices_envs_query)) {
@@ -206,9 +209,12 @@ static void text_environment_names(const report_t *r, FILE *out)
         text_list_row(out, "export prefixes", r->export_prefixes, r->export_prefix_count);
 }
 
+/* ds_report's table: name, installed (prebuilt here), compatible, then what
+ * the op runs (or, when not compatible, why). */
 static void text_ops(const report_t *r, FILE *out)
 {
-    text_section(out, "op builders (compatible = can build and run here)");
+    text_section(out, "op builders (installed = prebuilt in this library, compatible = can "
+                      "build and run here)");
     if (text_query_failed(out, 0, "op builders", &r->op_count_query))
         return;
     if (r->op_count == 0) {
@@ -216,7 +222,8 @@ static void text_ops(const report_t *r, FILE *out)
         return;
     }
     accel_cli_print_dotted(out, 0, "op name", TEXT_OP_WIDTH);
-    fputs("compatible\n" TEXT_RULE "\n", out);
+    accel_cli_print_dotted(out, 0, "installed", TEXT_OP_INSTALLED_WIDTH);
+    fputs("compatible .. implementation\n" TEXT_RULE "\n", out);
     for (size_t i = 0; i < r->op_count; i++) {
         const report_op_t *op = &r->ops[i];
         const char *name = text_or(op->op_name, text_or(op->class_name, "(unnamed)"));
@@ -225,10 +232,19 @@ static void text_ops(const report_t *r, FILE *out)
             text_tag(out, "[FAIL]", ACCEL_CLI_RED);
             fprintf(out, " %s\n",
                     op->query.status == ACCEL_ERROR_UNSUPPORTED ? "n/a" : op->query.error);
-        } else if (op->compatible) {
+            continue;
+        }
+        if (op->installed)
+            text_tag(out, "[YES]", ACCEL_CLI_GREEN);
+        else
+            text_tag(out, "[NO]", ACCEL_CLI_YELLOW);
+        fprintf(out, " %.*s ", op->installed ? 6 : 7, ".......");
+        if (op->compatible) {
             text_tag(out, "[OKAY]", ACCEL_CLI_GREEN);
-            /* a compatible builder may still say how it runs (async_io's I/O path) */
-            fprintf(out, "%s%s\n", op->reason[0] ? " " : "", op->reason);
+            /* what it runs, then how (async_io's I/O path) when it says */
+            fprintf(out, "%s%s", op->implementation[0] ? " " : "", op->implementation);
+            fprintf(out, "%s%s\n", op->reason[0] ? (op->implementation[0] ? "; " : " ") : "",
+                    op->reason);
         } else {
             text_tag(out, "[NO]", ACCEL_CLI_YELLOW);
             fprintf(out, "%s%s\n", op->reason[0] ? " " : "", op->reason);

@@ -57,6 +57,8 @@ static accel_backend_info_t cpu_info = {
     .lazy_call_runs_immediately = true,
     .runtime_library = "libc",
     .vendor_stack = "host CPU",
+    /* DeepSpeed's current_device() is os.environ.get('LOCAL_RANK', 0). */
+    .current_device_from_local_rank = true,
 };
 
 static pthread_once_t cpu_ccl_once = PTHREAD_ONCE_INIT;

@@ -48,9 +48,9 @@ typedef struct accel_cpu_backend {
     char cpu_name[256];  /* /proc/cpuinfo "model name", or the machine type */
     char cpu_vendor[64]; /* cpuid vendor string, or /proc/cpuinfo's, or "" */
 
-    pthread_mutex_t streams_lock; /* guards `streams` */
-    accel_cpu_stream_t *streams;  /* live created streams, every device */
-    pthread_mutex_t events_lock;  /* guards `events` */
+    pthread_mutex_t streams_lock;   /* guards `streams` */
+    accel_cpu_stream_t *streams;    /* live created streams, every device */
+    pthread_mutex_t events_lock;    /* guards `events` */
     struct accel_cpu_event *events; /* live events (any reference), every device */
 
     struct accel_cpu_backend *next_backend; /* fork.c's list, under its lock */

@@ -29,13 +29,13 @@ struct accel_cpu_event {
     unsigned flags;
     atomic_uint refs;
     accel_cpu_event_t *prev_live, *next_live; /* backend->events, under events_lock */
-    pthread_mutex_t lock;          /* guards the fields below */
-    pthread_cond_t completed_cond; /* broadcast when `completed` advances */
-    uint64_t generation;           /* records issued so far */
-    uint64_t completed;            /* highest record that has run */
-    int64_t timestamp_ns;          /* CLOCK_MONOTONIC when `completed` ran */
-    const void *record_stream;     /* where the newest record is queued (NULL: inline) */
-    uint64_t lost;                 /* in a fork() child: records up to this one never run */
+    pthread_mutex_t lock;                     /* guards the fields below */
+    pthread_cond_t completed_cond;            /* broadcast when `completed` advances */
+    uint64_t generation;                      /* records issued so far */
+    uint64_t completed;                       /* highest record that has run */
+    int64_t timestamp_ns;                     /* CLOCK_MONOTONIC when `completed` ran */
+    const void *record_stream;                /* where the newest record is queued (NULL: inline) */
+    uint64_t lost; /* in a fork() child: records up to this one never run */
 };
 
 /* Records up to `lost` were pending on a stream whose worker did not survive

@@ -23,7 +23,7 @@ struct accel_cpu_stream {
     accel_cpu_work_t *head, *tail;
     uint64_t submitted, completed; /* items queued / finished, ever */
     bool stopping;
-    bool forked; /* in a fork() child: the worker is gone, the stream refuses work */
+    bool forked;                /* in a fork() child: the worker is gone, the stream refuses work */
     accel_cpu_work_t *orphaned; /* queue dropped at fork, freed by the child after */
     accel_cpu_graph_t *capture; /* non-NULL while capturing */
     pthread_t worker;

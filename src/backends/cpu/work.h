@@ -56,7 +56,6 @@ typedef struct accel_cpu_work {
     struct accel_cpu_work *next; /* queue link; meaningless outside a queue */
 } accel_cpu_work_t;
 
-
 /* Queue `count` items (copied) on `stream` in order, as one atomic step:
  * either all are queued, captured or run, or none is (OUT_OF_MEMORY).
  * stream NULL = the default stream: run each item now on the calling thread. */

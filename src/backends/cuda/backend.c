@@ -24,8 +24,7 @@
 /* ---------------------------------------------------------------- static facts */
 
 /* DeepSpeed's cuda list: torch._dynamo.list_backends() on a CUDA build. */
-static const char *const cuda_compile_backends[] = {"inductor", "eager", "aot_eager",
-                                                    "cudagraphs"};
+static const char *const cuda_compile_backends[] = {"inductor", "eager", "aot_eager", "cudagraphs"};
 static const char *const cuda_visible_devices_envs[] = {CUDA_VISIBLE_ENV};
 static const char *const cuda_export_envs[] = {"NCCL"};
 
@@ -136,8 +135,9 @@ static bool cuda_count_devices(const accel_cuda_api_t *cu, int *map, int cap, in
         return true;
     }
     if (result == ACCEL_CUDA_ERROR_STUB_LIBRARY) {
-        snprintf(how, how_cap, "the libcuda that loaded is the CUDA toolkit's stub library, "
-                               "not a driver");
+        snprintf(how, how_cap,
+                 "the libcuda that loaded is the CUDA toolkit's stub library, "
+                 "not a driver");
         return false;
     }
     if (result == ACCEL_CUDA_SUCCESS)
@@ -293,8 +293,9 @@ static accel_status_t cuda_retain_context(accel_cuda_backend_t *cuda, int device
     pthread_mutex_lock(&dev->lock);
     context = atomic_load(&dev->context);
     if (context == NULL) {
-        status = accel_cuda_check(cuda->cu, cuda->cu->cuDevicePrimaryCtxRetain(&context, dev->handle),
-                                  "cuDevicePrimaryCtxRetain");
+        status =
+            accel_cuda_check(cuda->cu, cuda->cu->cuDevicePrimaryCtxRetain(&context, dev->handle),
+                             "cuDevicePrimaryCtxRetain");
         if (status == ACCEL_OK)
             atomic_store(&dev->context, context);
     }
@@ -306,8 +307,8 @@ static accel_status_t cuda_retain_context(accel_cuda_backend_t *cuda, int device
 
 accel_status_t accel_cuda_activate(accel_cuda_backend_t *cuda, int device)
 {
-    accel_cu_context_t wanted = atomic_load_explicit(&cuda->devices[device].context,
-                                                     memory_order_acquire);
+    accel_cu_context_t wanted =
+        atomic_load_explicit(&cuda->devices[device].context, memory_order_acquire);
     accel_cu_context_t current = NULL;
     if (wanted == NULL) {
         accel_status_t status = cuda_retain_context(cuda, device, &wanted);
@@ -333,8 +334,7 @@ static accel_status_t cuda_set_device(void *self, int device)
 }
 
 /* No context is needed for any of these (a report does not retain one). */
-static accel_status_t cuda_device_properties(void *self, int device,
-                                             accel_device_properties_t *out)
+static accel_status_t cuda_device_properties(void *self, int device, accel_device_properties_t *out)
 {
     accel_cuda_backend_t *cuda = self;
     const accel_cuda_api_t *cu = cuda->cu;
@@ -346,9 +346,9 @@ static accel_status_t cuda_device_properties(void *self, int device,
     accel_status_t status;
     const unsigned char *b;
 
-    status = accel_cuda_check(cu, cu->cuDeviceGetName(props.name, (int)sizeof props.name,
-                                                      dev->handle),
-                              "cuDeviceGetName");
+    status =
+        accel_cuda_check(cu, cu->cuDeviceGetName(props.name, (int)sizeof props.name, dev->handle),
+                         "cuDeviceGetName");
     if (status == ACCEL_OK)
         status = accel_cuda_check(cu, cu->cuDeviceTotalMem_v2(&total, dev->handle),
                                   "cuDeviceTotalMem_v2");
@@ -535,11 +535,11 @@ static void cuda_range_pop(void *self, const char *domain)
     nvtxDomainRangePop(cuda_nvtx_lookup(domain, NULL, &unused));
 }
 #define CUDA_RANGE_PUSH cuda_range_push
-#define CUDA_RANGE_POP cuda_range_pop
+#define CUDA_RANGE_POP  cuda_range_pop
 #else
 /* Built without the NVTX v3 headers: only core's trace recorder sees ranges. */
 #define CUDA_RANGE_PUSH NULL
-#define CUDA_RANGE_POP NULL
+#define CUDA_RANGE_POP  NULL
 #endif
 
 /* ---------------------------------------------------------------- the table */

@@ -100,8 +100,7 @@ accel_status_t accel_cuda_event_query(void *self, int device, void *event);
 accel_status_t accel_cuda_event_elapsed_ms(void *self, int device, void *start, void *end,
                                            float *out);
 accel_status_t accel_cuda_graph_capture_begin(void *self, int device, void *stream);
-accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream,
-                                            void **out_graph);
+accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream, void **out_graph);
 accel_status_t accel_cuda_graph_launch(void *self, int device, void *stream, void *graph);
 void accel_cuda_graph_destroy(void *self, void *graph);
 
@@ -150,7 +149,6 @@ static inline void accel_cuda_kernels_unload(accel_cuda_backend_t *cuda, int dev
 }
 
 /* ---------------------------------------------------------------- op builders */
-
 
 /* ---------------------------------------------------------------- rng.c */
 

@@ -72,12 +72,12 @@ SAME_VALUE(NVRTC_ERROR_INVALID_OPTION, 5); /* kernels.c's PTX fallback test */
 
 /* ---------------------------------------------------------------- functions */
 
-#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                                     \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from cuda.h");
 #include "backends/cuda/symbols.h"
 #undef ACCEL_CUDA_SYMBOL
 
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export)                                    \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from nvrtc.h");
 #include "backends/cuda/nvrtc_symbols.h"
 #undef ACCEL_NVRTC_SYMBOL
@@ -86,7 +86,7 @@ SAME_VALUE(NVRTC_ERROR_INVALID_OPTION, 5); /* kernels.c's PTX fallback test */
 _Static_assert(SAME_TYPE(nvmlReturn_t, accel_nvml_return_t), "nvmlReturn_t");
 _Static_assert(SAME_TYPE(nvmlDevice_t, accel_nvml_device_t), "nvmlDevice_t");
 _Static_assert(SAME_TYPE(nvmlMemory_t, accel_nvml_memory_t), "nvmlMemory_t");
-#define ACCEL_NVML_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_NVML_SYMBOL(required, ret, name, params, export)                                     \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from nvml.h");
 #include "backends/cuda/nvml_symbols.h"
 #undef ACCEL_NVML_SYMBOL
@@ -96,17 +96,17 @@ _Static_assert(SAME_TYPE(nvmlMemory_t, accel_nvml_memory_t), "nvmlMemory_t");
  * an unused static function is not emitted, so nothing is linked. */
 __attribute__((unused)) static void check_assignments(void)
 {
-#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export) \
-    {                                                          \
-        ret(*ours) params = name;                              \
-        (void)ours;                                            \
+#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                                     \
+    {                                                                                              \
+        ret(*ours) params = name;                                                                  \
+        (void)ours;                                                                                \
     }
 #include "backends/cuda/symbols.h"
 #undef ACCEL_CUDA_SYMBOL
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) \
-    {                                                   \
-        ret(*ours) params = name;                       \
-        (void)ours;                                     \
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export)                                    \
+    {                                                                                              \
+        ret(*ours) params = name;                                                                  \
+        (void)ours;                                                                                \
     }
 #include "backends/cuda/nvrtc_symbols.h"
 #undef ACCEL_NVRTC_SYMBOL

@@ -172,13 +172,15 @@ static const char optim_source[] =
     "    float grad_scale, weight_decay, step_size, max_coeff, min_coeff;\n"
     "};\n"
     "\n"
-    "template <int DT> __device__ __forceinline__ float store_back(void *base, u64 i, float value)\n"
+    "template <int DT> __device__ __forceinline__ float store_back(void *base, u64 i, float "
+    "value)\n"
     "{\n"
     "    store<DT>(base, i, value);\n"
     "    return load<DT>(base, i);\n"
     "}\n"
     "\n"
-    "__device__ __forceinline__ float lamb_update(const lamb_coeffs &c, float p, float m, float v)\n"
+    "__device__ __forceinline__ float lamb_update(const lamb_coeffs &c, float p, float m, float "
+    "v)\n"
     "{\n"
     "    float denom = c.eps_inside_sqrt ? __fsqrt_rn(__fadd_rn(v, c.eps))\n"
     "                                    : __fadd_rn(__fsqrt_rn(v), c.eps);\n"
@@ -187,7 +189,8 @@ static const char optim_source[] =
     "\n"
     "template <int PT, int ST>\n"
     "__device__ void lamb_moments_range(void *param, const void *grad, void *exp_avg,\n"
-    "                                   void *exp_avg_sq, u64 count, u64 segment, float *partials,\n"
+    "                                   void *exp_avg_sq, u64 count, u64 segment, float "
+    "*partials,\n"
     "                                   const lamb_coeffs &c)\n"
     "{\n"
     "    const u64 segments = (count + segment - 1) / segment;\n"
@@ -235,16 +238,22 @@ static const char optim_source[] =
     "}\n"
     "\n"
     "extern \"C\" __global__ void accel_fused_lamb_moments(void *param, const void *grad,\n"
-    "                                                    void *exp_avg, void *exp_avg_sq, u64 count,\n"
+    "                                                    void *exp_avg, void *exp_avg_sq, u64 "
+    "count,\n"
     "                                                    u32 pair, u64 segment, float *partials,\n"
     "                                                    lamb_coeffs c)\n"
     "{\n"
     "    switch (pair) {\n"
-    "    case 0: lamb_moments_range<0, 0>(param, grad, exp_avg, exp_avg_sq, count, segment, partials, c); break;\n"
-    "    case 1: lamb_moments_range<1, 0>(param, grad, exp_avg, exp_avg_sq, count, segment, partials, c); break;\n"
-    "    case 2: lamb_moments_range<2, 0>(param, grad, exp_avg, exp_avg_sq, count, segment, partials, c); break;\n"
-    "    case 3: lamb_moments_range<1, 1>(param, grad, exp_avg, exp_avg_sq, count, segment, partials, c); break;\n"
-    "    default: lamb_moments_range<2, 2>(param, grad, exp_avg, exp_avg_sq, count, segment, partials, c); break;\n"
+    "    case 0: lamb_moments_range<0, 0>(param, grad, exp_avg, exp_avg_sq, count, segment, "
+    "partials, c); break;\n"
+    "    case 1: lamb_moments_range<1, 0>(param, grad, exp_avg, exp_avg_sq, count, segment, "
+    "partials, c); break;\n"
+    "    case 2: lamb_moments_range<2, 0>(param, grad, exp_avg, exp_avg_sq, count, segment, "
+    "partials, c); break;\n"
+    "    case 3: lamb_moments_range<1, 1>(param, grad, exp_avg, exp_avg_sq, count, segment, "
+    "partials, c); break;\n"
+    "    default: lamb_moments_range<2, 2>(param, grad, exp_avg, exp_avg_sq, count, segment, "
+    "partials, c); break;\n"
     "    }\n"
     "}\n"
     "\n"
@@ -267,7 +276,8 @@ static const char optim_source[] =
     "}\n"
     "\n"
     "extern \"C\" __global__ void accel_fused_lamb_apply(void *param, const void *exp_avg,\n"
-    "                                                  const void *exp_avg_sq, u64 count, u32 pair,\n"
+    "                                                  const void *exp_avg_sq, u64 count, u32 "
+    "pair,\n"
     "                                                  const float *norms, lamb_coeffs c)\n"
     "{\n"
     "    switch (pair) {\n"
@@ -287,10 +297,9 @@ enum {
     OPTIM_KERNEL_LAMB_APPLY = 4,
 };
 
-static const char *const optim_kernel_names[] = {"accel_fused_adam", "accel_fused_lion",
-                                                 "accel_fused_lamb_moments",
-                                                 "accel_fused_lamb_reduce",
-                                                 "accel_fused_lamb_apply"};
+static const char *const optim_kernel_names[] = {
+    "accel_fused_adam", "accel_fused_lion", "accel_fused_lamb_moments", "accel_fused_lamb_reduce",
+    "accel_fused_lamb_apply"};
 static const char *const optim_launch_names[] = {
     "cuLaunchKernel (fused_adam)", "cuLaunchKernel (fused_lion)",
     "cuLaunchKernel (fused_lamb moments)", "cuLaunchKernel (fused_lamb reduce)",
@@ -335,8 +344,8 @@ static accel_status_t optim_launch_over(accel_cuda_backend_t *cuda,
         blocks = OPTIM_MAX_BLOCKS;
     return accel_cuda_check(cuda->cu,
                             cuda->cu->cuLaunchKernel(function, (unsigned)blocks, 1, 1,
-                                                     OPTIM_THREADS, 1, 1, 0, launch->stream,
-                                                     params, NULL),
+                                                     OPTIM_THREADS, 1, 1, 0, launch->stream, params,
+                                                     NULL),
                             optim_launch_names[kernel]);
 }
 
@@ -407,9 +416,8 @@ static accel_status_t cuda_fused_lamb(void *self, const accel_optim_launch_t *la
         return status;
     status = accel_cuda_check(
         cu,
-        stream_ordered
-            ? cu->cuMemAllocAsync(&scratch, lamb_scratch_bytes(segments), launch->stream)
-            : cu->cuMemAlloc_v2(&scratch, lamb_scratch_bytes(segments)),
+        stream_ordered ? cu->cuMemAllocAsync(&scratch, lamb_scratch_bytes(segments), launch->stream)
+                       : cu->cuMemAlloc_v2(&scratch, lamb_scratch_bytes(segments)),
         "cuMemAlloc (fused_lamb norm partials)");
     if (status != ACCEL_OK)
         return status;

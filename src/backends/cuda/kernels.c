@@ -111,7 +111,8 @@ static const char cuda_rng_source[] =
     "/* Two words per element: element e reads words offset + 2e and the next\n"
     " * one, which lies in the following block when offset is odd and the first\n"
     " * word is a block's last. */\n"
-    "extern \"C\" __global__ void accel_philox_normal(float *dst, u64 count, u64 seed, u64 offset)\n"
+    "extern \"C\" __global__ void accel_philox_normal(float *dst, u64 count, u64 seed, u64 "
+    "offset)\n"
     "{\n"
     "    const u64 head = offset & 3u, first = offset >> 2;\n"
     "    const u64 blocks = (head + 2u * count + 3u) >> 2;\n"
@@ -143,8 +144,13 @@ static void cuda_nvrtc_load(void)
 {
     char home_lib[256] = "", tried[240] = "";
     const char *home = getenv("CUDA_HOME");
-    const char *candidates[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
-                                "libnvrtc.so", NULL, "/usr/local/cuda/lib64/libnvrtc.so", NULL};
+    const char *candidates[] = {"libnvrtc.so.13",
+                                "libnvrtc.so.12",
+                                "libnvrtc.so.11.2",
+                                "libnvrtc.so",
+                                NULL,
+                                "/usr/local/cuda/lib64/libnvrtc.so",
+                                NULL};
     void *library;
     if (home == NULL)
         home = getenv("CUDA_PATH");
@@ -157,11 +163,10 @@ static void cuda_nvrtc_load(void)
     }
     library = accel_backend_load_library("nvrtc", candidates, tried, sizeof tried);
     if (library == NULL) {
-        snprintf(cuda_nvrtc_reason, sizeof cuda_nvrtc_reason, "NVRTC not found (tried %s)",
-                 tried);
+        snprintf(cuda_nvrtc_reason, sizeof cuda_nvrtc_reason, "NVRTC not found (tried %s)", tried);
         return;
     }
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export)                                    \
     ACCEL_SYMBOL_ENTRY(cuda_nvrtc_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/cuda/nvrtc_symbols.h"
@@ -222,8 +227,7 @@ accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
     char *image = NULL, *log = NULL;
 
     snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s", arch);
-    result = nvrtc->nvrtcCreateProgram(&handle, program->source, program->file_name, 0, NULL,
-                                       NULL);
+    result = nvrtc->nvrtcCreateProgram(&handle, program->source, program->file_name, 0, NULL, NULL);
     *out_result = result;
     if (result != ACCEL_NVRTC_SUCCESS)
         return accel_backend_vendor_error(result, "cuda: nvrtcCreateProgram failed: %s",
@@ -242,7 +246,8 @@ accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
         nvrtc->nvrtcDestroyProgram(&handle);
         return ACCEL_ERROR_DEVICE_ERROR;
     }
-    result = cubin ? nvrtc->nvrtcGetCUBINSize(handle, &size) : nvrtc->nvrtcGetPTXSize(handle, &size);
+    result =
+        cubin ? nvrtc->nvrtcGetCUBINSize(handle, &size) : nvrtc->nvrtcGetPTXSize(handle, &size);
     if (result == ACCEL_NVRTC_SUCCESS && (image = malloc(size > 0 ? size : 1)) != NULL)
         result = cubin ? nvrtc->nvrtcGetCUBIN(handle, image) : nvrtc->nvrtcGetPTX(handle, image);
     nvrtc->nvrtcDestroyProgram(&handle);
@@ -263,9 +268,8 @@ accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
 
 /* The cache key: program, source, options, target, driver and NVRTC versions. */
 static void cuda_kernel_key(const accel_cuda_kernel_target_t *target,
-                            const accel_cuda_program_t *program,
-                            const char *arch, int nvrtc_major, int nvrtc_minor,
-                            char key[ACCEL_KERNEL_KEY_SIZE])
+                            const accel_cuda_program_t *program, const char *arch, int nvrtc_major,
+                            int nvrtc_minor, char key[ACCEL_KERNEL_KEY_SIZE])
 {
     accel_kernel_hash_t hash;
     char versions[64];
@@ -318,7 +322,8 @@ accel_status_t accel_cuda_target_image(const accel_cuda_kernel_target_t *target,
                                    "the CUDA toolkit's NVRTC or set ACCEL_NVRTC_LIBRARY",
                                    program->what, reason);
     cubin = nvrtc->nvrtcGetCUBIN != NULL && nvrtc->nvrtcGetCUBINSize != NULL;
-    snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", target->cc_major, target->cc_minor);
+    snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", target->cc_major,
+             target->cc_minor);
     status = cuda_image_for_arch(target, nvrtc, program, arch, cubin, out, out_size, &result);
     if (status != ACCEL_OK && cubin && result == 5 /* NVRTC_ERROR_INVALID_OPTION */) {
         int major = 0, minor = 0;
@@ -352,8 +357,8 @@ static accel_status_t cuda_module_load(const accel_cuda_kernel_target_t *target,
     }
     status = accel_cuda_target_image(target, program, &image, &size);
     if (status == ACCEL_OK)
-        status = accel_cuda_check(cu, cu->cuModuleLoadData(&module->handle, image),
-                                  "cuModuleLoadData");
+        status =
+            accel_cuda_check(cu, cu->cuModuleLoadData(&module->handle, image), "cuModuleLoadData");
     for (int k = 0; status == ACCEL_OK && k < program->kernel_count; k++)
         status = accel_cuda_check(
             cu, cu->cuModuleGetFunction(&functions[k], module->handle, program->kernel_names[k]),

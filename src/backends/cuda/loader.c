@@ -27,7 +27,7 @@ static void cuda_driver_load(void)
                  "no NVIDIA driver (libcuda.so.1) found (tried %s)", tried);
         return;
     }
-#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(cuda_driver_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/cuda/symbols.h"
@@ -68,7 +68,7 @@ static void cuda_nvml_load(void)
         accel_log(ACCEL_LOG_DEBUG, "cuda: NVML not loaded (tried %s)", tried);
         return;
     }
-#define ACCEL_NVML_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_NVML_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(cuda_nvml_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/cuda/nvml_symbols.h"

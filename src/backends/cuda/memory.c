@@ -73,8 +73,7 @@ accel_status_t accel_cuda_memset_async(void *self, int device, void *dst, int va
     if (status != ACCEL_OK)
         return status;
     return accel_cuda_check(
-        cuda->cu,
-        cuda->cu->cuMemsetD8Async(CUDA_DPTR(dst), (unsigned char)value, size, stream),
+        cuda->cu, cuda->cu->cuMemsetD8Async(CUDA_DPTR(dst), (unsigned char)value, size, stream),
         "cuMemsetD8Async");
 }
 

@@ -5,6 +5,8 @@
  * The PTX pair is the fallback when NVRTC cannot emit a cubin for the
  * device's exact architecture. Expanded by kernels.c (dlsym table) and by
  * declarations_check.c (against the real <nvrtc.h>). No include guard. */
+/* An X-macro list read as data, one vendor call per entry: not reformatted. */
+/* clang-format off */
 ACCEL_NVRTC_SYMBOL(true, accel_nvrtc_result_t, nvrtcVersion, (int *major, int *minor), NULL)
 ACCEL_NVRTC_SYMBOL(true, accel_nvrtc_result_t, nvrtcCreateProgram,
                    (accel_nvrtc_program_t *program, const char *source, const char *name,
@@ -28,3 +30,4 @@ ACCEL_NVRTC_SYMBOL(true, accel_nvrtc_result_t, nvrtcGetProgramLog,
 ACCEL_NVRTC_SYMBOL(true, accel_nvrtc_result_t, nvrtcDestroyProgram,
                    (accel_nvrtc_program_t *program), NULL)
 ACCEL_NVRTC_SYMBOL(true, const char *, nvrtcGetErrorString, (accel_nvrtc_result_t result), NULL)
+/* clang-format on */

@@ -3,7 +3,7 @@
  * Any thread: the device's context is made current first. */
 #include "backends/cuda/cuda_backend.h"
 
-#define CUDA_RNG_THREADS 256u
+#define CUDA_RNG_THREADS  256u
 #define CUDA_RNG_MAX_GRID 65535u
 
 /* ---------------------------------------------------------------- fills */

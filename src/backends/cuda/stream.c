@@ -72,8 +72,7 @@ accel_status_t accel_cuda_stream_synchronize(void *self, int device, void *strea
     accel_status_t status = accel_cuda_activate(cuda, device);
     if (status != ACCEL_OK)
         return status;
-    return accel_cuda_check(cuda->cu, cuda->cu->cuStreamSynchronize(stream),
-                            "cuStreamSynchronize");
+    return accel_cuda_check(cuda->cu, cuda->cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
 }
 
 accel_status_t accel_cuda_stream_query(void *self, int device, void *stream)
@@ -122,8 +121,8 @@ accel_status_t accel_cuda_event_create(void *self, int device, unsigned flags, v
         (flags & ACCEL_EVENT_TIMING) ? ACCEL_CU_EVENT_DEFAULT : ACCEL_CU_EVENT_DISABLE_TIMING;
     accel_status_t status = accel_cuda_activate(cuda, device);
     if (status == ACCEL_OK)
-        status = accel_cuda_check(cuda->cu, cuda->cu->cuEventCreate(&event, cu_flags),
-                                  "cuEventCreate");
+        status =
+            accel_cuda_check(cuda->cu, cuda->cu->cuEventCreate(&event, cu_flags), "cuEventCreate");
     if (status == ACCEL_OK)
         *out = event;
     return status;
@@ -200,8 +199,7 @@ accel_status_t accel_cuda_graph_capture_begin(void *self, int device, void *stre
         "cuStreamBeginCapture_v2");
 }
 
-accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream,
-                                            void **out_graph)
+accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream, void **out_graph)
 {
     accel_cuda_backend_t *cuda = self;
     const accel_cuda_api_t *cu = cuda->cu;
@@ -214,14 +212,16 @@ accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream
         accel_cu_graph_t dropped = NULL;
         if (cu->cuStreamEndCapture(stream, &dropped) == ACCEL_CUDA_SUCCESS && dropped != NULL)
             cu->cuGraphDestroy(dropped);
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "cuda: out of host memory for a graph");
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "cuda: out of host memory for a graph");
     }
     graph->device = device;
-    status = accel_cuda_check(cu, cu->cuStreamEndCapture(stream, &graph->graph),
-                              "cuStreamEndCapture");
+    status =
+        accel_cuda_check(cu, cu->cuStreamEndCapture(stream, &graph->graph), "cuStreamEndCapture");
     if (status == ACCEL_OK)
-        status = accel_cuda_check(cu, cu->cuGraphInstantiateWithFlags(&graph->exec, graph->graph, 0),
-                                  "cuGraphInstantiateWithFlags");
+        status =
+            accel_cuda_check(cu, cu->cuGraphInstantiateWithFlags(&graph->exec, graph->graph, 0),
+                             "cuGraphInstantiateWithFlags");
     if (status != ACCEL_OK) {
         if (graph->graph != NULL)
             cu->cuGraphDestroy(graph->graph);

@@ -12,6 +12,8 @@
  * accel_symbol_table_resolve;
  * declarations_check.c expands it against the real <cuda.h>.
  * No include guard: include it after defining ACCEL_CUDA_SYMBOL. */
+/* An X-macro list read as data, one vendor call per entry: not reformatted. */
+/* clang-format off */
 
 /* initialisation and devices */
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuInit, (unsigned int flags), NULL)
@@ -133,3 +135,4 @@ ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuGraphLaunch,
                   (accel_cu_graph_exec_t exec, accel_cu_stream_t stream), NULL)
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuGraphExecDestroy, (accel_cu_graph_exec_t exec), NULL)
 ACCEL_CUDA_SYMBOL(true, accel_cu_result_t, cuGraphDestroy, (accel_cu_graph_t graph), NULL)
+/* clang-format on */

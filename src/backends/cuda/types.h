@@ -39,13 +39,13 @@ struct CUuuid_st {
 typedef struct CUuuid_st accel_cu_uuid_t;
 
 /* CUresult values the backend tests for. */
-#define ACCEL_CUDA_SUCCESS                    0
-#define ACCEL_CUDA_ERROR_OUT_OF_MEMORY        2
-#define ACCEL_CUDA_ERROR_NOT_INITIALIZED      3
-#define ACCEL_CUDA_ERROR_STUB_LIBRARY         34
-#define ACCEL_CUDA_ERROR_NO_DEVICE            100
-#define ACCEL_CUDA_ERROR_NOT_READY            600
-#define ACCEL_CUDA_ERROR_NOT_SUPPORTED        801
+#define ACCEL_CUDA_SUCCESS                          0
+#define ACCEL_CUDA_ERROR_OUT_OF_MEMORY              2
+#define ACCEL_CUDA_ERROR_NOT_INITIALIZED            3
+#define ACCEL_CUDA_ERROR_STUB_LIBRARY               34
+#define ACCEL_CUDA_ERROR_NO_DEVICE                  100
+#define ACCEL_CUDA_ERROR_NOT_READY                  600
+#define ACCEL_CUDA_ERROR_NOT_SUPPORTED              801
 #define ACCEL_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900
 
 /* CUdevice_attribute values. */
@@ -55,12 +55,12 @@ typedef struct CUuuid_st accel_cu_uuid_t;
 #define ACCEL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 
 /* Flags. */
-#define ACCEL_CU_STREAM_NON_BLOCKING          1
-#define ACCEL_CU_EVENT_DEFAULT                0
-#define ACCEL_CU_EVENT_DISABLE_TIMING         2
-#define ACCEL_CU_MEMHOSTALLOC_PORTABLE        1
-#define ACCEL_CU_MEMHOSTREGISTER_PORTABLE     1
-#define ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED  2
+#define ACCEL_CU_STREAM_NON_BLOCKING         1
+#define ACCEL_CU_EVENT_DEFAULT               0
+#define ACCEL_CU_EVENT_DISABLE_TIMING        2
+#define ACCEL_CU_MEMHOSTALLOC_PORTABLE       1
+#define ACCEL_CU_MEMHOSTREGISTER_PORTABLE    1
+#define ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED 2
 
 /* ---------------------------------------------------------------- NVRTC */
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/npu_backend.h"
 
 #define NPU_VISIBLE_ENV "ASCEND_RT_VISIBLE_DEVICES"
@@ -79,16 +80,20 @@ static void npu_acl_load(void)
                      : "");
         return;
     }
-#define ACCEL_NPU_SYMBOL(required, ret, name, params)                                    \
-    *(void **)&npu_acl_api.name = dlsym(library, #name);                                 \
-    if ((required) && npu_acl_api.name == NULL) {                                        \
-        snprintf(npu_acl_reason, sizeof npu_acl_reason,                                  \
-                 "the libascendcl.so that loaded lacks %s (CANN too old?)", #name);      \
-        dlclose(library);                                                                \
-        return;                                                                          \
-    }
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
+    ACCEL_SYMBOL_ENTRY(npu_acl_api, required, name, export),
+    const accel_symbol_t symbols[] = {
 #include "backends/npu/symbols.h"
+    };
 #undef ACCEL_NPU_SYMBOL
+    char missing[200];
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "npu",
+                                   "the libascendcl.so that loaded", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(npu_acl_reason, sizeof npu_acl_reason, "%s (CANN too old?)", missing);
+        dlclose(library);
+        return;
+    }
     if (dladdr(*(void **)&npu_acl_api.aclInit, &where) != 0 && where.dli_fname != NULL)
         snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "%s", where.dli_fname);
     else
@@ -115,17 +120,28 @@ static const char *npu_error_name(accel_acl_error_t code)
         int code;
         const char *name;
     } names[] = {
-        {100000, "ACL_ERROR_INVALID_PARAM"},     {100001, "ACL_ERROR_UNINITIALIZE"},
-        {100002, "ACL_ERROR_REPEAT_INITIALIZE"}, {100033, "ACL_ERROR_REPEAT_SUBSCRIBE"},
-        {100034, "ACL_ERROR_STREAM_NOT_SUBSCRIBE"}, {100035, "ACL_ERROR_THREAD_NOT_SUBSCRIBE"},
-        {100036, "ACL_ERROR_WAIT_CALLBACK_TIMEOUT"}, {200000, "ACL_ERROR_BAD_ALLOC"},
-        {200002, "ACL_ERROR_INVALID_DEVICE"},    {107000, "ACL_ERROR_RT_PARAM_INVALID"},
-        {107001, "ACL_ERROR_RT_INVALID_DEVICEID"}, {107002, "ACL_ERROR_RT_CONTEXT_NULL"},
-        {107003, "ACL_ERROR_RT_STREAM_CONTEXT"}, {207000, "ACL_ERROR_RT_FEATURE_NOT_SUPPORT"},
-        {207001, "ACL_ERROR_RT_MEMORY_ALLOCATION"}, {207004, "ACL_ERROR_RT_NO_DEVICE"},
-        {207018, "ACL_ERROR_RT_DEVICE_OOM"},     {500000, "ACL_ERROR_INTERNAL_ERROR"},
-        {500001, "ACL_ERROR_FAILURE"},           {507000, "ACL_ERROR_RT_INTERNAL_ERROR"},
-        {507004, "ACL_ERROR_RT_STREAM_NOT_COMPLETE"}, {507006, "ACL_ERROR_RT_EVENT_NOT_COMPLETE"},
+        {100000, "ACL_ERROR_INVALID_PARAM"},
+        {100001, "ACL_ERROR_UNINITIALIZE"},
+        {100002, "ACL_ERROR_REPEAT_INITIALIZE"},
+        {100033, "ACL_ERROR_REPEAT_SUBSCRIBE"},
+        {100034, "ACL_ERROR_STREAM_NOT_SUBSCRIBE"},
+        {100035, "ACL_ERROR_THREAD_NOT_SUBSCRIBE"},
+        {100036, "ACL_ERROR_WAIT_CALLBACK_TIMEOUT"},
+        {200000, "ACL_ERROR_BAD_ALLOC"},
+        {200002, "ACL_ERROR_INVALID_DEVICE"},
+        {107000, "ACL_ERROR_RT_PARAM_INVALID"},
+        {107001, "ACL_ERROR_RT_INVALID_DEVICEID"},
+        {107002, "ACL_ERROR_RT_CONTEXT_NULL"},
+        {107003, "ACL_ERROR_RT_STREAM_CONTEXT"},
+        {207000, "ACL_ERROR_RT_FEATURE_NOT_SUPPORT"},
+        {207001, "ACL_ERROR_RT_MEMORY_ALLOCATION"},
+        {207004, "ACL_ERROR_RT_NO_DEVICE"},
+        {207018, "ACL_ERROR_RT_DEVICE_OOM"},
+        {500000, "ACL_ERROR_INTERNAL_ERROR"},
+        {500001, "ACL_ERROR_FAILURE"},
+        {507000, "ACL_ERROR_RT_INTERNAL_ERROR"},
+        {507004, "ACL_ERROR_RT_STREAM_NOT_COMPLETE"},
+        {507006, "ACL_ERROR_RT_EVENT_NOT_COMPLETE"},
         {507033, "ACL_ERROR_RT_DEV_SETUP_ERROR"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -134,14 +150,12 @@ static const char *npu_error_name(accel_acl_error_t code)
     return "an unlisted ACL code";
 }
 
-accel_status_t accel_npu_error(const accel_npu_api_t *acl, accel_acl_error_t code,
-                               const char *what)
+accel_status_t accel_npu_error(const accel_npu_api_t *acl, accel_acl_error_t code, const char *what)
 {
     const char *detail = acl != NULL ? acl->aclGetRecentErrMsg() : NULL;
-    accel_backend_vendor_error((int64_t)code, "npu: %s failed with aclError %d (%s)%s%s", what,
-                               code, npu_error_name(code),
-                               detail != NULL && detail[0] != '\0' ? ": " : "",
-                               detail != NULL ? detail : "");
+    accel_backend_vendor_error(
+        (int64_t)code, "npu: %s failed with aclError %d (%s)%s%s", what, code, npu_error_name(code),
+        detail != NULL && detail[0] != '\0' ? ": " : "", detail != NULL ? detail : "");
     if (code == ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION || code == ACCEL_ACL_ERROR_RT_DEVICE_OOM ||
         code == ACCEL_ACL_ERROR_BAD_ALLOC)
         return ACCEL_ERROR_OUT_OF_MEMORY; /* lets the caching allocator free and retry */
@@ -436,9 +450,9 @@ static accel_status_t npu_init(void *self)
                                    "npu: %d device(s) were counted before initialisation but "
                                    "the runtime shows %u (check " NPU_VISIBLE_ENV ")",
                                    npu->device_count, counted);
-    status = accel_npu_check(acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1],
-                                                       &npu->version[2]),
-                             "aclrtGetVersion");
+    status = accel_npu_check(
+        acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1], &npu->version[2]),
+        "aclrtGetVersion");
     if (status != ACCEL_OK)
         return status;
     /* aclrtGetSocName has no error code: NULL means "unknown", which is no
@@ -451,8 +465,8 @@ static accel_status_t npu_init(void *self)
         snprintf(npu->soc_name, sizeof npu->soc_name, "%s", soc);
     }
     npu->bf16 = npu_soc_has_bf16(npu->soc_name);
-    npu->mem_attr = strncmp(npu->soc_name, "Ascend310", 9) == 0 ? ACCEL_ACL_DDR_MEM
-                                                                 : ACCEL_ACL_HBM_MEM;
+    npu->mem_attr =
+        strncmp(npu->soc_name, "Ascend310", 9) == 0 ? ACCEL_ACL_DDR_MEM : ACCEL_ACL_HBM_MEM;
     return ACCEL_OK;
 }
 
@@ -469,8 +483,7 @@ static accel_status_t npu_set_device(void *self, int device)
     return accel_npu_activate(self, device);
 }
 
-static accel_status_t npu_device_properties(void *self, int device,
-                                            accel_device_properties_t *out)
+static accel_status_t npu_device_properties(void *self, int device, accel_device_properties_t *out)
 {
     accel_npu_backend_t *npu = self;
     const accel_npu_api_t *acl = npu->acl;
@@ -487,17 +500,17 @@ static accel_status_t npu_device_properties(void *self, int device,
     props.multiprocessor_count = -1;
     if (acl->aclrtGetDeviceInfo != NULL) {
         int64_t total = 0, cores = 0;
-        status = accel_npu_check(acl,
-                                 acl->aclrtGetDeviceInfo((uint32_t)device,
-                                                         ACCEL_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE,
-                                                         &total),
-                                 "aclrtGetDeviceInfo(TOTAL_GLOBAL_MEM_SIZE)");
+        status =
+            accel_npu_check(acl,
+                            acl->aclrtGetDeviceInfo(
+                                (uint32_t)device, ACCEL_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &total),
+                            "aclrtGetDeviceInfo(TOTAL_GLOBAL_MEM_SIZE)");
         if (status == ACCEL_OK)
-            status = accel_npu_check(acl,
-                                     acl->aclrtGetDeviceInfo((uint32_t)device,
-                                                             ACCEL_ACL_DEV_ATTR_AICORE_CORE_NUM,
-                                                             &cores),
-                                     "aclrtGetDeviceInfo(AICORE_CORE_NUM)");
+            status =
+                accel_npu_check(acl,
+                                acl->aclrtGetDeviceInfo((uint32_t)device,
+                                                        ACCEL_ACL_DEV_ATTR_AICORE_CORE_NUM, &cores),
+                                "aclrtGetDeviceInfo(AICORE_CORE_NUM)");
         if (status != ACCEL_OK)
             return status;
         props.total_memory = (uint64_t)total;

@@ -66,7 +66,7 @@ SAME_VALUE(ACL_EVENT_TIME_LINE, ACCEL_ACL_EVENT_TIME_LINE);
 
 /* aclFinalize, aclrtGetSocName and aclGetRecentErrMsg are declared with ()
  * in the headers, which C treats as compatible with our (void). */
-#define ACCEL_NPU_SYMBOL(required, ret, name, params) \
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from acl_rt.h");
 #include "backends/npu/symbols.h"
 #undef ACCEL_NPU_SYMBOL
@@ -75,10 +75,10 @@ SAME_VALUE(ACL_EVENT_TIME_LINE, ACCEL_ACL_EVENT_TIME_LINE);
  * an unused static function is not emitted, so nothing is linked. */
 __attribute__((unused)) static void check_assignments(void)
 {
-#define ACCEL_NPU_SYMBOL(required, ret, name, params) \
-    {                                                 \
-        ret(*ours) params = name;                     \
-        (void)ours;                                   \
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
+    {                                                                                              \
+        ret(*ours) params = name;                                                                  \
+        (void)ours;                                                                                \
     }
 #include "backends/npu/symbols.h"
 #undef ACCEL_NPU_SYMBOL
@@ -101,8 +101,8 @@ int main(void)
     bad += check_code("ACL_SUCCESS", ACL_SUCCESS, ACCEL_ACL_SUCCESS);
     bad += check_code("ACL_ERROR_INVALID_PARAM", ACL_ERROR_INVALID_PARAM,
                       ACCEL_ACL_ERROR_INVALID_PARAM);
-    bad += check_code("ACL_ERROR_UNINITIALIZE", ACL_ERROR_UNINITIALIZE,
-                      ACCEL_ACL_ERROR_UNINITIALIZE);
+    bad +=
+        check_code("ACL_ERROR_UNINITIALIZE", ACL_ERROR_UNINITIALIZE, ACCEL_ACL_ERROR_UNINITIALIZE);
     bad += check_code("ACL_ERROR_REPEAT_INITIALIZE", ACL_ERROR_REPEAT_INITIALIZE,
                       ACCEL_ACL_ERROR_REPEAT_INITIALIZE);
     bad += check_code("ACL_ERROR_STREAM_NOT_SUBSCRIBE", ACL_ERROR_STREAM_NOT_SUBSCRIBE,

@@ -58,10 +58,10 @@ accel_status_t accel_npu_memcpy_async(void *self, int device, void *dst, const v
     }
     if ((status = accel_npu_activate(npu, device)) != ACCEL_OK)
         return status;
-    return accel_npu_check(npu->acl,
-                           npu->acl->aclrtMemcpyAsync(dst, size, src, size, acl_kind,
-                                                      accel_npu_handle(stream)),
-                           "aclrtMemcpyAsync");
+    return accel_npu_check(
+        npu->acl,
+        npu->acl->aclrtMemcpyAsync(dst, size, src, size, acl_kind, accel_npu_handle(stream)),
+        "aclrtMemcpyAsync");
 }
 
 accel_status_t accel_npu_memset_async(void *self, int device, void *dst, int value, size_t size,
@@ -83,8 +83,7 @@ accel_status_t accel_npu_host_alloc(void *self, size_t size, void **out)
     accel_npu_backend_t *npu = self;
     accel_status_t status = accel_npu_activate(npu, accel_npu_thread_device(npu));
     if (status == ACCEL_OK)
-        status = accel_npu_check(npu->acl, npu->acl->aclrtMallocHost(out, size),
-                                 "aclrtMallocHost");
+        status = accel_npu_check(npu->acl, npu->acl->aclrtMallocHost(out, size), "aclrtMallocHost");
     return status;
 }
 
@@ -108,11 +107,11 @@ accel_status_t accel_npu_host_register(void *self, void *ptr, size_t size)
     void *device_ptr = NULL;
     accel_status_t status = accel_npu_activate(npu, accel_npu_thread_device(npu));
     if (status == ACCEL_OK)
-        status = accel_npu_check(npu->acl,
-                                 npu->acl->aclrtHostRegister(ptr, (uint64_t)size,
-                                                             ACCEL_ACL_HOST_REGISTER_MAPPED,
-                                                             &device_ptr),
-                                 "aclrtHostRegister");
+        status =
+            accel_npu_check(npu->acl,
+                            npu->acl->aclrtHostRegister(
+                                ptr, (uint64_t)size, ACCEL_ACL_HOST_REGISTER_MAPPED, &device_ptr),
+                            "aclrtHostRegister");
     return status;
 }
 
@@ -137,9 +136,9 @@ accel_status_t accel_npu_memory_info(void *self, int device, uint64_t *free_byte
     size_t free_now = 0, total = 0;
     accel_status_t status = accel_npu_activate(npu, device);
     if (status == ACCEL_OK)
-        status = accel_npu_check(npu->acl,
-                                 npu->acl->aclrtGetMemInfo(npu->mem_attr, &free_now, &total),
-                                 "aclrtGetMemInfo");
+        status =
+            accel_npu_check(npu->acl, npu->acl->aclrtGetMemInfo(npu->mem_attr, &free_now, &total),
+                            "aclrtGetMemInfo");
     if (status == ACCEL_OK) {
         *free_bytes = free_now;
         *total_bytes = total;
@@ -156,8 +155,7 @@ static void npu_staging_free(accel_npu_backend_t *npu, accel_npu_staging_t *entr
                   code);
     code = npu->acl->aclrtFreeHost(entry->ptr);
     if (code != ACCEL_ACL_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "npu: aclrtFreeHost (random fill) failed with aclError %d",
-                  code);
+        accel_log(ACCEL_LOG_WARN, "npu: aclrtFreeHost (random fill) failed with aclError %d", code);
     free(entry);
 }
 
@@ -200,8 +198,10 @@ void accel_npu_staging_release(accel_npu_backend_t *npu)
         if (accel_npu_activate(npu, entry->device) == ACCEL_OK) {
             accel_acl_error_t code = npu->acl->aclrtSynchronizeEvent(entry->copied);
             if (code != ACCEL_ACL_SUCCESS)
-                accel_log(ACCEL_LOG_WARN, "npu: aclrtSynchronizeEvent (random fill) failed with "
-                                          "aclError %d", code);
+                accel_log(ACCEL_LOG_WARN,
+                          "npu: aclrtSynchronizeEvent (random fill) failed with "
+                          "aclError %d",
+                          code);
             npu_staging_free(npu, entry);
         } else {
             free(entry); /* the runtime is gone: only our own record can be freed */
@@ -240,9 +240,9 @@ accel_status_t accel_npu_rng_fill(void *self, int device, void *stream, accel_rn
         return status;
     }
     accel_philox_fill_range(kind, entry->ptr, 0, count, seed, offset);
-    status = accel_npu_check(acl, acl->aclrtCreateEventWithFlag(&entry->copied,
-                                                                ACCEL_ACL_EVENT_SYNC),
-                             "aclrtCreateEventWithFlag (random fill)");
+    status =
+        accel_npu_check(acl, acl->aclrtCreateEventWithFlag(&entry->copied, ACCEL_ACL_EVENT_SYNC),
+                        "aclrtCreateEventWithFlag (random fill)");
     if (status == ACCEL_OK) {
         status = accel_npu_check(acl,
                                  acl->aclrtMemcpyAsync(ptr, bytes, entry->ptr, bytes,

@@ -43,7 +43,7 @@ const accel_backend_ops_t *accel_npu_backend_ops(void);
 typedef struct accel_npu_api {
     void *library;
     char path[256]; /* the file that loaded (dladdr), for the report */
-#define ACCEL_NPU_SYMBOL(required, ret, name, params) ret(*name) params;
+#define ACCEL_NPU_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/npu/symbols.h"
 #undef ACCEL_NPU_SYMBOL
 } accel_npu_api_t;
@@ -70,11 +70,11 @@ typedef struct accel_npu_staging {
 typedef struct accel_npu_backend {
     const accel_npu_api_t *acl;
     int device_count;
-    uint64_t instance;       /* unique per create(), keys the per-thread device cache */
-    char soc_name[64];       /* aclrtGetSocName, set by init() */
-    bool bf16;               /* Ascend 910B and later, from soc_name */
+    uint64_t instance;             /* unique per create(), keys the per-thread device cache */
+    char soc_name[64];             /* aclrtGetSocName, set by init() */
+    bool bf16;                     /* Ascend 910B and later, from soc_name */
     accel_acl_mem_attr_t mem_attr; /* HBM, or DDR on 310-class parts */
-    int32_t version[3];      /* aclrtGetVersion, set by init() */
+    int32_t version[3];            /* aclrtGetVersion, set by init() */
 
     pthread_mutex_t report_lock; /* guards everything below */
     bool report_running;
@@ -82,8 +82,8 @@ typedef struct accel_npu_backend {
     atomic_bool report_stop;
     bool *default_subscribed; /* per device: the default stream is subscribed */
 
-    pthread_mutex_t staging_lock;  /* guards `staging` */
-    accel_npu_staging_t *staging;  /* random-fill buffers still being copied */
+    pthread_mutex_t staging_lock; /* guards `staging` */
+    accel_npu_staging_t *staging; /* random-fill buffers still being copied */
 } accel_npu_backend_t;
 
 /* Make `device` the calling thread's ACL device (aclrtSetDevice when it is

@@ -8,8 +8,8 @@
 
 #include "backends/npu/npu_backend.h"
 
-#define NPU_NO_KERNELS                                                                          \
-    "npu: the fused device optimizers need Ascend C kernels, which this build cannot compile "  \
+#define NPU_NO_KERNELS                                                                             \
+    "npu: the fused device optimizers need Ascend C kernels, which this build cannot compile "     \
     "(no CANN kernel compiler); use the host optimizers (CPUAdamBuilder...)"
 
 static bool npu_fused_is_compatible(void *self, char *reason, size_t reason_cap)

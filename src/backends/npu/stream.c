@@ -45,7 +45,8 @@ accel_status_t accel_npu_stream_create(void *self, int device, int priority, voi
         return status;
     stream = calloc(1, sizeof *stream);
     if (stream == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "npu: out of host memory for a stream");
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "npu: out of host memory for a stream");
     stream->device = device;
     status = accel_npu_check(npu->acl, npu->acl->aclrtCreateStream(&stream->handle),
                              "aclrtCreateStream");
@@ -68,8 +69,10 @@ void accel_npu_stream_destroy(void *self, int device, void *stream)
     if (accel_npu_activate(npu, device) == ACCEL_OK) {
         code = acl->aclrtSynchronizeStream(s->handle);
         if (code != ACCEL_ACL_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "npu: aclrtSynchronizeStream before destroying a stream of "
-                                      "device %d failed with aclError %d", device, code);
+            accel_log(ACCEL_LOG_WARN,
+                      "npu: aclrtSynchronizeStream before destroying a stream of "
+                      "device %d failed with aclError %d",
+                      device, code);
         pthread_mutex_lock(&npu->report_lock);
         if (s->subscribed) {
             code = acl->aclrtUnSubscribeReport((uint64_t)npu->report_thread, s->handle);
@@ -81,8 +84,8 @@ void accel_npu_stream_destroy(void *self, int device, void *stream)
         pthread_mutex_unlock(&npu->report_lock);
         code = acl->aclrtDestroyStream(s->handle);
         if (code != ACCEL_ACL_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "npu: aclrtDestroyStream on device %d failed with aclError %d",
-                      device, code);
+            accel_log(ACCEL_LOG_WARN,
+                      "npu: aclrtDestroyStream on device %d failed with aclError %d", device, code);
     }
     free(s);
 }
@@ -103,9 +106,9 @@ accel_status_t accel_npu_stream_query(void *self, int device, void *stream)
     accel_acl_stream_status_t state = ACCEL_ACL_STREAM_STATUS_COMPLETE;
     accel_status_t status = accel_npu_activate(npu, device);
     if (status == ACCEL_OK)
-        status = accel_npu_check(npu->acl,
-                                 npu->acl->aclrtStreamQuery(accel_npu_handle(stream), &state),
-                                 "aclrtStreamQuery");
+        status =
+            accel_npu_check(npu->acl, npu->acl->aclrtStreamQuery(accel_npu_handle(stream), &state),
+                            "aclrtStreamQuery");
     if (status != ACCEL_OK)
         return status;
     return state == ACCEL_ACL_STREAM_STATUS_COMPLETE ? ACCEL_OK : ACCEL_ERROR_NOT_READY;
@@ -171,16 +174,17 @@ static accel_status_t npu_report_start(accel_npu_backend_t *npu)
 
 /* Under report_lock: `stream` (or the device's default stream) subscribed
  * to the report thread. The calling thread's device is `device`. */
-static accel_status_t npu_subscribe(accel_npu_backend_t *npu, int device, accel_npu_stream_t *stream)
+static accel_status_t npu_subscribe(accel_npu_backend_t *npu, int device,
+                                    accel_npu_stream_t *stream)
 {
     bool *subscribed = stream != NULL ? &stream->subscribed : &npu->default_subscribed[device];
     accel_status_t status;
     if (*subscribed)
         return ACCEL_OK;
-    status = accel_npu_check(npu->acl,
-                             npu->acl->aclrtSubscribeReport((uint64_t)npu->report_thread,
-                                                            accel_npu_handle(stream)),
-                             "aclrtSubscribeReport");
+    status = accel_npu_check(
+        npu->acl,
+        npu->acl->aclrtSubscribeReport((uint64_t)npu->report_thread, accel_npu_handle(stream)),
+        "aclrtSubscribeReport");
     if (status == ACCEL_OK)
         *subscribed = true;
     return status;
@@ -221,8 +225,10 @@ void accel_npu_report_stop(accel_npu_backend_t *npu)
         if (code == ACCEL_ACL_SUCCESS)
             code = npu->acl->aclrtUnSubscribeReport((uint64_t)npu->report_thread, NULL);
         if (code != ACCEL_ACL_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "npu: releasing device %d's default stream from the report "
-                                      "thread failed with aclError %d", d, code);
+            accel_log(ACCEL_LOG_WARN,
+                      "npu: releasing device %d's default stream from the report "
+                      "thread failed with aclError %d",
+                      d, code);
         npu->default_subscribed[d] = false;
     }
     atomic_store(&npu->report_stop, true);

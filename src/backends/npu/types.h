@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int accel_acl_error_t;       /* aclError */
-typedef void *accel_acl_stream_t;    /* aclrtStream; NULL = the device's default stream */
-typedef void *accel_acl_event_t;     /* aclrtEvent */
+typedef int accel_acl_error_t;    /* aclError */
+typedef void *accel_acl_stream_t; /* aclrtStream; NULL = the device's default stream */
+typedef void *accel_acl_event_t;  /* aclrtEvent */
 typedef void (*accel_acl_callback_t)(void *user_data); /* aclrtCallback */
 
 /* Enums, as the int-sized values the headers give them. gcc and clang give
@@ -31,17 +31,17 @@ typedef unsigned int accel_acl_host_register_t;  /* aclrtHostRegisterType */
 
 /* aclError values the backend tests for (acl_base.h: static const int;
  * rt_error_codes.h: macros). */
-#define ACCEL_ACL_SUCCESS                   0
-#define ACCEL_ACL_ERROR_INVALID_PARAM       100000
-#define ACCEL_ACL_ERROR_UNINITIALIZE        100001
-#define ACCEL_ACL_ERROR_REPEAT_INITIALIZE   100002
-#define ACCEL_ACL_ERROR_STREAM_NOT_SUBSCRIBE 100034
-#define ACCEL_ACL_ERROR_THREAD_NOT_SUBSCRIBE 100035
+#define ACCEL_ACL_SUCCESS                     0
+#define ACCEL_ACL_ERROR_INVALID_PARAM         100000
+#define ACCEL_ACL_ERROR_UNINITIALIZE          100001
+#define ACCEL_ACL_ERROR_REPEAT_INITIALIZE     100002
+#define ACCEL_ACL_ERROR_STREAM_NOT_SUBSCRIBE  100034
+#define ACCEL_ACL_ERROR_THREAD_NOT_SUBSCRIBE  100035
 #define ACCEL_ACL_ERROR_WAIT_CALLBACK_TIMEOUT 100036
-#define ACCEL_ACL_ERROR_BAD_ALLOC           200000
-#define ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION 207001
-#define ACCEL_ACL_ERROR_RT_NO_DEVICE        207004
-#define ACCEL_ACL_ERROR_RT_DEVICE_OOM       207018
+#define ACCEL_ACL_ERROR_BAD_ALLOC             200000
+#define ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION  207001
+#define ACCEL_ACL_ERROR_RT_NO_DEVICE          207004
+#define ACCEL_ACL_ERROR_RT_DEVICE_OOM         207018
 
 /* aclrtMemMallocPolicy */
 #define ACCEL_ACL_MEM_MALLOC_HUGE_FIRST 0

@@ -163,8 +163,8 @@ static void device_capabilities(const accel_cl_api_t *api, accel_cl_device_id id
     if (api->clGetDeviceInfo(id, ACCEL_CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler,
                              NULL) != ACCEL_CL_SUCCESS)
         compiler = ACCEL_CL_FALSE;
-    if (api->clGetDeviceInfo(id, ACCEL_CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single,
-                             NULL) != ACCEL_CL_SUCCESS)
+    if (api->clGetDeviceInfo(id, ACCEL_CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single, NULL) !=
+        ACCEL_CL_SUCCESS)
         single = 0;
     dev->compiler_available = compiler != ACCEL_CL_FALSE;
     dev->correctly_rounded_div_sqrt = (single & ACCEL_CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
@@ -205,11 +205,11 @@ static void device_describe(const accel_cl_api_t *api, const accel_opencl_found_
     if (api->clGetDeviceInfo(found->id, ACCEL_CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units,
                              NULL) == ACCEL_CL_SUCCESS)
         dev->compute_units = (int)units;
-    if (api->clGetDeviceInfo(found->id, ACCEL_CL_DEVICE_HALF_FP_CONFIG, sizeof half, &half,
-                             NULL) != ACCEL_CL_SUCCESS)
+    if (api->clGetDeviceInfo(found->id, ACCEL_CL_DEVICE_HALF_FP_CONFIG, sizeof half, &half, NULL) !=
+        ACCEL_CL_SUCCESS)
         half = 0;
-    if (api->clGetDeviceInfo(found->id, ACCEL_CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dbl, &dbl,
-                             NULL) != ACCEL_CL_SUCCESS)
+    if (api->clGetDeviceInfo(found->id, ACCEL_CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dbl, &dbl, NULL) !=
+        ACCEL_CL_SUCCESS)
         dbl = 0;
     dev->fp16 = half != 0;
     dev->fp64 = dbl != 0;
@@ -331,8 +331,8 @@ static void opencl_destroy(void *self)
  * on the first fill (kernels.c), so programs that never fill never compile. */
 static accel_status_t opencl_init_device(accel_opencl_backend_t *cl, accel_opencl_device_t *dev)
 {
-    const accel_cl_context_properties props[] = {
-        ACCEL_CL_CONTEXT_PLATFORM, (accel_cl_context_properties)dev->platform, 0};
+    const accel_cl_context_properties props[] = {ACCEL_CL_CONTEXT_PLATFORM,
+                                                 (accel_cl_context_properties)dev->platform, 0};
     accel_cl_int err = ACCEL_CL_SUCCESS;
     dev->context = cl->api->clCreateContext(props, 1, &dev->id, NULL, NULL, &err);
     if (err != ACCEL_CL_SUCCESS) {
@@ -409,8 +409,8 @@ static accel_status_t opencl_query_flag(void *self, int device, accel_flag_t fla
     case ACCEL_FLAG_STREAMS_SUPPORTED:
     case ACCEL_FLAG_EVENTS_SUPPORTED: *out = true; return ACCEL_OK;
     case ACCEL_FLAG_FP16_SUPPORTED: *out = dev->fp16; return ACCEL_OK;
-    case ACCEL_FLAG_BF16_SUPPORTED:       /* no bf16 arithmetic in OpenCL C */
-    case ACCEL_FLAG_GRAPHS_SUPPORTED:     /* cl_khr_command_buffer is not used */
+    case ACCEL_FLAG_BF16_SUPPORTED:   /* no bf16 arithmetic in OpenCL C */
+    case ACCEL_FLAG_GRAPHS_SUPPORTED: /* cl_khr_command_buffer is not used */
     case ACCEL_FLAG_TRITON_SUPPORTED:
     case ACCEL_FLAG_PREFER_TRITON_GROUPED_MM: *out = false; return ACCEL_OK;
     default: return ACCEL_ERROR_UNSUPPORTED;

@@ -113,7 +113,8 @@ static const char optim_source[] =
     "    return optim_load(base, i, dtype);\n"
     "}\n"
     "\n"
-    "float lamb_update(float p, float m, float v, float eps, int eps_inside_sqrt, float weight_decay)\n"
+    "float lamb_update(float p, float m, float v, float eps, int eps_inside_sqrt, float "
+    "weight_decay)\n"
     "{\n"
     "    float denom = eps_inside_sqrt ? sqrt(v + eps) : sqrt(v) + eps;\n"
     "    return fma(weight_decay, p, m / denom);\n"
@@ -125,7 +126,8 @@ static const char optim_source[] =
     "                                       __global uchar *exp_avg, ulong exp_avg_offset,\n"
     "                                       __global uchar *exp_avg_sq, ulong exp_avg_sq_offset,\n"
     "                                       ulong count, uint pt, uint st, float beta1,\n"
-    "                                       float one_minus_beta1, float beta2, float one_minus_beta2,\n"
+    "                                       float one_minus_beta1, float beta2, float "
+    "one_minus_beta2,\n"
     "                                       float eps, int eps_inside_sqrt, float grad_scale,\n"
     "                                       float weight_decay, ulong segment,\n"
     "                                       __global float *partials)\n"
@@ -178,7 +180,8 @@ static const char optim_source[] =
     "                                     __global uchar *exp_avg, ulong exp_avg_offset,\n"
     "                                     __global uchar *exp_avg_sq, ulong exp_avg_sq_offset,\n"
     "                                     ulong count, uint pt, uint st, float eps,\n"
-    "                                     int eps_inside_sqrt, float weight_decay, float step_size,\n"
+    "                                     int eps_inside_sqrt, float weight_decay, float "
+    "step_size,\n"
     "                                     float max_coeff, float min_coeff,\n"
     "                                     __global const float *norms, ulong norms_offset)\n"
     "{\n"
@@ -197,7 +200,8 @@ static const char optim_source[] =
     "    exp_avg_sq += exp_avg_sq_offset;\n"
     "    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {\n"
     "        float p = optim_load(param, i, pt);\n"
-    "        float u = lamb_update(p, optim_load(exp_avg, i, st), optim_load(exp_avg_sq, i, st), eps,\n"
+    "        float u = lamb_update(p, optim_load(exp_avg, i, st), optim_load(exp_avg_sq, i, st), "
+    "eps,\n"
     "                              eps_inside_sqrt, weight_decay);\n"
     "        optim_store(param, i, pt, fma(u, scale, p));\n"
     "    }\n"
@@ -211,10 +215,9 @@ enum {
     OPTIM_KERNEL_LAMB_APPLY = 4,
 };
 
-static const char *const optim_kernel_names[] = {"accel_fused_adam", "accel_fused_lion",
-                                                 "accel_fused_lamb_moments",
-                                                 "accel_fused_lamb_reduce",
-                                                 "accel_fused_lamb_apply"};
+static const char *const optim_kernel_names[] = {
+    "accel_fused_adam", "accel_fused_lion", "accel_fused_lamb_moments", "accel_fused_lamb_reduce",
+    "accel_fused_lamb_apply"};
 
 /* Ask for correctly rounded divide and sqrt where the device offers them
  * (the host kernels round both correctly); elsewhere OpenCL allows 2.5 and
@@ -264,8 +267,8 @@ static accel_status_t optim_target_make(accel_opencl_backend_t *cl,
     for (size_t k = 0; k < n && status == ACCEL_OK; k++) {
         size_t offset = 0;
         status = accel_opencl_resolve(cl, launch->device, ptrs[k],
-                                      launch->count * optim_element_size(dtypes[k]),
-                                      &out->mems[k], &offset);
+                                      launch->count * optim_element_size(dtypes[k]), &out->mems[k],
+                                      &offset);
         out->offsets[k] = offset;
     }
     out->items = launch->count < OPTIM_MAX_ITEMS ? launch->count : OPTIM_MAX_ITEMS;
@@ -387,10 +390,9 @@ static accel_status_t opencl_fused_lamb(void *self, const accel_optim_launch_t *
     accel_cl_uint pt = (accel_cl_uint)launch->param_dtype;
     accel_cl_uint st = (accel_cl_uint)launch->state_dtype;
     accel_cl_int eps_inside = c.eps_inside_sqrt;
-    accel_cl_mem scratch = cl->api->clCreateBuffer(cl->devices[launch->device].context,
-                                                   ACCEL_CL_MEM_READ_WRITE,
-                                                   lamb_levels_floats(segments) * sizeof(float),
-                                                   NULL, &err);
+    accel_cl_mem scratch =
+        cl->api->clCreateBuffer(cl->devices[launch->device].context, ACCEL_CL_MEM_READ_WRITE,
+                                lamb_levels_floats(segments) * sizeof(float), NULL, &err);
     if (err != ACCEL_CL_SUCCESS)
         return accel_opencl_fail("clCreateBuffer (fused_lamb norm partials)", err);
     const accel_opencl_arg_t moments[] = {
@@ -424,9 +426,12 @@ static accel_status_t opencl_fused_lamb(void *self, const accel_optim_launch_t *
     while (status == ACCEL_OK && n > 1) {
         accel_cl_ulong out_offset = in_offset + 2 * n;
         const accel_opencl_arg_t reduce[] = {
-            {sizeof(accel_cl_mem), &scratch}, {sizeof in_offset, &in_offset},
-            {sizeof n, &n},                   {sizeof segment, &segment},
-            {sizeof(accel_cl_mem), &scratch}, {sizeof out_offset, &out_offset},
+            {sizeof(accel_cl_mem), &scratch},
+            {sizeof in_offset, &in_offset},
+            {sizeof n, &n},
+            {sizeof segment, &segment},
+            {sizeof(accel_cl_mem), &scratch},
+            {sizeof out_offset, &out_offset},
         };
         accel_cl_ulong groups = (n + segment - 1) / segment;
         status = accel_opencl_launch(cl, launch->device, launch->stream, &optim_program,

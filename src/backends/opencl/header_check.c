@@ -9,9 +9,8 @@
 
 #include "backends/opencl/cl_types.h"
 
-#define SAME_TYPE(ours, theirs)                                                         \
-    _Static_assert(sizeof(ours) == sizeof(theirs) &&                                    \
-                       _Generic((theirs)0, ours: 1, default: 0),                        \
+#define SAME_TYPE(ours, theirs)                                                                    \
+    _Static_assert(sizeof(ours) == sizeof(theirs) && _Generic((theirs)0, ours : 1, default : 0),   \
                    #ours " differs from " #theirs)
 #define SAME_VALUE(ours, theirs) _Static_assert((ours) == (theirs), #ours " != " #theirs)
 

@@ -14,7 +14,7 @@
 #include "backends/opencl/opencl_backend.h"
 
 #define RNG_ELEMENTS_PER_ITEM 4
-#define BUILD_LOG_EXCERPT 600
+#define BUILD_LOG_EXCERPT     600
 
 /* Philox4x32-10 and the element transforms. u32 and uniform are integer or
  * exact float math, so they match the CPU bit for bit. normal follows
@@ -141,8 +141,7 @@ static accel_status_t program_build(const accel_cl_api_t *api, accel_opencl_devi
         return ACCEL_OK;
     api->clGetProgramBuildInfo(program, dev->id, ACCEL_CL_PROGRAM_BUILD_LOG, sizeof log - 1, log,
                                NULL);
-    return accel_backend_vendor_error(err,
-                                      "opencl: clBuildProgram of %s failed on %s: %s (%d): %s",
+    return accel_backend_vendor_error(err, "opencl: clBuildProgram of %s failed on %s: %s (%d): %s",
                                       source->what, dev->name, accel_opencl_error_name(err),
                                       (int)err, log);
 }
@@ -179,20 +178,20 @@ static accel_cl_program program_from_cache(const accel_cl_api_t *api, accel_open
     }
     if (program != NULL)
         api->clReleaseProgram(program);
-    accel_log(ACCEL_LOG_DEBUG, "opencl: kernel cache entry %s refused by the driver (%s); "
-                               "building from source",
+    accel_log(ACCEL_LOG_DEBUG,
+              "opencl: kernel cache entry %s refused by the driver (%s); "
+              "building from source",
               path, accel_opencl_error_name(err != ACCEL_CL_SUCCESS ? err : binary_status));
     return NULL;
 }
 
 /* Store the program's binary for the next process; failures only log. */
-static void program_to_cache(const accel_cl_api_t *api, accel_cl_program program,
-                             const char *key)
+static void program_to_cache(const accel_cl_api_t *api, accel_cl_program program, const char *key)
 {
     size_t size = 0;
     unsigned char *binary;
-    accel_cl_int err = api->clGetProgramInfo(program, ACCEL_CL_PROGRAM_BINARY_SIZES, sizeof size,
-                                             &size, NULL);
+    accel_cl_int err =
+        api->clGetProgramInfo(program, ACCEL_CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
     if (err != ACCEL_CL_SUCCESS || size == 0)
         return;
     binary = malloc(size);
@@ -280,8 +279,7 @@ void accel_opencl_kernels_release(accel_opencl_backend_t *cl, accel_opencl_devic
 
 accel_status_t accel_opencl_launch(accel_opencl_backend_t *cl, int device, void *stream,
                                    const accel_opencl_program_source_t *source, size_t kernel,
-                                   const accel_opencl_arg_t *args, size_t arg_count,
-                                   size_t items)
+                                   const accel_opencl_arg_t *args, size_t arg_count, size_t items)
 {
     ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_device_t *dev = &cl->devices[device];
@@ -304,8 +302,8 @@ accel_status_t accel_opencl_launch(accel_opencl_backend_t *cl, int device, void 
     pthread_mutex_lock(&queue->lock);
     if (err == ACCEL_CL_SUCCESS) {
         call = "clEnqueueNDRangeKernel";
-        err = cl->api->clEnqueueNDRangeKernel(queue->handle, handle, 1, NULL, &items, NULL, 0,
-                                              NULL, &done);
+        err = cl->api->clEnqueueNDRangeKernel(queue->handle, handle, 1, NULL, &items, NULL, 0, NULL,
+                                              &done);
     }
     pthread_mutex_unlock(&dev->kernel_lock);
     return accel_opencl_queue_commit(cl, queue, err, done, false, call);
@@ -351,9 +349,12 @@ accel_status_t accel_opencl_rng_fill(void *self, int device, void *stream, accel
         return status;
     byte_offset_arg = byte_offset;
     const accel_opencl_arg_t args[] = {
-        {sizeof mem, &mem},           {sizeof byte_offset_arg, &byte_offset_arg},
-        {sizeof count_arg, &count_arg}, {sizeof seed_arg, &seed_arg},
-        {sizeof offset_arg, &offset_arg}, {sizeof kind_arg, &kind_arg},
+        {sizeof mem, &mem},
+        {sizeof byte_offset_arg, &byte_offset_arg},
+        {sizeof count_arg, &count_arg},
+        {sizeof seed_arg, &seed_arg},
+        {sizeof offset_arg, &offset_arg},
+        {sizeof kind_arg, &kind_arg},
     };
     return accel_opencl_launch(cl, device, stream, &rng_program, 0, args,
                                sizeof args / sizeof args[0], items);

@@ -53,7 +53,7 @@ static void opencl_api_load(void)
                  "the OpenCL ICD loader was not found (tried %s)", tried);
         return;
     }
-#define ACCEL_CL_SYMBOL(required, ret, name, params, export) \
+#define ACCEL_CL_SYMBOL(required, ret, name, params, export)                                       \
     ACCEL_SYMBOL_ENTRY(opencl_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/opencl/symbols.h"
@@ -61,10 +61,9 @@ static void opencl_api_load(void)
 #undef ACCEL_CL_SYMBOL
     char missing[200];
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "opencl",
-                                   "the OpenCL ICD loader", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(opencl_api_reason, sizeof opencl_api_reason,
-                 "%s (an OpenCL 1.2 loader is needed)", missing);
+                                   "the OpenCL ICD loader", missing, sizeof missing) != ACCEL_OK) {
+        snprintf(opencl_api_reason, sizeof opencl_api_reason, "%s (an OpenCL 1.2 loader is needed)",
+                 missing);
         dlclose(library);
         return;
     }
@@ -183,8 +182,7 @@ static accel_status_t opencl_platform_devices(const accel_cl_api_t *api,
     for (accel_cl_uint i = 0; err == ACCEL_CL_SUCCESS && i < n; i++) {
         accel_opencl_found_t *found = &(*list)[(*count)++];
         *found = (accel_opencl_found_t){.platform = platform, .id = ids[i]};
-        api->clGetDeviceInfo(ids[i], ACCEL_CL_DEVICE_TYPE, sizeof found->type, &found->type,
-                             NULL);
+        api->clGetDeviceInfo(ids[i], ACCEL_CL_DEVICE_TYPE, sizeof found->type, &found->type, NULL);
         api->clGetDeviceInfo(ids[i], ACCEL_CL_DEVICE_NAME, sizeof found->name - 1, found->name,
                              NULL);
     }
@@ -237,8 +235,9 @@ accel_status_t accel_opencl_enumerate(const accel_cl_api_t *api, accel_opencl_fo
 
     reason[0] = '\0';
     if (err == ACCEL_CL_PLATFORM_NOT_FOUND_KHR || (err == ACCEL_CL_SUCCESS && platforms == 0)) {
-        snprintf(reason, cap, "no OpenCL platform (no ICD registered in /etc/OpenCL/vendors "
-                              "or OCL_ICD_VENDORS)");
+        snprintf(reason, cap,
+                 "no OpenCL platform (no ICD registered in /etc/OpenCL/vendors "
+                 "or OCL_ICD_VENDORS)");
         *out = NULL;
         *out_count = 0;
         return ACCEL_OK;

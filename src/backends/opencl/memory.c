@@ -64,8 +64,8 @@ static bool range_insert(accel_opencl_range_map_t *map, const accel_opencl_range
     opencl_range_payload_t payload = {.mem = range->mem, .device = range->device};
     accel_status_t status;
     pthread_mutex_lock(&map->lock);
-    status = accel_range_map_insert(&map->ranges, (const void *)range->base, range->size,
-                                    &payload, NULL);
+    status = accel_range_map_insert(&map->ranges, (const void *)range->base, range->size, &payload,
+                                    NULL);
     pthread_mutex_unlock(&map->lock);
     return status == ACCEL_OK;
 }
@@ -179,9 +179,9 @@ static bool host_is_pinned(accel_opencl_backend_t *cl, const void *ptr, size_t s
  * CL_MEM_COPY_OVERLAP) go through a temporary buffer, released at once:
  * OpenCL frees it after the two copies ran. */
 static accel_cl_int enqueue_copy(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
-                                 accel_cl_command_queue queue, accel_cl_mem src_mem,
-                                 size_t src_off, accel_cl_mem dst_mem, size_t dst_off,
-                                 size_t size, accel_cl_event *done)
+                                 accel_cl_command_queue queue, accel_cl_mem src_mem, size_t src_off,
+                                 accel_cl_mem dst_mem, size_t dst_off, size_t size,
+                                 accel_cl_event *done)
 {
     const accel_cl_api_t *api = cl->api;
     accel_cl_int err = ACCEL_CL_SUCCESS;
@@ -200,8 +200,8 @@ static accel_cl_int enqueue_copy(accel_opencl_backend_t *cl, accel_opencl_device
 }
 
 static accel_status_t copy_device_to_device(accel_opencl_backend_t *cl, int device,
-                                            accel_opencl_queue_t *queue, void *dst,
-                                            const void *src, size_t size)
+                                            accel_opencl_queue_t *queue, void *dst, const void *src,
+                                            size_t size)
 {
     accel_cl_mem src_mem = NULL, dst_mem = NULL;
     size_t src_off = 0, dst_off = 0;
@@ -213,8 +213,8 @@ static accel_status_t copy_device_to_device(accel_opencl_backend_t *cl, int devi
     if (status != ACCEL_OK || (src_mem == dst_mem && src_off == dst_off))
         return status;
     pthread_mutex_lock(&queue->lock);
-    err = enqueue_copy(cl, &cl->devices[device], queue->handle, src_mem, src_off, dst_mem,
-                       dst_off, size, &done);
+    err = enqueue_copy(cl, &cl->devices[device], queue->handle, src_mem, src_off, dst_mem, dst_off,
+                       size, &done);
     return accel_opencl_queue_commit(cl, queue, err, done, false, "clEnqueueCopyBuffer");
 }
 
@@ -233,8 +233,8 @@ static accel_status_t copy_host_to_host(accel_opencl_backend_t *cl, accel_opencl
 }
 
 static accel_status_t copy_host_to_device(accel_opencl_backend_t *cl, int device,
-                                          accel_opencl_queue_t *queue, void *dst,
-                                          const void *src, size_t size)
+                                          accel_opencl_queue_t *queue, void *dst, const void *src,
+                                          size_t size)
 {
     accel_cl_mem mem = NULL;
     size_t offset = 0;
@@ -254,8 +254,8 @@ static accel_status_t copy_host_to_device(accel_opencl_backend_t *cl, int device
 }
 
 static accel_status_t copy_device_to_host(accel_opencl_backend_t *cl, int device,
-                                          accel_opencl_queue_t *queue, void *dst,
-                                          const void *src, size_t size)
+                                          accel_opencl_queue_t *queue, void *dst, const void *src,
+                                          size_t size)
 {
     accel_cl_mem mem = NULL;
     size_t offset = 0;
@@ -293,8 +293,8 @@ accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, cons
                                (int)kind);
 }
 
-accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value,
-                                         size_t size, void *stream)
+accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                         void *stream)
 {
     ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
@@ -311,8 +311,8 @@ accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int 
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&queue->lock);
-    err = cl->api->clEnqueueFillBuffer(queue->handle, mem, &pattern, 1, offset, size, 0, NULL,
-                                       &done);
+    err =
+        cl->api->clEnqueueFillBuffer(queue->handle, mem, &pattern, 1, offset, size, 0, NULL, &done);
     return accel_opencl_queue_commit(cl, queue, err, done, false, "clEnqueueFillBuffer");
 }
 
@@ -335,11 +335,12 @@ accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out)
     if (err != ACCEL_CL_SUCCESS)
         return accel_opencl_fail("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", err);
     mapped = api->clEnqueueMapBuffer(cl->pin_queue, range.mem, ACCEL_CL_TRUE,
-                                     ACCEL_CL_MAP_READ | ACCEL_CL_MAP_WRITE, 0, size, 0, NULL,
-                                     NULL, &err);
+                                     ACCEL_CL_MAP_READ | ACCEL_CL_MAP_WRITE, 0, size, 0, NULL, NULL,
+                                     &err);
     if (err != ACCEL_CL_SUCCESS || mapped == NULL) {
         api->clReleaseMemObject(range.mem);
-        return accel_opencl_fail("clEnqueueMapBuffer", err != ACCEL_CL_SUCCESS ? err : ACCEL_CL_MAP_FAILURE);
+        return accel_opencl_fail("clEnqueueMapBuffer",
+                                 err != ACCEL_CL_SUCCESS ? err : ACCEL_CL_MAP_FAILURE);
     }
     range.base = (uintptr_t)mapped;
     if (!range_insert(&cl->pinned, &range)) {
@@ -358,9 +359,8 @@ static void pinned_release(accel_opencl_backend_t *cl, const accel_opencl_range_
      * thread's free wait for every other thread's maps and unmaps. */
     if (mapped) {
         accel_cl_event unmapped = NULL;
-        accel_cl_int err = cl->api->clEnqueueUnmapMemObject(cl->pin_queue, range->mem,
-                                                            (void *)range->base, 0, NULL,
-                                                            &unmapped);
+        accel_cl_int err = cl->api->clEnqueueUnmapMemObject(
+            cl->pin_queue, range->mem, (void *)range->base, 0, NULL, &unmapped);
         if (err == ACCEL_CL_SUCCESS && unmapped != NULL) {
             cl->api->clFlush(cl->pin_queue);
             cl->api->clWaitForEvents(1, &unmapped);
@@ -397,8 +397,8 @@ accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size)
     if (!range_insert(&cl->pinned, &range)) {
         cl->api->clReleaseMemObject(range.mem);
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "opencl: host range %p + %zu bytes overlaps pinned memory",
-                                   ptr, size);
+                                   "opencl: host range %p + %zu bytes overlaps pinned memory", ptr,
+                                   size);
     }
     return ACCEL_OK;
 }

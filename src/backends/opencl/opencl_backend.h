@@ -50,24 +50,24 @@ const accel_cl_api_t *accel_opencl_api(char *reason, size_t cap);
  * child gets this sentence (UNAVAILABLE) from every slot that would reach the
  * OpenCL runtime, at once, and the slots that return nothing do nothing; the
  * runtime's threads and locks did not survive the fork. */
-#define ACCEL_OPENCL_FORK_SENTENCE                                                          \
-    "opencl: the opencl runtime was initialised before fork(); a forked child cannot use " \
+#define ACCEL_OPENCL_FORK_SENTENCE                                                                 \
+    "opencl: the opencl runtime was initialised before fork(); a forked child cannot use "         \
     "it: initialise accel after fork or use spawn"
 /* true in a child forked after the loader was loaded (pthread_atfork). */
 bool accel_opencl_forked(void);
 /* Sets the fork sentence as the error; returns UNAVAILABLE. */
 accel_status_t accel_opencl_fork_refuse(void);
 /* First line of every slot that reaches the runtime. */
-#define ACCEL_OPENCL_FORK_GUARD()              \
-    do {                                       \
-        if (accel_opencl_forked())             \
-            return accel_opencl_fork_refuse(); \
+#define ACCEL_OPENCL_FORK_GUARD()                                                                  \
+    do {                                                                                           \
+        if (accel_opencl_forked())                                                                 \
+            return accel_opencl_fork_refuse();                                                     \
     } while (0)
 /* The same for slots that return nothing: do nothing. */
-#define ACCEL_OPENCL_FORK_GUARD_VOID() \
-    do {                               \
-        if (accel_opencl_forked())     \
-            return;                    \
+#define ACCEL_OPENCL_FORK_GUARD_VOID()                                                             \
+    do {                                                                                           \
+        if (accel_opencl_forked())                                                                 \
+            return;                                                                                \
     } while (0)
 
 /* "CL_INVALID_VALUE" for a status code; "CL_UNKNOWN_ERROR" when unknown. */
@@ -130,8 +130,8 @@ typedef struct accel_opencl_device {
     char name[256];
     char vendor[64];
     char driver_version[64];
-    char device_version[128];   /* "OpenCL 3.0 PoCL ..." */
-    char platform_version[128]; /* "OpenCL 3.0 PoCL 3.1 ..." */
+    char device_version[128];           /* "OpenCL 3.0 PoCL ..." */
+    char platform_version[128];         /* "OpenCL 3.0 PoCL 3.1 ..." */
     int version_major, version_minor;   /* of the device */
     int platform_major, platform_minor; /* of the platform */
     uint64_t global_mem_size;
@@ -195,8 +195,8 @@ accel_status_t accel_opencl_mem_alloc(void *self, int device, size_t size, void 
 void accel_opencl_mem_free(void *self, int device, void *ptr);
 accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, const void *src,
                                          size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value,
-                                         size_t size, void *stream);
+accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                         void *stream);
 accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out);
 void accel_opencl_host_free(void *self, void *ptr, size_t size);
 accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size);
@@ -292,8 +292,7 @@ typedef struct accel_opencl_arg {
  * kernel enqueued under the device's kernel_lock. Returns once queued. */
 accel_status_t accel_opencl_launch(accel_opencl_backend_t *cl, int device, void *stream,
                                    const accel_opencl_program_source_t *source, size_t kernel,
-                                   const accel_opencl_arg_t *args, size_t arg_count,
-                                   size_t items);
+                                   const accel_opencl_arg_t *args, size_t arg_count, size_t items);
 
 /* Release a device's programs and kernels (destroy()). */
 void accel_opencl_kernels_release(accel_opencl_backend_t *cl, accel_opencl_device_t *dev);

@@ -41,13 +41,12 @@ accel_status_t accel_opencl_queue_create(accel_opencl_backend_t *cl, accel_openc
                                                    ACCEL_CL_QUEUE_PROFILING_ENABLE, 0};
         queue = api->clCreateCommandQueueWithProperties(dev->context, dev->id, props, &err);
     } else {
-        queue = api->clCreateCommandQueue(dev->context, dev->id, ACCEL_CL_QUEUE_PROFILING_ENABLE,
-                                          &err);
+        queue =
+            api->clCreateCommandQueue(dev->context, dev->id, ACCEL_CL_QUEUE_PROFILING_ENABLE, &err);
     }
     if (err != ACCEL_CL_SUCCESS)
-        return accel_opencl_fail(modern ? "clCreateCommandQueueWithProperties"
-                                        : "clCreateCommandQueue",
-                                 err);
+        return accel_opencl_fail(
+            modern ? "clCreateCommandQueueWithProperties" : "clCreateCommandQueue", err);
     *out = queue;
     return ACCEL_OK;
 }
@@ -326,8 +325,12 @@ accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *st
         free(job);
         return accel_opencl_fail("clCreateUserEvent", err);
     }
-    *job = (callback_job_t){.api = api, .fn = fn, .user_data = user_data, .gate = gate,
-                            .queue = queue, .device = device};
+    *job = (callback_job_t){.api = api,
+                            .fn = fn,
+                            .user_data = user_data,
+                            .gate = gate,
+                            .queue = queue,
+                            .device = device};
     api->clRetainEvent(gate); /* ours, for the barrier below */
     pthread_mutex_lock(&queue->lock);
     err = api->clEnqueueMarkerWithWaitList(queue->handle, 0, NULL, &marker);
@@ -412,8 +415,8 @@ static accel_status_t event_point(accel_opencl_backend_t *cl, accel_opencl_queue
     err = cl->api->clEnqueueMarkerWithWaitList(queue->handle, 0, NULL, &marker);
     if (err == ACCEL_CL_SUCCESS)
         cl->api->clRetainEvent(marker); /* one reference for the tail, one for the event */
-    status = accel_opencl_queue_commit(cl, queue, err, marker, false,
-                                       "clEnqueueMarkerWithWaitList");
+    status =
+        accel_opencl_queue_commit(cl, queue, err, marker, false, "clEnqueueMarkerWithWaitList");
     if (status == ACCEL_OK)
         *out = marker;
     else if (err == ACCEL_CL_SUCCESS)
@@ -428,8 +431,8 @@ accel_status_t accel_opencl_event_record(void *self, int device, void *stream, v
     accel_opencl_backend_t *cl = self;
     accel_opencl_event_t *event = handle;
     accel_cl_event marker = NULL, old;
-    accel_status_t status = event_point(cl, accel_opencl_queue_of(cl, device, stream),
-                                        event->timing, &marker);
+    accel_status_t status =
+        event_point(cl, accel_opencl_queue_of(cl, device, stream), event->timing, &marker);
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&event->lock);
@@ -561,8 +564,8 @@ accel_status_t accel_opencl_stream_wait_event(void *self, int device, void *stre
         err = wait_foreign(cl, device, queue, marker, &barrier);
     else
         err = cl->api->clEnqueueBarrierWithWaitList(queue->handle, 1, &marker, &barrier);
-    status = accel_opencl_queue_commit(cl, queue, err, barrier, false,
-                                       "clEnqueueBarrierWithWaitList");
+    status =
+        accel_opencl_queue_commit(cl, queue, err, barrier, false, "clEnqueueBarrierWithWaitList");
     cl->api->clReleaseEvent(marker);
     return status;
 }

@@ -6,6 +6,8 @@
  * header_check.c expands it against <CL/cl.h>. `required` false marks a call
  * a 1.2 loader may lack (used only after a version check). No include guard:
  * include it after defining ACCEL_CL_SYMBOL. */
+/* An X-macro list read as data, one vendor call per entry: not reformatted. */
+/* clang-format off */
 
 /* platforms and devices */
 ACCEL_CL_SYMBOL(true, accel_cl_int, clGetPlatformIDs,
@@ -126,3 +128,4 @@ ACCEL_CL_SYMBOL(true, accel_cl_event, clCreateUserEvent,
                 (accel_cl_context context, accel_cl_int *errcode_ret), NULL)
 ACCEL_CL_SYMBOL(true, accel_cl_int, clSetUserEventStatus,
                 (accel_cl_event event, accel_cl_int status), NULL)
+/* clang-format on */

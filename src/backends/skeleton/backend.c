@@ -48,7 +48,7 @@ static void *skeleton_open(accel_skeleton_api_t *api, char *why, size_t why_cap)
     static const char *const candidates[] = {SKELETON_LIBRARY, NULL};
     char tried[512] = "";
     void *library = accel_backend_load_library("skeleton", candidates, tried, sizeof tried);
-#define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export)                     \
+#define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export)                                 \
     ACCEL_SYMBOL_ENTRY(*api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/skeleton/symbols.h"
@@ -58,8 +58,8 @@ static void *skeleton_open(accel_skeleton_api_t *api, char *why, size_t why_cap)
         snprintf(why, why_cap, "%s not found (tried %s)", SKELETON_LIBRARY, tried);
         return NULL;
     }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0],
-                                   "skeleton", SKELETON_LIBRARY, why, why_cap) != ACCEL_OK) {
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "skeleton",
+                                   SKELETON_LIBRARY, why, why_cap) != ACCEL_OK) {
         dlclose(library);
         return NULL;
     }

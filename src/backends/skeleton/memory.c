@@ -7,8 +7,8 @@
 accel_status_t accel_skeleton_mem_alloc(void *self, int device, size_t size, void **out)
 {
     accel_skeleton_backend_t *skeleton = self;
-    size_t rounded = (size + ACCEL_SKELETON_ALIGNMENT - 1) / ACCEL_SKELETON_ALIGNMENT *
-                     ACCEL_SKELETON_ALIGNMENT;
+    size_t rounded =
+        (size + ACCEL_SKELETON_ALIGNMENT - 1) / ACCEL_SKELETON_ALIGNMENT * ACCEL_SKELETON_ALIGNMENT;
     void *ptr;
     (void)device;
     if (rounded < size)

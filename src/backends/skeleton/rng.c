@@ -7,9 +7,8 @@
 #include "accel/accel_backend_utils.h"
 #include "backends/skeleton/skeleton_backend.h"
 
-accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream,
-                                       accel_rng_kind_t kind, void *ptr, size_t count,
-                                       uint64_t seed, uint64_t offset)
+accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
+                                       void *ptr, size_t count, uint64_t seed, uint64_t offset)
 {
     (void)self;
     (void)device;

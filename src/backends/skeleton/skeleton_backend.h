@@ -39,9 +39,8 @@ accel_status_t accel_skeleton_memset_async(void *self, int device, void *dst, in
                                            size_t size, void *stream);
 
 /* rng.c */
-accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream,
-                                       accel_rng_kind_t kind, void *ptr, size_t count,
-                                       uint64_t seed, uint64_t offset);
+accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
+                                       void *ptr, size_t count, uint64_t seed, uint64_t offset);
 
 /* backend.c: the table core reads (listed in the generated builtin table). */
 const accel_backend_ops_t *accel_skeleton_backend_ops(void);

@@ -33,7 +33,6 @@ __attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap,
 static const char *const xpu_compile_backends[] = {"inductor", "eager", "aot_eager"};
 static const char *const xpu_visible_devices_envs[] = {XPU_VISIBLE_ENV};
 
-
 /* Written once by xpu_info_once (before the table is first handed out), then
  * read-only: communication_backend depends on whether oneCCL is installed. */
 static accel_backend_info_t xpu_info = {
@@ -218,7 +217,10 @@ accel_status_t accel_xpu_usable(void)
                                "spawn (or exec), or use xpu only after forking");
 }
 
-/* The first driver with at least one device; false with `why`. */
+/* The first driver with at least one device, else the first driver (with
+ * 0 devices and `why` saying so: the backend then opens with no device, as
+ * core allows). False with `why` when zeInit failed (no driver at all) or a
+ * call failed. */
 static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *driver,
                              uint32_t *driver_count, uint32_t *device_count, char *why, size_t cap)
 {
@@ -263,7 +265,11 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
             "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
             "with a device (check " XPU_VISIBLE_ENV ")",
             count, ze->path);
-    return false;
+    if (count == 0)
+        return false;
+    *driver = drivers[0];
+    *device_count = 0;
+    return true;
 }
 
 /* ---------------------------------------------------------------- lifecycle */
@@ -295,12 +301,15 @@ static void xpu_probe(accel_probe_result_t *out)
     }
     out->available = true;
     out->device_count = (int)devices;
+    if (devices == 0)
+        return; /* the reason says why */
     xpu_say(out->reason, sizeof out->reason,
             "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
             "Zero, tested against a simulated driver only, never run on Intel hardware",
             ze->path);
 }
 
+/* Core prefixes create()'s errors with "xpu: ", so they carry none here. */
 static accel_status_t xpu_create(void **out_self)
 {
     char reason[256];
@@ -309,24 +318,29 @@ static accel_status_t xpu_create(void **out_self)
     uint32_t drivers = 0, count = 0;
     accel_ze_device_t handles[64];
     accel_xpu_backend_t *xpu;
-    accel_status_t status;
+    accel_ze_result_t code;
 
     pthread_once(&xpu_info_once, xpu_info_fill);
     if (ze == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "xpu: %s", reason);
-    if ((status = accel_xpu_usable()) != ACCEL_OK)
-        return status;
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s", reason);
+    if (accel_xpu_usable() != ACCEL_OK)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                                   "zeInit ran before fork(); Level Zero cannot be used in this "
+                                   "child");
     if (!xpu_find_devices(ze, &driver, &drivers, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "xpu: %s", reason);
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s", reason);
     if (count > 64)
         count = 64;
-    status = accel_xpu_check(ze->zeDeviceGet(driver, &count, handles), "zeDeviceGet");
-    if (status != ACCEL_OK)
-        return status;
+    code = count > 0 ? ze->zeDeviceGet(driver, &count, handles) : ACCEL_ZE_SUCCESS;
+    if (code != ACCEL_ZE_SUCCESS)
+        return accel_backend_vendor_error((int64_t)code,
+                                          "zeDeviceGet failed with ze_result_t "
+                                          "0x%x (%s)",
+                                          code, xpu_result_name(code));
     xpu = calloc(1, sizeof *xpu);
     if (xpu != NULL) {
-        xpu->devices = calloc(count, sizeof *xpu->devices);
-        xpu->allocated = calloc(count, sizeof *xpu->allocated);
+        xpu->devices = calloc(count > 0 ? count : 1, sizeof *xpu->devices);
+        xpu->allocated = calloc(count > 0 ? count : 1, sizeof *xpu->allocated);
     }
     if (xpu == NULL || xpu->devices == NULL || xpu->allocated == NULL) {
         if (xpu != NULL) {
@@ -334,7 +348,7 @@ static accel_status_t xpu_create(void **out_self)
             free(xpu->allocated);
         }
         free(xpu);
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "xpu: out of host memory for state");
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for state");
     }
     xpu->ze = ze;
     xpu->driver = driver;

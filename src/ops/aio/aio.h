@@ -58,8 +58,7 @@ void accel_aio_engine_run(accel_aio_engine_t *engine, bool read, const accel_aio
 
 /* Synchronous pread/pwrite of one block with retries on short counts
  * (engine_threads.c; the io_uring engine finishes short I/Os with it). */
-void accel_aio_block_sync(bool read, const accel_aio_block_t *block,
-                          accel_aio_outcome_t *outcome);
+void accel_aio_block_sync(bool read, const accel_aio_block_t *block, accel_aio_outcome_t *outcome);
 
 /* One io_uring ring of `depth` entries (engine_uring.c), or NULL with the
  * reason. */
@@ -86,13 +85,13 @@ typedef struct accel_aio_request {
     struct accel_aio_request *next;
     uint64_t sequence;
     bool read;
-    bool device;        /* the tensor is device memory: copies through bounce buffers */
-    int device_id;      /* its device, when `device` */
-    uint8_t *data;      /* the tensor's first byte (host or device address) */
+    bool device;   /* the tensor is device memory: copies through bounce buffers */
+    int device_id; /* its device, when `device` */
+    uint8_t *data; /* the tensor's first byte (host or device address) */
     uint64_t size;
     uint64_t offset;
-    int fd_direct;      /* O_DIRECT descriptor for the aligned body, or -1 */
-    int fd_buffered;    /* the page-cache descriptor (tail, unaligned, non-direct) */
+    int fd_direct;   /* O_DIRECT descriptor for the aligned body, or -1 */
+    int fd_buffered; /* the page-cache descriptor (tail, unaligned, non-direct) */
     char path[256];
     unsigned workers_left;
     accel_aio_outcome_t outcome; /* summed over workers */
@@ -104,7 +103,7 @@ typedef struct accel_aio_worker {
     unsigned index;
     pthread_t thread;
     accel_aio_engine_t *engine;
-    uint8_t *bounce[2];       /* block_size each, aligned, pinned when possible */
+    uint8_t *bounce[2]; /* block_size each, aligned, pinned when possible */
     bool bounce_pinned[2];
     accel_stream_t *stream;   /* device copies (device requests only), made lazily */
     int stream_device;        /* the device `stream` and `events` are on */
@@ -117,8 +116,8 @@ struct accel_aio_handle {
     accel_aio_config_t config;
     accel_aio_engine_kind_t engine_kind;
     pthread_mutex_t lock;
-    pthread_cond_t work;      /* a request was queued, or stop */
-    pthread_cond_t done;      /* a request finished */
+    pthread_cond_t work;              /* a request was queued, or stop */
+    pthread_cond_t done;              /* a request finished */
     accel_aio_request_t *head, *tail; /* queued and not yet collected by wait() */
     uint64_t next_sequence;
     bool stop;

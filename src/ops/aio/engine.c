@@ -124,8 +124,10 @@ static void engine_select(void)
     snprintf(select_note, sizeof select_note, "threads (pread/pwrite): io_uring not usable: %s",
              reason);
     if (forced != NULL && forced[0] != '\0' && strcmp(forced, "io_uring") != 0)
-        accel_log(ACCEL_LOG_WARN, "ACCEL_AIO_ENGINE=%s is not \"io_uring\" or \"threads\"; "
-                  "using %s", forced, select_note);
+        accel_log(ACCEL_LOG_WARN,
+                  "ACCEL_AIO_ENGINE=%s is not \"io_uring\" or \"threads\"; "
+                  "using %s",
+                  forced, select_note);
     else if (forced != NULL && strcmp(forced, "io_uring") == 0)
         accel_log(ACCEL_LOG_WARN, "ACCEL_AIO_ENGINE=io_uring but %s", select_note);
 }

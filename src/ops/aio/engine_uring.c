@@ -44,8 +44,8 @@ static void api_load(void)
         name = "liburing.so.2";
     lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
-        snprintf(api_reason, sizeof api_reason, "%s cannot be loaded (%s); install liburing2",
-                 name, dlerror());
+        snprintf(api_reason, sizeof api_reason, "%s cannot be loaded (%s); install liburing2", name,
+                 dlerror());
         return;
     }
     *(void **)&api.queue_init = dlsym(lib, "io_uring_queue_init");
@@ -85,8 +85,7 @@ accel_aio_uring_t *accel_aio_uring_create(unsigned depth, char *reason, size_t r
     ring->depth = depth;
     rc = api.queue_init(depth, &ring->ring, 0);
     if (rc < 0) {
-        snprintf(reason, reason_cap, "io_uring_queue_init(%u) failed: %s%s", depth,
-                 strerror(-rc),
+        snprintf(reason, reason_cap, "io_uring_queue_init(%u) failed: %s%s", depth, strerror(-rc),
                  rc == -EPERM || rc == -ENOSYS ? " (io_uring is disabled here, e.g. by a container "
                                                  "seccomp profile or kernel.io_uring_disabled)"
                                                : "");
@@ -128,8 +127,7 @@ static void uring_complete(bool read, const accel_aio_block_t *block, int res,
         if (tail.error == 0 && !tail.eof)
             outcome->bytes += block->len;
         else if (outcome->error == 0 && !outcome->eof)
-            *outcome = (accel_aio_outcome_t){outcome->bytes, tail.error, tail.eof,
-                                             tail.failed_off};
+            *outcome = (accel_aio_outcome_t){outcome->bytes, tail.error, tail.eof, tail.failed_off};
     } else if (outcome->error == 0 && !outcome->eof) {
         outcome->error = -res;
         outcome->failed_off = block->off;

@@ -60,8 +60,8 @@ static accel_status_t worker_buffers(accel_aio_handle_t *h, accel_aio_worker_t *
                                h->config.block_size);
         w->bounce[b] = buf;
         if (type != kDLCPU)
-            w->bounce_pinned[b] = accel_host_register(h->acc, buf, h->config.block_size) ==
-                                  ACCEL_OK;
+            w->bounce_pinned[b] =
+                accel_host_register(h->acc, buf, h->config.block_size) == ACCEL_OK;
     }
     return ACCEL_OK;
 }
@@ -149,8 +149,8 @@ accel_status_t accel_aio_handle_create(accel_t *acc, const accel_aio_config_t *c
             /* io_uring worked when probed but not now (locked-memory limit,
              * too many rings): this worker uses pread/pwrite instead */
             accel_log(ACCEL_LOG_WARN, "async_io: %s; I/O thread %u uses pread/pwrite", reason, i);
-            w->engine =
-                accel_aio_engine_create(ACCEL_AIO_ENGINE_THREADS, &h->config, reason, sizeof reason);
+            w->engine = accel_aio_engine_create(ACCEL_AIO_ENGINE_THREADS, &h->config, reason,
+                                                sizeof reason);
         }
         if (w->engine == NULL)
             status = accel_error(ACCEL_ERROR_UNAVAILABLE, "async_io: %s", reason);
@@ -196,9 +196,9 @@ static accel_status_t request_result(const accel_aio_request_t *r)
                            "async_io: %s of %llu bytes %s %s at offset %llu failed at file "
                            "offset %llu: %s (%llu bytes %s in whole blocks)",
                            verb, (unsigned long long)r->size, r->read ? "from" : "to", r->path,
-                           (unsigned long long)r->offset,
-                           (unsigned long long)r->outcome.failed_off, strerror(r->outcome.error),
-                           (unsigned long long)r->outcome.bytes, r->read ? "read" : "written");
+                           (unsigned long long)r->offset, (unsigned long long)r->outcome.failed_off,
+                           strerror(r->outcome.error), (unsigned long long)r->outcome.bytes,
+                           r->read ? "read" : "written");
     return ACCEL_OK;
 }
 
@@ -339,8 +339,7 @@ static bool host_type(int32_t type)
 }
 
 /* The tensor's first byte, its size in bytes, and where it lives. */
-static accel_status_t tensor_check(accel_aio_handle_t *h, const DLTensor *t,
-                                   accel_aio_request_t *r)
+static accel_status_t tensor_check(accel_aio_handle_t *h, const DLTensor *t, accel_aio_request_t *r)
 {
     uint64_t count = 1;
     int64_t stride = 1;
@@ -399,16 +398,15 @@ static accel_status_t request_open(accel_aio_handle_t *h, accel_aio_request_t *r
     r->fd_direct = open(r->path, flags | O_CLOEXEC | O_DIRECT, 0644);
     if (r->fd_direct < 0)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "async_io: cannot open %s with O_DIRECT: %s%s", r->path,
-                           strerror(errno),
+                           "async_io: cannot open %s with O_DIRECT: %s%s", r->path, strerror(errno),
                            errno == EINVAL ? " (the file system does not support O_DIRECT; "
                                              "create the handle with direct = false)"
                                            : "");
     return ACCEL_OK;
 }
 
-static accel_status_t handle_submit(accel_aio_handle_t *h, const DLTensor *tensor,
-                                    const char *path, uint64_t file_offset, bool read, bool async)
+static accel_status_t handle_submit(accel_aio_handle_t *h, const DLTensor *tensor, const char *path,
+                                    uint64_t file_offset, bool read, bool async)
 {
     accel_aio_request_t *r;
     accel_status_t status;

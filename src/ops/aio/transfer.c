@@ -38,14 +38,14 @@ static size_t transfer_split(const transfer_t *t, uint64_t begin, uint64_t end, 
     size_t n = 0;
     if (r->fd_direct >= 0 && begin < t->body) {
         uint64_t stop = end < t->body ? end : t->body;
-        out[n++] = (accel_aio_block_t){r->fd_direct, buf, (size_t)(stop - begin),
-                                       r->offset + begin};
+        out[n++] =
+            (accel_aio_block_t){r->fd_direct, buf, (size_t)(stop - begin), r->offset + begin};
         buf += stop - begin;
         begin = stop;
     }
     if (begin < end)
-        out[n++] = (accel_aio_block_t){r->fd_buffered, buf, (size_t)(end - begin),
-                                       r->offset + begin};
+        out[n++] =
+            (accel_aio_block_t){r->fd_buffered, buf, (size_t)(end - begin), r->offset + begin};
     return n;
 }
 
@@ -155,17 +155,16 @@ static void transfer_bounced(transfer_t *t)
     transfer_note(t, status, "the device stream for bounce copies");
     if (transfer_failed(t) || k >= blocks)
         return;
-#define BLOCK_BEGIN(k) ((k) * t->block_size)
-#define BLOCK_LEN(k)                                                                       \
-    ((size_t)(BLOCK_BEGIN(k) + t->block_size < r->size ? t->block_size                     \
-                                                       : r->size - BLOCK_BEGIN(k)))
+#define BLOCK_BEGIN(k) ((k)*t->block_size)
+#define BLOCK_LEN(k)                                                                               \
+    ((size_t)(BLOCK_BEGIN(k) + t->block_size < r->size ? t->block_size : r->size - BLOCK_BEGIN(k)))
     if (!r->read) /* writes: the first copy out of the tensor */
         transfer_note(t, transfer_copy(t, b, true, BLOCK_BEGIN(k), BLOCK_LEN(k)),
                       "copying a block out of the tensor");
     for (; k < blocks && !transfer_failed(t); k += p, b ^= 1) {
         accel_aio_block_t list[2];
-        size_t n = transfer_split(t, BLOCK_BEGIN(k), BLOCK_BEGIN(k) + BLOCK_LEN(k), w->bounce[b],
-                                  list);
+        size_t n =
+            transfer_split(t, BLOCK_BEGIN(k), BLOCK_BEGIN(k) + BLOCK_LEN(k), w->bounce[b], list);
         if (r->read) {
             /* the copy that last used this buffer must be done */
             transfer_note(t, transfer_copy_wait(t, b), "waiting for a device copy");
@@ -178,8 +177,8 @@ static void transfer_bounced(transfer_t *t)
         } else {
             transfer_note(t, transfer_copy_wait(t, b), "waiting for a device copy");
             if (!transfer_failed(t) && k + p < blocks) /* the next copy runs during this write */
-                transfer_note(t, transfer_copy(t, b ^ 1, true, BLOCK_BEGIN(k + p),
-                                               BLOCK_LEN(k + p)),
+                transfer_note(t,
+                              transfer_copy(t, b ^ 1, true, BLOCK_BEGIN(k + p), BLOCK_LEN(k + p)),
                               "copying a block out of the tensor");
             if (!transfer_failed(t))
                 accel_aio_engine_run(w->engine, false, list, n, &t->outcome);
@@ -196,8 +195,8 @@ void accel_aio_worker_transfer(accel_aio_worker_t *worker, accel_aio_request_t *
 {
     accel_aio_handle_t *h = worker->handle;
     transfer_t t = {.worker = worker, .request = request, .block_size = h->config.block_size};
-    t.body = request->fd_direct >= 0 ? request->size / ACCEL_AIO_ALIGNMENT * ACCEL_AIO_ALIGNMENT
-                                     : 0;
+    t.body =
+        request->fd_direct >= 0 ? request->size / ACCEL_AIO_ALIGNMENT * ACCEL_AIO_ALIGNMENT : 0;
     if (request->size > 0) {
         bool aligned = ((uintptr_t)request->data % ACCEL_AIO_ALIGNMENT) == 0;
         if (!request->device && (request->fd_direct < 0 || aligned))

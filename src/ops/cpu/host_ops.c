@@ -15,7 +15,7 @@
 
 /* Chunks are whole cache lines of every dtype; below this many elements per
  * thread, waking a worker costs more than it saves. */
-#define HOST_GRAIN 64
+#define HOST_GRAIN          64
 #define HOST_MIN_PER_THREAD (32 * 1024)
 
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
@@ -26,16 +26,12 @@ const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
     if (isa > accel_cpu_isa_detected())
         return NULL;
     switch (isa) {
-    case ACCEL_CPU_ISA_SCALAR:
-        return &accel_optim_kernels_scalar;
+    case ACCEL_CPU_ISA_SCALAR: return &accel_optim_kernels_scalar;
 #if defined(__x86_64__) || defined(__i386__)
-    case ACCEL_CPU_ISA_AVX2:
-        return &accel_optim_kernels_avx2;
-    case ACCEL_CPU_ISA_AVX512:
-        return &accel_optim_kernels_avx512;
+    case ACCEL_CPU_ISA_AVX2: return &accel_optim_kernels_avx2;
+    case ACCEL_CPU_ISA_AVX512: return &accel_optim_kernels_avx512;
 #endif
-    default:
-        return NULL;
+    default: return NULL;
     }
 }
 
@@ -215,7 +211,7 @@ static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
     accel_lamb_coeffs_make(config, step, &coeffs);
     lamb_job_t job = {lamb_chosen, &view, &coeffs, partials, 0.0f};
     accel_thread_pool_run(segments, 1, HOST_MIN_PER_THREAD / ACCEL_LAMB_SEGMENT, lamb_moments_chunk,
-                   &job);
+                          &job);
     accel_lamb_reduce(partials, segments, norms);
     free(partials);
     job.scale = accel_lamb_scale(&coeffs, norms[0], norms[1]);
@@ -223,12 +219,46 @@ static accel_status_t host_lamb_step(accel_t *acc, accel_stream_t *stream,
     return ACCEL_OK;
 }
 
+/* ---- tensor lists: every entry checked, then each stepped in order */
+
+static accel_status_t host_adam_step_multi(accel_t *acc, accel_stream_t *stream,
+                                           const accel_adam_config_t *config, uint64_t step,
+                                           size_t count, DLTensor *params, const DLTensor *grads,
+                                           DLTensor *exp_avgs, DLTensor *exp_avg_sqs)
+{
+    accel_status_t status = accel_adam_config_check("adam step", config, step);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check("adam step", acc, ACCEL_OPTIM_HOST_MEMORY, count, params,
+                                         grads, exp_avgs, exp_avg_sqs, 2);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = host_adam_step(acc, i == 0 ? stream : NULL, config, step, &params[i], &grads[i],
+                                &exp_avgs[i], &exp_avg_sqs[i]);
+    return status;
+}
+
+static accel_status_t host_lion_step_multi(accel_t *acc, accel_stream_t *stream,
+                                           const accel_lion_config_t *config, size_t count,
+                                           DLTensor *params, const DLTensor *grads,
+                                           DLTensor *exp_avgs)
+{
+    accel_status_t status = accel_lion_config_check("lion step", config);
+    if (status == ACCEL_OK)
+        status = accel_optim_lists_check("lion step", acc, ACCEL_OPTIM_HOST_MEMORY, count, params,
+                                         grads, exp_avgs, NULL, 1);
+    for (size_t i = 0; i < count && status == ACCEL_OK; i++)
+        status = host_lion_step(acc, i == 0 ? stream : NULL, config, &params[i], &grads[i],
+                                &exp_avgs[i]);
+    return status;
+}
+
 /* ---- builders */
 
-static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step};
+static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step,
+                                       host_adam_step_multi};
 static accel_adagrad_op_t host_adagrad_op = {sizeof(accel_adagrad_op_t), "scalar",
                                              host_adagrad_step};
-static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step};
+static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step,
+                                       host_lion_step_multi};
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void name_tables(void)
@@ -279,4 +309,11 @@ accel_status_t accel_host_lamb_load(void *self, const void **out)
     pthread_once(&lamb_once, choose_lamb);
     *out = &host_lamb_op;
     return ACCEL_OK;
+}
+
+/* The instruction set the host kernels run with (chosen once, at the first
+ * use, from cpuid and ACCEL_CPU_ISA): what a load would report. */
+const char *accel_host_optim_implementation(void)
+{
+    return host_kernels()->name;
 }

@@ -79,19 +79,19 @@ ACCEL_ALWAYS_INLINE void apply_range(const accel_lamb_coeffs_t *c, const accel_o
 }
 
 /* The dtype-pair dispatch of optim_kernels.h, with the extra argument. */
-#define LAMB_DISPATCH(fn, c, v, a, b, x)                                                     \
-    do {                                                                                   \
-        accel_dtype_t pt_ = (v)->param_dtype, st_ = (v)->state_dtype;                      \
-        if (pt_ == ACCEL_DTYPE_F32)                                                        \
-            fn(c, v, a, b, x, ACCEL_DTYPE_F32, ACCEL_DTYPE_F32);                           \
-        else if (pt_ == ACCEL_DTYPE_F16 && st_ == ACCEL_DTYPE_F32)                         \
-            fn(c, v, a, b, x, ACCEL_DTYPE_F16, ACCEL_DTYPE_F32);                           \
-        else if (pt_ == ACCEL_DTYPE_F16)                                                   \
-            fn(c, v, a, b, x, ACCEL_DTYPE_F16, ACCEL_DTYPE_F16);                           \
-        else if (st_ == ACCEL_DTYPE_F32)                                                   \
-            fn(c, v, a, b, x, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32);                          \
-        else                                                                               \
-            fn(c, v, a, b, x, ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16);                         \
+#define LAMB_DISPATCH(fn, c, v, a, b, x)                                                           \
+    do {                                                                                           \
+        accel_dtype_t pt_ = (v)->param_dtype, st_ = (v)->state_dtype;                              \
+        if (pt_ == ACCEL_DTYPE_F32)                                                                \
+            fn(c, v, a, b, x, ACCEL_DTYPE_F32, ACCEL_DTYPE_F32);                                   \
+        else if (pt_ == ACCEL_DTYPE_F16 && st_ == ACCEL_DTYPE_F32)                                 \
+            fn(c, v, a, b, x, ACCEL_DTYPE_F16, ACCEL_DTYPE_F32);                                   \
+        else if (pt_ == ACCEL_DTYPE_F16)                                                           \
+            fn(c, v, a, b, x, ACCEL_DTYPE_F16, ACCEL_DTYPE_F16);                                   \
+        else if (st_ == ACCEL_DTYPE_F32)                                                           \
+            fn(c, v, a, b, x, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F32);                                  \
+        else                                                                                       \
+            fn(c, v, a, b, x, ACCEL_DTYPE_BF16, ACCEL_DTYPE_BF16);                                 \
     } while (0)
 
 static void lamb_moments(const accel_lamb_coeffs_t *coeffs, const accel_optim_view_t *view,

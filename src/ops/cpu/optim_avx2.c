@@ -7,15 +7,33 @@
 #include "ops/cpu/optim_kernels.h"
 
 #define ACCEL_SIMD_INLINE static inline __attribute__((always_inline))
-#define VEC_WIDTH 8
+#define VEC_WIDTH         8
 typedef __m256 vec_t;
 
-ACCEL_SIMD_INLINE vec_t vec_set1(float x) { return _mm256_set1_ps(x); }
-ACCEL_SIMD_INLINE vec_t vec_mul(vec_t a, vec_t b) { return _mm256_mul_ps(a, b); }
-ACCEL_SIMD_INLINE vec_t vec_add(vec_t a, vec_t b) { return _mm256_add_ps(a, b); }
-ACCEL_SIMD_INLINE vec_t vec_div(vec_t a, vec_t b) { return _mm256_div_ps(a, b); }
-ACCEL_SIMD_INLINE vec_t vec_sqrt(vec_t a) { return _mm256_sqrt_ps(a); }
-ACCEL_SIMD_INLINE vec_t vec_fma(vec_t a, vec_t b, vec_t c) { return _mm256_fmadd_ps(a, b, c); }
+ACCEL_SIMD_INLINE vec_t vec_set1(float x)
+{
+    return _mm256_set1_ps(x);
+}
+ACCEL_SIMD_INLINE vec_t vec_mul(vec_t a, vec_t b)
+{
+    return _mm256_mul_ps(a, b);
+}
+ACCEL_SIMD_INLINE vec_t vec_add(vec_t a, vec_t b)
+{
+    return _mm256_add_ps(a, b);
+}
+ACCEL_SIMD_INLINE vec_t vec_div(vec_t a, vec_t b)
+{
+    return _mm256_div_ps(a, b);
+}
+ACCEL_SIMD_INLINE vec_t vec_sqrt(vec_t a)
+{
+    return _mm256_sqrt_ps(a);
+}
+ACCEL_SIMD_INLINE vec_t vec_fma(vec_t a, vec_t b, vec_t c)
+{
+    return _mm256_fmadd_ps(a, b, c);
+}
 
 ACCEL_SIMD_INLINE vec_t vec_step_against_sign(vec_t step, vec_t x)
 {
@@ -41,7 +59,7 @@ ACCEL_SIMD_INLINE __m256i vec_to_bf16_lanes(vec_t x)
     __m256i rounded = _mm256_srli_epi32(
         _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
     __m256i quiet = _mm256_or_si256(_mm256_and_si256(high, _mm256_set1_epi32(0x8000)),
-                                     _mm256_set1_epi32(0x7fc0));
+                                    _mm256_set1_epi32(0x7fc0));
     __m256i is_nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
     return _mm256_blendv_epi8(rounded, quiet, is_nan);
 }
@@ -58,11 +76,11 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
         return;
     }
     __m256i lanes = vec_to_bf16_lanes(x);
-    _mm_storeu_si128(out, _mm_packus_epi32(_mm256_castsi256_si128(lanes),
-                                           _mm256_extracti128_si256(lanes, 1)));
+    _mm_storeu_si128(
+        out, _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1)));
 }
 
 #define OPTIM_SIMD_TABLE accel_optim_kernels_avx2
-#define OPTIM_SIMD_ISA ACCEL_CPU_ISA_AVX2
-#define OPTIM_SIMD_NAME "avx2"
+#define OPTIM_SIMD_ISA   ACCEL_CPU_ISA_AVX2
+#define OPTIM_SIMD_NAME  "avx2"
 #include "ops/cpu/optim_simd_body.h"

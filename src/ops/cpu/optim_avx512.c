@@ -7,15 +7,33 @@
 #include "ops/cpu/optim_kernels.h"
 
 #define ACCEL_SIMD_INLINE static inline __attribute__((always_inline))
-#define VEC_WIDTH 16
+#define VEC_WIDTH         16
 typedef __m512 vec_t;
 
-ACCEL_SIMD_INLINE vec_t vec_set1(float x) { return _mm512_set1_ps(x); }
-ACCEL_SIMD_INLINE vec_t vec_mul(vec_t a, vec_t b) { return _mm512_mul_ps(a, b); }
-ACCEL_SIMD_INLINE vec_t vec_add(vec_t a, vec_t b) { return _mm512_add_ps(a, b); }
-ACCEL_SIMD_INLINE vec_t vec_div(vec_t a, vec_t b) { return _mm512_div_ps(a, b); }
-ACCEL_SIMD_INLINE vec_t vec_sqrt(vec_t a) { return _mm512_sqrt_ps(a); }
-ACCEL_SIMD_INLINE vec_t vec_fma(vec_t a, vec_t b, vec_t c) { return _mm512_fmadd_ps(a, b, c); }
+ACCEL_SIMD_INLINE vec_t vec_set1(float x)
+{
+    return _mm512_set1_ps(x);
+}
+ACCEL_SIMD_INLINE vec_t vec_mul(vec_t a, vec_t b)
+{
+    return _mm512_mul_ps(a, b);
+}
+ACCEL_SIMD_INLINE vec_t vec_add(vec_t a, vec_t b)
+{
+    return _mm512_add_ps(a, b);
+}
+ACCEL_SIMD_INLINE vec_t vec_div(vec_t a, vec_t b)
+{
+    return _mm512_div_ps(a, b);
+}
+ACCEL_SIMD_INLINE vec_t vec_sqrt(vec_t a)
+{
+    return _mm512_sqrt_ps(a);
+}
+ACCEL_SIMD_INLINE vec_t vec_fma(vec_t a, vec_t b, vec_t c)
+{
+    return _mm512_fmadd_ps(a, b, c);
+}
 
 ACCEL_SIMD_INLINE vec_t vec_step_against_sign(vec_t step, vec_t x)
 {
@@ -53,10 +71,11 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
     __m512i quiet = _mm512_or_si512(_mm512_and_si512(high, _mm512_set1_epi32(0x8000)),
                                     _mm512_set1_epi32(0x7fc0));
     __mmask16 is_nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    _mm256_storeu_si256(out, _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(is_nan, rounded, quiet)));
+    _mm256_storeu_si256(out,
+                        _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(is_nan, rounded, quiet)));
 }
 
 #define OPTIM_SIMD_TABLE accel_optim_kernels_avx512
-#define OPTIM_SIMD_ISA ACCEL_CPU_ISA_AVX512
-#define OPTIM_SIMD_NAME "avx512"
+#define OPTIM_SIMD_ISA   ACCEL_CPU_ISA_AVX512
+#define OPTIM_SIMD_NAME  "avx512"
 #include "ops/cpu/optim_simd_body.h"

@@ -22,7 +22,6 @@ typedef void (*accel_adagrad_kernel_t)(const accel_adagrad_coeffs_t *coeffs,
 typedef void (*accel_lion_kernel_t)(const accel_lion_coeffs_t *coeffs,
                                     const accel_optim_view_t *view, size_t begin, size_t end);
 
-
 typedef struct accel_optim_kernels {
     accel_cpu_isa_t isa;
     const char *name; /* "scalar", "avx2", "avx512" */

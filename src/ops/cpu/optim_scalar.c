@@ -58,9 +58,8 @@ ACCEL_ALWAYS_INLINE void adam_range(const accel_adam_coeffs_t *c, const accel_op
     }
 }
 
-ACCEL_ALWAYS_INLINE void adagrad_range(const accel_adagrad_coeffs_t *c,
-                                       const accel_optim_view_t *v, size_t begin, size_t end,
-                                       accel_dtype_t pt, accel_dtype_t st)
+ACCEL_ALWAYS_INLINE void adagrad_range(const accel_adagrad_coeffs_t *c, const accel_optim_view_t *v,
+                                       size_t begin, size_t end, accel_dtype_t pt, accel_dtype_t st)
 {
     for (size_t i = begin; i < end; i++) {
         float g = load_element(v->grad, i, pt);

@@ -8,8 +8,8 @@
  * OPTIM_SIMD_TABLE (the table's name), OPTIM_SIMD_ISA and OPTIM_SIMD_NAME. */
 
 ACCEL_SIMD_INLINE void adam_vector_range(const accel_adam_coeffs_t *c,
-                                         const accel_optim_view_t *view, size_t begin,
-                                         size_t end, accel_dtype_t pt, accel_dtype_t st)
+                                         const accel_optim_view_t *view, size_t begin, size_t end,
+                                         accel_dtype_t pt, accel_dtype_t st)
 {
     const vec_t beta1 = vec_set1(c->beta1), one_minus_beta1 = vec_set1(c->one_minus_beta1);
     const vec_t beta2 = vec_set1(c->beta2), one_minus_beta2 = vec_set1(c->one_minus_beta2);
@@ -64,8 +64,8 @@ ACCEL_SIMD_INLINE void adagrad_vector_range(const accel_adagrad_coeffs_t *c,
 }
 
 ACCEL_SIMD_INLINE void lion_vector_range(const accel_lion_coeffs_t *c,
-                                         const accel_optim_view_t *view, size_t begin,
-                                         size_t end, accel_dtype_t pt, accel_dtype_t st)
+                                         const accel_optim_view_t *view, size_t begin, size_t end,
+                                         accel_dtype_t pt, accel_dtype_t st)
 {
     const vec_t beta1 = vec_set1(c->beta1), one_minus_beta1 = vec_set1(c->one_minus_beta1);
     const vec_t beta2 = vec_set1(c->beta2), one_minus_beta2 = vec_set1(c->one_minus_beta2);

@@ -160,7 +160,8 @@ SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
     if (count == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is NULL");
     if (strict != NULL && strcmp(strict, "1") == 0 && !sim_initialised())
-        return sim_error(ACL_ERROR_UNINITIALIZE, "aclrtGetDeviceCount: aclInit has not been called");
+        return sim_error(ACL_ERROR_UNINITIALIZE,
+                         "aclrtGetDeviceCount: aclInit has not been called");
     if (sim_device_count() == 0)
         return sim_error(ACL_ERROR_RT_NO_DEVICE, "aclrtGetDeviceCount: no NPU device");
     *count = (uint32_t)sim_device_count();

@@ -15,18 +15,18 @@
 #include "sim_fault.h"
 
 #define SIM_MAX_DEVICES 64
-#define SIM_API SIM_EXPORT
+#define SIM_API         SIM_EXPORT
 
 extern pthread_mutex_t sim_lock;
 extern pthread_cond_t sim_changed;
 
 /* Every exported function starts with this: counts the call and returns
  * the injected fault, if any. */
-#define SIM_ENTER(name)                                                      \
-    do {                                                                     \
-        int sim_injected_ = sim_fault_hit(name);                             \
-        if (sim_injected_ != 0)                                              \
-            return sim_error(sim_injected_, "%s: injected fault", name);     \
+#define SIM_ENTER(name)                                                                            \
+    do {                                                                                           \
+        int sim_injected_ = sim_fault_hit(name);                                                   \
+        if (sim_injected_ != 0)                                                                    \
+            return sim_error(sim_injected_, "%s: injected fault", name);                           \
     } while (0)
 
 /* Keep `fmt` as the thread's aclGetRecentErrMsg text; returns `code`. */

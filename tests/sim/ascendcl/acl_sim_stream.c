@@ -17,7 +17,13 @@
 
 #include "acl_sim_internal.h"
 
-typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_RECORD, SIM_WAIT, SIM_CALLBACK } sim_task_kind_t;
+typedef enum sim_task_kind {
+    SIM_COPY,
+    SIM_FILL,
+    SIM_RECORD,
+    SIM_WAIT,
+    SIM_CALLBACK
+} sim_task_kind_t;
 
 typedef struct sim_event {
     unsigned flags;
@@ -66,10 +72,10 @@ struct sim_stream {
     struct sim_stream *next; /* in sim_streams */
 };
 
-static sim_stream_t *sim_streams;                    /* every live stream */
-static sim_stream_t *sim_defaults[SIM_MAX_DEVICES];  /* made on first use, never freed */
-static sim_report_t *sim_reports;                    /* callbacks waiting for a thread */
-static sim_event_t *sim_events;                      /* every event not destroyed */
+static sim_stream_t *sim_streams;                   /* every live stream */
+static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
+static sim_report_t *sim_reports;                   /* callbacks waiting for a thread */
+static sim_event_t *sim_events;                     /* every event not destroyed */
 
 static uint64_t sim_now_ns(void)
 {
@@ -222,8 +228,8 @@ sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char 
             found = s;
     pthread_mutex_unlock(&sim_lock);
     if (found == NULL)
-        *code = sim_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live stream", function,
-                          handle);
+        *code =
+            sim_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live stream", function, handle);
     return found;
 }
 
@@ -709,8 +715,8 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
         if (!subscribed)
             return sim_error(ACL_ERROR_THREAD_NOT_SUBSCRIBE,
                              "aclrtProcessReport: the thread is subscribed to no stream");
-        return sim_error(ACL_ERROR_WAIT_CALLBACK_TIMEOUT, "aclrtProcessReport: no callback in %d ms",
-                         (int)timeout);
+        return sim_error(ACL_ERROR_WAIT_CALLBACK_TIMEOUT,
+                         "aclrtProcessReport: no callback in %d ms", (int)timeout);
     }
     report->taken = true;
     for (sim_report_t **link = &sim_reports; *link != NULL; link = &(*link)->next)

@@ -11,18 +11,18 @@
 #include <string.h>
 
 #define SIM_MAX_FUNCTIONS 256
-#define SIM_MAX_RULES 32
+#define SIM_MAX_RULES     32
 
 typedef struct sim_rule {
     char function[96];
-    unsigned long from;  /* the call number (1-based, since the rule was set) */
-    bool every_after;    /* N+ or * */
+    unsigned long from; /* the call number (1-based, since the rule was set) */
+    bool every_after;   /* N+ or * */
     int code;
 } sim_rule_t;
 
 typedef struct sim_counter {
     char name[96];
-    unsigned long total; /* since load */
+    unsigned long total;       /* since load */
     unsigned long since_rules; /* since the rules were last set */
 } sim_counter_t;
 
@@ -95,8 +95,9 @@ static void sim_load_env(void)
     if (spec != NULL && *spec != '\0') {
         int count = sim_parse(spec, sim_rules);
         if (count < 0) {
-            fprintf(stderr, "sim: ACCEL_SIM_FAIL=\"%s\" is malformed (want name:N:code, "
-                            "name:N+:code or name:*:code, comma-separated); no fault set\n",
+            fprintf(stderr,
+                    "sim: ACCEL_SIM_FAIL=\"%s\" is malformed (want name:N:code, "
+                    "name:N+:code or name:*:code, comma-separated); no fault set\n",
                     spec);
             count = 0;
         }
@@ -155,8 +156,8 @@ int sim_fault_device_count(int fallback, int max)
     errno = 0;
     value = strtol(text, &end, 10);
     if (errno != 0 || *end != '\0' || value < 0 || value > max) {
-        fprintf(stderr, "sim: ACCEL_SIM_DEVICES=\"%s\" is not a count in [0, %d]; using %d\n",
-                text, max, fallback);
+        fprintf(stderr, "sim: ACCEL_SIM_DEVICES=\"%s\" is not a count in [0, %d]; using %d\n", text,
+                max, fallback);
         return fallback;
     }
     return (int)value;
@@ -174,9 +175,18 @@ size_t sim_fault_env_size(const char *name, size_t fallback)
     if (errno != 0 || end == text)
         return fallback;
     switch (*end) {
-    case 'K': value <<= 10; end++; break;
-    case 'M': value <<= 20; end++; break;
-    case 'G': value <<= 30; end++; break;
+    case 'K':
+        value <<= 10;
+        end++;
+        break;
+    case 'M':
+        value <<= 20;
+        end++;
+        break;
+    case 'G':
+        value <<= 30;
+        end++;
+        break;
     default: break;
     }
     return *end == '\0' ? (size_t)value : fallback;
