@@ -1,9 +1,10 @@
 /* op_builders.c: the sdaa backend's own op builders, listed after the host
  * optimizers core gives every backend (CPUAdamBuilder... run on the CPU, as
- * DeepSpeed's sdaa does): FusedAdamBuilder, the one device builder
- * DeepSpeed's sdaa op_builder has, listed but not compatible: it would be an
- * SDAA kernel, and this build has no Teco kernel compiler (so the backend
- * fills no fused_optim slot). Constant tables; any thread. */
+ * DeepSpeed's sdaa does): the fused device optimizers (DeepSpeed's sdaa
+ * op_builder has FusedAdamBuilder; accel lists Lion and Lamb beside it as
+ * every backend does), listed but not compatible: they would be SDAA
+ * kernels, and this build has no Teco kernel compiler (so the backend fills
+ * no fused_optim slot). Constant tables; any thread. */
 #include <stdio.h>
 
 #include "backends/sdaa/sdaa_backend.h"
@@ -28,6 +29,10 @@ static accel_status_t sdaa_fused_load(void *self, const void **out)
 
 static const accel_op_builder_desc_t sdaa_builders[] = {
     {sizeof(accel_op_builder_desc_t), "FusedAdamBuilder", "fused_adam", sdaa_fused_is_compatible,
+     sdaa_fused_load},
+    {sizeof(accel_op_builder_desc_t), "FusedLionBuilder", "fused_lion", sdaa_fused_is_compatible,
+     sdaa_fused_load},
+    {sizeof(accel_op_builder_desc_t), "FusedLambBuilder", "fused_lamb", sdaa_fused_is_compatible,
      sdaa_fused_load},
 };
 
