@@ -339,8 +339,10 @@ static accel_status_t sdaa_set_device(void *self, int device)
 }
 
 /* Name and total memory from sdaaGetDeviceProperties (the early layout's
- * leading fields, read from an oversized buffer); the PCI bus from the same
- * struct. Core counts are not in the public API (-1). */
+ * leading fields, read from an oversized buffer). The struct's pciBusID is a
+ * bare bus number, not a full domain:bus:device.function address, so no PCI
+ * id is reported rather than a guessed one; core counts are not in the
+ * public API (-1). */
 static accel_status_t sdaa_device_properties(void *self, int device, accel_device_properties_t *out)
 {
     accel_sdaa_backend_t *sdaa = self;
@@ -364,9 +366,6 @@ static accel_status_t sdaa_device_properties(void *self, int device, accel_devic
     props.total_memory = (uint64_t)raw.prop.total_global_mem;
     props.compute_major = props.compute_minor = -1;
     props.multiprocessor_count = -1;
-    if (raw.prop.pci_bus_id > 0)
-        snprintf(props.pci_bus_id, sizeof props.pci_bus_id, "0000:%02x:00.0",
-                 (unsigned)raw.prop.pci_bus_id & 0xffu);
     if (sdaa->driver_version >= 0)
         snprintf(props.driver_version, sizeof props.driver_version, "SDAA runtime %d, driver %d",
                  sdaa->runtime_version, sdaa->driver_version);
