@@ -325,6 +325,18 @@ static void test_stream_faults(void **state)
         assert_true(sim_calls("sdaaEventDestroy") > destroyed);
     }
     {
+        /* the wait before destroying fails: logged, the stream still goes */
+        accel_stream_t *other = NULL;
+        unsigned long waited = sim_calls("sdaaStreamSynchronize");
+        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
+        assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
+        fail_every("sdaaStreamSynchronize", SDAA_UNKNOWN);
+        assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaStreamSynchronize") > waited);
+        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
+    }
+    {
         unsigned long destroyed = sim_calls("sdaaStreamDestroy");
         fail_every("sdaaStreamDestroy", SDAA_UNKNOWN);
         assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);

@@ -42,13 +42,26 @@ accel_status_t accel_sdaa_stream_create(void *self, int device, int priority, vo
     return status;
 }
 
-/* accel_stream_destroy has waited for the stream's work already. */
+/* accel_stream_destroy promises the stream's queued work has finished: the
+ * stream is synchronized, then destroyed (a failed wait is logged and the
+ * stream destroyed anyway, as the runtime finishes its work on its own). A
+ * destroy the backend cannot make (a forked child, a host callback) is
+ * logged: the stream then stays with the runtime. */
 void accel_sdaa_stream_destroy(void *self, int device, void *stream)
 {
     accel_sdaa_backend_t *sdaa = self;
     accel_sdaa_error_t code;
-    if (accel_sdaa_activate(sdaa, device) != ACCEL_OK)
+    if (accel_sdaa_activate(sdaa, device) != ACCEL_OK) {
+        accel_log(ACCEL_LOG_WARN, "sdaa: a stream of device %d was not destroyed: %s", device,
+                  accel_last_error());
         return;
+    }
+    code = sdaa->rt->sdaaStreamSynchronize(stream);
+    if (code != ACCEL_SDAA_SUCCESS)
+        accel_log(ACCEL_LOG_WARN,
+                  "sdaa: sdaaStreamSynchronize before destroying a stream of device %d failed "
+                  "with sdaaError_t %d",
+                  device, code);
     code = sdaa->rt->sdaaStreamDestroy(stream);
     if (code != ACCEL_SDAA_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "sdaa: sdaaStreamDestroy on device %d failed with sdaaError_t %d",

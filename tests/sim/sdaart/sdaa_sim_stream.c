@@ -6,7 +6,7 @@
  * later, to widen such windows. Events carry a record count and a
  * CLOCK_MONOTONIC time. A callback added with sdaaStreamAddCallback runs on
  * the stream's worker when the stream reaches it, and the stream waits for
- * it (CUDA's rule).
+ * it (CUDA's rule). sdaaStreamDestroy does not wait (CUDA's rule too).
  * Stricter than CUDA where that catches binding mistakes: work queued on a
  * stream of another device than the thread's current one is refused
  * (sdaaErrorInvalidHandle), and fills must lie in device memory.
@@ -55,8 +55,8 @@ struct sim_stream {
     pthread_t worker;
     sim_task_t *head, *tail;
     unsigned long enqueued, finished;
-    bool stop;
-    struct sim_stream *next; /* in sim_streams */
+    bool stop;               /* sdaaStreamDestroy ran: finish the queue, then end */
+    struct sim_stream *next; /* in sim_streams until its worker ends */
 };
 
 static sim_stream_t *sim_streams;                   /* every live stream */
@@ -135,7 +135,7 @@ static void *sim_worker(void *arg)
         while (stream->head == NULL && !stream->stop)
             pthread_cond_wait(&sim_changed, &sim_lock);
         if (stream->head == NULL)
-            break;
+            break; /* destroyed and drained */
         task = stream->head;
         pthread_mutex_unlock(&sim_lock);
         sim_task_delay();
@@ -150,7 +150,16 @@ static void *sim_worker(void *arg)
         free(task);
         pthread_cond_broadcast(&sim_changed);
     }
+    /* Only a destroyed stream gets here (default streams never stop): its
+     * worker is detached, so it unlinks and frees the stream itself. */
+    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
+        if (*link == stream) {
+            *link = stream->next;
+            break;
+        }
+    pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
+    free(stream);
     return NULL;
 }
 
@@ -198,7 +207,7 @@ sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const c
     }
     pthread_mutex_lock(&sim_lock);
     for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == (sim_stream_t *)handle && !s->is_default)
+        if (s == (sim_stream_t *)handle && !s->is_default && !s->stop)
             found = s;
     pthread_mutex_unlock(&sim_lock);
     if (found == NULL)
@@ -288,7 +297,9 @@ SIM_API sdaaError_t sdaaStreamCreate(sdaaStream_t *stream)
     return sdaaStreamCreateWithFlags(stream, sdaaStreamDefault);
 }
 
-/* Waits for the stream's work, then ends its worker. */
+/* Returns at once, as CUDA's does: work already queued still runs, then the
+ * worker ends and frees the stream; the handle is invalid from now on. A
+ * binding that must wait for the work synchronizes first. */
 SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
 {
     sdaaError_t code;
@@ -299,17 +310,10 @@ SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamDestroy")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
     stream->stop = true;
+    pthread_detach(stream->worker);
     pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
-    pthread_join(stream->worker, NULL);
-    free(stream);
     return sdaaSuccess;
 }
 
