@@ -415,6 +415,46 @@ static void test_fork_refused(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* ---------------------------------------------------------------- the sim itself */
+
+static void slow_sim_callback(void *stream, int status, void *user_data)
+{
+    (void)stream;
+    (void)status;
+    usleep(20000); /* still running when the destroy and the device wait start */
+    __atomic_store_n((int *)user_data, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The sim's sdaaStreamDestroy returns at once (CUDA's rule): a device
+ * synchronize right after must still wait for the destroyed stream's work,
+ * and must not touch the stream once its worker has freed it (ASan). */
+static void test_sim_destroy_then_device_sync(void **state)
+{
+    int (*stream_create)(void **, unsigned);
+    int (*stream_destroy)(void *);
+    int (*add_callback)(void *, void (*)(void *, int, void *), void *, unsigned);
+    int (*device_sync)(void);
+    void *library, *stream = NULL;
+    int done = 0;
+    (void)state;
+    library = dlopen(getenv("ACCEL_SDAA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(library);
+    *(void **)&stream_create = dlsym(library, "sdaaStreamCreateWithFlags");
+    *(void **)&stream_destroy = dlsym(library, "sdaaStreamDestroy");
+    *(void **)&add_callback = dlsym(library, "sdaaStreamAddCallback");
+    *(void **)&device_sync = dlsym(library, "sdaaDeviceSynchronize");
+    assert_non_null(stream_create);
+    assert_non_null(stream_destroy);
+    assert_non_null(add_callback);
+    assert_non_null(device_sync);
+    assert_int_equal(stream_create(&stream, 1), 0);
+    assert_int_equal(add_callback(stream, slow_sim_callback, &done, 0), 0);
+    assert_int_equal(stream_destroy(stream), 0);
+    assert_int_equal(device_sync(), 0);
+    assert_int_equal(__atomic_load_n(&done, __ATOMIC_SEQ_CST), 1);
+    dlclose(library);
+}
+
 /* A failed check leaves its fault set: clear it for the next test. */
 static int clear_after(void **state)
 {
@@ -433,7 +473,7 @@ int main(void)
         FAULT_TEST(test_set_device_fault), FAULT_TEST(test_device_faults),
         FAULT_TEST(test_memory_faults),    FAULT_TEST(test_rng_faults),
         FAULT_TEST(test_stream_faults),    FAULT_TEST(test_callback_may_not_call_runtime),
-        FAULT_TEST(test_fork_refused),
+        FAULT_TEST(test_fork_refused),     FAULT_TEST(test_sim_destroy_then_device_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

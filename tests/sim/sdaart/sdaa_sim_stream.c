@@ -55,6 +55,7 @@ struct sim_stream {
     pthread_t worker;
     sim_task_t *head, *tail;
     unsigned long enqueued, finished;
+    unsigned waiters;        /* threads in sim_stream_wait_locked: keep it alive */
     bool stop;               /* sdaaStreamDestroy ran: finish the queue, then end */
     struct sim_stream *next; /* in sim_streams until its worker ends */
 };
@@ -151,7 +152,10 @@ static void *sim_worker(void *arg)
         pthread_cond_broadcast(&sim_changed);
     }
     /* Only a destroyed stream gets here (default streams never stop): its
-     * worker is detached, so it unlinks and frees the stream itself. */
+     * worker is detached, so it unlinks and frees the stream itself, once no
+     * device synchronize is still looking at it. */
+    while (stream->waiters > 0)
+        pthread_cond_wait(&sim_changed, &sim_lock);
     for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
         if (*link == stream) {
             *link = stream->next;
@@ -259,8 +263,11 @@ static sdaaError_t sim_submit(sim_stream_t *stream, const sim_task_t *proto, con
 static void sim_stream_wait_locked(sim_stream_t *stream)
 {
     unsigned long target = stream->enqueued;
+    stream->waiters++;
     while (stream->finished < target)
         pthread_cond_wait(&sim_changed, &sim_lock);
+    if (--stream->waiters == 0)
+        pthread_cond_broadcast(&sim_changed); /* a destroyed stream's worker may end now */
 }
 
 void sim_streams_drain(int device)
@@ -304,16 +311,26 @@ SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
 {
     sdaaError_t code;
     sim_stream_t *stream;
+    pthread_t worker;
+    bool idle;
     SIM_ENTER("sdaaStreamDestroy");
     if (handle == NULL)
         return sim_error(sdaaErrorInvalidHandle, "sdaaStreamDestroy: stream is NULL");
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamDestroy")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
+    worker = stream->worker;
+    idle = stream->head == NULL;
     stream->stop = true;
-    pthread_detach(stream->worker);
+    if (!idle)
+        pthread_detach(worker); /* ends on its own once the queue has run */
     pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
+    /* Nothing queued: the worker ends at once; joining it keeps its thread
+     * (and what callbacks left in its thread-local storage) from outliving
+     * the caller's next steps. The stream is freed by the worker either way. */
+    if (idle)
+        pthread_join(worker, NULL);
     return sdaaSuccess;
 }
 
