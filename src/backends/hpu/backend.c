@@ -16,7 +16,7 @@
 #include "backends/hpu/hpu_backend.h"
 
 #define HPU_MODULES_ENV "HABANA_VISIBLE_MODULES"
-#define HPU_HABANA_DIR "/usr/lib/habanalabs"
+#define HPU_HABANA_DIR  "/usr/lib/habanalabs"
 
 /* ---------------------------------------------------------------- static facts */
 
@@ -24,8 +24,7 @@
  * hpu_backend graph compiler first, the index ignored in device names,
  * CUDA_VISIBLE_DEVICES as the visible-devices variable (its
  * HABANA_VISIBLE_MODULES line is commented out) and nothing exported. */
-static const char *const hpu_compile_backends[] = {"hpu_backend", "inductor", "eager",
-                                                   "aot_eager"};
+static const char *const hpu_compile_backends[] = {"hpu_backend", "inductor", "eager", "aot_eager"};
 static const char *const hpu_visible_devices_envs[] = {"CUDA_VISIBLE_DEVICES"};
 
 static const accel_backend_info_t hpu_info = {
@@ -66,6 +65,18 @@ __attribute__((format(printf, 3, 4))) static void hpu_say(char *out, size_t cap,
 
 /* ---------------------------------------------------------------- loading the libraries */
 
+/* dlerror's "cannot open shared object file: No such file or directory" as
+ * "not found", in place, so that every place tried fits a probe's reason. */
+static void hpu_shorten_tried(char *tried)
+{
+    static const char long_text[] = "cannot open shared object file: No such file or directory";
+    char *at;
+    while ((at = strstr(tried, long_text)) != NULL) {
+        memcpy(at, "not found", 9);
+        memmove(at + 9, at + sizeof long_text - 1, strlen(at + sizeof long_text - 1) + 1);
+    }
+}
+
 static pthread_once_t hpu_syn_once = PTHREAD_ONCE_INIT;
 static accel_hpu_api_t hpu_syn_api;
 static bool hpu_syn_ok;
@@ -75,7 +86,7 @@ static void hpu_syn_load(void)
 {
     static const char *const candidates[] = {"libSynapse.so", HPU_HABANA_DIR "/libSynapse.so",
                                              NULL};
-#define ACCEL_HPU_SYMBOL(required, ret, name, params, export)                                   \
+#define ACCEL_HPU_SYMBOL(required, ret, name, params, export)                                      \
     ACCEL_SYMBOL_ENTRY(hpu_syn_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/hpu/symbols.h"
@@ -84,6 +95,7 @@ static void hpu_syn_load(void)
     char tried[sizeof hpu_syn_reason] = "";
     Dl_info where;
     void *library = accel_backend_load_library("hpu", candidates, tried, sizeof tried);
+    hpu_shorten_tried(tried);
     if (library == NULL) {
         hpu_say(hpu_syn_reason, sizeof hpu_syn_reason,
                 "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)", tried);
@@ -128,7 +140,7 @@ static char hpu_hlml_reason[256];
 static void hpu_hlml_load(void)
 {
     static const char *const candidates[] = {"libhlml.so", HPU_HABANA_DIR "/libhlml.so", NULL};
-#define ACCEL_HLML_SYMBOL(required, ret, name, params, export)                                  \
+#define ACCEL_HLML_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(hpu_hlml_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/hpu/symbols.h"
@@ -138,6 +150,7 @@ static void hpu_hlml_load(void)
     Dl_info where;
     /* ACCEL_HPU_HLML_LIBRARY names a file */
     void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
+    hpu_shorten_tried(tried);
     if (library == NULL) {
         hpu_say(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)", tried);
         return;
@@ -160,19 +173,49 @@ static void hpu_hlml_load(void)
 const char *accel_hpu_status_name(accel_syn_status_t code)
 {
     static const char *const names[] = {
-        "synSuccess", "synInvalidArgument", "synCbFull", "synOutOfHostMemory",
-        "synOutOfDeviceMemory", "synObjectAlreadyInitialized", "synObjectNotInitialized",
-        "synCommandSubmissionFailure", "synNoDeviceFound", "synDeviceTypeMismatch",
-        "synFailedToInitializeCb", "synFailedToFreeCb", "synFailedToMapCb",
-        "synFailedToUnmapCb", "synFailedToAllocateDeviceMemory", "synFailedToFreeDeviceMemory",
-        "synFailedNotEnoughDevicesFound", "synDeviceReset", "synUnsupported",
-        "synWrongParamsFile", "synDeviceAlreadyAcquired", "synNameIsAlreadyUsed", "synBusy",
-        "synAllResourcesTaken", "synUnavailable", "synInvalidTensorDimensions", "synFail",
-        "synOutOfResources", "synUninitialized", "synAlreadyInitialized",
-        "synFailedSectionValidation", "synSynapseTerminated", "synAssertAsync",
-        "synInvalidEventHandle", "synMappingNotFound", "synFailedDynamicPatching",
-        "synFailedStaticPatching", "synFailedToSubmitWorkload", "synInvalidSectionsDefinition",
-        "synInvalidTensorProperties", "synFailHccl", "synFailedToCollectTime", "synTimeout",
+        "synSuccess",
+        "synInvalidArgument",
+        "synCbFull",
+        "synOutOfHostMemory",
+        "synOutOfDeviceMemory",
+        "synObjectAlreadyInitialized",
+        "synObjectNotInitialized",
+        "synCommandSubmissionFailure",
+        "synNoDeviceFound",
+        "synDeviceTypeMismatch",
+        "synFailedToInitializeCb",
+        "synFailedToFreeCb",
+        "synFailedToMapCb",
+        "synFailedToUnmapCb",
+        "synFailedToAllocateDeviceMemory",
+        "synFailedToFreeDeviceMemory",
+        "synFailedNotEnoughDevicesFound",
+        "synDeviceReset",
+        "synUnsupported",
+        "synWrongParamsFile",
+        "synDeviceAlreadyAcquired",
+        "synNameIsAlreadyUsed",
+        "synBusy",
+        "synAllResourcesTaken",
+        "synUnavailable",
+        "synInvalidTensorDimensions",
+        "synFail",
+        "synOutOfResources",
+        "synUninitialized",
+        "synAlreadyInitialized",
+        "synFailedSectionValidation",
+        "synSynapseTerminated",
+        "synAssertAsync",
+        "synInvalidEventHandle",
+        "synMappingNotFound",
+        "synFailedDynamicPatching",
+        "synFailedStaticPatching",
+        "synFailedToSubmitWorkload",
+        "synInvalidSectionsDefinition",
+        "synInvalidTensorProperties",
+        "synFailHccl",
+        "synFailedToCollectTime",
+        "synTimeout",
         "synResourceBadUsage",
     };
     _Static_assert(sizeof names / sizeof names[0] == ACCEL_SYN_STATUS_LAST + 1, "synStatus names");
@@ -255,6 +298,7 @@ static pthread_mutex_t hpu_held_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     unsigned refs;
     accel_syn_device_id_t id;
+    bool kept; /* a release failed: still ours, reused by the next acquire */
 } hpu_held[ACCEL_HPU_MAX_DEVICES];
 
 static _Thread_local uint64_t hpu_thread_instance;
@@ -274,7 +318,7 @@ static accel_status_t hpu_acquire_module(const accel_hpu_api_t *syn, accel_syn_m
     accel_syn_status_t code;
     accel_status_t status = ACCEL_OK;
     pthread_mutex_lock(&hpu_held_lock);
-    if (hpu_held[module].refs == 0) {
+    if (hpu_held[module].refs == 0 && !hpu_held[module].kept) {
         code = syn->synDeviceAcquireByModuleId(&hpu_held[module].id, module);
         if (code == ACCEL_SYN_NO_DEVICE_FOUND || code == ACCEL_SYN_DEVICE_ALREADY_ACQUIRED ||
             code == ACCEL_SYN_BUSY) {
@@ -292,6 +336,7 @@ static accel_status_t hpu_acquire_module(const accel_hpu_api_t *syn, accel_syn_m
         }
     }
     if (status == ACCEL_OK) {
+        hpu_held[module].kept = false;
         hpu_held[module].refs++;
         *out = hpu_held[module].id;
     }
@@ -304,8 +349,13 @@ static void hpu_release_module(const accel_hpu_api_t *syn, accel_syn_module_id_t
     pthread_mutex_lock(&hpu_held_lock);
     if (hpu_held[module].refs > 0 && --hpu_held[module].refs == 0) {
         accel_syn_status_t code = syn->synDeviceRelease(hpu_held[module].id);
+        /* Still held: the next acquisition reuses it instead of asking for
+         * a Gaudi this process already has. */
+        hpu_held[module].kept = code != ACCEL_SYN_SUCCESS;
         if (code != ACCEL_SYN_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "hpu: synDeviceRelease(module %u) failed with synStatus %u",
+            accel_log(ACCEL_LOG_WARN,
+                      "hpu: synDeviceRelease(module %u) failed with synStatus %u; the Gaudi "
+                      "stays held by this process",
                       (unsigned)module, code);
     }
     pthread_mutex_unlock(&hpu_held_lock);
@@ -444,18 +494,21 @@ static void hpu_count_devices(int *count, accel_syn_module_id_t *modules, char *
         *count = hpu_apply_visible_modules(n, modules);
         return;
     }
-    snprintf(hlml_why, sizeof hlml_why, "%s", how);
+    /* The full story of HLML goes to the debug log; the reason keeps it
+     * short, since a probe's reason holds 256 bytes. */
+    accel_log(ACCEL_LOG_DEBUG, "hpu: %s", how);
+    snprintf(hlml_why, sizeof hlml_why, "%s",
+             hpu_hlml_ok ? "HLML could not count" : "HLML not loaded (no libhlml.so)");
     if (dev == NULL || *dev == '\0')
         dev = "/dev";
     snprintf(accel_dir, sizeof accel_dir, "%s/accel", dev);
     n = hpu_count_nodes(accel_dir, "accel");
     if (n > 0) {
-        hpu_say(how, cap, "%s; counted %d %s/accel<N> device node(s) instead", hlml_why, n,
-                accel_dir);
+        hpu_say(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n, accel_dir);
     } else {
         n = hpu_count_nodes(dev, "hl");
-        hpu_say(how, cap, "%s; counted %d %s/accel/accel<N> or %s/hl<N> device node(s) instead%s",
-                hlml_why, n, dev, dev, n > 0 ? "" : " (none: no habanalabs driver here)");
+        hpu_say(how, cap, "%s; counted %d hl<N> node(s) in %s%s", hlml_why, n, dev,
+                n > 0 ? "" : " (none: no habanalabs driver)");
     }
     if (n > ACCEL_HPU_MAX_DEVICES)
         n = ACCEL_HPU_MAX_DEVICES;
@@ -588,9 +641,9 @@ static accel_status_t hpu_init(void *self)
                                        hpu_workarounds[i]);
     if ((status = hpu_syn_init(syn)) != ACCEL_OK)
         return status;
-    status = accel_hpu_check(syn, syn->synDriverGetVersion(hpu->driver_version,
-                                                           (int)sizeof hpu->driver_version),
-                             "synDriverGetVersion");
+    status = accel_hpu_check(
+        syn, syn->synDriverGetVersion(hpu->driver_version, (int)sizeof hpu->driver_version),
+        "synDriverGetVersion");
     if (status != ACCEL_OK)
         return status;
     hpu->driver_version[sizeof hpu->driver_version - 1] = '\0';
@@ -605,9 +658,9 @@ static accel_status_t hpu_init(void *self)
     for (int i = 0; i < hpu->device_count; i++) {
         uint64_t values[3] = {0, 0, 0};
         accel_hpu_device_t *dev = &hpu->devices[i];
-        status = accel_hpu_check(syn,
-                                 syn->synDeviceGetAttributeByModuleId(values, attrs, 3, dev->module),
-                                 "synDeviceGetAttributeByModuleId");
+        status = accel_hpu_check(
+            syn, syn->synDeviceGetAttributeByModuleId(values, attrs, 3, dev->module),
+            "synDeviceGetAttributeByModuleId");
         if (status != ACCEL_OK)
             return status;
         dev->type = values[0];
@@ -648,8 +701,7 @@ static const char *hpu_type_name(uint64_t type)
     }
 }
 
-static accel_status_t hpu_device_properties(void *self, int device,
-                                            accel_device_properties_t *out)
+static accel_status_t hpu_device_properties(void *self, int device, accel_device_properties_t *out)
 {
     accel_hpu_backend_t *hpu = self;
     const accel_hpu_device_t *dev = &hpu->devices[device];
@@ -752,6 +804,8 @@ static const accel_backend_ops_t hpu_ops = {
     .event_elapsed_ms = accel_hpu_event_elapsed_ms,
 
     .rng_fill = accel_hpu_rng_fill,
+
+    .op_builders = accel_hpu_op_builders,
 };
 
 const accel_backend_ops_t *accel_hpu_backend_ops(void)

@@ -105,13 +105,13 @@ typedef struct accel_hpu_staging {
 
 typedef struct accel_hpu_item {
     accel_hpu_item_kind_t kind;
-    uint64_t src, dst, size;       /* COPY (size: MEMSET too) */
-    accel_syn_dma_dir_t dir;       /* COPY */
-    unsigned char value;           /* MEMSET */
-    accel_hpu_staging_t *staging;  /* COPY from/to a staging buffer, or NULL */
-    accel_hpu_event_t *event;      /* RECORD, WAIT */
-    uint64_t target;               /* WAIT: the record count to wait for */
-    accel_host_fn_t fn;            /* CALLBACK */
+    uint64_t src, dst, size;      /* COPY (size: MEMSET too) */
+    accel_syn_dma_dir_t dir;      /* COPY */
+    unsigned char value;          /* MEMSET */
+    accel_hpu_staging_t *staging; /* COPY from/to a staging buffer, or NULL */
+    accel_hpu_event_t *event;     /* RECORD, WAIT */
+    uint64_t target;              /* WAIT: the record count to wait for */
+    accel_host_fn_t fn;           /* CALLBACK */
     void *user_data;
     struct accel_hpu_item *next;
 } accel_hpu_item_t;
@@ -132,11 +132,11 @@ struct accel_hpu_stream {
 
 typedef struct accel_hpu_device {
     accel_syn_module_id_t module;
-    uint64_t type;       /* synDeviceType, by module id at init */
-    uint64_t dram_size;  /* bytes, by module id at init */
+    uint64_t type;      /* synDeviceType, by module id at init */
+    uint64_t dram_size; /* bytes, by module id at init */
     uint64_t clock_mhz;
-    bool used;           /* this instance holds a reference on the acquisition */
-    accel_syn_device_id_t id; /* valid when used */
+    bool used;                          /* this instance holds a reference on the acquisition */
+    accel_syn_device_id_t id;           /* valid when used */
     accel_hpu_stream_t *default_stream; /* made when first used */
 } accel_hpu_device_t;
 
@@ -144,8 +144,8 @@ typedef struct accel_hpu_backend {
     const accel_hpu_api_t *syn;
     int device_count;
     uint64_t instance;
-    char detection[200];       /* how the devices were counted, for messages */
-    char driver_version[64];   /* synDriverGetVersion */
+    char detection[200];     /* how the devices were counted, for messages */
+    char driver_version[64]; /* synDriverGetVersion */
     accel_hpu_device_t devices[ACCEL_HPU_MAX_DEVICES];
 
     pthread_mutex_t acquire_lock; /* guards devices[].used/id/default_stream */
@@ -211,6 +211,10 @@ void accel_hpu_staging_sweep(accel_hpu_backend_t *hpu, bool wait);
 /* Free every pinned range still registered (destroy()). */
 void accel_hpu_pinned_release(accel_hpu_backend_t *hpu);
 
+/* ---------------------------------------------------------------- op_builders.c */
+
+const accel_op_builder_desc_t *accel_hpu_op_builders(void *self, size_t *out_count);
+
 /* ---------------------------------------------------------------- stream.c */
 
 /* The backend stream for a slot's `stream` (NULL: the device's default),
@@ -224,8 +228,8 @@ accel_status_t accel_hpu_stream_submit(accel_hpu_backend_t *hpu, accel_hpu_strea
 /* Wait until nothing is deferred on `stream` and Synapse has finished it. */
 accel_status_t accel_hpu_stream_drain(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream);
 /* Make a Synapse stream object for `device` (acquired). */
-accel_status_t accel_hpu_stream_new(accel_hpu_backend_t *hpu, int device,
-                                    accel_syn_device_id_t id, accel_hpu_stream_t **out);
+accel_status_t accel_hpu_stream_new(accel_hpu_backend_t *hpu, int device, accel_syn_device_id_t id,
+                                    accel_hpu_stream_t **out);
 /* Stop the worker, drain and destroy the Synapse stream, free `stream`. */
 void accel_hpu_stream_free(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream);
 

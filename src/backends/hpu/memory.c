@@ -136,8 +136,7 @@ static accel_status_t hpu_copy(accel_hpu_backend_t *hpu, accel_hpu_stream_t *str
     if (item == NULL) {
         if (staging != NULL)
             hpu_staging_free(hpu, staging);
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "hpu: out of host memory for a copy");
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for a copy");
     }
     item->kind = ACCEL_HPU_ITEM_COPY;
     item->src = src;
@@ -172,12 +171,12 @@ static accel_status_t hpu_copy_to_pageable(accel_hpu_backend_t *hpu, accel_hpu_s
     const accel_hpu_api_t *syn = hpu->syn;
     accel_syn_device_id_t id = hpu->devices[stream->device].id;
     void *staging = NULL;
-    accel_status_t status = accel_hpu_check(syn, syn->synHostMalloc(id, size, 0, &staging),
-                                            "synHostMalloc (staging)");
+    accel_status_t status =
+        accel_hpu_check(syn, syn->synHostMalloc(id, size, 0, &staging), "synHostMalloc (staging)");
     if (status != ACCEL_OK)
         return status;
-    status = hpu_copy(hpu, stream, HPU_ADDR(src), HPU_ADDR(staging), size, ACCEL_SYN_DRAM_TO_HOST,
-                      NULL);
+    status =
+        hpu_copy(hpu, stream, HPU_ADDR(src), HPU_ADDR(staging), size, ACCEL_SYN_DRAM_TO_HOST, NULL);
     if (status == ACCEL_OK)
         status = accel_hpu_stream_drain(hpu, stream);
     if (status == ACCEL_OK)
@@ -249,8 +248,10 @@ static accel_status_t hpu_pin_record(accel_hpu_backend_t *hpu, void *ptr, size_t
     status = accel_range_map_insert(&hpu->pinned, ptr, size, &payload, NULL);
     pthread_mutex_unlock(&hpu->pinned_lock);
     if (status != ACCEL_OK)
-        return accel_backend_error(status, "hpu: host range %p (+%zu) overlaps a pinned range "
-                                           "or cannot be recorded", ptr, size);
+        return accel_backend_error(status,
+                                   "hpu: host range %p (+%zu) overlaps a pinned range "
+                                   "or cannot be recorded",
+                                   ptr, size);
     return ACCEL_OK;
 }
 
@@ -347,17 +348,16 @@ accel_status_t accel_hpu_memory_info(void *self, int device, uint64_t *free_byte
     used = dev->used;
     pthread_mutex_unlock(&hpu->acquire_lock);
     if (used) {
-        status = accel_hpu_check(hpu->syn,
-                                 hpu->syn->synDeviceGetMemoryInfo(dev->id, &free_now, &total),
-                                 "synDeviceGetMemoryInfo");
+        status =
+            accel_hpu_check(hpu->syn, hpu->syn->synDeviceGetMemoryInfo(dev->id, &free_now, &total),
+                            "synDeviceGetMemoryInfo");
     } else {
         static const accel_syn_device_attr_t attrs[] = {ACCEL_SYN_DEVICE_ATTRIBUTE_DRAM_FREE_SIZE,
                                                         ACCEL_SYN_DEVICE_ATTRIBUTE_DRAM_SIZE};
         uint64_t values[2] = {0, 0};
-        status = accel_hpu_check(hpu->syn,
-                                 hpu->syn->synDeviceGetAttributeByModuleId(values, attrs, 2,
-                                                                           dev->module),
-                                 "synDeviceGetAttributeByModuleId(DRAM_FREE_SIZE, DRAM_SIZE)");
+        status = accel_hpu_check(
+            hpu->syn, hpu->syn->synDeviceGetAttributeByModuleId(values, attrs, 2, dev->module),
+            "synDeviceGetAttributeByModuleId(DRAM_FREE_SIZE, DRAM_SIZE)");
         free_now = values[0];
         total = values[1];
     }

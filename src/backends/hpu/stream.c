@@ -68,9 +68,7 @@ static accel_syn_status_t hpu_item_submit(accel_hpu_backend_t *hpu, accel_hpu_st
         *what = "synStreamWaitEvent";
         code = syn->synStreamWaitEvent(stream->handle, item->event->handle, 0);
         break;
-    case ACCEL_HPU_ITEM_CALLBACK:
-        *what = "a host callback";
-        break;
+    case ACCEL_HPU_ITEM_CALLBACK: *what = "a host callback"; break;
     }
     return code;
 }
@@ -168,8 +166,7 @@ static void hpu_stream_fail(accel_hpu_stream_t *stream, accel_syn_status_t code,
         return;
     stream->failed = true;
     stream->fail_code = code;
-    snprintf(stream->fail_what, sizeof stream->fail_what, "%s (deferred behind a callback)",
-             what);
+    snprintf(stream->fail_what, sizeof stream->fail_what, "%s (deferred behind a callback)", what);
 }
 
 /* The stream's worker: takes the deferred items in order. A callback runs
@@ -226,13 +223,14 @@ static void *hpu_worker_main(void *arg)
 
 /* ---------------------------------------------------------------- streams */
 
-accel_status_t accel_hpu_stream_new(accel_hpu_backend_t *hpu, int device,
-                                    accel_syn_device_id_t id, accel_hpu_stream_t **out)
+accel_status_t accel_hpu_stream_new(accel_hpu_backend_t *hpu, int device, accel_syn_device_id_t id,
+                                    accel_hpu_stream_t **out)
 {
     accel_hpu_stream_t *stream = calloc(1, sizeof *stream);
     accel_status_t status;
     if (stream == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for a stream");
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "hpu: out of host memory for a stream");
     stream->backend = hpu;
     stream->device = device;
     status = accel_hpu_check(hpu->syn, hpu->syn->synStreamCreateGeneric(&stream->handle, id, 0),
@@ -323,8 +321,10 @@ void accel_hpu_stream_free(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream)
         pthread_join(stream->worker, NULL);
     code = hpu->syn->synStreamSynchronize(stream->handle);
     if (code != ACCEL_SYN_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "hpu: synStreamSynchronize before destroying a stream of device "
-                                  "%d failed with synStatus %u", stream->device, code);
+        accel_log(ACCEL_LOG_WARN,
+                  "hpu: synStreamSynchronize before destroying a stream of device "
+                  "%d failed with synStatus %u",
+                  stream->device, code);
     code = hpu->syn->synStreamDestroy(stream->handle);
     if (code != ACCEL_SYN_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "hpu: synStreamDestroy on device %d failed with synStatus %u",
@@ -352,8 +352,8 @@ accel_status_t accel_hpu_synchronize(void *self, int device)
         pthread_cond_wait(&hpu->changed, &hpu->lock);
     }
     pthread_mutex_unlock(&hpu->lock);
-    status = accel_hpu_check(hpu->syn, hpu->syn->synDeviceSynchronize(dev->id),
-                             "synDeviceSynchronize");
+    status =
+        accel_hpu_check(hpu->syn, hpu->syn->synDeviceSynchronize(dev->id), "synDeviceSynchronize");
     if (status != ACCEL_OK)
         return status;
     /* A deferred failure on any stream of the device is said here once. */
@@ -496,7 +496,8 @@ accel_status_t accel_hpu_event_create(void *self, int device, unsigned flags, vo
         return status;
     event = calloc(1, sizeof *event);
     if (event == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for an event");
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "hpu: out of host memory for an event");
     event->device = device;
     event->timing = timing;
     status = accel_hpu_check(hpu->syn,

@@ -16,13 +16,13 @@
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synInitialize, (void), NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDriverGetVersion,
                  (char *pDriverVersion, const int len), NULL)
-ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDeviceGetCount, (uint32_t *pCount), NULL)
+ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDeviceGetCount, (uint32_t * pCount), NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDeviceAcquireByModuleId,
-                 (accel_syn_device_id_t *pDeviceId, const accel_syn_module_id_t moduleId), NULL)
+                 (accel_syn_device_id_t * pDeviceId, const accel_syn_module_id_t moduleId), NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDeviceRelease, (const accel_syn_device_id_t deviceId),
                  NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDeviceGetAttributeByModuleId,
-                 (uint64_t *retVal, const accel_syn_device_attr_t *deviceAttr,
+                 (uint64_t * retVal, const accel_syn_device_attr_t *deviceAttr,
                   const unsigned querySize, const accel_syn_module_id_t moduleId),
                  NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synDeviceGetMemoryInfo,
@@ -65,7 +65,7 @@ ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synMemsetD8Async,
 
 /* streams */
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synStreamCreateGeneric,
-                 (accel_syn_stream_t *pStreamHandle, const accel_syn_device_id_t deviceId,
+                 (accel_syn_stream_t * pStreamHandle, const accel_syn_device_id_t deviceId,
                   const uint32_t flags),
                  NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synStreamDestroy,
@@ -81,7 +81,7 @@ ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synStreamWaitEvent,
 
 /* events */
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synEventCreate,
-                 (accel_syn_event_t *pEventHandler, const accel_syn_device_id_t deviceId,
+                 (accel_syn_event_t * pEventHandler, const accel_syn_device_id_t deviceId,
                   const uint32_t flags),
                  NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synEventDestroy, (accel_syn_event_t eventHandle), NULL)
@@ -92,7 +92,7 @@ ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synEventQuery, (const accel_syn_event
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synEventSynchronize,
                  (const accel_syn_event_t eventHandle), NULL)
 ACCEL_HPU_SYMBOL(true, accel_syn_status_t, synEventElapsedTime,
-                 (uint64_t *pNanoSeconds, const accel_syn_event_t eventHandleStart,
+                 (uint64_t * pNanoSeconds, const accel_syn_event_t eventHandleStart,
                   const accel_syn_event_t eventHandleEnd),
                  NULL)
 #endif /* ACCEL_HPU_SYMBOL */

@@ -26,25 +26,25 @@ typedef struct InternalStreamHandle *accel_syn_stream_t;  /* synStreamHandle */
 typedef struct EventInterfaceExternal *accel_syn_event_t; /* synEventHandle */
 
 /* synStatus values the backend tests for or names */
-#define ACCEL_SYN_SUCCESS                  0
-#define ACCEL_SYN_INVALID_ARGUMENT         1
-#define ACCEL_SYN_OUT_OF_HOST_MEMORY       3
-#define ACCEL_SYN_OUT_OF_DEVICE_MEMORY     4
-#define ACCEL_SYN_OBJECT_NOT_INITIALIZED   6
-#define ACCEL_SYN_NO_DEVICE_FOUND          8
+#define ACCEL_SYN_SUCCESS                          0
+#define ACCEL_SYN_INVALID_ARGUMENT                 1
+#define ACCEL_SYN_OUT_OF_HOST_MEMORY               3
+#define ACCEL_SYN_OUT_OF_DEVICE_MEMORY             4
+#define ACCEL_SYN_OBJECT_NOT_INITIALIZED           6
+#define ACCEL_SYN_NO_DEVICE_FOUND                  8
 #define ACCEL_SYN_FAILED_TO_ALLOCATE_DEVICE_MEMORY 14
-#define ACCEL_SYN_DEVICE_RESET             17
-#define ACCEL_SYN_UNSUPPORTED              18
-#define ACCEL_SYN_DEVICE_ALREADY_ACQUIRED  20
-#define ACCEL_SYN_BUSY                     22
-#define ACCEL_SYN_ALL_RESOURCES_TAKEN      23
-#define ACCEL_SYN_UNAVAILABLE              24
-#define ACCEL_SYN_FAIL                     26
-#define ACCEL_SYN_OUT_OF_RESOURCES         27
-#define ACCEL_SYN_UNINITIALIZED            28
-#define ACCEL_SYN_SYNAPSE_TERMINATED       31
-#define ACCEL_SYN_TIMEOUT                  42
-#define ACCEL_SYN_STATUS_LAST              43 /* synResourceBadUsage */
+#define ACCEL_SYN_DEVICE_RESET                     17
+#define ACCEL_SYN_UNSUPPORTED                      18
+#define ACCEL_SYN_DEVICE_ALREADY_ACQUIRED          20
+#define ACCEL_SYN_BUSY                             22
+#define ACCEL_SYN_ALL_RESOURCES_TAKEN              23
+#define ACCEL_SYN_UNAVAILABLE                      24
+#define ACCEL_SYN_FAIL                             26
+#define ACCEL_SYN_OUT_OF_RESOURCES                 27
+#define ACCEL_SYN_UNINITIALIZED                    28
+#define ACCEL_SYN_SYNAPSE_TERMINATED               31
+#define ACCEL_SYN_TIMEOUT                          42
+#define ACCEL_SYN_STATUS_LAST                      43 /* synResourceBadUsage */
 
 /* synDmaDir */
 #define ACCEL_SYN_HOST_TO_DRAM 0
@@ -70,17 +70,17 @@ typedef struct EventInterfaceExternal *accel_syn_event_t; /* synEventHandle */
 
 /* ---------------------------------------------------------------- HLML */
 
-typedef int accel_hlml_return_t;  /* hlml_return_t (HLML_RETURN) */
+typedef int accel_hlml_return_t;   /* hlml_return_t (HLML_RETURN) */
 typedef void *accel_hlml_device_t; /* hlml_device_t (an opaque pointer) */
 
-#define ACCEL_HLML_SUCCESS                  0
-#define ACCEL_HLML_ERROR_UNINITIALIZED      1
-#define ACCEL_HLML_ERROR_INVALID_ARGUMENT   2
-#define ACCEL_HLML_ERROR_NOT_SUPPORTED      3
+#define ACCEL_HLML_SUCCESS                   0
+#define ACCEL_HLML_ERROR_UNINITIALIZED       1
+#define ACCEL_HLML_ERROR_INVALID_ARGUMENT    2
+#define ACCEL_HLML_ERROR_NOT_SUPPORTED       3
 #define ACCEL_HLML_ERROR_ALREADY_INITIALIZED 5
-#define ACCEL_HLML_ERROR_NOT_FOUND          6
-#define ACCEL_HLML_ERROR_DRIVER_NOT_LOADED  9
-#define ACCEL_HLML_ERROR_UNKNOWN            49
+#define ACCEL_HLML_ERROR_NOT_FOUND           6
+#define ACCEL_HLML_ERROR_DRIVER_NOT_LOADED   9
+#define ACCEL_HLML_ERROR_UNKNOWN             49
 
 /* HL_FIELD_MAX_SIZE: the name buffer pyhlml passes */
 #define ACCEL_HLML_FIELD_MAX_SIZE 32
