@@ -17,11 +17,19 @@
 
 /* ---------------------------------------------------------------- Synapse */
 
-typedef unsigned int accel_syn_status_t;      /* synStatus (an enum, no negative member) */
-typedef uint32_t accel_syn_device_id_t;       /* synDeviceId */
-typedef uint32_t accel_syn_module_id_t;       /* synModuleId */
-typedef unsigned int accel_syn_dma_dir_t;     /* synDmaDir */
-typedef unsigned int accel_syn_device_attr_t; /* synDeviceAttribute */
+typedef unsigned int accel_syn_status_t;  /* synStatus (an enum, no negative member) */
+typedef uint32_t accel_syn_device_id_t;   /* synDeviceId */
+typedef uint32_t accel_syn_module_id_t;   /* synModuleId */
+typedef unsigned int accel_syn_dma_dir_t; /* synDmaDir */
+/* synDeviceAttribute. gcc compares a function's pointer-to-enum parameter
+ * strictly, so the declaration check (which defines
+ * ACCEL_HPU_DECLARATIONS_CHECK) uses the real enum here and asserts
+ * separately that it is unsigned int. */
+#ifdef ACCEL_HPU_DECLARATIONS_CHECK
+typedef synDeviceAttribute accel_syn_device_attr_t;
+#else
+typedef unsigned int accel_syn_device_attr_t;
+#endif
 typedef struct InternalStreamHandle *accel_syn_stream_t;  /* synStreamHandle */
 typedef struct EventInterfaceExternal *accel_syn_event_t; /* synEventHandle */
 
