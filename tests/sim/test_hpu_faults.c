@@ -429,6 +429,42 @@ static void test_stream_faults(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* A callback that would wait for its own stream is refused, not hung. */
+typedef struct self_wait {
+    accel_t *acc;
+    accel_stream_t *stream;
+    void *device;
+    accel_status_t sync, copy;
+    char text[256];
+} self_wait_t;
+
+static void self_wait_callback(void *arg)
+{
+    self_wait_t *check = arg;
+    static char pageable[64];
+    check->sync = accel_stream_synchronize(check->stream);
+    snprintf(check->text, sizeof check->text, "%s", accel_last_error());
+    check->copy = accel_memcpy_async(check->acc, pageable, check->device, sizeof pageable,
+                                     ACCEL_COPY_DEVICE_TO_HOST, check->stream);
+}
+
+static void test_callback_self_wait(void **state)
+{
+    accel_t *acc = open_ready();
+    self_wait_t check = {.acc = acc};
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &check.stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, 64, &check.device), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(check.stream, self_wait_callback, &check), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(check.stream), ACCEL_OK);
+    assert_int_equal(check.sync, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(check.text, "would wait for itself"));
+    assert_int_equal(check.copy, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(accel_free(acc, check.device), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(check.stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 /* ---------------------------------------------------------------- fork */
 
 static void test_fork_refused(void **state)
@@ -474,11 +510,11 @@ static int clear_after(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),    FAULT_TEST(test_workarounds_set),
-        FAULT_TEST(test_acquire_faults), FAULT_TEST(test_hlml_faults),
-        FAULT_TEST(test_device_faults),  FAULT_TEST(test_memory_faults),
-        FAULT_TEST(test_rng_faults),     FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_fork_refused),
+        FAULT_TEST(test_init_faults),        FAULT_TEST(test_workarounds_set),
+        FAULT_TEST(test_acquire_faults),     FAULT_TEST(test_hlml_faults),
+        FAULT_TEST(test_device_faults),      FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_rng_faults),         FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_callback_self_wait), FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

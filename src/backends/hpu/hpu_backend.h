@@ -230,6 +230,10 @@ accel_status_t accel_hpu_stream_drain(accel_hpu_backend_t *hpu, accel_hpu_stream
 /* Make a Synapse stream object for `device` (acquired). */
 accel_status_t accel_hpu_stream_new(accel_hpu_backend_t *hpu, int device, accel_syn_device_id_t id,
                                     accel_hpu_stream_t **out);
+/* INVALID_ARGUMENT with a sentence when the calling thread is the worker of
+ * `stream` (NULL: of any stream of `device`): it would wait for itself. */
+accel_status_t accel_hpu_refuse_self_wait(accel_hpu_backend_t *hpu, int device,
+                                          const accel_hpu_stream_t *stream);
 /* Stop the worker, drain and destroy the Synapse stream, free `stream`. */
 void accel_hpu_stream_free(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream);
 

@@ -171,8 +171,11 @@ static accel_status_t hpu_copy_to_pageable(accel_hpu_backend_t *hpu, accel_hpu_s
     const accel_hpu_api_t *syn = hpu->syn;
     accel_syn_device_id_t id = hpu->devices[stream->device].id;
     void *staging = NULL;
-    accel_status_t status =
-        accel_hpu_check(syn, syn->synHostMalloc(id, size, 0, &staging), "synHostMalloc (staging)");
+    /* refused before anything is queued: a callback cannot wait for itself */
+    accel_status_t status = accel_hpu_refuse_self_wait(hpu, stream->device, stream);
+    if (status == ACCEL_OK)
+        status = accel_hpu_check(syn, syn->synHostMalloc(id, size, 0, &staging),
+                                 "synHostMalloc (staging)");
     if (status != ACCEL_OK)
         return status;
     status =

@@ -257,16 +257,16 @@ accel_status_t accel_hpu_stream_of(accel_hpu_backend_t *hpu, int device, void *s
     return status;
 }
 
-/* Refuse a wait the calling thread would be waiting for itself. */
-static accel_status_t hpu_refuse_self_wait(accel_hpu_backend_t *hpu, int device,
-                                           const accel_hpu_stream_t *stream)
+accel_status_t accel_hpu_refuse_self_wait(accel_hpu_backend_t *hpu, int device,
+                                          const accel_hpu_stream_t *stream)
 {
     const void *served = NULL;
     if (!accel_stream_worker_of(hpu, device, &served) || (stream != NULL && served != stream))
         return ACCEL_OK;
     return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "hpu: a host callback cannot synchronize the %s it runs on (it "
-                               "would wait for itself)",
+                               "hpu: a host callback cannot wait for the %s it runs on (a "
+                               "synchronize, or a copy to pageable or host memory, would wait "
+                               "for itself)",
                                stream != NULL ? "stream" : "device");
 }
 
@@ -289,7 +289,9 @@ static accel_status_t hpu_take_failure(accel_hpu_backend_t *hpu, accel_hpu_strea
 
 accel_status_t accel_hpu_stream_drain(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream)
 {
-    accel_status_t status;
+    accel_status_t status = accel_hpu_refuse_self_wait(hpu, stream->device, stream);
+    if (status != ACCEL_OK)
+        return status;
     pthread_mutex_lock(&hpu->lock);
     while (stream->head != NULL)
         pthread_cond_wait(&hpu->changed, &hpu->lock);
@@ -336,7 +338,7 @@ accel_status_t accel_hpu_synchronize(void *self, int device)
 {
     accel_hpu_backend_t *hpu = self;
     accel_hpu_device_t *dev;
-    accel_status_t status = hpu_refuse_self_wait(hpu, device, NULL);
+    accel_status_t status = accel_hpu_refuse_self_wait(hpu, device, NULL);
     if (status == ACCEL_OK)
         status = accel_hpu_acquire(hpu, device, &dev);
     if (status != ACCEL_OK)
@@ -404,9 +406,7 @@ accel_status_t accel_hpu_stream_synchronize(void *self, int device, void *stream
     accel_hpu_stream_t *s;
     accel_status_t status = accel_hpu_stream_of(hpu, device, stream, &s);
     if (status == ACCEL_OK)
-        status = hpu_refuse_self_wait(hpu, device, s);
-    if (status == ACCEL_OK)
-        status = accel_hpu_stream_drain(hpu, s);
+        status = accel_hpu_stream_drain(hpu, s); /* refuses the stream's own callback */
     return status;
 }
 

@@ -24,6 +24,7 @@ struct EventInterfaceExternal {
     synStreamHandle stream; /* of the latest record */
     unsigned long refs;     /* queued tasks naming it */
     bool destroyed;
+    struct EventInterfaceExternal *next; /* in sim_events while not destroyed */
 };
 
 typedef struct sim_task {
@@ -44,6 +45,8 @@ struct InternalStreamHandle {
 };
 
 static synStreamHandle sim_streams;
+/* Every event not destroyed (one whose destroy failed stays reachable). */
+static synEventHandle sim_events;
 
 static uint64_t sim_now_ns(void)
 {
@@ -314,6 +317,10 @@ SIM_API synStatus synEventCreate(synEventHandle *pEventHandler, const synDeviceI
         return synOutOfHostMemory;
     event->module = module;
     event->flags = flags;
+    pthread_mutex_lock(&sim_lock);
+    event->next = sim_events;
+    sim_events = event;
+    pthread_mutex_unlock(&sim_lock);
     *pEventHandler = event;
     return synSuccess;
 }
@@ -325,6 +332,11 @@ SIM_API synStatus synEventDestroy(synEventHandle eventHandle)
     if (eventHandle == NULL)
         return synInvalidEventHandle;
     pthread_mutex_lock(&sim_lock);
+    for (synEventHandle *link = &sim_events; *link != NULL; link = &(*link)->next)
+        if (*link == eventHandle) {
+            *link = eventHandle->next;
+            break;
+        }
     eventHandle->destroyed = true;
     if (eventHandle->refs == 0)
         free(eventHandle);
