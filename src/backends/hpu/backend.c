@@ -418,6 +418,7 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     const hpu_hlml_api_t *hlml;
     accel_hlml_return_t code;
     unsigned int n = 0;
+    bool owned;
     pthread_once(&hpu_hlml_once, hpu_hlml_load);
     if (!hpu_hlml_ok) {
         hpu_say(how, cap, "%s", hpu_hlml_reason);
@@ -425,6 +426,9 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     }
     hlml = &hpu_hlml_api;
     code = hlml->hlml_init();
+    /* ALREADY_INITIALIZED: another user in the process owns the init (and
+     * its shutdown); ours is then balanced by no shutdown either. */
+    owned = code == ACCEL_HLML_SUCCESS;
     if (code != ACCEL_HLML_SUCCESS && code != ACCEL_HLML_ERROR_ALREADY_INITIALIZED) {
         hpu_say(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path, code);
         return false;
@@ -433,7 +437,8 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     if (code != ACCEL_HLML_SUCCESS) {
         hpu_say(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d", hlml->path,
                 code);
-        hlml->hlml_shutdown();
+        if (owned)
+            hlml->hlml_shutdown();
         return false;
     }
     if (n > ACCEL_HPU_MAX_DEVICES)
@@ -447,12 +452,14 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
         if (code != ACCEL_HLML_SUCCESS) {
             hpu_say(how, cap, "asking %s for device %u's module id failed with hlml_return_t %d",
                     hlml->path, i, code);
-            hlml->hlml_shutdown();
+            if (owned)
+                hlml->hlml_shutdown();
             return false;
         }
         modules[i] = module < ACCEL_HPU_MAX_DEVICES ? module : i;
     }
-    hlml->hlml_shutdown();
+    if (owned)
+        hlml->hlml_shutdown();
     *count = (int)n;
     hpu_say(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n, hlml->path);
     return true;
@@ -595,20 +602,24 @@ static void hpu_destroy(void *self)
     bool forked = accel_hpu_forked();
     if (hpu == NULL)
         return;
-    if (!forked) {
-        accel_hpu_staging_sweep(hpu, true);
-        accel_hpu_pinned_release(hpu);
-    }
+    /* The default streams first (their deferred copies may still add
+     * staging buffers), then the staging and pinned memory, which need the
+     * Gaudis' ids, then the Gaudis. */
     for (int i = 0; i < hpu->device_count; i++) {
         accel_hpu_device_t *dev = &hpu->devices[i];
         if (!dev->used)
             continue;
-        if (!forked) {
+        if (!forked)
             accel_hpu_stream_free(hpu, dev->default_stream);
-            hpu_release_module(hpu->syn, dev->module);
-        } else {
+        else
             free(dev->default_stream);
-        }
+    }
+    if (!forked) {
+        accel_hpu_staging_sweep(hpu, true);
+        accel_hpu_pinned_release(hpu);
+        for (int i = 0; i < hpu->device_count; i++)
+            if (hpu->devices[i].used)
+                hpu_release_module(hpu->syn, hpu->devices[i].module);
     }
     accel_range_map_fini(&hpu->pinned);
     pthread_mutex_destroy(&hpu->staging_lock);

@@ -118,12 +118,19 @@ static accel_status_t hpu_staging_new(accel_hpu_backend_t *hpu, int device, size
     return ACCEL_OK;
 }
 
-/* True when [ptr, ptr + size) lies in one pinned range. */
-static bool hpu_is_pinned(accel_hpu_backend_t *hpu, const void *ptr, size_t size)
+/* True when [ptr, ptr + size) lies in one range pinned or mapped on the
+ * stream's Gaudi: Synapse maps host memory per device, so memory pinned on
+ * another Gaudi is staged like pageable memory. */
+static bool hpu_is_pinned(accel_hpu_backend_t *hpu, const accel_hpu_stream_t *stream,
+                          const void *ptr, size_t size)
 {
-    bool pinned;
+    const accel_range_t *range;
+    bool pinned = false;
     pthread_mutex_lock(&hpu->pinned_lock);
-    pinned = accel_range_map_find(&hpu->pinned, ptr, size) != NULL;
+    range = accel_range_map_find(&hpu->pinned, ptr, size);
+    if (range != NULL)
+        pinned = ((const accel_hpu_pinned_t *)accel_range_payload(range))->device_id ==
+                 hpu->devices[stream->device].id;
     pthread_mutex_unlock(&hpu->pinned_lock);
     return pinned;
 }
@@ -153,7 +160,7 @@ static accel_status_t hpu_copy_from_host(accel_hpu_backend_t *hpu, accel_hpu_str
 {
     accel_hpu_staging_t *staging;
     accel_status_t status;
-    if (hpu_is_pinned(hpu, src, size))
+    if (hpu_is_pinned(hpu, stream, src, size))
         return hpu_copy(hpu, stream, HPU_ADDR(src), HPU_ADDR(dst), size, ACCEL_SYN_HOST_TO_DRAM,
                         NULL);
     accel_hpu_staging_sweep(hpu, false);
@@ -207,7 +214,7 @@ accel_status_t accel_hpu_memcpy_async(void *self, int device, void *dst, const v
     switch (kind) {
     case ACCEL_COPY_HOST_TO_DEVICE: return hpu_copy_from_host(hpu, s, dst, src, size);
     case ACCEL_COPY_DEVICE_TO_HOST:
-        if (hpu_is_pinned(hpu, dst, size))
+        if (hpu_is_pinned(hpu, s, dst, size))
             return hpu_copy(hpu, s, HPU_ADDR(src), HPU_ADDR(dst), size, ACCEL_SYN_DRAM_TO_HOST,
                             NULL);
         return hpu_copy_to_pageable(hpu, s, dst, src, size);
