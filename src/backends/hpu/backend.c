@@ -92,7 +92,7 @@ static void hpu_syn_load(void)
 #include "backends/hpu/symbols.h"
     };
 #undef ACCEL_HPU_SYMBOL
-    char tried[sizeof hpu_syn_reason] = "";
+    char tried[1024] = ""; /* before shortening */
     Dl_info where;
     void *library = accel_backend_load_library("hpu", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
@@ -146,7 +146,7 @@ static void hpu_hlml_load(void)
 #include "backends/hpu/symbols.h"
     };
 #undef ACCEL_HLML_SYMBOL
-    char tried[sizeof hpu_hlml_reason] = "";
+    char tried[1024] = ""; /* before shortening */
     Dl_info where;
     /* ACCEL_HPU_HLML_LIBRARY names a file */
     void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
