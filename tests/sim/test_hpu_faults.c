@@ -429,6 +429,57 @@ static void test_stream_faults(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* A record that fails leaves the event as it was: a later wait on the
+ * stream of the failed record still waits for the earlier record on the
+ * other stream (it must not be taken for "recorded here, already in
+ * order"). */
+static int marked_a;
+static void mark_a(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&marked_a, 1, __ATOMIC_SEQ_CST);
+}
+static int seen_by_b;
+static void observe_a(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&seen_by_b, __atomic_load_n(&marked_a, __ATOMIC_SEQ_CST) + 1,
+                     __ATOMIC_SEQ_CST);
+}
+
+static void test_failed_record_keeps_event(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *a = NULL, *b = NULL;
+    accel_event_t *event = NULL;
+    gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &a), ACCEL_OK);
+    assert_int_equal(accel_stream_create(acc, 0, 0, &b), ACCEL_OK);
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_DEFAULT, &event), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(a, gate_wait, &gate), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(a, mark_a, NULL), ACCEL_OK);
+    assert_int_equal(accel_event_record(event, a), ACCEL_OK);
+    fail_every("synEventRecord", SYN_FAIL);
+    expect_failure(accel_event_record(event, b), ACCEL_ERROR_DEVICE_ERROR, "synEventRecord",
+                   SYN_FAIL);
+    clear_faults();
+    assert_int_equal(accel_stream_wait_event(b, event), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(b, observe_a, NULL), ACCEL_OK);
+    assert_int_equal(accel_stream_query(b), ACCEL_ERROR_NOT_READY);
+    pthread_mutex_lock(&gate.lock);
+    gate.open = 1;
+    pthread_cond_broadcast(&gate.cond);
+    pthread_mutex_unlock(&gate.lock);
+    assert_int_equal(accel_stream_synchronize(b), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&seen_by_b, __ATOMIC_SEQ_CST), 2);
+    assert_int_equal(accel_stream_synchronize(a), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(event), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(a), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(b), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 /* Synapse maps host memory per Gaudi: memory pinned while device 0 was
  * current is staged, not handed to device 1's DMA (the sim refuses that). */
 static void test_pinned_on_other_gaudi(void **state)
@@ -569,6 +620,7 @@ int main(void)
         FAULT_TEST(test_memory_faults),
         FAULT_TEST(test_rng_faults),
         FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_failed_record_keeps_event),
         FAULT_TEST(test_pinned_on_other_gaudi),
         FAULT_TEST(test_close_with_deferred_copy),
         FAULT_TEST(test_callback_self_wait),

@@ -95,8 +95,10 @@ accel_status_t accel_hpu_stream_submit(accel_hpu_backend_t *hpu, accel_hpu_strea
                                        accel_hpu_item_t *item)
 {
     accel_status_t status = ACCEL_OK;
+    accel_hpu_stream_t *previous = NULL; /* RECORD: the event's stream before */
     pthread_mutex_lock(&hpu->lock);
     if (item->kind == ACCEL_HPU_ITEM_RECORD) {
+        previous = item->event->last_stream;
         item->event->requested++;
         item->event->last_stream = stream;
     }
@@ -118,8 +120,11 @@ accel_status_t accel_hpu_stream_submit(accel_hpu_backend_t *hpu, accel_hpu_strea
         const char *what = "";
         accel_syn_status_t code = hpu_item_submit(hpu, stream, item, &what);
         if (code != ACCEL_SYN_SUCCESS) {
-            if (item->kind == ACCEL_HPU_ITEM_RECORD)
-                item->event->requested--, item->event->submitted--;
+            if (item->kind == ACCEL_HPU_ITEM_RECORD) {
+                item->event->requested--;
+                item->event->submitted--;
+                item->event->last_stream = previous;
+            }
             status = accel_hpu_error(hpu->syn, code, what);
         }
         item->event = NULL; /* no reference was taken */
@@ -133,8 +138,10 @@ accel_status_t accel_hpu_stream_submit(accel_hpu_backend_t *hpu, accel_hpu_strea
     if (!stream->worker_running) {
         int error = pthread_create(&stream->worker, NULL, hpu_worker_main, stream);
         if (error != 0) {
-            if (item->kind == ACCEL_HPU_ITEM_RECORD)
+            if (item->kind == ACCEL_HPU_ITEM_RECORD) {
                 item->event->requested--;
+                item->event->last_stream = previous;
+            }
             item->event = NULL; /* no reference was taken */
             hpu_item_free(hpu, item);
             pthread_mutex_unlock(&hpu->lock);
