@@ -559,7 +559,8 @@ static void hpu_probe(accel_probe_result_t *out)
     hpu_workaround_text(workarounds, sizeof workarounds);
     out->available = count > 0;
     out->device_count = count;
-    hpu_say(out->reason, sizeof out->reason, "%s; %s", how, workarounds);
+    hpu_say(out->reason, sizeof out->reason, "%s; %s; never run on a Gaudi (sims only)", how,
+            workarounds);
 }
 
 static accel_status_t hpu_create(void **out_self)
