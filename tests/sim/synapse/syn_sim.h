@@ -1,14 +1,24 @@
 /* syn_sim.h: the SynapseAI declarations the simulated libSynapse.so is
- * written against, from vendor-apis.md §4 (the production values of
- * HabanaAI/Intel_Gaudi3_Software's synapse_api.h and
- * synapse_common_types.h), independently of the hpu backend's own
- * declarations (src/backends/hpu/types.h), so that a shared mistake does
- * not go unseen. Only what the sim implements is declared. */
+ * written against. With SYN_SIM_REAL_HEADERS (CMake sets it when Synapse's
+ * headers have been fetched, scripts/fetch-vendor-headers.sh hpu) they are
+ * synapse_api.h itself, so the compiler checks every function the sim
+ * defines against the real prototype. Otherwise they are declared here from
+ * vendor-apis.md §4 (the production values of
+ * HabanaAI/Intel_Gaudi3_Software's headers), independently of the hpu
+ * backend's own declarations (src/backends/hpu/types.h), so that a shared
+ * mistake does not go unseen. Only what the sim implements is declared. */
 #ifndef ACCEL_TESTS_SIM_SYN_SIM_H
 #define ACCEL_TESTS_SIM_SYN_SIM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef SYN_SIM_REAL_HEADERS
+#include <synapse_api.h>
+/* synapse_api.h declares these with (), which is no prototype in C. */
+synStatus synInitialize(void);
+synStatus synDestroy(void);
+#else
 
 typedef enum synStatus {
     synSuccess = 0,
@@ -105,5 +115,7 @@ synStatus synEventSynchronize(const synEventHandle eventHandle);
 synStatus synEventElapsedTime(uint64_t *pNanoSeconds, const synEventHandle eventHandleStart,
                               const synEventHandle eventHandleEnd);
 synStatus synStatusGetBriefDescription(synStatus status, char *statusDescription, size_t len);
+
+#endif /* SYN_SIM_REAL_HEADERS */
 
 #endif /* ACCEL_TESTS_SIM_SYN_SIM_H */
