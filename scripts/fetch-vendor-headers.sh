@@ -2,11 +2,17 @@
 # fetch-vendor-headers.sh: fetch a vendor's real C headers once, for the
 # declaration checks (never used to build the library, never committed).
 #   scripts/fetch-vendor-headers.sh npu   -> prints the include folder
+#   scripts/fetch-vendor-headers.sh hpu   -> prints the include folder
 # npu: CANN's ACL and HCCL headers as the torch-npu wheel on PyPI ships them
 # (torch_npu/include/third_party/{acl,hccl}/inc). The wheel is downloaded once
 # with `pip download --no-deps torch-npu` into the cache
 # ${XDG_CACHE_HOME:-$HOME/.cache}/accel/wheels and its headers unpacked beside
 # it; later runs reuse both and need no network.
+# hpu: SynapseAI's synapse_api.h, synapse_api_types.h and
+# synapse_common_types.h from HabanaAI/Intel_Gaudi3_Software (the production
+# values; GitHub over https with curl) into ${cache}/headers/synapse, and the
+# habana-pyhlml wheel (HLML's ctypes bindings, `pip download --no-deps`)
+# unpacked into ${cache}/headers/synapse/pyhlml when pip can fetch it.
 # Exit status: 0 with the folder on stdout; 77 (ctest's skip) with the reason
 # on stderr when the headers cannot be had here.
 set -eu
@@ -17,7 +23,31 @@ skip() { echo "fetch-vendor-headers: $*" >&2; exit 77; }
 
 case "$vendor" in
 npu) ;;
-*) echo "usage: $0 npu" >&2; exit 2 ;;
+hpu)
+    headers=$cache/headers/synapse
+    base=https://raw.githubusercontent.com/HabanaAI/Intel_Gaudi3_Software/main/synapse/include
+    mkdir -p "$headers" 2>/dev/null || skip "cannot create the cache folder $headers"
+    for f in synapse_api.h synapse_api_types.h synapse_common_types.h; do
+        [ -f "$headers/$f" ] && continue
+        command -v curl >/dev/null 2>&1 || skip "curl is not installed, so $f cannot be fetched"
+        timeout 120 curl -fsSL "$base/$f" -o "$headers/$f.tmp" 2>"$headers/curl.log" ||
+            { rm -f "$headers/$f.tmp"; skip "fetching $base/$f failed (no network?; see $headers/curl.log)"; }
+        mv "$headers/$f.tmp" "$headers/$f"
+        echo "HabanaAI/Intel_Gaudi3_Software@main (curl)" >"$headers/SOURCE"
+    done
+    if [ ! -f "$headers/pyhlml/pyhlml_types_generated.py" ]; then
+        pip=$(command -v pip || command -v pip3 || true)
+        if [ -n "$pip" ] && command -v unzip >/dev/null 2>&1 &&
+            timeout 300 "$pip" download --no-deps --disable-pip-version-check -d "$headers/wheel" \
+                habana-pyhlml >"$headers/pip-download.log" 2>&1; then
+            wheel=$(ls "$headers"/wheel/habana_pyhlml-*.whl 2>/dev/null | sort | tail -n 1 || true)
+            [ -n "$wheel" ] && unzip -q -o "$wheel" 'pyhlml/*' -d "$headers" || true
+        fi
+    fi
+    echo "$headers"
+    exit 0
+    ;;
+*) echo "usage: $0 npu|hpu" >&2; exit 2 ;;
 esac
 
 wheels=$cache/wheels

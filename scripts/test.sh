@@ -20,22 +20,22 @@ configure() { # dir, extra cmake args...
 echo "== format: every C file as clang-format leaves it (.clang-format)"
 bash scripts/check-format.sh
 
-echo "== gcc build + all tests (the skeleton backend on: its suite and the backend guide's copy test)"
+echo "== gcc build + all tests but the simulated runtimes' (the skeleton backend on: its suite and the backend guide's copy test)"
 configure build -DACCEL_BACKEND_SKELETON=ON
-ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs"
+ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs" -LE sim
 
 echo "== clang build (warnings as errors)"
 CC=clang configure build-clang
-ctest --test-dir build-clang --output-on-failure -j "$jobs" -L conformance
+ctest --test-dir build-clang --output-on-failure -j "$jobs" -L conformance -LE sim
 
 echo "== ASan + UBSan: all tests, then the conformance suite without the cache"
 CC=clang configure build-asan -DACCEL_SANITIZE=address -DACCEL_BACKEND_SKELETON=ON
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
-ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance
+ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance -LE sim
 
 echo "== TSan: threading tests (threaded conformance, allocator stress, optimizer ops, async_io threads, host thread pool and Philox fill, concurrent accel_get, fork while threads work, callbacks that synchronize, the stress test)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
-ctest --test-dir build-tsan --output-on-failure --no-tests=error \
+ctest --test-dir build-tsan --output-on-failure --no-tests=error -LE sim \
           -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_optim_cpu$|unit\.test_lamb_cpu$|unit\.test_aio(_threads)?$|unit\.test_utils_(thread_pool|philox)$|plugin\.loader$|unit\.test_cpu_fork$|unit\.test_cpu_callback_sync|stress\.)'
 
 echo "== libFuzzer: every harness of tests/fuzz for 10 s from its seed corpus (scripts/fuzz.sh runs longer)"

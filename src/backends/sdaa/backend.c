@@ -1,0 +1,467 @@
+/* backend.c: the sdaa backend's ops table and everything about the devices
+ * themselves: loading libsdaart, detection, the lazy start, per-thread
+ * devices, the fork and callback rules, properties, flags, dtypes and the
+ * runtime's error text. Memory and streams live next door.
+ * Threads: the runtime table is filled once per process under pthread_once
+ * and read-only afterwards; every slot may be called from any thread. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel/accel_backend_utils.h"
+#include "backends/sdaa/sdaa_backend.h"
+
+#define SDAA_VISIBLE_ENV  "SDAA_VISIBLE_DEVICES"
+#define SDAA_DEFAULT_PATH "/opt/tecoai/lib64/libsdaart.so"
+
+/* ---------------------------------------------------------------- static facts */
+
+/* DeepSpeed's sdaa values (accelerator/sdaa_accelerator.py): tccl,
+ * inductor, SDAA_VISIBLE_DEVICES, exports NCCL / LD_LIBRARY / PATH. The
+ * compile backends are torch._dynamo's list without a vendor graph backend. */
+static const char *const sdaa_compile_backends[] = {"inductor", "eager", "aot_eager"};
+static const char *const sdaa_visible_devices_envs[] = {SDAA_VISIBLE_ENV};
+static const char *const sdaa_export_envs[] = {"NCCL", "LD_LIBRARY", "PATH"};
+
+static const accel_backend_info_t sdaa_info = {
+    .struct_size = sizeof(accel_backend_info_t),
+    .communication_backend = "tccl",
+    .default_compile_backend = "inductor",
+    .compile_backends = sdaa_compile_backends,
+    .compile_backend_count = sizeof sdaa_compile_backends / sizeof sdaa_compile_backends[0],
+    .visible_devices_envs = sdaa_visible_devices_envs,
+    .visible_devices_env_count = 1,
+    .export_envs = sdaa_export_envs,
+    .export_env_count = sizeof sdaa_export_envs / sizeof sdaa_export_envs[0],
+    .dlpack_device_type = kDLExtDev, /* DLPack has no Tecorigin device type */
+    .device_name_ignores_index = false,
+    .synchronized_device = false,
+    .use_host_timers = false,
+    .resolves_data_dependency = false,
+    .handles_memory_backpressure = false,
+    .nvtx_domain_supported = false,
+    .lazy_call_runs_immediately = false,
+    .runtime_library = "libsdaart.so",
+    .vendor_stack = "Tecorigin SDAA (Teco SDK)",
+    .current_device_from_local_rank = false,
+};
+
+/* ---------------------------------------------------------------- loading libsdaart */
+
+static pthread_once_t sdaa_rt_once = PTHREAD_ONCE_INIT;
+static accel_sdaa_api_t sdaa_rt_api;
+static bool sdaa_rt_ok;
+static char sdaa_rt_reason[256];
+
+static const accel_symbol_t sdaa_symbols[] = {
+#define ACCEL_SDAA_SYMBOL(required, ret, name, params, export)                                     \
+    ACCEL_SYMBOL_ENTRY(sdaa_rt_api, required, name, export),
+#include "backends/sdaa/symbols.h"
+#undef ACCEL_SDAA_SYMBOL
+};
+
+static void sdaa_rt_load(void)
+{
+    static const char *const candidates[] = {SDAA_DEFAULT_PATH, "libsdaart.so", NULL};
+    char tried[sizeof sdaa_rt_reason] = "";
+    Dl_info where;
+    void *library = accel_backend_load_library("sdaa", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        snprintf(sdaa_rt_reason, sizeof sdaa_rt_reason,
+                 "no Tecorigin SDAA runtime (libsdaart.so) found (tried %s)", tried);
+        return;
+    }
+    if (accel_symbol_table_resolve(
+            library, sdaa_symbols, sizeof sdaa_symbols / sizeof sdaa_symbols[0], "sdaa",
+            "the libsdaart.so that loaded", sdaa_rt_reason, sizeof sdaa_rt_reason) != ACCEL_OK) {
+        dlclose(library);
+        return;
+    }
+    if (dladdr(*(void **)&sdaa_rt_api.sdaaGetDeviceCount, &where) != 0 && where.dli_fname != NULL)
+        snprintf(sdaa_rt_api.path, sizeof sdaa_rt_api.path, "%s", where.dli_fname);
+    else
+        snprintf(sdaa_rt_api.path, sizeof sdaa_rt_api.path, "libsdaart.so");
+    sdaa_rt_api.library = library;
+    sdaa_rt_ok = true;
+}
+
+const accel_sdaa_api_t *accel_sdaa_runtime(char *reason, size_t cap)
+{
+    pthread_once(&sdaa_rt_once, sdaa_rt_load);
+    if (sdaa_rt_ok)
+        return &sdaa_rt_api;
+    if (reason != NULL && cap > 0)
+        snprintf(reason, cap, "%s", sdaa_rt_reason);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+accel_status_t accel_sdaa_error(const accel_sdaa_api_t *rt, accel_sdaa_error_t code,
+                                const char *what)
+{
+    /* Both return a static string in HIP and CUDA, which the API copies;
+     * a NULL (an unknown code on some runtime) is said as such. */
+    const char *name = rt != NULL ? rt->sdaaGetErrorName(code) : NULL;
+    const char *text = rt != NULL ? rt->sdaaGetErrorString(code) : NULL;
+    accel_backend_vendor_error((int64_t)code, "sdaa: %s failed with sdaaError_t %d (%s)%s%s", what,
+                               code, name != NULL ? name : "an unnamed code",
+                               text != NULL && text[0] != '\0' ? ": " : "",
+                               text != NULL ? text : "");
+    if (code == ACCEL_SDAA_ERROR_OUT_OF_MEMORY)
+        return ACCEL_ERROR_OUT_OF_MEMORY; /* lets the caching allocator free and retry */
+    return ACCEL_ERROR_DEVICE_ERROR;
+}
+
+/* ---------------------------------------------------------------- start, fork, callbacks */
+
+static atomic_bool sdaa_started;      /* a device was opened in this process */
+static atomic_bool sdaa_forked_child; /* set in a child forked after that */
+static pthread_once_t sdaa_atfork_once = PTHREAD_ONCE_INIT;
+static _Thread_local bool sdaa_in_callback;
+
+static void sdaa_child_after_fork(void)
+{
+    if (atomic_load(&sdaa_started))
+        atomic_store(&sdaa_forked_child, true);
+}
+
+static void sdaa_register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, sdaa_child_after_fork);
+}
+
+bool accel_sdaa_forked(void)
+{
+    return atomic_load_explicit(&sdaa_forked_child, memory_order_relaxed);
+}
+
+void accel_sdaa_callback_mark(bool inside)
+{
+    sdaa_in_callback = inside;
+}
+
+static accel_status_t sdaa_fork_error(void)
+{
+    return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
+                               "sdaa: cannot use the SDAA runtime in a forked child process: the "
+                               "parent opened a device before fork(). Start child processes "
+                               "with spawn (or exec), or use sdaa only after forking");
+}
+
+/* ---------------------------------------------------------------- per-thread device */
+
+/* The calling thread's device as this library set it, keyed by the backend
+ * instance so that a new backend never trusts an old entry. */
+static _Thread_local uint64_t sdaa_thread_instance;
+static _Thread_local int sdaa_thread_device_index = -1;
+static atomic_uint_fast64_t sdaa_next_instance = 1;
+
+accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device)
+{
+    accel_status_t status;
+    if (accel_sdaa_forked())
+        return sdaa_fork_error();
+    if (sdaa_in_callback)
+        return accel_backend_error(ACCEL_ERROR_UNSUPPORTED,
+                                   "sdaa: a host callback may not call the SDAA runtime (it runs "
+                                   "on a runtime thread, as CUDA's stream callbacks do); queue "
+                                   "the work from another thread");
+    if (sdaa_thread_instance == sdaa->instance && sdaa_thread_device_index == device)
+        return ACCEL_OK;
+    status = accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaSetDevice(device), "sdaaSetDevice");
+    if (status == ACCEL_OK) {
+        sdaa_thread_instance = sdaa->instance;
+        sdaa_thread_device_index = device;
+    }
+    return status;
+}
+
+int accel_sdaa_thread_device(const accel_sdaa_backend_t *sdaa)
+{
+    return sdaa_thread_instance == sdaa->instance && sdaa_thread_device_index >= 0
+               ? sdaa_thread_device_index
+               : 0;
+}
+
+/* ---------------------------------------------------------------- counting devices */
+
+/* snprintf for reasons that may be cut at the buffer's end (a long library
+ * path), which is fine for a message. */
+__attribute__((format(printf, 3, 4))) static void sdaa_say(char *out, size_t cap, const char *fmt,
+                                                           ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out, cap, fmt, args);
+    va_end(args);
+}
+
+/* sdaaGetDeviceCount, the only counting call the API has. It opens no
+ * device; whether it starts more of the runtime than that is not known
+ * (README.md). sdaaErrorNoDevice is an answer (zero), not a failure. */
+static bool sdaa_count_devices(const accel_sdaa_api_t *rt, int *out, char *how, size_t how_cap)
+{
+    int count = 0;
+    accel_sdaa_error_t code = rt->sdaaGetDeviceCount(&count);
+    if (code == ACCEL_SDAA_ERROR_NO_DEVICE || (code == ACCEL_SDAA_SUCCESS && count <= 0)) {
+        *out = 0;
+        sdaa_say(how, how_cap, "%s reports no SDAA device%s", rt->path,
+                 getenv(SDAA_VISIBLE_ENV) != NULL ? " (" SDAA_VISIBLE_ENV " is set)" : "");
+        return true;
+    }
+    if (code != ACCEL_SDAA_SUCCESS) {
+        const char *name = rt->sdaaGetErrorName(code);
+        sdaa_say(how, how_cap, "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
+                 code, name != NULL ? name : "an unnamed code");
+        return false;
+    }
+    *out = count;
+    sdaa_say(how, how_cap,
+             "devices counted with sdaaGetDeviceCount from %s; bound to the public SDAA runtime "
+             "API, tested against a simulated runtime only, never run on Tecorigin hardware",
+             rt->path);
+    return true;
+}
+
+/* ---------------------------------------------------------------- lifecycle */
+
+static void sdaa_probe(accel_probe_result_t *out)
+{
+    char reason[sizeof out->reason];
+    const accel_sdaa_api_t *rt = accel_sdaa_runtime(reason, sizeof reason);
+    int count = 0;
+    out->available = false;
+    if (rt == NULL) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    if (accel_sdaa_forked()) {
+        snprintf(out->reason, sizeof out->reason,
+                 "the SDAA runtime was started before fork(); it cannot be used in this child");
+        return;
+    }
+    if (!sdaa_count_devices(rt, &count, reason, sizeof reason)) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    out->available = count > 0;
+    out->device_count = count;
+    snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+static accel_status_t sdaa_create(void **out_self)
+{
+    char reason[256];
+    const accel_sdaa_api_t *rt = accel_sdaa_runtime(reason, sizeof reason);
+    accel_sdaa_backend_t *sdaa;
+    int count = 0;
+
+    if (rt == NULL)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "sdaa: %s", reason);
+    if (accel_sdaa_forked())
+        return sdaa_fork_error();
+    if (!sdaa_count_devices(rt, &count, reason, sizeof reason))
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "sdaa: %s", reason);
+    sdaa = calloc(1, sizeof *sdaa);
+    if (sdaa == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "sdaa: out of host memory for state");
+    sdaa->rt = rt;
+    sdaa->device_count = count;
+    sdaa->instance = atomic_fetch_add(&sdaa_next_instance, 1);
+    sdaa->driver_version = -1;
+    pthread_mutex_init(&sdaa->staging_lock, NULL);
+    accel_log(ACCEL_LOG_DEBUG, "sdaa: %d device(s) from %s", count, rt->path);
+    *out_self = sdaa;
+    return ACCEL_OK;
+}
+
+/* Core releases streams, events and memory first. In a forked child no
+ * runtime call is made: only host memory is freed. */
+static void sdaa_destroy(void *self)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    if (sdaa == NULL)
+        return;
+    accel_sdaa_staging_release(sdaa);
+    pthread_mutex_destroy(&sdaa->staging_lock);
+    free(sdaa);
+}
+
+/* The first call that opens a device: from here on a fork() child may not
+ * use the runtime. Versions are read once. */
+static accel_status_t sdaa_init(void *self)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    const accel_sdaa_api_t *rt = sdaa->rt;
+    accel_status_t status;
+    int counted = 0;
+
+    if (accel_sdaa_forked())
+        return sdaa_fork_error();
+    pthread_once(&sdaa_atfork_once, sdaa_register_atfork);
+    atomic_store(&sdaa_started, true);
+    status = accel_sdaa_check(rt, rt->sdaaGetDeviceCount(&counted), "sdaaGetDeviceCount");
+    if (status != ACCEL_OK)
+        return status;
+    if (counted < sdaa->device_count)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                                   "sdaa: %d device(s) were counted when the backend was opened "
+                                   "but the runtime now shows %d (check " SDAA_VISIBLE_ENV ")",
+                                   sdaa->device_count, counted);
+    status = accel_sdaa_check(rt, rt->sdaaRuntimeGetVersion(&sdaa->runtime_version),
+                              "sdaaRuntimeGetVersion");
+    if (status != ACCEL_OK)
+        return status;
+    if (rt->sdaaDriverGetVersion != NULL) {
+        status = accel_sdaa_check(rt, rt->sdaaDriverGetVersion(&sdaa->driver_version),
+                                  "sdaaDriverGetVersion");
+        if (status != ACCEL_OK)
+            return status;
+    }
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- device queries */
+
+static accel_status_t sdaa_device_count(void *self, int *out)
+{
+    *out = ((accel_sdaa_backend_t *)self)->device_count;
+    return ACCEL_OK;
+}
+
+static accel_status_t sdaa_set_device(void *self, int device)
+{
+    return accel_sdaa_activate(self, device);
+}
+
+/* Name and total memory from sdaaGetDeviceProperties (the early layout's
+ * leading fields, read from an oversized buffer). The struct's pciBusID is a
+ * bare bus number, not a full domain:bus:device.function address, so no PCI
+ * id is reported rather than a guessed one; core counts are not in the
+ * public API (-1). */
+static accel_status_t sdaa_device_properties(void *self, int device, accel_device_properties_t *out)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    const accel_sdaa_api_t *rt = sdaa->rt;
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    accel_sdaa_device_prop_buffer_t raw;
+    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
+    accel_status_t status = accel_sdaa_activate(sdaa, device);
+
+    if (status != ACCEL_OK)
+        return status;
+    memset(&raw, 0, sizeof raw);
+    status = accel_sdaa_check(rt, rt->sdaaGetDeviceProperties(&raw.prop, device),
+                              "sdaaGetDeviceProperties");
+    if (status != ACCEL_OK)
+        return status;
+    raw.prop.name[sizeof raw.prop.name - 1] = '\0';
+    snprintf(props.name, sizeof props.name, "%s",
+             raw.prop.name[0] != '\0' ? raw.prop.name : "Tecorigin SDAA device");
+    snprintf(props.vendor, sizeof props.vendor, "Tecorigin");
+    props.total_memory = (uint64_t)raw.prop.total_global_mem;
+    props.compute_major = props.compute_minor = -1;
+    props.multiprocessor_count = -1;
+    if (sdaa->driver_version >= 0)
+        snprintf(props.driver_version, sizeof props.driver_version, "SDAA runtime %d, driver %d",
+                 sdaa->runtime_version, sdaa->driver_version);
+    else
+        snprintf(props.driver_version, sizeof props.driver_version, "SDAA runtime %d",
+                 sdaa->runtime_version);
+    props.struct_size = out->struct_size;
+    memcpy(out, &props, size);
+    return ACCEL_OK;
+}
+
+/* DeepSpeed: fp16 always; bf16 from torch.sdaa.is_bf16_supported(), whose
+ * answer is not public and has no runtime-API query: taken as true for the
+ * T1 [unconfirmed, README.md]; no Triton; no graphs (create_graph returns
+ * None on sdaa, and the public API has no stream capture). */
+static accel_status_t sdaa_query_flag(void *self, int device, accel_flag_t flag, bool *out)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    (void)device;
+    switch (flag) {
+    case ACCEL_FLAG_IS_AVAILABLE: *out = sdaa->device_count > 0; return ACCEL_OK;
+    case ACCEL_FLAG_BF16_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_FP16_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_TRITON_SUPPORTED: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_PREFER_TRITON_GROUPED_MM: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_GRAPHS_SUPPORTED: *out = false; return ACCEL_OK;
+    default: return ACCEL_ERROR_UNSUPPORTED;
+    }
+}
+
+/* DeepSpeed's sdaa list: [float] + half + bfloat16 when supported. */
+static accel_status_t sdaa_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
+                                            size_t *out_count)
+{
+    static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
+    (void)self;
+    (void)device;
+    if (out == NULL && cap > 0)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "sdaa: dtype output array is NULL but capacity is %zu", cap);
+    for (size_t i = 0; i < 3 && i < cap; i++)
+        out[i] = all[i];
+    *out_count = 3;
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const accel_backend_ops_t sdaa_ops = {
+    .abi_version = ACCEL_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(accel_backend_ops_t),
+    .name = "sdaa",
+    .info = &sdaa_info,
+
+    .probe = sdaa_probe,
+    .create = sdaa_create,
+    .destroy = sdaa_destroy,
+    .init = sdaa_init,
+
+    .device_count = sdaa_device_count,
+    .device_properties = sdaa_device_properties,
+    .set_device = sdaa_set_device,
+    .synchronize = accel_sdaa_synchronize,
+    .memory_info = accel_sdaa_memory_info,
+    .query_flag = sdaa_query_flag,
+    .supported_dtypes = sdaa_supported_dtypes,
+
+    .mem_alloc = accel_sdaa_mem_alloc,
+    .mem_free = accel_sdaa_mem_free,
+    .memcpy_async = accel_sdaa_memcpy_async,
+    .memset_async = accel_sdaa_memset_async,
+
+    /* pinned allocation only: the public API has no host registration */
+    .host_alloc = accel_sdaa_host_alloc,
+    .host_free = accel_sdaa_host_free,
+
+    .stream_create = accel_sdaa_stream_create,
+    .stream_destroy = accel_sdaa_stream_destroy,
+    .stream_synchronize = accel_sdaa_stream_synchronize,
+    .stream_query = accel_sdaa_stream_query,
+    .stream_wait_event = accel_sdaa_stream_wait_event,
+    .stream_add_callback = accel_sdaa_stream_add_callback,
+
+    .event_create = accel_sdaa_event_create,
+    .event_destroy = accel_sdaa_event_destroy,
+    .event_record = accel_sdaa_event_record,
+    .event_synchronize = accel_sdaa_event_synchronize,
+    .event_query = accel_sdaa_event_query,
+    .event_elapsed_ms = accel_sdaa_event_elapsed_ms,
+
+    .rng_fill = accel_sdaa_rng_fill,
+
+    .op_builders = accel_sdaa_op_builders,
+};
+
+const accel_backend_ops_t *accel_sdaa_backend_ops(void)
+{
+    return &sdaa_ops;
+}

@@ -1,0 +1,144 @@
+/* sdaa_backend.h: the Tecorigin sdaa backend (DESIGN.md §6) over the SDAA
+ * runtime (libsdaart.so), shared by the files of src/backends/sdaa/. Core
+ * needs only accel_sdaa_backend_ops(); the rest is private to this folder.
+ *
+ * Runtime library: libsdaart.so is dlopened once per process (found through
+ * ACCEL_SDAA_LIBRARY, then /opt/tecoai/lib64, then the loader's path) and
+ * never unloaded; there is no link-time dependency on any Teco file. The
+ * runtime, a HIP/CUDA-runtime clone, has no explicit init call: it starts on
+ * first use. Probe calls only sdaaGetDeviceCount; init() (once per backend,
+ * lazily) is the first call that opens a device, and from then on the
+ * process counts as having started the runtime (the fork rule below).
+ *
+ * Objects and who owns them:
+ * - accel_sdaa_backend_t: made by create(), freed by destroy(). Fields above
+ *   `staging_lock` are written in create()/init() before any other slot runs
+ *   and are read-only afterwards.
+ * - a backend stream is the runtime's sdaaStream_t itself, owned by core's
+ *   accel_stream_t; NULL is the device's default stream. Events are the
+ *   runtime's sdaaEvent_t.
+ * - a host callback's record (stream.c) is owned by the runtime from a
+ *   successful sdaaStreamAddCallback until the callback has run, which frees
+ *   it.
+ * - random-fill staging buffers (memory.c) are owned by the backend until
+ *   the copy out of them has completed, then freed by a later fill or
+ *   destroy().
+ * Threads: every slot may run on any thread. Before calling the runtime a
+ * slot makes its device the calling thread's device (accel_sdaa_activate,
+ * sdaaSetDevice once per thread and device), so no thread needs a prior
+ * set_device. A host callback runs on a runtime thread and may not call the
+ * runtime (the CUDA rule the API copies): every slot refuses, with a
+ * sentence, when called from inside one. Fork: in a child forked after the
+ * runtime was started every slot fails at once; nothing calls the runtime
+ * there.
+ */
+#ifndef ACCEL_BACKENDS_SDAA_SDAA_BACKEND_H
+#define ACCEL_BACKENDS_SDAA_SDAA_BACKEND_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "accel/accel_backend.h"
+#include "backends/sdaa/types.h"
+
+/* The sdaa backend's ops table (constant, process lifetime). */
+const accel_backend_ops_t *accel_sdaa_backend_ops(void);
+
+typedef struct accel_sdaa_api {
+    void *library;
+    char path[256]; /* the file that loaded (dladdr), for the report */
+#define ACCEL_SDAA_SYMBOL(required, ret, name, params, export) ret(*name) params;
+#include "backends/sdaa/symbols.h"
+#undef ACCEL_SDAA_SYMBOL
+} accel_sdaa_api_t;
+
+/* The runtime table, loaded once per process; NULL with `reason` (every
+ * place tried) when libsdaart cannot be loaded or lacks a required symbol. */
+const accel_sdaa_api_t *accel_sdaa_runtime(char *reason, size_t cap);
+
+/* A random fill's pinned staging buffer, freed once the event recorded
+ * after its copy has completed (memory.c). */
+typedef struct accel_sdaa_staging {
+    void *ptr;
+    accel_sdaa_event_t copied;
+    int device;
+    struct accel_sdaa_staging *next;
+} accel_sdaa_staging_t;
+
+typedef struct accel_sdaa_backend {
+    const accel_sdaa_api_t *rt;
+    int device_count;
+    uint64_t instance;   /* unique per create(), keys the per-thread device cache */
+    int runtime_version; /* sdaaRuntimeGetVersion, set by init() */
+    int driver_version;  /* sdaaDriverGetVersion, or -1 when not exported */
+
+    pthread_mutex_t staging_lock;  /* guards `staging` */
+    accel_sdaa_staging_t *staging; /* random-fill buffers still being copied */
+} accel_sdaa_backend_t;
+
+/* Make `device` the calling thread's device (sdaaSetDevice when it is not
+ * already). Fails at once in a child forked after the runtime was started,
+ * and inside a host callback. */
+accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device);
+/* The device the calling thread last activated for this backend, or 0. */
+int accel_sdaa_thread_device(const accel_sdaa_backend_t *sdaa);
+/* True in a child forked after this process started the runtime. */
+bool accel_sdaa_forked(void);
+/* Marks the calling thread as running a host callback (stream.c), or not. */
+void accel_sdaa_callback_mark(bool inside);
+
+/* Turn a failed sdaaError_t into a status and the thread's last error:
+ * "sdaa: <what> failed with sdaaError_t <code> (<name>): <description>".
+ * sdaaErrorOutOfMemory gives OUT_OF_MEMORY, everything else DEVICE_ERROR,
+ * the code kept as the vendor code. */
+accel_status_t accel_sdaa_error(const accel_sdaa_api_t *rt, accel_sdaa_error_t code,
+                                const char *what);
+
+static inline accel_status_t accel_sdaa_check(const accel_sdaa_api_t *rt, accel_sdaa_error_t code,
+                                              const char *what)
+{
+    return code == ACCEL_SDAA_SUCCESS ? ACCEL_OK : accel_sdaa_error(rt, code, what);
+}
+
+/* ---------------------------------------------------------------- memory.c */
+
+accel_status_t accel_sdaa_mem_alloc(void *self, int device, size_t size, void **out);
+void accel_sdaa_mem_free(void *self, int device, void *ptr);
+accel_status_t accel_sdaa_memcpy_async(void *self, int device, void *dst, const void *src,
+                                       size_t size, accel_copy_kind_t kind, void *stream);
+accel_status_t accel_sdaa_memset_async(void *self, int device, void *dst, int value, size_t size,
+                                       void *stream);
+accel_status_t accel_sdaa_host_alloc(void *self, size_t size, void **out);
+void accel_sdaa_host_free(void *self, void *ptr, size_t size);
+accel_status_t accel_sdaa_memory_info(void *self, int device, uint64_t *free_bytes,
+                                      uint64_t *total_bytes);
+/* Wait for and free every random-fill staging buffer (destroy()). */
+void accel_sdaa_staging_release(accel_sdaa_backend_t *sdaa);
+accel_status_t accel_sdaa_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
+                                   void *ptr, size_t count, uint64_t seed, uint64_t offset);
+
+/* ---------------------------------------------------------------- op_builders.c */
+
+const accel_op_builder_desc_t *accel_sdaa_op_builders(void *self, size_t *out_count);
+
+/* ---------------------------------------------------------------- stream.c */
+
+accel_status_t accel_sdaa_synchronize(void *self, int device);
+accel_status_t accel_sdaa_stream_create(void *self, int device, int priority, void **out);
+void accel_sdaa_stream_destroy(void *self, int device, void *stream);
+accel_status_t accel_sdaa_stream_synchronize(void *self, int device, void *stream);
+accel_status_t accel_sdaa_stream_query(void *self, int device, void *stream);
+accel_status_t accel_sdaa_stream_wait_event(void *self, int device, void *stream, void *event);
+accel_status_t accel_sdaa_stream_add_callback(void *self, int device, void *stream,
+                                              accel_host_fn_t fn, void *user_data);
+accel_status_t accel_sdaa_event_create(void *self, int device, unsigned flags, void **out);
+void accel_sdaa_event_destroy(void *self, int device, void *event);
+/* Stream before event, as the event_record slot takes them. */
+accel_status_t accel_sdaa_event_record(void *self, int device, void *stream, void *event);
+accel_status_t accel_sdaa_event_synchronize(void *self, int device, void *event);
+accel_status_t accel_sdaa_event_query(void *self, int device, void *event);
+accel_status_t accel_sdaa_event_elapsed_ms(void *self, int device, void *start, void *end,
+                                           float *out);
+
+#endif /* ACCEL_BACKENDS_SDAA_SDAA_BACKEND_H */

@@ -1,0 +1,657 @@
+/* sdaa_sim_stream.c: the simulated SDAA runtime's streams, copies, fills,
+ * events and host callbacks. Each stream (a device's default stream too) is
+ * a worker thread running its queue in order, so work really is
+ * asynchronous and a binding that forgets to wait or to order streams reads
+ * stale data; with ACCEL_SIM_STREAM_DELAY_US each task starts that much
+ * later, to widen such windows. Events carry a record count and a
+ * CLOCK_MONOTONIC time. A callback added with sdaaStreamAddCallback runs on
+ * the stream's worker when the stream reaches it, and the stream waits for
+ * it (CUDA's rule). sdaaStreamDestroy does not wait (CUDA's rule too).
+ * Stricter than CUDA where that catches binding mistakes: work queued on a
+ * stream of another device than the thread's current one is refused
+ * (sdaaErrorInvalidHandle), and fills must lie in device memory.
+ * Everything shared is guarded by sim_lock (sdaa_sim_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sdaa_sim_internal.h"
+
+typedef enum sim_task_kind {
+    SIM_COPY,
+    SIM_FILL,
+    SIM_RECORD,
+    SIM_WAIT,
+    SIM_CALLBACK
+} sim_task_kind_t;
+
+typedef struct sim_event {
+    unsigned flags;
+    int device;
+    unsigned long recorded;  /* records enqueued */
+    unsigned long completed; /* the latest record the stream reached */
+    uint64_t time_ns;        /* when `completed` was reached */
+    unsigned long refs;      /* queued records and waits naming the event */
+    bool destroyed;          /* sdaaEventDestroy ran: freed when refs reach 0 */
+    struct sim_event *next;  /* in sim_events while not destroyed */
+} sim_event_t;
+
+typedef struct sim_task {
+    sim_task_kind_t kind;
+    void *dst;
+    const void *src;
+    size_t size;
+    int value;
+    sim_event_t *event;
+    unsigned long generation;
+    sdaaStreamCallback_t fn;
+    void *user_data;
+    struct sim_task *next;
+} sim_task_t;
+
+struct sim_stream {
+    int device;
+    bool is_default;
+    pthread_t worker;
+    sim_task_t *head, *tail;
+    unsigned long enqueued, finished;
+    unsigned waiters;        /* threads in sim_stream_wait_locked: keep it alive */
+    bool stop;               /* sdaaStreamDestroy ran: finish the queue, then end */
+    struct sim_stream *next; /* in sim_streams until its worker ends */
+};
+
+static sim_stream_t *sim_streams;                   /* every live stream */
+static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
+static sim_event_t *sim_events;                     /* every event not destroyed */
+
+static uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long sim_delay_us;
+static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
+
+static void sim_delay_read(void)
+{
+    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+    sim_delay_us = text != NULL ? strtol(text, NULL, 10) : 0;
+    if (sim_delay_us < 0 || sim_delay_us > 1000000)
+        sim_delay_us = 0;
+}
+
+/* ACCEL_SIM_STREAM_DELAY_US before every task (read once, any thread). */
+static void sim_task_delay(void)
+{
+    pthread_once(&sim_delay_once, sim_delay_read);
+    if (sim_delay_us > 0) {
+        struct timespec ts = {sim_delay_us / 1000000, (sim_delay_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* ---------------------------------------------------------------- workers */
+
+/* Runs one task of `stream`; called with sim_lock held, may drop it. */
+static void sim_run(sim_stream_t *stream, sim_task_t *task)
+{
+    switch (task->kind) {
+    case SIM_COPY:
+        pthread_mutex_unlock(&sim_lock);
+        memmove(task->dst, task->src, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_FILL:
+        pthread_mutex_unlock(&sim_lock);
+        memset(task->dst, task->value, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_RECORD:
+        if (task->generation > task->event->completed) {
+            task->event->completed = task->generation;
+            task->event->time_ns = sim_now_ns();
+        }
+        break;
+    case SIM_WAIT:
+        while (task->event->completed < task->generation)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        break;
+    case SIM_CALLBACK:
+        /* The default stream's handle is NULL to its users. */
+        pthread_mutex_unlock(&sim_lock);
+        task->fn(stream->is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess, task->user_data);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    }
+}
+
+static void *sim_worker(void *arg)
+{
+    sim_stream_t *stream = arg;
+    pthread_mutex_lock(&sim_lock);
+    for (;;) {
+        sim_task_t *task;
+        while (stream->head == NULL && !stream->stop)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        if (stream->head == NULL)
+            break; /* destroyed and drained */
+        task = stream->head;
+        pthread_mutex_unlock(&sim_lock);
+        sim_task_delay();
+        pthread_mutex_lock(&sim_lock);
+        sim_run(stream, task);
+        stream->head = task->next;
+        if (stream->head == NULL)
+            stream->tail = NULL;
+        stream->finished++;
+        if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+            free(task->event);
+        free(task);
+        pthread_cond_broadcast(&sim_changed);
+    }
+    /* Only a destroyed stream gets here (default streams never stop): its
+     * worker is detached, so it unlinks and frees the stream itself, once no
+     * device synchronize is still looking at it. */
+    while (stream->waiters > 0)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
+        if (*link == stream) {
+            *link = stream->next;
+            break;
+        }
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    free(stream);
+    return NULL;
+}
+
+/* Under no lock. NULL when out of memory or no thread could start. */
+static sim_stream_t *sim_stream_new(int device, bool is_default)
+{
+    sim_stream_t *stream = calloc(1, sizeof *stream);
+    if (stream == NULL)
+        return NULL;
+    stream->device = device;
+    stream->is_default = is_default;
+    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
+        free(stream);
+        return NULL;
+    }
+    pthread_mutex_lock(&sim_lock);
+    stream->next = sim_streams;
+    sim_streams = stream;
+    pthread_mutex_unlock(&sim_lock);
+    return stream;
+}
+
+static sim_stream_t *sim_default_stream(int device)
+{
+    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+    sim_stream_t *stream;
+    pthread_mutex_lock(&make_lock);
+    if (sim_defaults[device] == NULL)
+        sim_defaults[device] = sim_stream_new(device, true);
+    stream = sim_defaults[device];
+    pthread_mutex_unlock(&make_lock);
+    return stream;
+}
+
+sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const char *function)
+{
+    sim_stream_t *found = NULL;
+    if ((*code = sim_need_device(function)) != sdaaSuccess)
+        return NULL;
+    if (handle == NULL) {
+        found = sim_default_stream(sim_current_device());
+        if (found == NULL)
+            *code = sim_error(sdaaErrorOutOfMemory, "%s: no default stream", function);
+        return found;
+    }
+    pthread_mutex_lock(&sim_lock);
+    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
+        if (s == (sim_stream_t *)handle && !s->is_default && !s->stop)
+            found = s;
+    pthread_mutex_unlock(&sim_lock);
+    if (found == NULL)
+        *code = sim_error(sdaaErrorInvalidHandle, "%s: %p is not a live stream", function,
+                          (void *)handle);
+    return found;
+}
+
+/* A resolved stream that also belongs to the thread's current device. */
+static sim_stream_t *sim_stream_for_work(sdaaStream_t handle, sdaaError_t *code,
+                                         const char *function)
+{
+    sim_stream_t *stream = sim_stream_resolve(handle, code, function);
+    if (stream != NULL && stream->device != sim_current_device()) {
+        *code = sim_error(sdaaErrorInvalidHandle,
+                          "%s: the stream belongs to device %d but the thread's device is %d",
+                          function, stream->device, sim_current_device());
+        return NULL;
+    }
+    return stream;
+}
+
+/* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
+static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
+{
+    task->next = NULL;
+    if (stream->tail != NULL)
+        stream->tail->next = task;
+    else
+        stream->head = task;
+    stream->tail = task;
+    stream->enqueued++;
+    pthread_cond_broadcast(&sim_changed);
+}
+
+static sdaaError_t sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
+{
+    sim_task_t *task = malloc(sizeof *task);
+    if (task == NULL)
+        return sim_error(sdaaErrorOutOfMemory, "%s: out of host memory", function);
+    *task = *proto;
+    pthread_mutex_lock(&sim_lock);
+    sim_enqueue(stream, task);
+    pthread_mutex_unlock(&sim_lock);
+    return sdaaSuccess;
+}
+
+/* Under sim_lock: wait until `stream` has run everything enqueued so far. */
+static void sim_stream_wait_locked(sim_stream_t *stream)
+{
+    unsigned long target = stream->enqueued;
+    stream->waiters++;
+    while (stream->finished < target)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    if (--stream->waiters == 0)
+        pthread_cond_broadcast(&sim_changed); /* a destroyed stream's worker may end now */
+}
+
+void sim_streams_drain(int device)
+{
+    pthread_mutex_lock(&sim_lock);
+    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
+        if (s->device == device)
+            sim_stream_wait_locked(s);
+    pthread_mutex_unlock(&sim_lock);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+SIM_API sdaaError_t sdaaStreamCreateWithFlags(sdaaStream_t *stream, unsigned int flags)
+{
+    sdaaError_t code;
+    sim_stream_t *created;
+    SIM_ENTER("sdaaStreamCreateWithFlags");
+    if ((code = sim_need_device("sdaaStreamCreateWithFlags")) != sdaaSuccess)
+        return code;
+    if (stream == NULL || (flags != sdaaStreamDefault && flags != sdaaStreamNonBlocking))
+        return sim_error(sdaaErrorInvalidValue,
+                         "sdaaStreamCreateWithFlags: stream NULL or flags %#x unknown", flags);
+    created = sim_stream_new(sim_current_device(), false);
+    if (created == NULL)
+        return sim_error(sdaaErrorOutOfMemory, "sdaaStreamCreateWithFlags: no worker thread");
+    *stream = (sdaaStream_t)created;
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaStreamCreate(sdaaStream_t *stream)
+{
+    SIM_ENTER("sdaaStreamCreate");
+    return sdaaStreamCreateWithFlags(stream, sdaaStreamDefault);
+}
+
+/* Returns at once, as CUDA's does: work already queued still runs, then the
+ * worker ends and frees the stream; the handle is invalid from now on. A
+ * binding that must wait for the work synchronizes first. */
+SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    pthread_t worker;
+    bool idle;
+    SIM_ENTER("sdaaStreamDestroy");
+    if (handle == NULL)
+        return sim_error(sdaaErrorInvalidHandle, "sdaaStreamDestroy: stream is NULL");
+    if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamDestroy")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    worker = stream->worker;
+    idle = stream->head == NULL;
+    stream->stop = true;
+    if (!idle)
+        pthread_detach(worker); /* ends on its own once the queue has run */
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    /* Nothing queued: the worker ends at once; joining it keeps its thread
+     * (and what callbacks left in its thread-local storage) from outliving
+     * the caller's next steps. The stream is freed by the worker either way. */
+    if (idle)
+        pthread_join(worker, NULL);
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaStreamSynchronize(sdaaStream_t handle)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    SIM_ENTER("sdaaStreamSynchronize");
+    if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamSynchronize")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    sim_stream_wait_locked(stream);
+    pthread_mutex_unlock(&sim_lock);
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaStreamQuery(sdaaStream_t handle)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    bool idle;
+    SIM_ENTER("sdaaStreamQuery");
+    if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamQuery")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    idle = stream->finished == stream->enqueued;
+    pthread_mutex_unlock(&sim_lock);
+    return idle ? sdaaSuccess : sdaaErrorNotReady;
+}
+
+/* ---------------------------------------------------------------- copies and fills */
+
+/* The kind must say where each side really is: device memory for a device
+ * side (inside one sdaaMalloc block), anything else for a host side;
+ * sdaaMemcpyDefault takes them as they are. */
+static sdaaError_t sim_check_copy(void *dst, const void *src, size_t size, sdaaMemcpyKind kind,
+                                  const char *function)
+{
+    bool dst_device, src_device, want_dst, want_src;
+    if (size == 0)
+        return sdaaSuccess;
+    if (dst == NULL || src == NULL)
+        return sim_error(sdaaErrorInvalidValue, "%s: dst or src is NULL", function);
+    dst_device = sim_is_device_range(dst, size);
+    src_device = sim_is_device_range(src, size);
+    switch ((int)kind) {
+    case sdaaMemcpyHostToHost: want_dst = want_src = false; break;
+    case sdaaMemcpyHostToDevice: want_dst = true, want_src = false; break;
+    case sdaaMemcpyDeviceToHost: want_dst = false, want_src = true; break;
+    case sdaaMemcpyDeviceToDevice: want_dst = want_src = true; break;
+    case sdaaMemcpyDefault: want_dst = dst_device, want_src = src_device; break;
+    default:
+        return sim_error(sdaaErrorInvalidMemcpyDirection, "%s: unknown kind %d", function,
+                         (int)kind);
+    }
+    if (dst_device != want_dst || src_device != want_src)
+        return sim_error(sdaaErrorInvalidValue, "%s: kind %d but dst %p is %s and src %p is %s",
+                         function, (int)kind, dst,
+                         dst_device ? "device memory" : "not device memory", src,
+                         src_device ? "device memory" : "not device memory");
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaMemcpy(void *dst, const void *src, size_t sizeBytes, sdaaMemcpyKind kind)
+{
+    sdaaError_t code;
+    SIM_ENTER("sdaaMemcpy");
+    if ((code = sim_need_device("sdaaMemcpy")) != sdaaSuccess)
+        return code;
+    if ((code = sim_check_copy(dst, src, sizeBytes, kind, "sdaaMemcpy")) != sdaaSuccess)
+        return code;
+    sim_streams_drain(sim_current_device()); /* the legacy default stream's ordering */
+    if (sizeBytes > 0)
+        memmove(dst, src, sizeBytes);
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaMemcpyAsync(void *dst, const void *src, size_t sizeBytes,
+                                    sdaaMemcpyKind kind, sdaaStream_t handle)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_COPY, .dst = dst, .src = src, .size = sizeBytes};
+    SIM_ENTER("sdaaMemcpyAsync");
+    if ((stream = sim_stream_for_work(handle, &code, "sdaaMemcpyAsync")) == NULL)
+        return code;
+    if ((code = sim_check_copy(dst, src, sizeBytes, kind, "sdaaMemcpyAsync")) != sdaaSuccess)
+        return code;
+    if (sizeBytes == 0)
+        return sdaaSuccess;
+    return sim_submit(stream, &task, "sdaaMemcpyAsync");
+}
+
+static sdaaError_t sim_check_fill(void *dst, size_t size, const char *function)
+{
+    if (size == 0)
+        return sdaaSuccess;
+    if (dst == NULL || !sim_is_device_range(dst, size))
+        return sim_error(sdaaErrorInvalidValue, "%s: [%p, +%zu) is not device memory", function,
+                         dst, size);
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaMemsetAsync(void *dst, int value, size_t sizeBytes, sdaaStream_t handle)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_FILL, .dst = dst, .value = value, .size = sizeBytes};
+    SIM_ENTER("sdaaMemsetAsync");
+    if ((stream = sim_stream_for_work(handle, &code, "sdaaMemsetAsync")) == NULL)
+        return code;
+    if ((code = sim_check_fill(dst, sizeBytes, "sdaaMemsetAsync")) != sdaaSuccess)
+        return code;
+    if (sizeBytes == 0)
+        return sdaaSuccess;
+    return sim_submit(stream, &task, "sdaaMemsetAsync");
+}
+
+SIM_API sdaaError_t sdaaMemset(void *dst, int value, size_t sizeBytes)
+{
+    sdaaError_t code;
+    SIM_ENTER("sdaaMemset");
+    if ((code = sim_need_device("sdaaMemset")) != sdaaSuccess)
+        return code;
+    if ((code = sim_check_fill(dst, sizeBytes, "sdaaMemset")) != sdaaSuccess)
+        return code;
+    sim_streams_drain(sim_current_device());
+    if (sizeBytes > 0)
+        memset(dst, value, sizeBytes);
+    return sdaaSuccess;
+}
+
+/* ---------------------------------------------------------------- events */
+
+SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
+{
+    sdaaError_t code;
+    sim_event_t *created;
+    SIM_ENTER("sdaaEventCreateWithFlags");
+    if ((code = sim_need_device("sdaaEventCreateWithFlags")) != sdaaSuccess)
+        return code;
+    if (event == NULL || (flags & ~(unsigned)(sdaaEventBlockingSync | sdaaEventDisableTiming |
+                                              sdaaEventInterprocess)) != 0)
+        return sim_error(sdaaErrorInvalidValue,
+                         "sdaaEventCreateWithFlags: event NULL or flags %#x unknown", flags);
+    created = calloc(1, sizeof *created);
+    if (created == NULL)
+        return sim_error(sdaaErrorOutOfMemory, "sdaaEventCreateWithFlags: out of host memory");
+    created->flags = flags;
+    created->device = sim_current_device();
+    pthread_mutex_lock(&sim_lock);
+    created->next = sim_events;
+    sim_events = created;
+    pthread_mutex_unlock(&sim_lock);
+    *event = (sdaaEvent_t)created;
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaEventCreate(sdaaEvent_t *event)
+{
+    SIM_ENTER("sdaaEventCreate");
+    return sdaaEventCreateWithFlags(event, sdaaEventDefault);
+}
+
+/* Under sim_lock: `handle` as a live event, or NULL. */
+static sim_event_t *sim_event_find(sdaaEvent_t handle)
+{
+    for (sim_event_t *e = sim_events; e != NULL; e = e->next)
+        if (e == (sim_event_t *)handle)
+            return e;
+    return NULL;
+}
+
+/* As CUDA does, a destroy with a record or wait still queued is allowed: the
+ * event is freed when the last of them has run. */
+SIM_API sdaaError_t sdaaEventDestroy(sdaaEvent_t event)
+{
+    sim_event_t *e;
+    bool free_now;
+    SIM_ENTER("sdaaEventDestroy");
+    pthread_mutex_lock(&sim_lock);
+    if ((e = sim_event_find(event)) == NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(sdaaErrorInvalidHandle, "sdaaEventDestroy: %p is not a live event",
+                         (void *)event);
+    }
+    for (sim_event_t **link = &sim_events; *link != NULL; link = &(*link)->next)
+        if (*link == e) {
+            *link = e->next;
+            break;
+        }
+    e->destroyed = true;
+    free_now = e->refs == 0;
+    pthread_mutex_unlock(&sim_lock);
+    if (free_now)
+        free(e);
+    return sdaaSuccess;
+}
+
+/* A record or a wait (kind) of a live event on a stream of the thread's
+ * device. */
+static sdaaError_t sim_event_task(sdaaEvent_t event, sdaaStream_t handle, sim_task_kind_t kind,
+                                  const char *function)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    sim_task_t *task;
+    sim_event_t *e;
+    if ((stream = sim_stream_for_work(handle, &code, function)) == NULL)
+        return code;
+    if ((task = calloc(1, sizeof *task)) == NULL)
+        return sim_error(sdaaErrorOutOfMemory, "%s: out of host memory", function);
+    pthread_mutex_lock(&sim_lock);
+    if ((e = sim_event_find(event)) == NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        free(task);
+        return sim_error(sdaaErrorInvalidHandle, "%s: %p is not a live event", function,
+                         (void *)event);
+    }
+    task->kind = kind;
+    task->event = e;
+    task->generation = kind == SIM_RECORD ? ++e->recorded : e->recorded;
+    e->refs++;
+    sim_enqueue(stream, task);
+    pthread_mutex_unlock(&sim_lock);
+    return sdaaSuccess;
+}
+
+SIM_API sdaaError_t sdaaEventRecord(sdaaEvent_t event, sdaaStream_t stream)
+{
+    SIM_ENTER("sdaaEventRecord");
+    return sim_event_task(event, stream, SIM_RECORD, "sdaaEventRecord");
+}
+
+/* Waits for the event's latest record at the time of the call; an event
+ * never recorded is no wait at all. Flags must be 0. */
+SIM_API sdaaError_t sdaaStreamWaitEvent(sdaaStream_t stream, sdaaEvent_t event, unsigned int flags)
+{
+    SIM_ENTER("sdaaStreamWaitEvent");
+    if (flags != 0)
+        return sim_error(sdaaErrorInvalidValue, "sdaaStreamWaitEvent: flags %#x must be 0", flags);
+    return sim_event_task(event, stream, SIM_WAIT, "sdaaStreamWaitEvent");
+}
+
+SIM_API sdaaError_t sdaaEventSynchronize(sdaaEvent_t event)
+{
+    sim_event_t *e;
+    SIM_ENTER("sdaaEventSynchronize");
+    pthread_mutex_lock(&sim_lock);
+    if ((e = sim_event_find(event)) == NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(sdaaErrorInvalidHandle, "sdaaEventSynchronize: %p is not a live event",
+                         (void *)event);
+    }
+    {
+        unsigned long target = e->recorded;
+        while (e->completed < target)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return sdaaSuccess;
+}
+
+/* sdaaErrorNotReady until the latest record is reached; never recorded is
+ * complete (CUDA). */
+SIM_API sdaaError_t sdaaEventQuery(sdaaEvent_t event)
+{
+    sim_event_t *e;
+    bool done;
+    SIM_ENTER("sdaaEventQuery");
+    pthread_mutex_lock(&sim_lock);
+    if ((e = sim_event_find(event)) == NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(sdaaErrorInvalidHandle, "sdaaEventQuery: %p is not a live event",
+                         (void *)event);
+    }
+    done = e->completed == e->recorded;
+    pthread_mutex_unlock(&sim_lock);
+    return done ? sdaaSuccess : sdaaErrorNotReady;
+}
+
+/* Both events need timing (no sdaaEventDisableTiming) and a record;
+ * sdaaErrorNotReady while either record is pending. */
+SIM_API sdaaError_t sdaaEventElapsedTime(float *ms, sdaaEvent_t startEvent, sdaaEvent_t endEvent)
+{
+    sim_event_t *start, *end;
+    sdaaError_t code = sdaaSuccess;
+    SIM_ENTER("sdaaEventElapsedTime");
+    if (ms == NULL)
+        return sim_error(sdaaErrorInvalidValue, "sdaaEventElapsedTime: ms is NULL");
+    pthread_mutex_lock(&sim_lock);
+    start = sim_event_find(startEvent);
+    end = sim_event_find(endEvent);
+    if (start == NULL || end == NULL || (start->flags & sdaaEventDisableTiming) ||
+        (end->flags & sdaaEventDisableTiming) || start->recorded == 0 || end->recorded == 0)
+        code = sdaaErrorInvalidHandle;
+    else if (start->completed != start->recorded || end->completed != end->recorded)
+        code = sdaaErrorNotReady;
+    else
+        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+    pthread_mutex_unlock(&sim_lock);
+    if (code != sdaaSuccess)
+        return sim_error(code, "sdaaEventElapsedTime: an event is not live, not timed, not "
+                               "recorded or not complete");
+    return sdaaSuccess;
+}
+
+/* ---------------------------------------------------------------- callbacks */
+
+/* Flags must be 0 (CUDA's rule). */
+SIM_API sdaaError_t sdaaStreamAddCallback(sdaaStream_t handle, sdaaStreamCallback_t callback,
+                                          void *userData, unsigned int flags)
+{
+    sdaaError_t code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_CALLBACK, .fn = callback, .user_data = userData};
+    SIM_ENTER("sdaaStreamAddCallback");
+    if (callback == NULL || flags != 0)
+        return sim_error(sdaaErrorInvalidValue,
+                         "sdaaStreamAddCallback: callback NULL or flags %#x not 0", flags);
+    if ((stream = sim_stream_for_work(handle, &code, "sdaaStreamAddCallback")) == NULL)
+        return code;
+    return sim_submit(stream, &task, "sdaaStreamAddCallback");
+}

@@ -1,0 +1,438 @@
+/* syn_sim_stream.c: the simulated SynapseAI runtime's streams, copies,
+ * fills and events. Each stream is a worker thread running its queue in
+ * order, so work really is asynchronous (ACCEL_SIM_STREAM_DELAY_US delays
+ * every task to widen race windows). Events carry a record count and a
+ * CLOCK_MONOTONIC time in nanoseconds. What Synapse refuses, the sim
+ * refuses: a copy whose host side is not synHostMalloc'd or mapped for the
+ * stream's device, or whose device side is not that device's memory; a
+ * wait on an event recorded on the same stream; synStreamDestroy with work
+ * pending (synBusy); elapsed time of events without EVENT_COLLECT_TIME.
+ * Everything shared is under sim_lock (syn_sim_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "syn_sim_internal.h"
+
+typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_RECORD, SIM_WAIT } sim_task_kind_t;
+
+struct EventInterfaceExternal {
+    int module;
+    uint32_t flags;
+    unsigned long recorded, completed;
+    uint64_t time_ns;
+    synStreamHandle stream; /* of the latest record */
+    unsigned long refs;     /* queued tasks naming it */
+    bool destroyed;
+    struct EventInterfaceExternal *next; /* in sim_events while not destroyed */
+};
+
+typedef struct sim_task {
+    sim_task_kind_t kind;
+    uint64_t src, dst, size;
+    unsigned char value;
+    synEventHandle event;
+    unsigned long generation;
+    struct sim_task *next;
+} sim_task_t;
+
+struct InternalStreamHandle {
+    int module;
+    pthread_t worker;
+    sim_task_t *head, *tail;
+    bool stop;
+    struct InternalStreamHandle *next;
+};
+
+static synStreamHandle sim_streams;
+/* Every event not destroyed (one whose destroy failed stays reachable). */
+static synEventHandle sim_events;
+
+static uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sim_task_delay(void)
+{
+    static long delay_us = -1;
+    if (delay_us < 0) {
+        const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+        long value = text != NULL ? strtol(text, NULL, 10) : 0;
+        delay_us = value > 0 && value <= 1000000 ? value : 0;
+    }
+    if (delay_us > 0) {
+        struct timespec ts = {delay_us / 1000000, (delay_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void *sim_worker(void *arg)
+{
+    synStreamHandle stream = arg;
+    pthread_mutex_lock(&sim_lock);
+    for (;;) {
+        sim_task_t *task;
+        while (stream->head == NULL && !stream->stop)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        if (stream->head == NULL)
+            break;
+        task = stream->head;
+        pthread_mutex_unlock(&sim_lock);
+        sim_task_delay();
+        switch (task->kind) {
+        case SIM_COPY:
+            memmove((void *)(uintptr_t)task->dst, (const void *)(uintptr_t)task->src, task->size);
+            break;
+        case SIM_FILL: memset((void *)(uintptr_t)task->dst, task->value, task->size); break;
+        default: break;
+        }
+        pthread_mutex_lock(&sim_lock);
+        if (task->kind == SIM_RECORD && task->generation > task->event->completed) {
+            task->event->completed = task->generation;
+            task->event->time_ns = sim_now_ns();
+        }
+        if (task->kind == SIM_WAIT)
+            while (task->event->completed < task->generation)
+                pthread_cond_wait(&sim_changed, &sim_lock);
+        stream->head = task->next;
+        if (stream->head == NULL)
+            stream->tail = NULL;
+        if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+            free(task->event);
+        free(task);
+        pthread_cond_broadcast(&sim_changed);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return NULL;
+}
+
+/* Under sim_lock: a live stream, or NULL. */
+static bool sim_stream_live(synStreamHandle stream)
+{
+    for (synStreamHandle s = sim_streams; s != NULL; s = s->next)
+        if (s == stream)
+            return true;
+    return false;
+}
+
+/* Under sim_lock. */
+static synStatus sim_enqueue(synStreamHandle stream, sim_task_t *proto)
+{
+    sim_task_t *task = malloc(sizeof *task);
+    if (task == NULL)
+        return synOutOfHostMemory;
+    *task = *proto;
+    task->next = NULL;
+    if (task->event != NULL)
+        task->event->refs++;
+    if (stream->tail != NULL)
+        stream->tail->next = task;
+    else
+        stream->head = task;
+    stream->tail = task;
+    pthread_cond_broadcast(&sim_changed);
+    return synSuccess;
+}
+
+bool sim_module_busy(int module)
+{
+    for (synStreamHandle s = sim_streams; s != NULL; s = s->next)
+        if (s->module == module && s->head != NULL)
+            return true;
+    return false;
+}
+
+void sim_module_drain(int module)
+{
+    while (sim_module_busy(module))
+        pthread_cond_wait(&sim_changed, &sim_lock);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+SIM_API synStatus synStreamCreateGeneric(synStreamHandle *pStreamHandle, const synDeviceId deviceId,
+                                         const uint32_t flags)
+{
+    synStreamHandle stream;
+    int module;
+    SIM_ENTER("synStreamCreateGeneric");
+    if (pStreamHandle == NULL || flags != 0)
+        return synInvalidArgument;
+    pthread_mutex_lock(&sim_lock);
+    module = sim_module_of(deviceId);
+    pthread_mutex_unlock(&sim_lock);
+    if (!sim_initialised())
+        return synUninitialized;
+    if (module < 0)
+        return synInvalidArgument;
+    if ((stream = calloc(1, sizeof *stream)) == NULL)
+        return synOutOfHostMemory;
+    stream->module = module;
+    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
+        free(stream);
+        return synFail;
+    }
+    pthread_mutex_lock(&sim_lock);
+    stream->next = sim_streams;
+    sim_streams = stream;
+    pthread_mutex_unlock(&sim_lock);
+    *pStreamHandle = stream;
+    return synSuccess;
+}
+
+SIM_API synStatus synStreamDestroy(const synStreamHandle streamHandle)
+{
+    synStreamHandle stream = streamHandle;
+    SIM_ENTER("synStreamDestroy");
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(stream)) {
+        pthread_mutex_unlock(&sim_lock);
+        return synInvalidArgument;
+    }
+    if (stream->head != NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        return synBusy;
+    }
+    for (synStreamHandle *link = &sim_streams; *link != NULL; link = &(*link)->next)
+        if (*link == stream) {
+            *link = stream->next;
+            break;
+        }
+    stream->stop = true;
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    pthread_join(stream->worker, NULL);
+    free(stream);
+    return synSuccess;
+}
+
+SIM_API synStatus synStreamSynchronize(const synStreamHandle streamHandle)
+{
+    SIM_ENTER("synStreamSynchronize");
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(streamHandle)) {
+        pthread_mutex_unlock(&sim_lock);
+        return synInvalidArgument;
+    }
+    while (streamHandle->head != NULL)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    pthread_mutex_unlock(&sim_lock);
+    return synSuccess;
+}
+
+SIM_API synStatus synStreamQuery(const synStreamHandle streamHandle)
+{
+    synStatus status;
+    SIM_ENTER("synStreamQuery");
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(streamHandle))
+        status = synInvalidArgument;
+    else
+        status = streamHandle->head != NULL ? synBusy : synSuccess;
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}
+
+SIM_API synStatus synMemCopyAsync(const synStreamHandle streamHandle, const uint64_t src,
+                                  const uint64_t size, const uint64_t dst,
+                                  const synDmaDir direction)
+{
+    sim_task_t task = {.kind = SIM_COPY, .src = src, .dst = dst, .size = size};
+    synStatus status = synSuccess;
+    bool src_ok, dst_ok;
+    int module;
+    SIM_ENTER("synMemCopyAsync");
+    if (size == 0)
+        return synInvalidArgument;
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(streamHandle)) {
+        pthread_mutex_unlock(&sim_lock);
+        return synInvalidArgument;
+    }
+    module = streamHandle->module;
+    switch (direction) {
+    case HOST_TO_DRAM:
+        src_ok = sim_is_host_range(module, src, size);
+        dst_ok = sim_is_device_range(module, dst, size);
+        break;
+    case DRAM_TO_HOST:
+        src_ok = sim_is_device_range(module, src, size);
+        dst_ok = sim_is_host_range(module, dst, size);
+        break;
+    case DRAM_TO_DRAM:
+        src_ok = sim_is_device_range(module, src, size);
+        dst_ok = sim_is_device_range(module, dst, size);
+        break;
+    default: src_ok = dst_ok = false; break;
+    }
+    /* Host memory that is neither synHostMalloc'd nor mapped cannot be
+     * reached by the DMA engine: Synapse refuses it. */
+    if (!src_ok || !dst_ok)
+        status = synInvalidArgument;
+    else
+        status = sim_enqueue(streamHandle, &task);
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}
+
+SIM_API synStatus synMemsetD8Async(uint64_t pDeviceMem, const unsigned char value,
+                                   const size_t numOfElements, const synStreamHandle streamHandle)
+{
+    sim_task_t task = {.kind = SIM_FILL, .dst = pDeviceMem, .size = numOfElements, .value = value};
+    synStatus status;
+    SIM_ENTER("synMemsetD8Async");
+    if (numOfElements == 0)
+        return synInvalidArgument;
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(streamHandle) ||
+        !sim_is_device_range(streamHandle->module, pDeviceMem, numOfElements))
+        status = synInvalidArgument;
+    else
+        status = sim_enqueue(streamHandle, &task);
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}
+
+/* ---------------------------------------------------------------- events */
+
+SIM_API synStatus synEventCreate(synEventHandle *pEventHandler, const synDeviceId deviceId,
+                                 const uint32_t flags)
+{
+    synEventHandle event;
+    int module;
+    SIM_ENTER("synEventCreate");
+    if (pEventHandler == NULL || (flags & ~(uint32_t)EVENT_COLLECT_TIME) != 0)
+        return synInvalidArgument;
+    if (!sim_initialised())
+        return synUninitialized;
+    pthread_mutex_lock(&sim_lock);
+    module = sim_module_of(deviceId);
+    pthread_mutex_unlock(&sim_lock);
+    if (module < 0)
+        return synInvalidArgument;
+    if ((event = calloc(1, sizeof *event)) == NULL)
+        return synOutOfHostMemory;
+    event->module = module;
+    event->flags = flags;
+    pthread_mutex_lock(&sim_lock);
+    event->next = sim_events;
+    sim_events = event;
+    pthread_mutex_unlock(&sim_lock);
+    *pEventHandler = event;
+    return synSuccess;
+}
+
+/* A destroyed event is freed once no queued record or wait names it. */
+SIM_API synStatus synEventDestroy(synEventHandle eventHandle)
+{
+    SIM_ENTER("synEventDestroy");
+    if (eventHandle == NULL)
+        return synInvalidEventHandle;
+    pthread_mutex_lock(&sim_lock);
+    for (synEventHandle *link = &sim_events; *link != NULL; link = &(*link)->next)
+        if (*link == eventHandle) {
+            *link = eventHandle->next;
+            break;
+        }
+    eventHandle->destroyed = true;
+    if (eventHandle->refs == 0)
+        free(eventHandle);
+    pthread_mutex_unlock(&sim_lock);
+    return synSuccess;
+}
+
+SIM_API synStatus synEventRecord(synEventHandle eventHandle, const synStreamHandle streamHandle)
+{
+    synStatus status;
+    SIM_ENTER("synEventRecord");
+    if (eventHandle == NULL)
+        return synInvalidEventHandle;
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(streamHandle) || streamHandle->module != eventHandle->module) {
+        status = synInvalidArgument;
+    } else {
+        sim_task_t task = {
+            .kind = SIM_RECORD, .event = eventHandle, .generation = eventHandle->recorded + 1};
+        status = sim_enqueue(streamHandle, &task);
+        if (status == synSuccess) {
+            eventHandle->recorded++;
+            eventHandle->stream = streamHandle;
+        }
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}
+
+/* The event must come from another stream of the same device. */
+SIM_API synStatus synStreamWaitEvent(const synStreamHandle streamHandle, synEventHandle eventHandle,
+                                     const uint32_t flags)
+{
+    synStatus status = synSuccess;
+    SIM_ENTER("synStreamWaitEvent");
+    if (eventHandle == NULL)
+        return synInvalidEventHandle;
+    if (flags != 0)
+        return synInvalidArgument;
+    pthread_mutex_lock(&sim_lock);
+    if (!sim_stream_live(streamHandle) || streamHandle->module != eventHandle->module ||
+        eventHandle->stream == streamHandle) {
+        status = synInvalidArgument;
+    } else if (eventHandle->recorded > 0) {
+        sim_task_t task = {
+            .kind = SIM_WAIT, .event = eventHandle, .generation = eventHandle->recorded};
+        status = sim_enqueue(streamHandle, &task);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}
+
+SIM_API synStatus synEventQuery(const synEventHandle eventHandle)
+{
+    synStatus status;
+    SIM_ENTER("synEventQuery");
+    if (eventHandle == NULL)
+        return synInvalidEventHandle;
+    pthread_mutex_lock(&sim_lock);
+    status = eventHandle->completed < eventHandle->recorded ? synBusy : synSuccess;
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}
+
+SIM_API synStatus synEventSynchronize(const synEventHandle eventHandle)
+{
+    SIM_ENTER("synEventSynchronize");
+    if (eventHandle == NULL)
+        return synInvalidEventHandle;
+    pthread_mutex_lock(&sim_lock);
+    while (eventHandle->completed < eventHandle->recorded)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    pthread_mutex_unlock(&sim_lock);
+    return synSuccess;
+}
+
+/* Nanoseconds between the two records; end NULL gives start's timestamp. */
+SIM_API synStatus synEventElapsedTime(uint64_t *pNanoSeconds, const synEventHandle eventHandleStart,
+                                      const synEventHandle eventHandleEnd)
+{
+    synStatus status = synSuccess;
+    synEventHandle a = eventHandleStart, b = eventHandleEnd;
+    SIM_ENTER("synEventElapsedTime");
+    if (pNanoSeconds == NULL || a == NULL)
+        return synInvalidArgument;
+    pthread_mutex_lock(&sim_lock);
+    if (!(a->flags & EVENT_COLLECT_TIME) || (b != NULL && !(b->flags & EVENT_COLLECT_TIME)))
+        status = synInvalidArgument;
+    else if (a->recorded == 0 || (b != NULL && b->recorded == 0))
+        status = synInvalidArgument;
+    else if (a->completed < a->recorded || (b != NULL && b->completed < b->recorded))
+        status = synBusy;
+    else if (b == NULL)
+        *pNanoSeconds = a->time_ns;
+    else
+        *pNanoSeconds = b->time_ns >= a->time_ns ? b->time_ns - a->time_ns : 0;
+    pthread_mutex_unlock(&sim_lock);
+    return status;
+}

@@ -1,0 +1,630 @@
+/* test_hpu_faults.c: every SynapseAI and HLML call site of the hpu backend
+ * made to fail on the simulated libSynapse.so / libhlml.so
+ * (ACCEL_HPU_LIBRARY, ACCEL_HPU_HLML_LIBRARY, set by ctest), one at a time.
+ * For each: the sim's call count proves the site was reached; a call that
+ * returns a status gives the expected status and a last-error sentence
+ * naming the Synapse function and the injected synStatus; then, with the
+ * fault cleared, the same operation works again, as it would on the real
+ * runtime. Slots that return nothing (frees, destroys, release) must survive
+ * the fault. HLML failures fall back to counting device nodes. The ASan
+ * build runs this under LeakSanitizer, so a path that leaks on failure fails
+ * the test. ctest sets ACCEL_SIM_SYN_LOCK_DIR, so the test can play another
+ * process holding a Gaudi by taking its lock file. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <accel/accel.h>
+
+/* Codes injected: synFail (DEVICE_ERROR) and synOutOfDeviceMemory. */
+#define SYN_FAIL     26
+#define SYN_OOM      4
+#define HLML_UNKNOWN 49
+
+typedef struct sim_control {
+    int (*fault_set)(const char *spec);
+    unsigned long (*calls)(const char *function);
+} sim_control_t;
+
+static sim_control_t syn, hlml;
+
+static void sim_bind_one(const char *variable, sim_control_t *out)
+{
+    const char *path = getenv(variable);
+    void *library;
+    assert_non_null(path);
+    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(library);
+    *(void **)&out->fault_set = dlsym(library, "accel_sim_fault_set");
+    *(void **)&out->calls = dlsym(library, "accel_sim_calls");
+    assert_non_null(out->fault_set);
+    assert_non_null(out->calls);
+    dlclose(library); /* the backend's own reference keeps it loaded */
+}
+
+static void fail_every(const char *function, int code)
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
+    assert_int_equal(syn.fault_set(spec), 0);
+}
+
+static void clear_faults(void)
+{
+    assert_int_equal(syn.fault_set(NULL), 0);
+    assert_int_equal(hlml.fault_set(NULL), 0);
+}
+
+/* `status` is `want` and the last error names `function` and the code; the
+ * vendor code is kept too, except where core restates the error. */
+static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
+                                int code)
+{
+    char code_text[32];
+    const char *message = accel_last_error();
+    snprintf(code_text, sizeof code_text, "synStatus %d", code);
+    if (status != want || strstr(message, function) == NULL || strstr(message, code_text) == NULL)
+        fail_msg("%s: status %s (want %s), last error \"%s\" (want %s and \"%s\")", function,
+                 accel_status_name(status), accel_status_name(want), message, function, code_text);
+}
+
+static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
+                           int code)
+{
+    expect_failure_text(status, want, function, code);
+    assert_int_equal(accel_last_vendor_error(), code);
+}
+
+static accel_t *open_hpu(void)
+{
+    accel_t *acc = NULL;
+    assert_int_equal(accel_open("hpu", &acc), ACCEL_OK);
+    if (syn.fault_set == NULL) {
+        sim_bind_one("ACCEL_HPU_LIBRARY", &syn);
+        sim_bind_one("ACCEL_HPU_HLML_LIBRARY", &hlml);
+    }
+    return acc;
+}
+
+/* Initialised and device 0 acquired. */
+static accel_t *open_ready(void)
+{
+    accel_t *acc = open_hpu();
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    return acc;
+}
+
+#define CHECK_SITE(function, code, want, call)                                                     \
+    do {                                                                                           \
+        unsigned long before_ = syn.calls(function);                                               \
+        fail_every(function, code);                                                                \
+        expect_failure((call), want, function, code);                                              \
+        clear_faults();                                                                            \
+        assert_true(syn.calls(function) > before_);                                                \
+        assert_int_equal((call), ACCEL_OK);                                                        \
+    } while (0)
+
+/* A slot that returns nothing survives `function` failing. */
+#define CHECK_QUIET(function, call)                                                                \
+    do {                                                                                           \
+        unsigned long before_ = syn.calls(function);                                               \
+        fail_every(function, SYN_FAIL);                                                            \
+        call;                                                                                      \
+        clear_faults();                                                                            \
+        assert_true(syn.calls(function) > before_);                                                \
+    } while (0)
+
+/* ---------------------------------------------------------------- lifecycle */
+
+/* Runs first: synInitialize is tried again by the next backend. */
+static void test_init_faults(void **state)
+{
+    static const char *const sites[] = {"synInitialize", "synDriverGetVersion", "synDeviceGetCount",
+                                        "synDeviceGetAttributeByModuleId"};
+    (void)state;
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        accel_t *acc = open_hpu();
+        unsigned long before = syn.calls(sites[i]);
+        fail_every(sites[i], SYN_FAIL);
+        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
+                            SYN_FAIL);
+        clear_faults();
+        assert_true(syn.calls(sites[i]) > before);
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+    {
+        accel_t *acc = open_ready();
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+}
+
+/* DeepSpeed's workarounds were set by init (ctest leaves them unset). */
+static void test_workarounds_set(void **state)
+{
+    accel_t *acc = open_ready();
+    (void)state;
+    assert_string_equal(getenv("PT_HPU_LAZY_ACC_PAR_MODE"), "0");
+    assert_string_equal(getenv("PT_HPU_ENABLE_REFINE_DYNAMIC_SHAPES"), "0");
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* Acquisition: a plain failure, then a Gaudi another process holds (the
+ * sim's lock file, taken here), then the same Gaudi once it is free. */
+static void test_acquire_faults(void **state)
+{
+    accel_t *acc;
+    const char *dir = getenv("ACCEL_SIM_SYN_LOCK_DIR");
+    char path[512];
+    int fd;
+    (void)state;
+    acc = open_hpu();
+    CHECK_SITE("synDeviceAcquireByModuleId", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_synchronize(acc, 0));
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+
+    assert_non_null(dir);
+    snprintf(path, sizeof path, "%s/module1.lock", dir);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    acc = open_hpu();
+    expect_failure(accel_synchronize(acc, 1), ACCEL_ERROR_DEVICE_ERROR,
+                   "synDeviceAcquireByModuleId", 8);
+    assert_non_null(strstr(accel_last_error(), "probably held by another process"));
+    assert_non_null(strstr(accel_last_error(), "one process at a time"));
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK); /* the other Gaudi is free */
+    close(fd);
+    assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
+
+    /* two accel_t in one process share the acquisition */
+    {
+        accel_t *second = open_ready();
+        assert_int_equal(accel_synchronize(second, 1), ACCEL_OK);
+        assert_int_equal(accel_close(second), ACCEL_OK);
+        assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
+    }
+    /* the default stream is made at acquisition */
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+    acc = open_hpu();
+    CHECK_SITE("synStreamCreateGeneric", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_synchronize(acc, 0));
+    /* release failing at close is logged */
+    CHECK_QUIET("synDeviceRelease", assert_int_equal(accel_close(acc), ACCEL_OK));
+}
+
+/* HLML failing anywhere: the count falls back to the driver's nodes. */
+static void test_hlml_faults(void **state)
+{
+    static const char *const sites[] = {"hlml_init", "hlml_device_get_count",
+                                        "hlml_device_get_handle_by_index",
+                                        "hlml_device_get_module_id", "hlml_shutdown"};
+    char dir[] = "/tmp/accel-hpu-faults-XXXXXX", sub[64], node[96];
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/accel", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    for (int i = 0; i < 2; i++) {
+        int fd;
+        snprintf(node, sizeof node, "%s/accel%d", sub, i);
+        fd = open(node, O_CREAT | O_WRONLY, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+    }
+    setenv("ACCEL_HPU_DEVICE_DIR", dir, 1);
+    accel_close(open_hpu()); /* binds the sims */
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        char spec[96];
+        accel_t *acc;
+        int count = 0;
+        unsigned long before = hlml.calls(sites[i]);
+        snprintf(spec, sizeof spec, "%s:*:%d", sites[i], HLML_UNKNOWN);
+        assert_int_equal(hlml.fault_set(spec), 0);
+        acc = open_hpu();
+        assert_int_equal(accel_device_count(acc, &count), ACCEL_OK);
+        assert_int_equal(count, 2);
+        assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
+        clear_faults();
+        assert_true(hlml.calls(sites[i]) > before);
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+    unsetenv("ACCEL_HPU_DEVICE_DIR");
+    for (int i = 0; i < 2; i++) {
+        snprintf(node, sizeof node, "%s/accel%d", sub, i);
+        unlink(node);
+    }
+    rmdir(sub);
+    rmdir(dir);
+}
+
+/* ---------------------------------------------------------------- devices and memory */
+
+static void test_device_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    uint64_t available = 0;
+    (void)state;
+    CHECK_SITE("synDeviceSynchronize", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_synchronize(acc, 0));
+    CHECK_SITE("synDeviceGetMemoryInfo", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_available_memory(acc, 0, &available));
+    /* device 1 is not acquired: asked by module id */
+    CHECK_SITE("synDeviceGetAttributeByModuleId", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_available_memory(acc, 1, &available));
+    /* the status text failing too still leaves function and code */
+    assert_int_equal(syn.fault_set("synDeviceSynchronize:*:26,synStatusGetBriefDescription:*:26"),
+                     0);
+    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "synDeviceSynchronize",
+                   SYN_FAIL);
+    clear_faults();
+    assert_true(syn.calls("synStatusGetBriefDescription") > 0);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+static void test_memory_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    void *device = NULL, *pinned = NULL;
+    static char host[4096];
+    (void)state;
+    fail_every("synDeviceMalloc", SYN_OOM);
+    expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
+                        "synDeviceMalloc", SYN_OOM);
+    CHECK_SITE("synDeviceMalloc", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_malloc(acc, 5 << 20, &device));
+    /* a pageable source goes through a staging buffer: each of its calls */
+    CHECK_SITE("synHostMalloc", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE("synEventCreate", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE("synMemCopyAsync", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE("synEventRecord", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE("synMemCopyAsync", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST));
+    CHECK_SITE("synMemsetD8Async", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memset(acc, device, 7, sizeof host));
+    /* staging buffers are swept with synEventQuery (logged when it fails) */
+    CHECK_QUIET("synEventQuery", assert_int_equal(accel_memcpy(acc, device, host, sizeof host,
+                                                               ACCEL_COPY_HOST_TO_DEVICE),
+                                                  ACCEL_OK));
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    CHECK_QUIET("synDeviceFree", assert_int_equal(accel_empty_cache(acc), ACCEL_OK));
+
+    CHECK_SITE("synHostMalloc", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_host_alloc(acc, 4096, &pinned));
+    CHECK_QUIET("synHostFree", assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK));
+    CHECK_SITE("synHostMap", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_host_register(acc, host, sizeof host));
+    CHECK_QUIET("synHostUnmap", assert_int_equal(accel_host_unregister(acc, host), ACCEL_OK));
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* Random fills: staging, its event, the copy, the record. */
+static void test_rng_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    uint32_t *device = NULL, host[64], again[64];
+    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
+    (void)state;
+    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
+    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    CHECK_SITE("synHostMalloc", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("synEventCreate", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("synMemCopyAsync", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("synEventRecord", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_memory_equal(host, again, sizeof host);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+static int callback_runs;
+static void count_callback(void *user_data)
+{
+    (void)user_data;
+    __atomic_add_fetch(&callback_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int open;
+} gate_t;
+
+static void gate_wait(void *arg)
+{
+    gate_t *gate = arg;
+    pthread_mutex_lock(&gate->lock);
+    while (!gate->open)
+        pthread_cond_wait(&gate->cond, &gate->lock);
+    pthread_mutex_unlock(&gate->lock);
+}
+
+static void test_stream_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL, *other = NULL;
+    accel_event_t *start = NULL, *end = NULL;
+    float ms = 0;
+    (void)state;
+    CHECK_SITE("synStreamCreateGeneric", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_create(acc, 0, 0, &stream));
+    CHECK_SITE("synStreamSynchronize", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_synchronize(stream));
+    CHECK_SITE("synStreamQuery", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR, accel_stream_query(stream));
+    CHECK_SITE("synEventCreate", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
+    CHECK_SITE("synEventRecord", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_record(start, stream));
+    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
+    CHECK_SITE("synEventSynchronize", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_synchronize(end));
+    CHECK_SITE("synEventQuery", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
+    CHECK_SITE("synEventElapsedTime", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_elapsed_ms(start, end, &ms));
+    assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
+    CHECK_SITE("synStreamWaitEvent", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_wait_event(other, end));
+
+    /* Work deferred behind a callback that fails when it is submitted: the
+     * stream's next synchronize says so, once; the stream works after. */
+    {
+        gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+        void *device = NULL;
+        unsigned long before = syn.calls("synMemsetD8Async");
+        assert_int_equal(accel_malloc(acc, 4096, &device), ACCEL_OK);
+        assert_int_equal(accel_stream_add_callback(other, gate_wait, &gate), ACCEL_OK);
+        assert_int_equal(accel_memset_async(acc, device, 1, 4096, other), ACCEL_OK);
+        fail_every("synMemsetD8Async", SYN_FAIL);
+        pthread_mutex_lock(&gate.lock);
+        gate.open = 1;
+        pthread_cond_broadcast(&gate.cond);
+        pthread_mutex_unlock(&gate.lock);
+        expect_failure(accel_stream_synchronize(other), ACCEL_ERROR_DEVICE_ERROR,
+                       "synMemsetD8Async", SYN_FAIL);
+        assert_non_null(strstr(accel_last_error(), "deferred behind a callback"));
+        clear_faults();
+        assert_true(syn.calls("synMemsetD8Async") > before);
+        assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+        assert_int_equal(accel_stream_add_callback(other, count_callback, NULL), ACCEL_OK);
+        assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+        assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), 1);
+        assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    }
+
+    /* destroys that fail are logged; nothing leaks on our side */
+    CHECK_QUIET("synStreamDestroy", assert_int_equal(accel_stream_destroy(other), ACCEL_OK));
+    CHECK_QUIET("synEventDestroy", assert_int_equal(accel_event_destroy(start), ACCEL_OK));
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* A record that fails leaves the event as it was: a later wait on the
+ * stream of the failed record still waits for the earlier record on the
+ * other stream (it must not be taken for "recorded here, already in
+ * order"). */
+static int marked_a;
+static void mark_a(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&marked_a, 1, __ATOMIC_SEQ_CST);
+}
+static int seen_by_b;
+static void observe_a(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&seen_by_b, __atomic_load_n(&marked_a, __ATOMIC_SEQ_CST) + 1,
+                     __ATOMIC_SEQ_CST);
+}
+
+static void test_failed_record_keeps_event(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *a = NULL, *b = NULL;
+    accel_event_t *event = NULL;
+    gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &a), ACCEL_OK);
+    assert_int_equal(accel_stream_create(acc, 0, 0, &b), ACCEL_OK);
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_DEFAULT, &event), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(a, gate_wait, &gate), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(a, mark_a, NULL), ACCEL_OK);
+    assert_int_equal(accel_event_record(event, a), ACCEL_OK);
+    fail_every("synEventRecord", SYN_FAIL);
+    expect_failure(accel_event_record(event, b), ACCEL_ERROR_DEVICE_ERROR, "synEventRecord",
+                   SYN_FAIL);
+    clear_faults();
+    assert_int_equal(accel_stream_wait_event(b, event), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(b, observe_a, NULL), ACCEL_OK);
+    assert_int_equal(accel_stream_query(b), ACCEL_ERROR_NOT_READY);
+    pthread_mutex_lock(&gate.lock);
+    gate.open = 1;
+    pthread_cond_broadcast(&gate.cond);
+    pthread_mutex_unlock(&gate.lock);
+    assert_int_equal(accel_stream_synchronize(b), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&seen_by_b, __ATOMIC_SEQ_CST), 2);
+    assert_int_equal(accel_stream_synchronize(a), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(event), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(a), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(b), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* Synapse maps host memory per Gaudi: memory pinned while device 0 was
+ * current is staged, not handed to device 1's DMA (the sim refuses that). */
+static void test_pinned_on_other_gaudi(void **state)
+{
+    accel_t *acc = open_ready();
+    uint8_t *pinned = NULL, back[256];
+    void *device = NULL;
+    (void)state;
+    assert_int_equal(accel_host_alloc(acc, sizeof back, (void **)&pinned), ACCEL_OK);
+    for (size_t i = 0; i < sizeof back; i++)
+        pinned[i] = (uint8_t)(i * 7);
+    assert_int_equal(accel_set_device(acc, 1), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, sizeof back, &device), ACCEL_OK);
+    assert_int_equal(accel_memcpy(acc, device, pinned, sizeof back, ACCEL_COPY_HOST_TO_DEVICE),
+                     ACCEL_OK);
+    memset(pinned, 0, sizeof back);
+    assert_int_equal(accel_memcpy(acc, pinned, device, sizeof back, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    memcpy(back, pinned, sizeof back);
+    for (size_t i = 0; i < sizeof back; i++)
+        assert_int_equal(back[i], (uint8_t)(i * 7));
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* Closing with a pageable copy still held back by a callback on the
+ * default stream: the copy lands and its staging buffer is freed (ASan's
+ * leak check sees it otherwise). */
+static void gate_open_later(void *arg)
+{
+    usleep(20000);
+    (void)arg;
+}
+
+static void test_close_with_deferred_copy(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL;
+    static char host[512];
+    void *device = NULL;
+    (void)state;
+    assert_int_equal(accel_default_stream(acc, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, sizeof host, &device), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(stream, gate_open_later, NULL), ACCEL_OK);
+    assert_int_equal(
+        accel_memcpy_async(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE, stream),
+        ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* A callback that would wait for its own stream is refused, not hung. */
+typedef struct self_wait {
+    accel_t *acc;
+    accel_stream_t *stream;
+    void *device;
+    accel_status_t sync, copy;
+    char text[256];
+} self_wait_t;
+
+static void self_wait_callback(void *arg)
+{
+    self_wait_t *check = arg;
+    static char pageable[64];
+    check->sync = accel_stream_synchronize(check->stream);
+    snprintf(check->text, sizeof check->text, "%s", accel_last_error());
+    check->copy = accel_memcpy_async(check->acc, pageable, check->device, sizeof pageable,
+                                     ACCEL_COPY_DEVICE_TO_HOST, check->stream);
+}
+
+static void test_callback_self_wait(void **state)
+{
+    accel_t *acc = open_ready();
+    self_wait_t check = {.acc = acc};
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &check.stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, 64, &check.device), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(check.stream, self_wait_callback, &check), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(check.stream), ACCEL_OK);
+    assert_int_equal(check.sync, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(check.text, "would wait for itself"));
+    assert_int_equal(check.copy, ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(accel_free(acc, check.device), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(check.stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- fork */
+
+static void test_fork_refused(void **state)
+{
+    accel_t *acc = open_ready();
+    void *device = NULL;
+    pid_t child;
+    int status = 0;
+    (void)state;
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        unsigned long before = syn.calls("synDeviceMalloc");
+        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
+        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
+                  strstr(accel_last_error(), "forked child") != NULL &&
+                  syn.calls("synDeviceMalloc") == before;
+        if (!ok)
+            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
+                    accel_last_error());
+        _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+static int clear_after(void **state)
+{
+    (void)state;
+    if (syn.fault_set != NULL)
+        syn.fault_set(NULL);
+    if (hlml.fault_set != NULL)
+        hlml.fault_set(NULL);
+    return 0;
+}
+
+#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FAULT_TEST(test_init_faults),
+        FAULT_TEST(test_workarounds_set),
+        FAULT_TEST(test_acquire_faults),
+        FAULT_TEST(test_hlml_faults),
+        FAULT_TEST(test_device_faults),
+        FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_failed_record_keeps_event),
+        FAULT_TEST(test_pinned_on_other_gaudi),
+        FAULT_TEST(test_close_with_deferred_copy),
+        FAULT_TEST(test_callback_self_wait),
+        FAULT_TEST(test_fork_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,479 @@
+/* test_sdaa_faults.c: every SDAA runtime call site of the sdaa backend made
+ * to fail on the simulated libsdaart (ACCEL_SDAA_LIBRARY, set by ctest), one
+ * at a time. For each: the sim's call count proves the site was reached; a
+ * call that returns a status gives the expected status and a last-error
+ * sentence naming the SDAA function and the injected sdaaError_t; then,
+ * with the fault cleared, the same operation works again, as it would on
+ * the real runtime. Slots that return nothing (frees, destroys) must
+ * survive the fault. The ASan build runs this under LeakSanitizer, so a
+ * path that leaks on failure fails the test. sdaaGetErrorName and
+ * sdaaGetErrorString cannot fail (they return text, not a code). Also: the
+ * fork rule and the rule that a host callback may not call the runtime. */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <accel/accel.h>
+
+/* Codes injected: sdaaErrorUnknown (DEVICE_ERROR) and, for allocations,
+ * sdaaErrorOutOfMemory. */
+#define SDAA_UNKNOWN 999
+#define SDAA_MEMORY  2
+
+static int (*sim_fault_set)(const char *spec);
+static unsigned long (*sim_calls)(const char *function);
+
+/* The sim's control functions, from the library the backend loaded. */
+static void sim_bind(void)
+{
+    const char *path = getenv("ACCEL_SDAA_LIBRARY");
+    void *library;
+    assert_non_null(path);
+    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(library);
+    *(void **)&sim_fault_set = dlsym(library, "accel_sim_fault_set");
+    *(void **)&sim_calls = dlsym(library, "accel_sim_calls");
+    assert_non_null(sim_fault_set);
+    assert_non_null(sim_calls);
+    dlclose(library); /* the backend's own reference keeps it loaded */
+}
+
+static void fail_every(const char *function, int code)
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
+    assert_int_equal(sim_fault_set(spec), 0);
+}
+
+static void clear_faults(void)
+{
+    assert_int_equal(sim_fault_set(NULL), 0);
+}
+
+/* `status` is `want` and the last error names `function`, `code` and the
+ * runtime's name for it; the vendor code is kept too, except where core
+ * restates the error (a failed initialisation, an allocation that failed
+ * again after the cache was emptied), which keeps the sentence only. */
+static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
+                                int code)
+{
+    char code_text[32];
+    const char *message = accel_last_error();
+    snprintf(code_text, sizeof code_text, "sdaaError_t %d (sdaaError", code);
+    if (status != want || strstr(message, function) == NULL || strstr(message, code_text) == NULL)
+        fail_msg("%s: status %s (want %s), last error \"%s\" (want %s and \"%s\")", function,
+                 accel_status_name(status), accel_status_name(want), message, function, code_text);
+}
+
+static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
+                           int code)
+{
+    expect_failure_text(status, want, function, code);
+    assert_int_equal(accel_last_vendor_error(), code);
+}
+
+static accel_t *open_sdaa(void)
+{
+    accel_t *acc = NULL;
+    assert_int_equal(accel_open("sdaa", &acc), ACCEL_OK);
+    if (sim_fault_set == NULL)
+        sim_bind();
+    return acc;
+}
+
+/* Initialised (any device-touching call runs init) and device 0 active. */
+static accel_t *open_ready(void)
+{
+    accel_t *acc = open_sdaa();
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    return acc;
+}
+
+/* Run `call` with `function` failing, check, clear, run it again. */
+#define CHECK_SITE(function, code, want, call)                                                     \
+    do {                                                                                           \
+        unsigned long before_ = sim_calls(function);                                               \
+        fail_every(function, code);                                                                \
+        expect_failure((call), want, function, code);                                              \
+        clear_faults();                                                                            \
+        assert_true(sim_calls(function) > before_);                                                \
+        assert_int_equal((call), ACCEL_OK);                                                        \
+    } while (0)
+
+/* ---------------------------------------------------------------- lifecycle */
+
+/* init's calls: a failed init is tried again by the next backend. */
+static void test_init_faults(void **state)
+{
+    static const char *const sites[] = {"sdaaGetDeviceCount", "sdaaRuntimeGetVersion",
+                                        "sdaaDriverGetVersion"};
+    (void)state;
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        accel_t *acc = open_sdaa();
+        unsigned long before = sim_calls(sites[i]);
+        fail_every(sites[i], SDAA_UNKNOWN);
+        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
+                            SDAA_UNKNOWN);
+        clear_faults();
+        assert_true(sim_calls(sites[i]) > before);
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+    {
+        accel_t *acc = open_ready();
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+}
+
+/* Opening counts devices: a failure there refuses the open, saying why. */
+static void test_open_faults(void **state)
+{
+    accel_t *acc = NULL, *first;
+    (void)state;
+    first = open_ready();
+    fail_every("sdaaGetDeviceCount", SDAA_UNKNOWN);
+    assert_int_not_equal(accel_open("sdaa", &acc), ACCEL_OK);
+    assert_non_null(strstr(accel_last_error(), "sdaaGetDeviceCount"));
+    assert_non_null(strstr(accel_last_error(), "sdaaError_t 999 (sdaaErrorUnknown)"));
+    clear_faults();
+    acc = open_ready();
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_int_equal(accel_close(first), ACCEL_OK);
+}
+
+/* Each new backend sets the device on its first call on a thread. */
+static void test_set_device_fault(void **state)
+{
+    accel_t *acc;
+    (void)state;
+    acc = open_sdaa();
+    fail_every("sdaaSetDevice", SDAA_UNKNOWN);
+    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "sdaaSetDevice",
+                   SDAA_UNKNOWN);
+    clear_faults();
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- devices and memory */
+
+static void test_device_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    uint64_t available = 0;
+    (void)state;
+    CHECK_SITE("sdaaDeviceSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_synchronize(acc, 0));
+    CHECK_SITE("sdaaGetDeviceProperties", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_device_properties(acc, 0, &props));
+    assert_string_equal(props.name, "Teco T1 (simulated)");
+    CHECK_SITE("sdaaMemGetInfo", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_available_memory(acc, 0, &available));
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+static void test_memory_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    void *device = NULL, *pinned = NULL;
+    static char host[4096];
+    (void)state;
+    /* out of memory keeps its meaning; the allocator frees its cache and retries */
+    fail_every("sdaaMalloc", SDAA_MEMORY);
+    expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
+                        "sdaaMalloc", SDAA_MEMORY);
+    CHECK_SITE("sdaaMalloc", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_malloc(acc, 5 << 20, &device));
+    CHECK_SITE("sdaaMemcpyAsync", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE("sdaaMemsetAsync", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memset(acc, device, 7, sizeof host));
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+
+    /* sdaaFree fails inside empty_cache: logged, nothing else breaks */
+    {
+        unsigned long before = sim_calls("sdaaFree");
+        fail_every("sdaaFree", SDAA_UNKNOWN);
+        assert_int_equal(accel_empty_cache(acc), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaFree") > before);
+        assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
+        assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    }
+
+    CHECK_SITE("sdaaMallocHost", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_host_alloc(acc, 4096, &pinned));
+    {
+        unsigned long before = sim_calls("sdaaFreeHost");
+        fail_every("sdaaFreeHost", SDAA_UNKNOWN);
+        assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaFreeHost") > before);
+    }
+    /* no registration in the public API: refused by core, saying so */
+    assert_int_equal(accel_host_register(acc, host, sizeof host), ACCEL_ERROR_UNSUPPORTED);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* Random fills: staging, the event that tracks it, the copy, the record. */
+static void test_rng_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    uint32_t *device = NULL, host[64], again[64];
+    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
+    (void)state;
+    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
+    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    CHECK_SITE("sdaaMallocHost", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("sdaaEventCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("sdaaMemcpyAsync", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("sdaaEventRecord", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    /* the staging sweep's query and the release's wait and frees: logged */
+    {
+        unsigned long queried = sim_calls("sdaaEventQuery");
+        fail_every("sdaaEventQuery", SDAA_UNKNOWN);
+        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaEventQuery") > queried);
+    }
+    /* the data is still the Philox stream: replay from the saved state */
+    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_memory_equal(host, again, sizeof host);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    {
+        unsigned long waited = sim_calls("sdaaEventSynchronize");
+        unsigned long destroyed = sim_calls("sdaaEventDestroy");
+        fail_every("sdaaEventSynchronize", SDAA_UNKNOWN);
+        assert_int_equal(accel_close(acc), ACCEL_OK); /* releases the staging buffers */
+        clear_faults();
+        assert_true(sim_calls("sdaaEventSynchronize") > waited);
+        assert_true(sim_calls("sdaaEventDestroy") > destroyed);
+    }
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+static int callback_runs;
+static void count_callback(void *user_data)
+{
+    (void)user_data;
+    __atomic_add_fetch(&callback_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_stream_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL;
+    accel_event_t *start = NULL, *end = NULL;
+    float ms = 0;
+    (void)state;
+    CHECK_SITE("sdaaStreamCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_create(acc, 0, 0, &stream));
+    CHECK_SITE("sdaaStreamSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_synchronize(stream));
+    CHECK_SITE("sdaaStreamQuery", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_query(stream));
+    CHECK_SITE("sdaaEventCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
+    CHECK_SITE("sdaaEventRecord", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_record(start, stream));
+    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
+    CHECK_SITE("sdaaEventSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_synchronize(end));
+    CHECK_SITE("sdaaEventQuery", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
+    CHECK_SITE("sdaaEventElapsedTime", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_elapsed_ms(start, end, &ms));
+    CHECK_SITE("sdaaStreamWaitEvent", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_wait_event(stream, end));
+    {
+        int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
+        CHECK_SITE("sdaaStreamAddCallback", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+                   accel_stream_add_callback(stream, count_callback, NULL));
+        assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+        /* the failed add ran nothing (and its record was freed: LeakSanitizer) */
+        assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
+    }
+
+    /* destroys that fail are logged; nothing leaks on our side */
+    {
+        unsigned long destroyed = sim_calls("sdaaEventDestroy");
+        fail_every("sdaaEventDestroy", SDAA_UNKNOWN);
+        assert_int_equal(accel_event_destroy(start), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaEventDestroy") > destroyed);
+    }
+    {
+        /* the wait before destroying fails: logged, the stream still goes */
+        accel_stream_t *other = NULL;
+        unsigned long waited = sim_calls("sdaaStreamSynchronize");
+        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
+        assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
+        fail_every("sdaaStreamSynchronize", SDAA_UNKNOWN);
+        assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaStreamSynchronize") > waited);
+        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
+    }
+    {
+        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
+        fail_every("sdaaStreamDestroy", SDAA_UNKNOWN);
+        assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
+    }
+    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- callbacks */
+
+typedef struct inside_call {
+    accel_t *acc;
+    accel_status_t status;
+    char message[512];
+    unsigned long mallocs_before, mallocs_after;
+} inside_call_t;
+
+/* A callback that calls the backend: refused before reaching the runtime. */
+static void malloc_in_callback(void *arg)
+{
+    inside_call_t *call = arg;
+    void *ptr = NULL;
+    call->mallocs_before = sim_calls("sdaaMalloc");
+    call->status = accel_malloc(call->acc, 64 << 20, &ptr);
+    snprintf(call->message, sizeof call->message, "%s", accel_last_error());
+    call->mallocs_after = sim_calls("sdaaMalloc");
+}
+
+static void test_callback_may_not_call_runtime(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL;
+    inside_call_t call = {.acc = acc};
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(stream, malloc_in_callback, &call), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    assert_int_equal(call.status, ACCEL_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(call.message, "host callback may not call the SDAA runtime"));
+    assert_true(call.mallocs_after == call.mallocs_before);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- fork */
+
+/* After the runtime was started, a forked child gets a clear refusal from
+ * every call and the sim sees no call from it. */
+static void test_fork_refused(void **state)
+{
+    accel_t *acc = open_ready();
+    void *device = NULL;
+    pid_t child;
+    int status = 0;
+    (void)state;
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        unsigned long before = sim_calls("sdaaMalloc");
+        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
+        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
+                  strstr(accel_last_error(), "forked child") != NULL &&
+                  sim_calls("sdaaMalloc") == before;
+        if (!ok)
+            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
+                    accel_last_error());
+        _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- the sim itself */
+
+static void slow_sim_callback(void *stream, int status, void *user_data)
+{
+    (void)stream;
+    (void)status;
+    usleep(20000); /* still running when the destroy and the device wait start */
+    __atomic_store_n((int *)user_data, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The sim's sdaaStreamDestroy returns at once (CUDA's rule): a device
+ * synchronize right after must still wait for the destroyed stream's work,
+ * and must not touch the stream once its worker has freed it (ASan). */
+static void test_sim_destroy_then_device_sync(void **state)
+{
+    int (*stream_create)(void **, unsigned);
+    int (*stream_destroy)(void *);
+    int (*add_callback)(void *, void (*)(void *, int, void *), void *, unsigned);
+    int (*device_sync)(void);
+    void *library, *stream = NULL;
+    int done = 0;
+    (void)state;
+    library = dlopen(getenv("ACCEL_SDAA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(library);
+    *(void **)&stream_create = dlsym(library, "sdaaStreamCreateWithFlags");
+    *(void **)&stream_destroy = dlsym(library, "sdaaStreamDestroy");
+    *(void **)&add_callback = dlsym(library, "sdaaStreamAddCallback");
+    *(void **)&device_sync = dlsym(library, "sdaaDeviceSynchronize");
+    assert_non_null(stream_create);
+    assert_non_null(stream_destroy);
+    assert_non_null(add_callback);
+    assert_non_null(device_sync);
+    assert_int_equal(stream_create(&stream, 1), 0);
+    assert_int_equal(add_callback(stream, slow_sim_callback, &done, 0), 0);
+    assert_int_equal(stream_destroy(stream), 0);
+    assert_int_equal(device_sync(), 0);
+    assert_int_equal(__atomic_load_n(&done, __ATOMIC_SEQ_CST), 1);
+    dlclose(library);
+}
+
+/* A failed check leaves its fault set: clear it for the next test. */
+static int clear_after(void **state)
+{
+    (void)state;
+    if (sim_fault_set != NULL)
+        sim_fault_set(NULL);
+    return 0;
+}
+
+#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
+        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_device_faults),
+        FAULT_TEST(test_memory_faults),    FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),    FAULT_TEST(test_callback_may_not_call_runtime),
+        FAULT_TEST(test_fork_refused),     FAULT_TEST(test_sim_destroy_then_device_sync),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
