@@ -6,21 +6,30 @@
  * code. Constant tables; safe to read from any thread. */
 #include "registry.h"
 
+/* Apple Metal exists on macOS only: elsewhere mps is reported as such, not as
+ * a backend this build left out. */
+#if defined(__APPLE__)
+#define KNOWN_MPS_ELSEWHERE NULL
+#else
+#define KNOWN_MPS_ELSEWHERE                                                                        \
+    "unavailable: Apple Metal (mps) is macOS only, and this library was built for another system"
+#endif
+
 /* DeepSpeed's SUPPORTED_ACCELERATOR_LIST order (0.19.2+, with supa), then
  * accel's own names. This
  * order, followed by built backends not listed here, is the one
  * accel_supported_names() prints. */
 const accel_known_backend_t accel_known_backends[] = {
-    {"cuda", "libcuda.so.1", "NVIDIA driver", true},
-    {"cpu", "libc", "host CPU", true},
-    {"xpu", "libze_loader.so.1", "Intel Level Zero", true},
-    {"npu", "libascendcl.so", "Huawei Ascend CANN", true},
-    {"mps", "Metal.framework", "Apple Metal, macOS only", true},
-    {"hpu", "libSynapse.so", "Habana SynapseAI", true},
-    {"mlu", "libcnrt.so", "Cambricon Neuware", true},
-    {"sdaa", "libsdaart.so", "Tecorigin SDAA runtime", true},
-    {"supa", "the SUPA runtime behind torch_supa", "Biren SUPA", true},
-    {"opencl", "libOpenCL.so.1", "an OpenCL ICD loader and driver", false},
+    {"cuda", "libcuda.so.1", "NVIDIA driver", true, NULL},
+    {"cpu", "libc", "host CPU", true, NULL},
+    {"xpu", "libze_loader.so.1", "Intel Level Zero", true, NULL},
+    {"npu", "libascendcl.so", "Huawei Ascend CANN", true, NULL},
+    {"mps", "Metal.framework", "Apple Metal, macOS only", true, KNOWN_MPS_ELSEWHERE},
+    {"hpu", "libSynapse.so", "Habana SynapseAI", true, NULL},
+    {"mlu", "libcnrt.so", "Cambricon Neuware", true, NULL},
+    {"sdaa", "libsdaart.so", "Tecorigin SDAA runtime", true, NULL},
+    {"supa", "the SUPA runtime behind torch_supa", "Biren SUPA", true, NULL},
+    {"opencl", "libOpenCL.so.1", "an OpenCL ICD loader and driver", false, NULL},
 };
 
 const size_t accel_known_backend_count =

@@ -28,6 +28,9 @@ typedef struct accel_known_backend {
     const char *runtime_library;
     const char *vendor_stack;
     bool deepspeed; /* in DeepSpeed's SUPPORTED_ACCELERATOR_LIST */
+    /* Why this backend cannot exist on the platform this library was built
+     * for (mps off macOS), or NULL: said instead of "not built". */
+    const char *unavailable_here;
 } accel_known_backend_t;
 
 extern const accel_known_backend_t accel_known_backends[];

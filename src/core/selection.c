@@ -121,6 +121,9 @@ static accel_status_t selection_not_built(const char *name)
     char upper[48];
     const accel_known_backend_t *known = accel_registry_known(name);
     selection_upper_name(name, true, upper, sizeof upper);
+    if (known != NULL && known->unavailable_here != NULL)
+        return accel_error(ACCEL_ERROR_UNAVAILABLE, "%s backend: %s", name,
+                           known->unavailable_here);
     return accel_error(ACCEL_ERROR_UNAVAILABLE,
                        "%s backend (which drives %s, %s) is not built into this accel (version "
                        "%s): it is not implemented in this version yet, or it was configured off "
@@ -252,7 +255,15 @@ static bool cascade_examine(cascade_t *cascade, cascade_slot_t *slot)
     char note[96] = "";
     const char *said;
     if (slot->ops == NULL) {
-        selection_format(slot->reason, sizeof slot->reason, "not built into this library");
+        const accel_known_backend_t *known = accel_registry_known(slot->name);
+        if (known == NULL)
+            selection_format(slot->reason, sizeof slot->reason,
+                             "no plugin (ACCEL_PLUGIN_PATH) or registered backend is named %s",
+                             slot->name);
+        else
+            selection_format(slot->reason, sizeof slot->reason, "%s",
+                             known->unavailable_here != NULL ? known->unavailable_here
+                                                             : "not built into this library");
         return false;
     }
     if (strcmp(slot->name, "xpu") == 0 && cascade_cuda_blocks_xpu(cascade, note, sizeof note)) {
