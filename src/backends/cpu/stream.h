@@ -12,6 +12,15 @@
 struct accel_cpu_backend;
 typedef struct accel_cpu_graph accel_cpu_graph_t;
 
+/* One submission: the items of one submit call (a single op, or a whole
+ * graph replay), queued and run as a unit so the worker wakes once per
+ * batch, not per item. Allocated with room for `capacity` items. */
+typedef struct accel_cpu_batch {
+    struct accel_cpu_batch *next; /* queue link, under the stream's lock */
+    size_t count, capacity;
+    accel_cpu_work_t items[];
+} accel_cpu_batch_t;
+
 struct accel_cpu_stream {
     struct accel_cpu_backend *backend; /* the backend state that made it */
     int device;
@@ -20,11 +29,16 @@ struct accel_cpu_stream {
     pthread_mutex_t lock;      /* guards every field below */
     pthread_cond_t work_ready; /* worker: queue non-empty or stopping */
     pthread_cond_t work_done;  /* waiters: `completed` advanced */
-    accel_cpu_work_t *head, *tail;
-    uint64_t submitted, completed; /* items queued / finished, ever */
-    bool stopping;
+    accel_cpu_batch_t *head, *tail;
+    accel_cpu_batch_t *spare; /* one run batch kept for reuse (saves a malloc/free) */
+    /* Items queued / finished, ever. Written under `lock`; also read without
+     * it by threads spinning before they sleep (spin.h). */
+    _Atomic uint64_t submitted, completed;
+    atomic_bool stopping;       /* written under `lock`, read by the spinning worker */
+    bool worker_sleeping;       /* the worker waits on work_ready: submit must signal */
+    unsigned done_waiters;      /* threads waiting on work_done: the worker must broadcast */
     bool forked;                /* in a fork() child: the worker is gone, the stream refuses work */
-    accel_cpu_work_t *orphaned; /* queue dropped at fork, freed by the child after */
+    accel_cpu_batch_t *orphaned; /* queue dropped at fork, freed by the child after */
     accel_cpu_graph_t *capture; /* non-NULL while capturing */
     pthread_t worker;
 
