@@ -527,7 +527,17 @@ accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bo
     accel_allocator_t *allocator = calloc(1, sizeof *allocator);
     if (!allocator)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "allocator: host out of memory");
-    if (pthread_mutex_init(&allocator->lock, NULL) != 0) {
+    /* Adaptive (glibc): a thread finding the lock taken spins a little
+     * before sleeping, since every critical section here is short; two
+     * threads allocating at once then rarely pay a futex sleep. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    int lock_rc = pthread_mutex_init(&allocator->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    if (lock_rc != 0) {
         free(allocator);
         return accel_error(ACCEL_ERROR_INTERNAL, "allocator: could not create its mutex");
     }
@@ -642,7 +652,9 @@ static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_bloc
                                         void *stream, bool in_live_tree)
 {
     alloc_event_t *event = NULL;
-    if (allocator->has_events) {
+    if (allocator->has_events &&
+        !(allocator->device.stream_idle && allocator->device.stream_idle(allocator->device.ctx,
+                                                                          stream))) {
         accel_status_t status = event_record(allocator, stream, &event);
         if (status != ACCEL_OK)
             return status;

@@ -8,7 +8,9 @@
  *   a segment merge again.
  * - Stream ordering: a freed block remembers the stream it was freed on. The
  *   next request on that stream may reuse it at once; a request on another
- *   stream reuses it only after an event recorded at free time has completed.
+ *   stream reuses it only after an event recorded at free time has completed
+ *   (no event is recorded when the stream is idle at free time: then every
+ *   stream may reuse the block at once).
  * - Out of memory from the raw allocator: release every cached, unused
  *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY.
  * - caching = false passes every request straight to raw alloc/free (for
@@ -34,6 +36,10 @@ typedef struct accel_allocator_device {
     accel_status_t (*event_record_new)(void *ctx, void *stream, void **out_event);
     accel_status_t (*event_query)(void *ctx, void *event); /* OK or NOT_READY */
     void (*event_destroy)(void *ctx, void *event);
+    /* (optional) true when `stream` has no work pending: a block freed then
+     * needs no event, since nothing queued on that stream can still use it
+     * (the cpu default stream always answers true). NULL: always record. */
+    bool (*stream_idle)(void *ctx, void *stream);
 } accel_allocator_device_t;
 
 accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bool caching,
