@@ -1,9 +1,10 @@
 /* test_cpu_stream_batch.c: the cpu backend's stream hand-off (one batch per
  * submission, spinning before sleeping, signalling only a sleeping worker,
- * waking only sleeping waiters): a replayed graph does not depend on the
- * graph staying alive, a worker that went to sleep is woken by the next
- * submission, waiters that slept are woken, and two threads submitting at
- * once lose nothing. A lost wake-up shows as a hang (ctest's TIMEOUT). */
+ * waking only sleeping waiters, a waiter running queued batches itself
+ * while the worker sleeps): a replayed graph does not depend on the graph
+ * staying alive, a worker that went to sleep is woken by the next
+ * submission, waiters that slept are woken, work a waiter runs keeps its
+ * order, and two threads submitting at once lose nothing. A lost wake-up shows as a hang (ctest's TIMEOUT). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,21 +119,54 @@ static void test_sleeping_worker_and_waiters_wake(void **state)
 #define ROUNDS     2000
 
 typedef struct submitter {
+    accel_t *acc;
     accel_stream_t *stream;
     atomic_int *count;
+    void *device; /* this thread's own block: memset to the round number */
     bool ok;
 } submitter_t;
 
+/* Callbacks (the worker runs them) and memsets (a synchronizing thread may
+ * run those itself while the worker sleeps), with a synchronize now and then
+ * and a pause past the spin sometimes, so both paths and their mix run. */
 static void *submit_many(void *arg)
 {
     submitter_t *s = arg;
     s->ok = true;
     for (int i = 0; i < ROUNDS && s->ok; i++) {
-        s->ok = accel_stream_add_callback(s->stream, count_up, s->count) == ACCEL_OK;
+        s->ok = accel_stream_add_callback(s->stream, count_up, s->count) == ACCEL_OK &&
+                accel_memset_async(s->acc, s->device, i & 0xff, BYTES, s->stream) == ACCEL_OK;
         if (s->ok && i % 64 == 0)
             s->ok = accel_stream_synchronize(s->stream) == ACCEL_OK;
+        if (i % 500 == 0)
+            sleep_ms(1);
     }
     return NULL;
+}
+
+/* With the worker asleep, stream_synchronize runs the queued batches itself:
+ * in order, and a destroy right after still finds everything done. */
+static void test_waiter_runs_work_in_order(void **state)
+{
+    accel_t *acc = open_cpu();
+    accel_stream_t *stream;
+    unsigned char host[BYTES], want[BYTES];
+    void *device;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, BYTES, &device), ACCEL_OK);
+    for (int round = 0; round < 3; round++) {
+        sleep_ms(20); /* the worker has gone to sleep */
+        for (int v = 1; v <= 100; v++)
+            assert_int_equal(accel_memset_async(acc, device, v + round, BYTES, stream), ACCEL_OK);
+        assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+        assert_int_equal(accel_memcpy(acc, host, device, BYTES, ACCEL_COPY_DEVICE_TO_HOST),
+                         ACCEL_OK);
+        memset(want, 100 + round, sizeof want);
+        assert_memory_equal(host, want, BYTES);
+    }
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
 static void test_two_submitters_lose_nothing(void **state)
@@ -144,7 +178,8 @@ static void test_two_submitters_lose_nothing(void **state)
     submitter_t s[SUBMITTERS];
     assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
     for (int t = 0; t < SUBMITTERS; t++) {
-        s[t] = (submitter_t){.stream = stream, .count = &count};
+        s[t] = (submitter_t){.acc = acc, .stream = stream, .count = &count};
+        assert_int_equal(accel_malloc(acc, BYTES, &s[t].device), ACCEL_OK);
         assert_int_equal(pthread_create(&threads[t], NULL, submit_many, &s[t]), 0);
     }
     for (int t = 0; t < SUBMITTERS; t++) {
@@ -153,6 +188,14 @@ static void test_two_submitters_lose_nothing(void **state)
     }
     assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
     assert_int_equal(atomic_load(&count), SUBMITTERS * ROUNDS);
+    for (int t = 0; t < SUBMITTERS; t++) {
+        unsigned char host[BYTES], want[BYTES];
+        memset(want, (ROUNDS - 1) & 0xff, sizeof want); /* the last memset ran last */
+        assert_int_equal(accel_memcpy(acc, host, s[t].device, BYTES, ACCEL_COPY_DEVICE_TO_HOST),
+                         ACCEL_OK);
+        assert_memory_equal(host, want, BYTES);
+        assert_int_equal(accel_free(acc, s[t].device), ACCEL_OK);
+    }
     assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
@@ -162,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_outlives_its_graph),
         cmocka_unit_test(test_sleeping_worker_and_waiters_wake),
+        cmocka_unit_test(test_waiter_runs_work_in_order),
         cmocka_unit_test(test_two_submitters_lose_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -116,6 +116,47 @@ static void stream_worker_spin(accel_cpu_stream_t *stream, uint64_t seen)
     }
 }
 
+/* Called with stream->lock held, the queue non-empty and nobody running a
+ * batch, by the worker or by a synchronizing thread: run the oldest batch
+ * (lock released meanwhile; `busy` keeps everyone else from starting the
+ * next one, so items still run in order), then count it done and wake
+ * whoever waits for that. */
+static void stream_run_head_locked(accel_cpu_stream_t *stream)
+{
+    accel_cpu_batch_t *batch = stream->head;
+    stream->head = batch->next;
+    if (stream->head == NULL)
+        stream->tail = NULL;
+    stream->busy = true;
+    pthread_mutex_unlock(&stream->lock);
+
+    for (size_t i = 0; i < batch->count; i++)
+        work_run_traced(&batch->items[i], stream);
+    batch_release_items(batch);
+
+    pthread_mutex_lock(&stream->lock);
+    stream->busy = false;
+    atomic_store_explicit(&stream->completed,
+                          atomic_load_explicit(&stream->completed, memory_order_relaxed) +
+                              batch->count,
+                          memory_order_release);
+    if (stream->done_waiters > 0)
+        pthread_cond_broadcast(&stream->work_done);
+    /* A worker that slept while another thread ran this batch. */
+    if (stream->worker_sleeping &&
+        (stream->head != NULL || atomic_load_explicit(&stream->stopping, memory_order_relaxed)))
+        pthread_cond_signal(&stream->work_ready);
+    if (stream->spare == NULL) {
+        stream->spare = batch;
+        batch = NULL;
+    }
+    if (batch != NULL) {
+        pthread_mutex_unlock(&stream->lock);
+        free(batch);
+        pthread_mutex_lock(&stream->lock);
+    }
+}
+
 /* The worker takes whole batches: one wake-up (or none, while it spins) per
  * submission. It spins briefly after each batch before sleeping, so work
  * submitted right after the previous batch finished starts at once. */
@@ -126,49 +167,25 @@ static void *stream_worker_main(void *arg)
     accel_stream_worker_enter(stream->backend, stream->device, stream);
     pthread_mutex_lock(&stream->lock);
     for (;;) {
-        accel_cpu_batch_t *batch = stream->head;
-        if (batch == NULL) {
-            if (atomic_load_explicit(&stream->stopping, memory_order_relaxed))
-                break; /* stopping and drained */
-            if (!spun) {
-                uint64_t seen = atomic_load_explicit(&stream->submitted, memory_order_relaxed);
-                pthread_mutex_unlock(&stream->lock);
-                stream_worker_spin(stream, seen);
-                pthread_mutex_lock(&stream->lock);
-                spun = true;
-                continue;
-            }
-            stream->worker_sleeping = true;
-            pthread_cond_wait(&stream->work_ready, &stream->lock);
-            stream->worker_sleeping = false;
+        if (stream->head != NULL && !stream->busy) {
+            spun = false;
+            stream_run_head_locked(stream);
             continue;
         }
-        spun = false;
-        stream->head = batch->next;
-        if (stream->head == NULL)
-            stream->tail = NULL;
-        pthread_mutex_unlock(&stream->lock);
-
-        for (size_t i = 0; i < batch->count; i++)
-            work_run_traced(&batch->items[i], stream);
-        batch_release_items(batch);
-
-        pthread_mutex_lock(&stream->lock);
-        atomic_store_explicit(&stream->completed,
-                              atomic_load_explicit(&stream->completed, memory_order_relaxed) +
-                                  batch->count,
-                              memory_order_release);
-        if (stream->done_waiters > 0)
-            pthread_cond_broadcast(&stream->work_done);
-        if (stream->spare == NULL) {
-            stream->spare = batch;
-            batch = NULL;
-        }
-        if (batch != NULL) {
+        if (stream->head == NULL && !stream->busy &&
+            atomic_load_explicit(&stream->stopping, memory_order_relaxed))
+            break; /* stopping and drained */
+        if (!spun) {
+            uint64_t seen = atomic_load_explicit(&stream->submitted, memory_order_relaxed);
             pthread_mutex_unlock(&stream->lock);
-            free(batch);
+            stream_worker_spin(stream, seen);
             pthread_mutex_lock(&stream->lock);
+            spun = true;
+            continue;
         }
+        stream->worker_sleeping = true;
+        pthread_cond_wait(&stream->work_ready, &stream->lock);
+        stream->worker_sleeping = false;
     }
     pthread_mutex_unlock(&stream->lock);
     return NULL;
@@ -401,19 +418,44 @@ void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
     stream_release(stream);
 }
 
-/* Wait until the first `ticket` items ever submitted have run: spin briefly
- * on the counter, then sleep (the worker broadcasts only to sleepers). */
+/* A batch a waiting thread may run itself: no host callback (those run on
+ * the worker thread, as documented, and may call back into accel). */
+static bool batch_stealable(const accel_cpu_batch_t *batch)
+{
+    for (size_t i = 0; i < batch->count; i++)
+        if (batch->items[i].kind == ACCEL_CPU_WORK_CALLBACK)
+            return false;
+    return true;
+}
+
+/* Wait until the first `ticket` items ever submitted have run. A batch the
+ * worker has not started yet the waiter runs itself (in order, never two at
+ * once: `busy`), rather than wait for a worker that may be asleep or off the
+ * CPU; a batch with a host callback, or one already running, it waits for:
+ * spinning briefly on the counter, then sleeping (the worker broadcasts only
+ * to sleepers). */
 static void stream_wait_ticket(accel_cpu_stream_t *stream, uint64_t ticket)
 {
-    accel_cpu_spin_t spin;
+    bool spun = false;
     if (atomic_load_explicit(&stream->completed, memory_order_acquire) >= ticket)
         return;
-    accel_cpu_spin_start(&spin, stream->backend->spin_ns);
-    while (accel_cpu_spin_more(&spin))
-        if (atomic_load_explicit(&stream->completed, memory_order_acquire) >= ticket)
-            return;
     pthread_mutex_lock(&stream->lock);
     while (atomic_load_explicit(&stream->completed, memory_order_relaxed) < ticket) {
+        if (!stream->busy && stream->head != NULL && batch_stealable(stream->head)) {
+            stream_run_head_locked(stream);
+            continue;
+        }
+        if (!spun) {
+            accel_cpu_spin_t spin;
+            pthread_mutex_unlock(&stream->lock);
+            accel_cpu_spin_start(&spin, stream->backend->spin_ns);
+            while (atomic_load_explicit(&stream->completed, memory_order_acquire) < ticket &&
+                   accel_cpu_spin_more(&spin)) {
+            }
+            pthread_mutex_lock(&stream->lock);
+            spun = true;
+            continue;
+        }
         stream->done_waiters++;
         pthread_cond_wait(&stream->work_done, &stream->lock);
         stream->done_waiters--;
@@ -556,6 +598,7 @@ void accel_cpu_streams_fork_unlock(accel_cpu_backend_t *cpu, bool child)
             s->head = s->tail = NULL;
             atomic_store(&s->completed, atomic_load(&s->submitted));
             s->worker_sleeping = false;
+            s->busy = false;
             s->done_waiters = 0;
             pthread_cond_init(&s->work_ready, NULL);
             pthread_cond_init(&s->work_done, NULL);

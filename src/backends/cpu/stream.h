@@ -1,5 +1,6 @@
-/* stream.h: created CPU streams (stream.c): a FIFO of work items served by
- * one worker thread. Ownership and lock order: cpu.h. */
+/* stream.h: created CPU streams (stream.c): a FIFO of work batches served by
+ * one worker thread (a synchronizing thread may run callback-free batches
+ * the worker has not started itself). Ownership and lock order: cpu_backend.h. */
 #ifndef ACCEL_BACKENDS_CPU_STREAM_H
 #define ACCEL_BACKENDS_CPU_STREAM_H
 
@@ -36,6 +37,8 @@ struct accel_cpu_stream {
     _Atomic uint64_t submitted, completed;
     atomic_bool stopping;       /* written under `lock`, read by the spinning worker */
     bool worker_sleeping;       /* the worker waits on work_ready: submit must signal */
+    bool busy;                  /* a batch is running (on the worker, or on a waiter that
+                                   took it): the next one waits */
     unsigned done_waiters;      /* threads waiting on work_done: the worker must broadcast */
     bool forked;                /* in a fork() child: the worker is gone, the stream refuses work */
     accel_cpu_batch_t *orphaned; /* queue dropped at fork, freed by the child after */
