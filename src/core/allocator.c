@@ -719,6 +719,33 @@ accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, con
     return block ? ACCEL_OK : ACCEL_ERROR_INVALID_ARGUMENT;
 }
 
+accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
+                                         const void *hold_owner, bool allow_tensor,
+                                         size_t *out_size, bool *out_tensor_owned)
+{
+    accel_status_t status = ACCEL_ERROR_NOT_FOUND;
+    *out_tensor_owned = false;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    if (block && block->addr == (uintptr_t)ptr) {
+        *out_size = block->requested;
+        if (block->tensor_owned && !allow_tensor) {
+            *out_tensor_owned = true;
+            status = ACCEL_ERROR_INVALID_ARGUMENT;
+        } else if (hold_owner != NULL) {
+            live_remove(allocator, block);
+            block->held_by = hold_owner;
+            block->held_next = allocator->held;
+            allocator->held = block;
+            status = ACCEL_OK;
+        } else {
+            status = block_free_locked(allocator, block, stream, true);
+        }
+    }
+    pthread_mutex_unlock(&allocator->lock);
+    return status;
+}
+
 /* A block whose stream event cannot be recorded (host out of memory) stays
  * held rather than being reused too early; the next release retries it. */
 void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner)

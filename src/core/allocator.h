@@ -60,6 +60,17 @@ accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, voi
  * user freed it). INVALID_ARGUMENT when ptr is not the start of a live block;
  * NULL is accepted and ignored. */
 accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, const void *owner);
+/* accel_free's lookup, tensor check and free as one locked step: the live
+ * block starting at `ptr` is freed on `stream`, or held for `hold_owner`
+ * when that is not NULL (see accel_allocator_hold); *out_size is the size
+ * it was asked with. NOT_FOUND when no live block starts at `ptr`, and
+ * INVALID_ARGUMENT with *out_tensor_owned true when the block is marked
+ * tensor-owned and `allow_tensor` is false (nothing changes then); neither
+ * sets error text: the caller words it. A failed free event keeps its
+ * status and text. */
+accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
+                                         const void *hold_owner, bool allow_tensor,
+                                         size_t *out_size, bool *out_tensor_owned);
 /* Free every block held for `owner`, as if freed on the default stream. */
 void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner);
 
