@@ -3,6 +3,7 @@
  * own round (64-bit lanes, see philox_round) rather than philox_simd_body.h:
  * about a third fewer instructions per block than the 32-bit-lane form. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,10 +55,20 @@ static inline __attribute__((always_inline)) vec_t philox_pack(vec_t a, vec_t b)
                               _mm512_cvtepi64_epi32(b), 1);
 }
 
+/* accel_rng_uniform_from_word on 16 words, as float bits: 24 significant
+ * bits converted exactly, times 2^-24 (exact). */
+static inline __attribute__((always_inline)) vec_t philox_uniform_bits(vec_t words)
+{
+    __m512 value = _mm512_cvtepi32_ps(_mm512_srli_epi32(words, 8));
+    return _mm512_castps_si512(_mm512_mul_ps(value, _mm512_set1_ps(0x1.0p-24f)));
+}
+
 /* `sets` lane sets of 8 blocks each from block `first` on (no low-word wrap
  * inside: the caller checked), ten rounds interleaved so the multiplies of
  * one set hide the latency of another, then stored 16 blocks at a time. */
-static inline __attribute__((always_inline)) void philox_groups(uint64_t seed, uint64_t first, int sets, uint32_t *out)
+static inline __attribute__((always_inline)) void philox_groups(uint64_t seed, uint64_t first,
+                                                                int sets, bool uniform,
+                                                                uint32_t *out)
 {
     const vec_t m0 = _mm512_set1_epi64(0xD2511F53u), m1 = _mm512_set1_epi64(0xCD9E8D57u);
     const vec_t low = _mm512_add_epi64(_mm512_set1_epi64((uint32_t)first),
@@ -81,15 +92,25 @@ static inline __attribute__((always_inline)) void philox_groups(uint64_t seed, u
             philox_round(&s[j], m0, m1, key0, key1);
     }
 #pragma GCC unroll 2
-    for (int j = 0; j + 1 < sets; j += 2)
-        vec_store_blocks(out + 4 * 8 * j, philox_pack(s[j].c0, s[j + 1].c0),
-                         philox_pack(s[j].c1, s[j + 1].c1), philox_pack(s[j].c2, s[j + 1].c2),
-                         philox_pack(s[j].c3, s[j + 1].c3));
+    for (int j = 0; j + 1 < sets; j += 2) {
+        vec_t c0 = philox_pack(s[j].c0, s[j + 1].c0), c1 = philox_pack(s[j].c1, s[j + 1].c1);
+        vec_t c2 = philox_pack(s[j].c2, s[j + 1].c2), c3 = philox_pack(s[j].c3, s[j + 1].c3);
+        if (uniform) {
+            c0 = philox_uniform_bits(c0);
+            c1 = philox_uniform_bits(c1);
+            c2 = philox_uniform_bits(c2);
+            c3 = philox_uniform_bits(c3);
+        }
+        vec_store_blocks(out + 4 * 8 * j, c0, c1, c2, c3);
+    }
 }
 
 /* Whole groups of 32 blocks (four lane sets: measured ~1.4x the blocks per
- * second of one 16-lane vector at a time), then of 16. */
-size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out)
+ * second of one 16-lane vector at a time), then of 16. `uniform`: each word
+ * is stored as its uniform float instead (the fill's conversion, fused). */
+static inline __attribute__((always_inline)) size_t philox_blocks(uint64_t seed, uint64_t block,
+                                                                  size_t count, bool uniform,
+                                                                  uint32_t *out)
 {
     size_t written = 0;
     for (int group = PHILOX_MAX_SETS * 8; group >= VEC_LANES; group /= 2) {
@@ -101,10 +122,21 @@ size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, u
                 first > (UINT64_MAX >> 2) - (uint64_t)group)
                 return written;
             if (group == PHILOX_MAX_SETS * 8)
-                philox_groups(seed, first, PHILOX_MAX_SETS, out + 4 * written);
+                philox_groups(seed, first, PHILOX_MAX_SETS, uniform, out + 4 * written);
             else
-                philox_groups(seed, first, 2, out + 4 * written);
+                philox_groups(seed, first, 2, uniform, out + 4 * written);
         }
     }
     return written;
+}
+
+size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out)
+{
+    return philox_blocks(seed, block, count, false, out);
+}
+
+size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count,
+                                          float *out)
+{
+    return philox_blocks(seed, block, count, true, (uint32_t *)out);
 }
