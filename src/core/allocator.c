@@ -652,9 +652,8 @@ static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_bloc
                                         void *stream, bool in_live_tree)
 {
     alloc_event_t *event = NULL;
-    if (allocator->has_events &&
-        !(allocator->device.stream_idle && allocator->device.stream_idle(allocator->device.ctx,
-                                                                          stream))) {
+    if (allocator->has_events && !(allocator->device.stream_idle &&
+                                   allocator->device.stream_idle(allocator->device.ctx, stream))) {
         accel_status_t status = event_record(allocator, stream, &event);
         if (status != ACCEL_OK)
             return status;

@@ -105,8 +105,8 @@ static accel_status_t memory_free_one_device(accel_t *acc, void *ptr, accel_stre
             stream = dev->default_stream;
     }
     pthread_mutex_lock(&dev->capture_lock);
-    status = accel_allocator_free_user(dev->allocator, ptr, stream->impl, dev->capturing,
-                                       as_tensor, &size, &tensor_owned);
+    status = accel_allocator_free_user(dev->allocator, ptr, stream->impl, dev->capturing, as_tensor,
+                                       &size, &tensor_owned);
     pthread_mutex_unlock(&dev->capture_lock);
     if (status == ACCEL_ERROR_NOT_FOUND)
         return memory_not_allocated(acc, ptr);

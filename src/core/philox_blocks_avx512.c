@@ -38,7 +38,8 @@ typedef struct philox_lanes {
     vec_t c0, c1, c2, c3;
 } philox_lanes_t;
 
-static inline __attribute__((always_inline)) void philox_round(philox_lanes_t *s, vec_t m0, vec_t m1, vec_t k0, vec_t k1)
+static inline __attribute__((always_inline)) void philox_round(philox_lanes_t *s, vec_t m0,
+                                                               vec_t m1, vec_t k0, vec_t k1)
 {
     vec_t p0 = _mm512_mul_epu32(s->c0, m0);
     vec_t p1 = _mm512_mul_epu32(s->c2, m1);
@@ -66,9 +67,8 @@ static inline __attribute__((always_inline)) vec_t philox_uniform_bits(vec_t wor
 /* `sets` lane sets of 8 blocks each from block `first` on (no low-word wrap
  * inside: the caller checked), ten rounds interleaved so the multiplies of
  * one set hide the latency of another, then stored 16 blocks at a time. */
-static inline __attribute__((always_inline)) void philox_groups(uint64_t seed, uint64_t first,
-                                                                int sets, bool uniform,
-                                                                uint32_t *out)
+static inline __attribute__((always_inline)) void
+philox_groups(uint64_t seed, uint64_t first, int sets, bool uniform, uint32_t *out)
 {
     const vec_t m0 = _mm512_set1_epi64(0xD2511F53u), m1 = _mm512_set1_epi64(0xCD9E8D57u);
     const vec_t low = _mm512_add_epi64(_mm512_set1_epi64((uint32_t)first),
@@ -108,9 +108,8 @@ static inline __attribute__((always_inline)) void philox_groups(uint64_t seed, u
 /* Whole groups of 32 blocks (four lane sets: measured ~1.4x the blocks per
  * second of one 16-lane vector at a time), then of 16. `uniform`: each word
  * is stored as its uniform float instead (the fill's conversion, fused). */
-static inline __attribute__((always_inline)) size_t philox_blocks(uint64_t seed, uint64_t block,
-                                                                  size_t count, bool uniform,
-                                                                  uint32_t *out)
+static inline __attribute__((always_inline)) size_t
+philox_blocks(uint64_t seed, uint64_t block, size_t count, bool uniform, uint32_t *out)
 {
     size_t written = 0;
     for (int group = PHILOX_MAX_SETS * 8; group >= VEC_LANES; group /= 2) {
@@ -135,8 +134,7 @@ size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, u
     return philox_blocks(seed, block, count, false, out);
 }
 
-size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count,
-                                          float *out)
+size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count, float *out)
 {
     return philox_blocks(seed, block, count, true, (uint32_t *)out);
 }

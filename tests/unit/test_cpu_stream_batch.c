@@ -4,7 +4,8 @@
  * while the worker sleeps): a replayed graph does not depend on the graph
  * staying alive, a worker that went to sleep is woken by the next
  * submission, waiters that slept are woken, work a waiter runs keeps its
- * order, and two threads submitting at once lose nothing. A lost wake-up shows as a hang (ctest's TIMEOUT). */
+ * order, and two threads submitting at once lose nothing. A lost wake-up shows as a hang (ctest's
+ * TIMEOUT). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>

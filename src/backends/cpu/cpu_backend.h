@@ -44,7 +44,7 @@ typedef struct accel_cpu_backend {
     long page_size;
     int online_cpus;
     int64_t spin_ns; /* busy-wait before sleeping (spin.h); 0 with one CPU */
-    int *node_cpus; /* online CPUs of each counted NUMA node, node_count entries */
+    int *node_cpus;  /* online CPUs of each counted NUMA node, node_count entries */
     int node_count;
     char cpu_name[256];  /* /proc/cpuinfo "model name", or the machine type */
     char cpu_vendor[64]; /* cpuid vendor string, or /proc/cpuinfo's, or "" */

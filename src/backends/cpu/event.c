@@ -37,9 +37,9 @@ struct accel_cpu_event {
     /* Highest record that has run. Written under `lock`; also read without it
      * by waiters spinning before they sleep (spin.h). */
     _Atomic uint64_t completed;
-    int64_t timestamp_ns;                     /* CLOCK_MONOTONIC when `completed` ran */
-    const void *record_stream;                /* where the newest record is queued (NULL: inline) */
-    uint64_t lost; /* in a fork() child: records up to this one never run */
+    int64_t timestamp_ns;      /* CLOCK_MONOTONIC when `completed` ran */
+    const void *record_stream; /* where the newest record is queued (NULL: inline) */
+    uint64_t lost;             /* in a fork() child: records up to this one never run */
 };
 
 /* Records up to `lost` were pending on a stream whose worker did not survive

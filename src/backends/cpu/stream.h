@@ -35,14 +35,14 @@ struct accel_cpu_stream {
     /* Items queued / finished, ever. Written under `lock`; also read without
      * it by threads spinning before they sleep (spin.h). */
     _Atomic uint64_t submitted, completed;
-    atomic_bool stopping;       /* written under `lock`, read by the spinning worker */
-    bool worker_sleeping;       /* the worker waits on work_ready: submit must signal */
-    bool busy;                  /* a batch is running (on the worker, or on a waiter that
-                                   took it): the next one waits */
-    unsigned done_waiters;      /* threads waiting on work_done: the worker must broadcast */
-    bool forked;                /* in a fork() child: the worker is gone, the stream refuses work */
+    atomic_bool stopping;  /* written under `lock`, read by the spinning worker */
+    bool worker_sleeping;  /* the worker waits on work_ready: submit must signal */
+    bool busy;             /* a batch is running (on the worker, or on a waiter that
+                              took it): the next one waits */
+    unsigned done_waiters; /* threads waiting on work_done: the worker must broadcast */
+    bool forked;           /* in a fork() child: the worker is gone, the stream refuses work */
     accel_cpu_batch_t *orphaned; /* queue dropped at fork, freed by the child after */
-    accel_cpu_graph_t *capture; /* non-NULL while capturing */
+    accel_cpu_graph_t *capture;  /* non-NULL while capturing */
     pthread_t worker;
 
     accel_cpu_stream_t *next_live; /* backend->streams list, under streams_lock */

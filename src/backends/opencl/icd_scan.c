@@ -68,8 +68,7 @@ static bool icd_pocl_drivers_cpu_only(const char *dir, char *drivers, size_t cap
 
 /* The folder holding `library` (an absolute path, or a bare name looked up
  * in lib_dirs); false when it is not found. */
-static bool icd_library_dir(const char *library, const char *const *lib_dirs, char *dir,
-                            size_t cap)
+static bool icd_library_dir(const char *library, const char *const *lib_dirs, char *dir, size_t cap)
 {
     struct stat st;
     const char *slash = strrchr(library, '/');
@@ -174,8 +173,8 @@ bool accel_opencl_icds_cpu_only_here(char *what, size_t cap)
         }
     }
     /* The folder libc came from (the multiarch one on Debian), and its /usr twin. */
-    if (dladdr((void *)fopen, &info) != 0 && info.dli_fname != NULL &&
-        info.dli_fname[0] == '/' && strrchr(info.dli_fname, '/') != info.dli_fname) {
+    if (dladdr((void *)fopen, &info) != 0 && info.dli_fname != NULL && info.dli_fname[0] == '/' &&
+        strrchr(info.dli_fname, '/') != info.dli_fname) {
         size_t len = (size_t)(strrchr(info.dli_fname, '/') - info.dli_fname);
         if (len < sizeof libc_dir) {
             memcpy(libc_dir, info.dli_fname, len);
