@@ -11,6 +11,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/event.h"
 #include "backends/cpu/spin.h"
+#include "backends/cpu/stream.h"
 #include "backends/cpu/work.h"
 #include "core/stream_worker.h"
 
@@ -177,8 +178,24 @@ accel_status_t accel_cpu_event_record(void *self, int device, void *stream, void
     return accel_cpu_stream_submit(stream, &work, 1);
 }
 
+typedef struct event_target {
+    accel_cpu_event_t *event;
+    uint64_t generation;
+} event_target_t;
+
+static bool event_target_done(const void *arg)
+{
+    const event_target_t *t = arg;
+    return atomic_load_explicit(&t->event->completed, memory_order_acquire) >= t->generation;
+}
+
 /* A host callback may not wait for a record queued behind it on its own
- * stream: that record runs only after the callback returns. */
+ * stream: that record runs only after the callback returns. A record still
+ * queued on a created stream is run by the waiter itself when nothing ahead
+ * of it needs the worker (accel_cpu_stream_run_queued): while it is pending
+ * under the event's lock the stream cannot be destroyed (destroy drains the
+ * queue, and completing the record needs that lock), so a reference taken
+ * then is safe. */
 accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
 {
     accel_cpu_event_t *e = event;
@@ -186,10 +203,15 @@ accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
     bool waits_on_itself = false, lost;
     bool worker = accel_stream_worker_of(self, device, &own);
     uint64_t generation;
+    accel_cpu_stream_t *queued_on = NULL;
     pthread_mutex_lock(&e->lock);
     generation = e->generation;
     waits_on_itself = worker && e->completed < generation && e->record_stream == own;
     lost = event_record_lost(e, generation);
+    if (!lost && !waits_on_itself && e->completed < generation && e->record_stream != NULL) {
+        queued_on = (accel_cpu_stream_t *)e->record_stream;
+        accel_cpu_stream_retain(queued_on);
+    }
     pthread_mutex_unlock(&e->lock);
     if (lost)
         return event_lost_error();
@@ -198,6 +220,11 @@ accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
                                    "cpu: a host callback cannot synchronize an event recorded "
                                    "after it on its own stream: the record runs only once the "
                                    "callback returns");
+    if (queued_on != NULL) {
+        event_target_t target = {e, generation};
+        accel_cpu_stream_run_queued(queued_on, event_target_done, &target);
+        accel_cpu_stream_unref(queued_on);
+    }
     accel_cpu_event_wait_for(e, generation);
     return ACCEL_OK;
 }

@@ -116,6 +116,16 @@ static void stream_worker_spin(accel_cpu_stream_t *stream, uint64_t seen)
     }
 }
 
+/* A batch a waiting thread may run itself: no host callback (those run on
+ * the worker thread, as documented, and may call back into accel). */
+static bool batch_stealable(const accel_cpu_batch_t *batch)
+{
+    for (size_t i = 0; i < batch->count; i++)
+        if (batch->items[i].kind == ACCEL_CPU_WORK_CALLBACK)
+            return false;
+    return true;
+}
+
 /* Called with stream->lock held, the queue non-empty and nobody running a
  * batch, by the worker or by a synchronizing thread: run the oldest batch
  * (lock released meanwhile; `busy` keeps everyone else from starting the
@@ -333,6 +343,26 @@ static void stream_release(accel_cpu_stream_t *stream)
     free(stream);
 }
 
+void accel_cpu_stream_retain(accel_cpu_stream_t *stream)
+{
+    atomic_fetch_add_explicit(&stream->refs, 1, memory_order_relaxed);
+}
+
+void accel_cpu_stream_unref(accel_cpu_stream_t *stream)
+{
+    stream_release(stream);
+}
+
+void accel_cpu_stream_run_queued(accel_cpu_stream_t *stream, bool (*done)(const void *arg),
+                                 const void *arg)
+{
+    pthread_mutex_lock(&stream->lock);
+    while (!stream->forked && !done(arg) && !stream->busy && stream->head != NULL &&
+           batch_stealable(stream->head))
+        stream_run_head_locked(stream);
+    pthread_mutex_unlock(&stream->lock);
+}
+
 /* Start the worker with every signal blocked, so the application's signal
  * handlers keep running on its own threads. */
 static int stream_start_worker(accel_cpu_stream_t *stream)
@@ -416,16 +446,6 @@ void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
     if (abandoned != NULL)
         accel_cpu_graph_free(abandoned);
     stream_release(stream);
-}
-
-/* A batch a waiting thread may run itself: no host callback (those run on
- * the worker thread, as documented, and may call back into accel). */
-static bool batch_stealable(const accel_cpu_batch_t *batch)
-{
-    for (size_t i = 0; i < batch->count; i++)
-        if (batch->items[i].kind == ACCEL_CPU_WORK_CALLBACK)
-            return false;
-    return true;
 }
 
 /* Wait until the first `ticket` items ever submitted have run. A batch the

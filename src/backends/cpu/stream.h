@@ -62,6 +62,20 @@ void accel_cpu_streams_fork_lock(struct accel_cpu_backend *cpu);
 void accel_cpu_streams_fork_unlock(struct accel_cpu_backend *cpu, bool child);
 void accel_cpu_streams_fork_cleanup(struct accel_cpu_backend *cpu);
 
+/* A reference that keeps the stream's memory alive (not its worker): taken
+ * by an event waiter that saw a record still pending on it, which proves the
+ * stream is not yet destroyed; dropped with accel_cpu_stream_unref. */
+void accel_cpu_stream_retain(accel_cpu_stream_t *stream);
+void accel_cpu_stream_unref(accel_cpu_stream_t *stream);
+
+/* Run on the calling thread, oldest first, queued batches of `stream` that
+ * nobody has started and that hold no host callback, until done(arg) or the
+ * head batch is not such a one; the worker keeps the rest. Lets a waiter
+ * finish work instead of waiting for a worker that may be asleep or off the
+ * CPU. Call with no lock held. */
+void accel_cpu_stream_run_queued(accel_cpu_stream_t *stream, bool (*done)(const void *arg),
+                                 const void *arg);
+
 /* Backend slots implemented in stream.c. */
 accel_status_t accel_cpu_stream_create(void *self, int device, int priority, void **out);
 void accel_cpu_stream_destroy(void *self, int device, void *stream);
