@@ -170,6 +170,66 @@ static void test_waiter_runs_work_in_order(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+typedef struct event_waiter {
+    accel_event_t *event;
+    accel_status_t status;
+} event_waiter_t;
+
+static void *wait_event(void *arg)
+{
+    event_waiter_t *w = arg;
+    w->status = accel_event_synchronize(w->event);
+    return NULL;
+}
+
+/* event_synchronize may run the record's batch itself, but never past work
+ * that needs the worker: a memset queued behind a blocked callback waits
+ * for it, and the record completes after both. */
+static void test_event_waiter_keeps_stream_order(void **state)
+{
+    accel_t *acc = open_cpu();
+    accel_stream_t *stream;
+    event_waiter_t waiter = {.status = ACCEL_ERROR_INTERNAL};
+    atomic_int gate = 0;
+    unsigned char host[BYTES], want[BYTES];
+    pthread_t thread;
+    void *device;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &waiter.event), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, BYTES, &device), ACCEL_OK);
+    assert_int_equal(accel_memset(acc, device, 0, BYTES), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(stream, gate_wait, &gate), ACCEL_OK);
+    assert_int_equal(accel_memset_async(acc, device, 5, BYTES, stream), ACCEL_OK);
+    assert_int_equal(accel_event_record(waiter.event, stream), ACCEL_OK);
+    assert_int_equal(pthread_create(&thread, NULL, wait_event, &waiter), 0);
+    sleep_ms(20);
+    memset(want, 0, sizeof want); /* still behind the gate */
+    assert_int_equal(accel_memcpy(acc, host, device, BYTES, ACCEL_COPY_DEVICE_TO_HOST), ACCEL_OK);
+    assert_memory_equal(host, want, BYTES);
+    assert_int_equal(accel_event_query(waiter.event), ACCEL_ERROR_NOT_READY);
+    atomic_store(&gate, 1);
+    pthread_join(thread, NULL);
+    assert_int_equal(waiter.status, ACCEL_OK);
+    memset(want, 5, sizeof want);
+    assert_int_equal(accel_memcpy(acc, host, device, BYTES, ACCEL_COPY_DEVICE_TO_HOST), ACCEL_OK);
+    assert_memory_equal(host, want, BYTES);
+    /* A record taken by the waiter is timed like any other. */
+    sleep_ms(20);
+    assert_int_equal(accel_memset_async(acc, device, 6, BYTES, stream), ACCEL_OK);
+    accel_event_t *second;
+    float ms = -1.0f;
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &second), ACCEL_OK);
+    assert_int_equal(accel_event_record(second, stream), ACCEL_OK);
+    assert_int_equal(accel_event_synchronize(second), ACCEL_OK);
+    assert_int_equal(accel_event_elapsed_ms(waiter.event, second, &ms), ACCEL_OK);
+    assert_true(ms >= 0.0f);
+    assert_int_equal(accel_event_destroy(second), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(waiter.event), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 static void test_two_submitters_lose_nothing(void **state)
 {
     accel_t *acc = open_cpu();
@@ -207,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_replay_outlives_its_graph),
         cmocka_unit_test(test_sleeping_worker_and_waiters_wake),
         cmocka_unit_test(test_waiter_runs_work_in_order),
+        cmocka_unit_test(test_event_waiter_keeps_stream_order),
         cmocka_unit_test(test_two_submitters_lose_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
