@@ -361,7 +361,7 @@ void bench_suite_rng(bench_ctx_t *ctx)
     /* Both sides go through accel on the same buffer: backend-independent. */
     bench_measure(ctx, f, rng_fill, rng_memset, &arg, "accel_memset, same buf", NULL);
     f->has_goal = true;
-    f->goal = 0.5;
+    f->goal = 0.8; /* issue 15: the fill uses every core, memset one */
     if (!f->failed)
         snprintf(f->note, sizeof f->note, "ratio = fraction of memset write bandwidth; %zu MiB",
                  arg.size >> 20);

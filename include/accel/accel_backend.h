@@ -325,8 +325,10 @@ ACCEL_API void *accel_backend_load_library(const char *backend_name, const char 
 /* The trace recorder (accel_trace_start, ACCEL_TRACE). accel_trace_enabled is
  * cheap (one relaxed load) and says whether work should be timed at all.
  * accel_trace_stream_work puts one executed work item on the track of the
- * stream identified by `stream_key` (any pointer unique to a live stream, e.g.
- * the backend's stream object; the track is named "stream N (device D)"), or,
+ * stream identified by `stream_key` (the backend's stream handle, so that core
+ * closes the track when accel_stream_destroy destroys that stream and a new
+ * stream reusing the address gets its own; the track is named "stream N
+ * (device D)"), or,
  * with stream_key NULL, on the calling thread's track (inline default-stream
  * work). begin_ns/end_ns are CLOCK_MONOTONIC nanoseconds. Any thread. */
 ACCEL_API bool accel_trace_enabled(void);

@@ -527,7 +527,17 @@ accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bo
     accel_allocator_t *allocator = calloc(1, sizeof *allocator);
     if (!allocator)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "allocator: host out of memory");
-    if (pthread_mutex_init(&allocator->lock, NULL) != 0) {
+    /* Adaptive (glibc): a thread finding the lock taken spins a little
+     * before sleeping, since every critical section here is short; two
+     * threads allocating at once then rarely pay a futex sleep. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    int lock_rc = pthread_mutex_init(&allocator->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    if (lock_rc != 0) {
         free(allocator);
         return accel_error(ACCEL_ERROR_INTERNAL, "allocator: could not create its mutex");
     }
@@ -642,7 +652,8 @@ static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_bloc
                                         void *stream, bool in_live_tree)
 {
     alloc_event_t *event = NULL;
-    if (allocator->has_events) {
+    if (allocator->has_events && !(allocator->device.stream_idle &&
+                                   allocator->device.stream_idle(allocator->device.ctx, stream))) {
         accel_status_t status = event_record(allocator, stream, &event);
         if (status != ACCEL_OK)
             return status;
@@ -705,6 +716,33 @@ accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, con
     }
     pthread_mutex_unlock(&allocator->lock);
     return block ? ACCEL_OK : ACCEL_ERROR_INVALID_ARGUMENT;
+}
+
+accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
+                                         const void *hold_owner, bool allow_tensor,
+                                         size_t *out_size, bool *out_tensor_owned)
+{
+    accel_status_t status = ACCEL_ERROR_NOT_FOUND;
+    *out_tensor_owned = false;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_block_t *block = live_find(allocator, (uintptr_t)ptr);
+    if (block && block->addr == (uintptr_t)ptr) {
+        *out_size = block->requested;
+        if (block->tensor_owned && !allow_tensor) {
+            *out_tensor_owned = true;
+            status = ACCEL_ERROR_INVALID_ARGUMENT;
+        } else if (hold_owner != NULL) {
+            live_remove(allocator, block);
+            block->held_by = hold_owner;
+            block->held_next = allocator->held;
+            allocator->held = block;
+            status = ACCEL_OK;
+        } else {
+            status = block_free_locked(allocator, block, stream, true);
+        }
+    }
+    pthread_mutex_unlock(&allocator->lock);
+    return status;
 }
 
 /* A block whose stream event cannot be recorded (host out of memory) stays

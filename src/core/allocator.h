@@ -8,7 +8,9 @@
  *   a segment merge again.
  * - Stream ordering: a freed block remembers the stream it was freed on. The
  *   next request on that stream may reuse it at once; a request on another
- *   stream reuses it only after an event recorded at free time has completed.
+ *   stream reuses it only after an event recorded at free time has completed
+ *   (no event is recorded when the stream is idle at free time: then every
+ *   stream may reuse the block at once).
  * - Out of memory from the raw allocator: release every cached, unused
  *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY.
  * - caching = false passes every request straight to raw alloc/free (for
@@ -34,6 +36,10 @@ typedef struct accel_allocator_device {
     accel_status_t (*event_record_new)(void *ctx, void *stream, void **out_event);
     accel_status_t (*event_query)(void *ctx, void *event); /* OK or NOT_READY */
     void (*event_destroy)(void *ctx, void *event);
+    /* (optional) true when `stream` has no work pending: a block freed then
+     * needs no event, since nothing queued on that stream can still use it
+     * (the cpu default stream always answers true). NULL: always record. */
+    bool (*stream_idle)(void *ctx, void *stream);
 } accel_allocator_device_t;
 
 accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bool caching,
@@ -54,6 +60,17 @@ accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, voi
  * user freed it). INVALID_ARGUMENT when ptr is not the start of a live block;
  * NULL is accepted and ignored. */
 accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, const void *owner);
+/* accel_free's lookup, tensor check and free as one locked step: the live
+ * block starting at `ptr` is freed on `stream`, or held for `hold_owner`
+ * when that is not NULL (see accel_allocator_hold); *out_size is the size
+ * it was asked with. NOT_FOUND when no live block starts at `ptr`, and
+ * INVALID_ARGUMENT with *out_tensor_owned true when the block is marked
+ * tensor-owned and `allow_tensor` is false (nothing changes then); neither
+ * sets error text: the caller words it. A failed free event keeps its
+ * status and text. */
+accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
+                                         const void *hold_owner, bool allow_tensor,
+                                         size_t *out_size, bool *out_tensor_owned);
 /* Free every block held for `owner`, as if freed on the default stream. */
 void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner);
 

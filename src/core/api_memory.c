@@ -71,6 +71,52 @@ static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr, acc
     return status;
 }
 
+static accel_status_t memory_not_allocated(accel_t *acc, void *ptr)
+{
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
+                       "was already freed",
+                       ptr, acc->ops->name);
+}
+
+static accel_status_t memory_tensor_owned(void *ptr)
+{
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "pointer %p is the data of a tensor from accel_tensor_empty/zeros: "
+                       "free it with accel_tensor_free, which also frees its shape",
+                       ptr);
+}
+
+/* One device (the common case): lookup, tensor check and free (or hold,
+ * while a graph captures) in one allocator call instead of three. */
+static accel_status_t memory_free_one_device(accel_t *acc, void *ptr, accel_stream_t *stream,
+                                             bool as_tensor)
+{
+    accel_device_state_t *dev = &acc->devices[0];
+    size_t size = 0;
+    bool tensor_owned = false;
+    accel_status_t status;
+    if (stream == NULL) {
+        accel_thread_state_t *state = accel_thread_state(acc);
+        if (state == NULL)
+            return ACCEL_ERROR_OUT_OF_MEMORY;
+        stream = state->current_streams[0];
+        if (stream == NULL)
+            stream = dev->default_stream;
+    }
+    pthread_mutex_lock(&dev->capture_lock);
+    status = accel_allocator_free_user(dev->allocator, ptr, stream->impl, dev->capturing, as_tensor,
+                                       &size, &tensor_owned);
+    pthread_mutex_unlock(&dev->capture_lock);
+    if (status == ACCEL_ERROR_NOT_FOUND)
+        return memory_not_allocated(acc, ptr);
+    if (tensor_owned)
+        return memory_tensor_owned(ptr);
+    if (status == ACCEL_OK && accel_trace_active())
+        accel_trace_memory(acc, 0, "free", size);
+    return status;
+}
+
 /* `as_tensor`: the caller is accel_tensor_free, which may free a block a
  * tensor owns; accel_free and accel_free_async may not. */
 static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *stream,
@@ -79,17 +125,12 @@ static accel_status_t memory_free_on(accel_t *acc, void *ptr, accel_stream_t *st
     int device = 0;
     void *base = NULL;
     size_t size = 0;
+    if (acc->device_count == 1 && (stream == NULL || stream->device == 0))
+        return memory_free_one_device(acc, ptr, stream, as_tensor);
     if (accel_find_block(acc, ptr, &device, &base, &size) != ACCEL_OK)
-        return accel_error(
-            ACCEL_ERROR_INVALID_ARGUMENT,
-            "pointer %p was not allocated by accel_malloc on this %s accelerator, or "
-            "was already freed",
-            ptr, acc->ops->name);
+        return memory_not_allocated(acc, ptr);
     if (!as_tensor && accel_allocator_tensor_owned(acc->devices[device].allocator, ptr))
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pointer %p is the data of a tensor from accel_tensor_empty/zeros: "
-                           "free it with accel_tensor_free, which also frees its shape",
-                           ptr);
+        return memory_tensor_owned(ptr);
     if (stream == NULL) {
         accel_thread_state_t *state = accel_thread_state(acc);
         if (state == NULL)

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "stream_worker.h"
 #include "thread_state.h"
+#include "trace.h"
 
 static accel_status_t stream_require(const accel_t *acc, bool has, const char *what)
 {
@@ -77,6 +78,8 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
     if (state != NULL && state->current_streams[stream->device] == stream)
         state->current_streams[stream->device] = NULL;
     acc->ops->stream_destroy(acc->self, stream->device, stream->impl);
+    /* Its trace track ends here: a new stream at the same address is new. */
+    accel_trace_stream_destroyed(stream->impl);
     accel_handle_retire(&acc->handles, stream);
     return ACCEL_OK;
 }

@@ -68,6 +68,14 @@ static void allocator_event_destroy(void *ctx, void *event)
     c->acc->ops->event_destroy(c->acc->self, c->device, event);
 }
 
+/* Asked without the error machinery: NOT_READY is an answer here, and any
+ * other failure just means "record an event", which is always safe. */
+static bool allocator_stream_idle(void *ctx, void *stream)
+{
+    allocator_ctx_t *c = ctx;
+    return c->acc->ops->stream_query(c->acc->self, c->device, stream) == ACCEL_OK;
+}
+
 static bool instance_read_caching(void)
 {
     accel_alloc_conf_t conf = {.caching = true};
@@ -95,6 +103,7 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
         .event_record_new = has_events ? allocator_event_record_new : NULL,
         .event_query = has_events ? allocator_event_query : NULL,
         .event_destroy = has_events ? allocator_event_destroy : NULL,
+        .stream_idle = ACCEL_BACKEND_HAS(ops, stream_query) ? allocator_stream_idle : NULL,
     };
     accel_status_t status = accel_allocator_create(&dev, caching, &acc->devices[device].allocator);
     if (status != ACCEL_OK) {

@@ -109,14 +109,16 @@ float accel_rng_normal_from_words(uint32_t a, uint32_t b)
 
 static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static accel_philox_blocks_fn blocks_best = NULL;
+static size_t (*uniform_blocks_best)(uint64_t, uint64_t, size_t, float *) = NULL;
 
 static void blocks_choose(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     accel_cpu_isa_t isa = accel_cpu_isa_selected();
-    if (isa == ACCEL_CPU_ISA_AVX512)
+    if (isa == ACCEL_CPU_ISA_AVX512) {
         blocks_best = accel_philox_blocks_avx512;
-    else if (isa == ACCEL_CPU_ISA_AVX2)
+        uniform_blocks_best = accel_philox_uniform_blocks_avx512;
+    } else if (isa == ACCEL_CPU_ISA_AVX2)
         blocks_best = accel_philox_blocks_avx2;
 #endif
 }
@@ -125,6 +127,12 @@ size_t accel_philox_blocks(uint64_t seed, uint64_t block, size_t count, uint32_t
 {
     pthread_once(&blocks_once, blocks_choose);
     return blocks_best != NULL ? blocks_best(seed, block, count, out) : 0;
+}
+
+size_t accel_philox_uniform_blocks(uint64_t seed, uint64_t block, size_t count, float *out)
+{
+    pthread_once(&blocks_once, blocks_choose);
+    return uniform_blocks_best != NULL ? uniform_blocks_best(seed, block, count, out) : 0;
 }
 
 /* Words [start, start + n) of the stream of `seed` into out[0..n): one
@@ -178,8 +186,13 @@ void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, siz
     }
     float *out = (float *)dst + first;
     if (kind == ACCEL_RNG_UNIFORM) {
-        /* words straight into the destination, then converted in place */
-        for (size_t done = 0; done < count; done += FILL_INPLACE_WORDS) {
+        /* Whole blocks straight to floats where the CPU has the fused
+         * variant; the rest as words into the destination, then converted
+         * in place. */
+        size_t done = 0;
+        if (start % 4 == 0)
+            done = 4 * accel_philox_uniform_blocks(seed, start / 4, count / 4, out);
+        for (; done < count; done += FILL_INPLACE_WORDS) {
             size_t n = count - done < FILL_INPLACE_WORDS ? count - done : FILL_INPLACE_WORDS;
             uint32_t *raw = (uint32_t *)dst + first + done;
             philox_words(seed, start + done, n, raw);

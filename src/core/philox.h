@@ -36,5 +36,10 @@ typedef size_t (*accel_philox_blocks_fn)(uint64_t seed, uint64_t block, size_t c
 size_t accel_philox_blocks_avx2(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
 size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
 size_t accel_philox_blocks(uint64_t seed, uint64_t block, size_t count, uint32_t *out);
+/* The same blocks with each word stored as accel_rng_uniform_from_word of
+ * it (the uniform fill's conversion fused into the generator): AVX-512 only;
+ * accel_philox_uniform_blocks writes 0 blocks on other CPUs. */
+size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count, float *out);
+size_t accel_philox_uniform_blocks(uint64_t seed, uint64_t block, size_t count, float *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* philox_simd_body.h: Philox4x32-10 on VEC_LANES blocks at once, written
- * once over a vector vocabulary that philox_blocks_avx2.c and
- * philox_blocks_avx512.c define before including it: vec_t, VEC_LANES,
+ * once over a vector vocabulary that philox_blocks_avx2.c defines
+ * before including it (philox_blocks_avx512.c has a round of its own): vec_t, VEC_LANES,
  * vec_set1, vec_add, vec_xor, vec_block_counters(block) (lane i = low word
  * of block + i), vec_mul_wide(a, m, &hi, &lo) (32x32 -> 64 per lane) and
  * vec_store_blocks(out, c0, c1, c2, c3) (lane i's four words to out[4i..]).

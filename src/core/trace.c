@@ -140,7 +140,9 @@ static void trace_announce_thread_locked(int32_t tid)
 
 /* Called with trace_lock held: the track of a stream, made on first sight.
  * A key reused by a stream on another device (freed memory reused) gets a
- * new track. Returns 0 when out of memory. */
+ * new track, and so does one reused after accel_trace_stream_destroyed
+ * (closed tracks keep their events but have key NULL, which never matches).
+ * Returns 0 when out of memory. */
 static int32_t trace_stream_track_locked(const void *key, int device)
 {
     for (size_t i = trace.stream_count; i-- > 0;)
@@ -255,6 +257,17 @@ void accel_trace_stream_work(const void *stream_key, int device, const char *nam
                            .category = TRACE_CAT_STREAM};
     trace_set_name(&event, name);
     trace_record(&event, stream_key);
+}
+
+void accel_trace_stream_destroyed(const void *stream_key)
+{
+    if (stream_key == NULL || !accel_trace_active())
+        return;
+    pthread_mutex_lock(&trace_lock);
+    for (size_t i = 0; i < trace.stream_count; i++)
+        if (trace.streams[i].key == stream_key)
+            trace.streams[i].key = NULL;
+    pthread_mutex_unlock(&trace_lock);
 }
 
 /* ---------------------------------------------------------------- writing */

@@ -59,4 +59,10 @@ void accel_trace_op(uint64_t begin_ns, const char *name, size_t bytes, int devic
  * reserved bytes as the allocator reports them now. */
 void accel_trace_memory(accel_t *acc, int device, const char *what, size_t bytes);
 
+/* The stream keyed `stream_key` is gone (core calls it from
+ * accel_stream_destroy with the backend's stream handle, after the backend
+ * destroyed it): its track is closed, so a new stream that reuses the same
+ * address gets a track of its own. Cheap when tracing is off. */
+void accel_trace_stream_destroyed(const void *stream_key);
+
 #endif /* ACCEL_CORE_TRACE_H */

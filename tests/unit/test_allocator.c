@@ -335,6 +335,44 @@ static void test_cross_stream_waits_for_event(void **state)
     assert_int_equal(device.used, 0);
 }
 
+/* A stream that is idle at free time: nothing queued on it can still use the
+ * block, so no event is recorded and another stream reuses it at once; a
+ * busy one still gets its event. */
+static void *idle_stream; /* the stream fake_stream_idle calls idle */
+
+static bool fake_stream_idle(void *ctx, void *stream)
+{
+    (void)ctx;
+    return stream == idle_stream;
+}
+
+static void test_idle_stream_free_records_no_event(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_device_t iface = fake_interface(&device, true);
+    accel_allocator_t *allocator = NULL;
+    iface.stream_idle = fake_stream_idle;
+    assert_int_equal(accel_allocator_create(&iface, true, &allocator), ACCEL_OK);
+    idle_stream = STREAM_A;
+
+    char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    free_ok(allocator, a, STREAM_A);
+    assert_int_equal(device.events_created, 0);
+    char *b = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    assert_ptr_equal(b, a);
+
+    free_ok(allocator, b, STREAM_B); /* B is busy: an event, and A must wait */
+    assert_int_equal(device.events_created, 1);
+    char *c = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    assert_ptr_not_equal(c, a);
+
+    free_ok(allocator, c, STREAM_A);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.events_live, 0);
+    assert_int_equal(device.used, 0);
+}
+
 static void test_completed_event_allows_cross_stream_reuse(void **state)
 {
     (void)state;
@@ -647,6 +685,44 @@ static void test_overlaps(void **state)
 
 /* The tensor mark: set on a block start only, cleared when the block is
  * freed, so the next owner of the address starts unmarked. */
+/* accel_free's one-step check-and-free: an interior or unknown pointer is
+ * NOT_FOUND, a tensor's block is refused unless allowed (and stays live),
+ * a hold owner holds instead of freeing, and a plain free frees. */
+static void test_free_user_checks_in_one_step(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, false, true);
+    static const int owner;
+    size_t size = 0;
+    bool tensor = false;
+    char *a = alloc_ok(allocator, 1000, NULL);
+    char *b = alloc_ok(allocator, 2000, NULL);
+    assert_int_equal(accel_allocator_free_user(allocator, a + 8, NULL, NULL, false, &size, &tensor),
+                     ACCEL_ERROR_NOT_FOUND);
+    assert_int_equal(accel_allocator_set_tensor_owned(allocator, a, true), ACCEL_OK);
+    assert_int_equal(accel_allocator_free_user(allocator, a, NULL, NULL, false, &size, &tensor),
+                     ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_true(tensor);
+    assert_true(accel_allocator_tensor_owned(allocator, a)); /* still live */
+    assert_int_equal(accel_allocator_free_user(allocator, a, NULL, NULL, true, &size, &tensor),
+                     ACCEL_OK);
+    assert_false(tensor);
+    assert_int_equal(size, 1000);
+    assert_int_equal(accel_allocator_free_user(allocator, a, NULL, NULL, true, &size, &tensor),
+                     ACCEL_ERROR_NOT_FOUND); /* already freed */
+    assert_int_equal(accel_allocator_free_user(allocator, b, NULL, &owner, false, &size, &tensor),
+                     ACCEL_OK);
+    assert_int_equal(size, 2000);
+    /* Held: not found any more, still allocated until released. */
+    assert_int_equal(accel_allocator_lookup(allocator, b, NULL, NULL), ACCEL_ERROR_NOT_FOUND);
+    assert_int_equal(stats_of(allocator).allocated_bytes, 2048);
+    accel_allocator_release_held(allocator, &owner);
+    assert_int_equal(stats_of(allocator).allocated_bytes, 0);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.used, 0);
+}
+
 static void test_tensor_owned_mark(void **state)
 {
     (void)state;
@@ -826,7 +902,9 @@ int main(void)
         cmocka_unit_test(test_size_zero_and_null_free),
         cmocka_unit_test(test_rounding_and_caching),
         cmocka_unit_test(test_overlaps),
+        cmocka_unit_test(test_idle_stream_free_records_no_event),
         cmocka_unit_test(test_tensor_owned_mark),
+        cmocka_unit_test(test_free_user_checks_in_one_step),
         cmocka_unit_test(test_split_and_merge_small),
         cmocka_unit_test(test_large_pool_split),
         cmocka_unit_test(test_cross_stream_waits_for_event),

@@ -181,7 +181,7 @@ static void test_fill_range_splits(void **state)
 {
     (void)state;
     const accel_rng_kind_t kinds[] = {ACCEL_RNG_U32, ACCEL_RNG_UNIFORM, ACCEL_RNG_NORMAL};
-    const uint64_t offsets[] = {0, 1, 2, 3, 5, 7, 4ull * 0xffffffffull + 1};
+    const uint64_t offsets[] = {0, 1, 2, 3, 5, 7, 4ull * 0xffffffffull + 1, 4ull * 0xfffffff0ull};
     const size_t cuts[] = {0, 1, 2, 3, 5, 128, 129, 255, 256, 257, 511, 700, 1001, 1236, FILL_N};
     const uint64_t seed = 0x9e3779b97f4a7c15ull;
     uint32_t whole[FILL_N], split[FILL_N], ref[FILL_N], guarded[FILL_N + 2];

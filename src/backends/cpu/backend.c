@@ -15,6 +15,7 @@
 
 #include "accel/accel_backend_utils.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/spin.h"
 #include "backends/cpu/event.h"
 #include "backends/cpu/graph.h"
 #include "backends/cpu/host.h"
@@ -138,6 +139,7 @@ static accel_status_t cpu_create(void **out_self)
     if (cpu->page_size <= 0)
         cpu->page_size = 4096;
     cpu->online_cpus = accel_cpu_host_online_cpus();
+    cpu->spin_ns = cpu->online_cpus > 1 ? ACCEL_CPU_SPIN_NS : 0;
     cpu->node_count = accel_cpu_host_numa_scan(&cpu->node_cpus);
     local = local_size_devices(true);
     cpu->device_count = local > 0 ? local : (cpu->node_count > 0 ? cpu->node_count : 1);

@@ -43,7 +43,8 @@ typedef struct accel_cpu_backend {
     bool fp16_supported;
     long page_size;
     int online_cpus;
-    int *node_cpus; /* online CPUs of each counted NUMA node, node_count entries */
+    int64_t spin_ns; /* busy-wait before sleeping (spin.h); 0 with one CPU */
+    int *node_cpus;  /* online CPUs of each counted NUMA node, node_count entries */
     int node_count;
     char cpu_name[256];  /* /proc/cpuinfo "model name", or the machine type */
     char cpu_vendor[64]; /* cpuid vendor string, or /proc/cpuinfo's, or "" */

@@ -10,6 +10,8 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/event.h"
+#include "backends/cpu/spin.h"
+#include "backends/cpu/stream.h"
 #include "backends/cpu/work.h"
 #include "core/stream_worker.h"
 
@@ -31,11 +33,14 @@ struct accel_cpu_event {
     accel_cpu_event_t *prev_live, *next_live; /* backend->events, under events_lock */
     pthread_mutex_t lock;                     /* guards the fields below */
     pthread_cond_t completed_cond;            /* broadcast when `completed` advances */
+    unsigned waiters;                         /* threads sleeping on completed_cond */
     uint64_t generation;                      /* records issued so far */
-    uint64_t completed;                       /* highest record that has run */
-    int64_t timestamp_ns;                     /* CLOCK_MONOTONIC when `completed` ran */
-    const void *record_stream;                /* where the newest record is queued (NULL: inline) */
-    uint64_t lost; /* in a fork() child: records up to this one never run */
+    /* Highest record that has run. Written under `lock`; also read without it
+     * by waiters spinning before they sleep (spin.h). */
+    _Atomic uint64_t completed;
+    int64_t timestamp_ns;      /* CLOCK_MONOTONIC when `completed` ran */
+    const void *record_stream; /* where the newest record is queued (NULL: inline) */
+    uint64_t lost;             /* in a fork() child: records up to this one never run */
 };
 
 /* Records up to `lost` were pending on a stream whose worker did not survive
@@ -103,19 +108,32 @@ void accel_cpu_event_complete(accel_cpu_event_t *event, uint64_t generation)
 {
     int64_t now = event_clock_ns();
     pthread_mutex_lock(&event->lock);
-    if (generation > event->completed) {
-        event->completed = generation;
+    if (generation > atomic_load_explicit(&event->completed, memory_order_relaxed)) {
         event->timestamp_ns = now;
-        pthread_cond_broadcast(&event->completed_cond);
+        atomic_store_explicit(&event->completed, generation, memory_order_release);
+        if (event->waiters > 0)
+            pthread_cond_broadcast(&event->completed_cond);
     }
     pthread_mutex_unlock(&event->lock);
 }
 
+/* Spin briefly on the completed counter, then sleep (the completing thread
+ * broadcasts only when someone sleeps). */
 void accel_cpu_event_wait_for(accel_cpu_event_t *event, uint64_t generation)
 {
+    accel_cpu_spin_t spin;
+    if (atomic_load_explicit(&event->completed, memory_order_acquire) >= generation)
+        return;
+    accel_cpu_spin_start(&spin, event->backend->spin_ns);
+    while (accel_cpu_spin_more(&spin))
+        if (atomic_load_explicit(&event->completed, memory_order_acquire) >= generation)
+            return;
     pthread_mutex_lock(&event->lock);
-    while (event->completed < generation && !event_record_lost(event, generation))
+    while (event->completed < generation && !event_record_lost(event, generation)) {
+        event->waiters++;
         pthread_cond_wait(&event->completed_cond, &event->lock);
+        event->waiters--;
+    }
     pthread_mutex_unlock(&event->lock);
 }
 
@@ -134,6 +152,7 @@ accel_status_t accel_cpu_event_create(void *self, int device, unsigned flags, vo
     event->backend = self;
     event->flags = flags;
     atomic_init(&event->refs, 1);
+    atomic_init(&event->completed, 0);
     pthread_mutex_init(&event->lock, NULL);
     pthread_cond_init(&event->completed_cond, NULL);
     pthread_mutex_lock(&event->backend->events_lock);
@@ -159,17 +178,40 @@ accel_status_t accel_cpu_event_record(void *self, int device, void *stream, void
     return accel_cpu_stream_submit(stream, &work, 1);
 }
 
+typedef struct event_target {
+    accel_cpu_event_t *event;
+    uint64_t generation;
+} event_target_t;
+
+static bool event_target_done(const void *arg)
+{
+    const event_target_t *t = arg;
+    return atomic_load_explicit(&t->event->completed, memory_order_acquire) >= t->generation;
+}
+
 /* A host callback may not wait for a record queued behind it on its own
- * stream: that record runs only after the callback returns. */
+ * stream: that record runs only after the callback returns. A record still
+ * queued on a created stream is run by the waiter itself when nothing ahead
+ * of it needs the worker (accel_cpu_stream_run_queued): while it is pending
+ * under the event's lock the stream cannot be destroyed (destroy drains the
+ * queue, and completing the record needs that lock), so a reference taken
+ * then is safe. */
 accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
 {
     accel_cpu_event_t *e = event;
     const void *own = NULL;
     bool waits_on_itself = false, lost;
     bool worker = accel_stream_worker_of(self, device, &own);
+    uint64_t generation;
+    accel_cpu_stream_t *queued_on = NULL;
     pthread_mutex_lock(&e->lock);
-    waits_on_itself = worker && e->completed < e->generation && e->record_stream == own;
-    lost = event_record_lost(e, e->generation);
+    generation = e->generation;
+    waits_on_itself = worker && e->completed < generation && e->record_stream == own;
+    lost = event_record_lost(e, generation);
+    if (!lost && !waits_on_itself && e->completed < generation && e->record_stream != NULL) {
+        queued_on = (accel_cpu_stream_t *)e->record_stream;
+        accel_cpu_stream_retain(queued_on);
+    }
     pthread_mutex_unlock(&e->lock);
     if (lost)
         return event_lost_error();
@@ -178,7 +220,12 @@ accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
                                    "cpu: a host callback cannot synchronize an event recorded "
                                    "after it on its own stream: the record runs only once the "
                                    "callback returns");
-    accel_cpu_event_wait_for(e, accel_cpu_event_current_record(e));
+    if (queued_on != NULL) {
+        event_target_t target = {e, generation};
+        accel_cpu_stream_run_queued(queued_on, event_target_done, &target);
+        accel_cpu_stream_unref(queued_on);
+    }
+    accel_cpu_event_wait_for(e, generation);
     return ACCEL_OK;
 }
 
@@ -249,6 +296,7 @@ void accel_cpu_events_fork_unlock(accel_cpu_backend_t *cpu, bool child)
         if (child) {
             if (e->completed < e->generation && e->record_stream != NULL)
                 e->lost = e->generation;
+            e->waiters = 0;
             pthread_cond_init(&e->completed_cond, NULL);
         }
         pthread_mutex_unlock(&e->lock);

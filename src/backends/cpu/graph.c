@@ -42,7 +42,6 @@ void accel_cpu_graph_append(accel_cpu_graph_t *graph, const accel_cpu_work_t *wo
 {
     accel_cpu_work_t *slot = &graph->items[graph->count++];
     *slot = *work;
-    slot->next = NULL;
     if (slot->kind == ACCEL_CPU_WORK_EVENT_RECORD || slot->kind == ACCEL_CPU_WORK_EVENT_WAIT) {
         slot->u.event.generation = 0; /* assigned afresh at each launch */
         accel_cpu_event_retain(slot->u.event.event);

@@ -7,6 +7,7 @@
  * and for who owns what. */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "backends/cpu/event.h"
 #include "backends/cpu/graph.h"
 #include "backends/cpu/rng.h"
+#include "backends/cpu/spin.h"
 #include "backends/cpu/stream.h"
 #include "core/stream_worker.h"
 
@@ -94,36 +96,106 @@ static bool work_has_event(const accel_cpu_work_t *work)
     return work->kind == ACCEL_CPU_WORK_EVENT_RECORD || work->kind == ACCEL_CPU_WORK_EVENT_WAIT;
 }
 
-static void work_free(accel_cpu_work_t *work)
+/* Drop the event references a batch's items hold (taken at submission). */
+static void batch_release_items(accel_cpu_batch_t *batch)
 {
-    if (work_has_event(work))
-        accel_cpu_event_release(work->u.event.event);
-    free(work);
+    for (size_t i = 0; i < batch->count; i++)
+        if (work_has_event(&batch->items[i]))
+            accel_cpu_event_release(batch->items[i].u.event.event);
 }
 
+/* Busy-wait (no lock held) until something is submitted or the stream is
+ * stopping, or the spin budget runs out. */
+static void stream_worker_spin(accel_cpu_stream_t *stream, uint64_t seen)
+{
+    accel_cpu_spin_t spin;
+    accel_cpu_spin_start(&spin, stream->backend->spin_ns);
+    while (atomic_load_explicit(&stream->submitted, memory_order_acquire) == seen &&
+           !atomic_load_explicit(&stream->stopping, memory_order_acquire) &&
+           accel_cpu_spin_more(&spin)) {
+    }
+}
+
+/* A batch a waiting thread may run itself: no host callback (those run on
+ * the worker thread, as documented, and may call back into accel). */
+static bool batch_stealable(const accel_cpu_batch_t *batch)
+{
+    for (size_t i = 0; i < batch->count; i++)
+        if (batch->items[i].kind == ACCEL_CPU_WORK_CALLBACK)
+            return false;
+    return true;
+}
+
+/* Called with stream->lock held, the queue non-empty and nobody running a
+ * batch, by the worker or by a synchronizing thread: run the oldest batch
+ * (lock released meanwhile; `busy` keeps everyone else from starting the
+ * next one, so items still run in order), then count it done and wake
+ * whoever waits for that. */
+static void stream_run_head_locked(accel_cpu_stream_t *stream)
+{
+    accel_cpu_batch_t *batch = stream->head;
+    stream->head = batch->next;
+    if (stream->head == NULL)
+        stream->tail = NULL;
+    stream->busy = true;
+    pthread_mutex_unlock(&stream->lock);
+
+    for (size_t i = 0; i < batch->count; i++)
+        work_run_traced(&batch->items[i], stream);
+    batch_release_items(batch);
+
+    pthread_mutex_lock(&stream->lock);
+    stream->busy = false;
+    atomic_store_explicit(&stream->completed,
+                          atomic_load_explicit(&stream->completed, memory_order_relaxed) +
+                              batch->count,
+                          memory_order_release);
+    if (stream->done_waiters > 0)
+        pthread_cond_broadcast(&stream->work_done);
+    /* A worker that slept while another thread ran this batch. */
+    if (stream->worker_sleeping &&
+        (stream->head != NULL || atomic_load_explicit(&stream->stopping, memory_order_relaxed)))
+        pthread_cond_signal(&stream->work_ready);
+    if (stream->spare == NULL) {
+        stream->spare = batch;
+        batch = NULL;
+    }
+    if (batch != NULL) {
+        pthread_mutex_unlock(&stream->lock);
+        free(batch);
+        pthread_mutex_lock(&stream->lock);
+    }
+}
+
+/* The worker takes whole batches: one wake-up (or none, while it spins) per
+ * submission. It spins briefly after each batch before sleeping, so work
+ * submitted right after the previous batch finished starts at once. */
 static void *stream_worker_main(void *arg)
 {
     accel_cpu_stream_t *stream = arg;
+    bool spun = false;
     accel_stream_worker_enter(stream->backend, stream->device, stream);
     pthread_mutex_lock(&stream->lock);
     for (;;) {
-        accel_cpu_work_t *work;
-        while (stream->head == NULL && !stream->stopping)
-            pthread_cond_wait(&stream->work_ready, &stream->lock);
-        if (stream->head == NULL)
+        if (stream->head != NULL && !stream->busy) {
+            spun = false;
+            stream_run_head_locked(stream);
+            continue;
+        }
+        if (stream->head == NULL && !stream->busy &&
+            atomic_load_explicit(&stream->stopping, memory_order_relaxed))
             break; /* stopping and drained */
-        work = stream->head;
-        stream->head = work->next;
-        if (stream->head == NULL)
-            stream->tail = NULL;
-        pthread_mutex_unlock(&stream->lock);
-
-        work_run_traced(work, stream);
-        work_free(work);
-
-        pthread_mutex_lock(&stream->lock);
-        stream->completed++;
-        pthread_cond_broadcast(&stream->work_done);
+        if (!spun) {
+            uint64_t seen = atomic_load_explicit(&stream->submitted, memory_order_relaxed);
+            pthread_mutex_unlock(&stream->lock);
+            stream_worker_spin(stream, seen);
+            pthread_mutex_lock(&stream->lock);
+            spun = true;
+            continue;
+        }
+        stream->worker_sleeping = true;
+        pthread_cond_wait(&stream->work_ready, &stream->lock);
+        stream->worker_sleeping = false;
     }
     pthread_mutex_unlock(&stream->lock);
     return NULL;
@@ -152,45 +224,48 @@ static accel_status_t submit_capture(accel_cpu_stream_t *stream, const accel_cpu
     return ACCEL_OK;
 }
 
-/* Called with stream->lock held. Allocates every node before touching any
- * state, so a failure leaves the stream and the events as they were. */
+#define BATCH_MIN_CAPACITY 8
+
+/* Called with stream->lock held. The whole submission becomes one batch (the
+ * stream's spare one when it is large enough, else a new allocation made
+ * before any state changes, so a failure leaves the stream and the events as
+ * they were). The worker is signalled only when it sleeps. */
 static accel_status_t submit_queue(accel_cpu_stream_t *stream, const accel_cpu_work_t *items,
                                    size_t count)
 {
-    accel_cpu_work_t *first = NULL, *last = NULL;
-    for (size_t i = 0; i < count; i++) {
-        accel_cpu_work_t *node = malloc(sizeof *node);
-        if (node == NULL) {
-            while (first != NULL) {
-                accel_cpu_work_t *next = first->next;
-                free(first);
-                first = next;
-            }
+    accel_cpu_batch_t *batch = stream->spare;
+    if (batch != NULL && batch->capacity >= count) {
+        stream->spare = NULL;
+    } else {
+        size_t capacity = count < BATCH_MIN_CAPACITY ? BATCH_MIN_CAPACITY : count;
+        batch = NULL;
+        if (capacity <= (SIZE_MAX - sizeof *batch) / sizeof batch->items[0])
+            batch = malloc(sizeof *batch + capacity * sizeof batch->items[0]);
+        if (batch == NULL)
             return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                        "cpu: out of host memory queueing %zu work item(s) on a "
                                        "stream",
                                        count);
-        }
-        *node = items[i];
-        node->next = NULL;
-        if (last != NULL)
-            last->next = node;
-        else
-            first = node;
-        last = node;
+        batch->capacity = capacity;
     }
-    for (accel_cpu_work_t *node = first; node != NULL; node = node->next) {
-        if (work_has_event(node))
-            accel_cpu_event_retain(node->u.event.event);
-        work_prepare(node, stream);
+    batch->next = NULL;
+    batch->count = count;
+    memcpy(batch->items, items, count * sizeof items[0]);
+    for (size_t i = 0; i < count; i++) {
+        if (work_has_event(&batch->items[i]))
+            accel_cpu_event_retain(batch->items[i].u.event.event);
+        work_prepare(&batch->items[i], stream);
     }
     if (stream->tail != NULL)
-        stream->tail->next = first;
+        stream->tail->next = batch;
     else
-        stream->head = first;
-    stream->tail = last;
-    stream->submitted += count;
-    pthread_cond_signal(&stream->work_ready);
+        stream->head = batch;
+    stream->tail = batch;
+    atomic_store_explicit(&stream->submitted,
+                          atomic_load_explicit(&stream->submitted, memory_order_relaxed) + count,
+                          memory_order_release);
+    if (stream->worker_sleeping)
+        pthread_cond_signal(&stream->work_ready);
     return ACCEL_OK;
 }
 
@@ -264,7 +339,28 @@ static void stream_release(accel_cpu_stream_t *stream)
     pthread_cond_destroy(&stream->work_done);
     pthread_cond_destroy(&stream->work_ready);
     pthread_mutex_destroy(&stream->lock);
+    free(stream->spare);
     free(stream);
+}
+
+void accel_cpu_stream_retain(accel_cpu_stream_t *stream)
+{
+    atomic_fetch_add_explicit(&stream->refs, 1, memory_order_relaxed);
+}
+
+void accel_cpu_stream_unref(accel_cpu_stream_t *stream)
+{
+    stream_release(stream);
+}
+
+void accel_cpu_stream_run_queued(accel_cpu_stream_t *stream, bool (*done)(const void *arg),
+                                 const void *arg)
+{
+    pthread_mutex_lock(&stream->lock);
+    while (!stream->forked && !done(arg) && !stream->busy && stream->head != NULL &&
+           batch_stealable(stream->head))
+        stream_run_head_locked(stream);
+    pthread_mutex_unlock(&stream->lock);
 }
 
 /* Start the worker with every signal blocked, so the application's signal
@@ -295,6 +391,9 @@ accel_status_t accel_cpu_stream_create(void *self, int device, int priority, voi
     stream->backend = cpu;
     stream->device = device;
     atomic_init(&stream->refs, 1);
+    atomic_init(&stream->submitted, 0);
+    atomic_init(&stream->completed, 0);
+    atomic_init(&stream->stopping, false);
     pthread_mutex_init(&stream->lock, NULL);
     pthread_cond_init(&stream->work_ready, NULL);
     pthread_cond_init(&stream->work_done, NULL);
@@ -336,7 +435,7 @@ void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
         return;
     stream_unlink(self, stream);
     pthread_mutex_lock(&stream->lock);
-    stream->stopping = true;
+    atomic_store_explicit(&stream->stopping, true, memory_order_release);
     forked = stream->forked;
     abandoned = stream->capture;
     stream->capture = NULL;
@@ -349,22 +448,44 @@ void accel_cpu_stream_destroy(void *self, int device, void *stream_handle)
     stream_release(stream);
 }
 
-/* Wait until the first `ticket` items ever submitted have run. */
+/* Wait until the first `ticket` items ever submitted have run. A batch the
+ * worker has not started yet the waiter runs itself (in order, never two at
+ * once: `busy`), rather than wait for a worker that may be asleep or off the
+ * CPU; a batch with a host callback, or one already running, it waits for:
+ * spinning briefly on the counter, then sleeping (the worker broadcasts only
+ * to sleepers). */
 static void stream_wait_ticket(accel_cpu_stream_t *stream, uint64_t ticket)
 {
+    bool spun = false;
+    if (atomic_load_explicit(&stream->completed, memory_order_acquire) >= ticket)
+        return;
     pthread_mutex_lock(&stream->lock);
-    while (stream->completed < ticket)
+    while (atomic_load_explicit(&stream->completed, memory_order_relaxed) < ticket) {
+        if (!stream->busy && stream->head != NULL && batch_stealable(stream->head)) {
+            stream_run_head_locked(stream);
+            continue;
+        }
+        if (!spun) {
+            accel_cpu_spin_t spin;
+            pthread_mutex_unlock(&stream->lock);
+            accel_cpu_spin_start(&spin, stream->backend->spin_ns);
+            while (atomic_load_explicit(&stream->completed, memory_order_acquire) < ticket &&
+                   accel_cpu_spin_more(&spin)) {
+            }
+            pthread_mutex_lock(&stream->lock);
+            spun = true;
+            continue;
+        }
+        stream->done_waiters++;
         pthread_cond_wait(&stream->work_done, &stream->lock);
+        stream->done_waiters--;
+    }
     pthread_mutex_unlock(&stream->lock);
 }
 
 static uint64_t stream_ticket(accel_cpu_stream_t *stream)
 {
-    uint64_t ticket;
-    pthread_mutex_lock(&stream->lock);
-    ticket = stream->submitted;
-    pthread_mutex_unlock(&stream->lock);
-    return ticket;
+    return atomic_load_explicit(&stream->submitted, memory_order_acquire);
 }
 
 static accel_status_t stream_refuse_self_wait(int device, const char *what)
@@ -402,7 +523,7 @@ accel_status_t accel_cpu_stream_query(void *self, int device, void *stream_handl
         return ACCEL_OK;
     bool forked;
     pthread_mutex_lock(&stream->lock);
-    idle = stream->completed == stream->submitted;
+    idle = atomic_load(&stream->completed) == atomic_load(&stream->submitted);
     forked = stream->forked;
     pthread_mutex_unlock(&stream->lock);
     if (forked)
@@ -495,7 +616,10 @@ void accel_cpu_streams_fork_unlock(accel_cpu_backend_t *cpu, bool child)
             s->forked = true;
             s->orphaned = s->head;
             s->head = s->tail = NULL;
-            s->completed = s->submitted;
+            atomic_store(&s->completed, atomic_load(&s->submitted));
+            s->worker_sleeping = false;
+            s->busy = false;
+            s->done_waiters = 0;
             pthread_cond_init(&s->work_ready, NULL);
             pthread_cond_init(&s->work_done, NULL);
         }
@@ -508,15 +632,16 @@ void accel_cpu_streams_fork_cleanup(accel_cpu_backend_t *cpu)
 {
     pthread_mutex_lock(&cpu->streams_lock);
     for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live) {
-        accel_cpu_work_t *work;
+        accel_cpu_batch_t *batch;
         pthread_mutex_lock(&s->lock);
-        work = s->orphaned;
+        batch = s->orphaned;
         s->orphaned = NULL;
         pthread_mutex_unlock(&s->lock);
-        while (work != NULL) {
-            accel_cpu_work_t *next = work->next;
-            work_free(work);
-            work = next;
+        while (batch != NULL) {
+            accel_cpu_batch_t *next = batch->next;
+            batch_release_items(batch);
+            free(batch);
+            batch = next;
         }
     }
     pthread_mutex_unlock(&cpu->streams_lock);

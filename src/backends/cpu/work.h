@@ -53,7 +53,6 @@ typedef struct accel_cpu_work {
             uint64_t generation;
         } event;
     } u;
-    struct accel_cpu_work *next; /* queue link; meaningless outside a queue */
 } accel_cpu_work_t;
 
 /* Queue `count` items (copied) on `stream` in order, as one atomic step:

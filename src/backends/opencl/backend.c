@@ -12,6 +12,7 @@
 
 #include "accel/accel_backend_utils.h"
 #include "backends/opencl/fused_optim.h"
+#include "backends/opencl/icd_scan.h"
 #include "backends/opencl/opencl_backend.h"
 
 /* ---------------------------------------------------------------- static facts */
@@ -81,14 +82,31 @@ static int opencl_prefer_accelerators(accel_opencl_found_t *list, int *count)
 
 /* Counts devices without creating a context. CPU-only OpenCL (PoCL) is
  * explicit_only: usable when named (ACCEL_ACCELERATOR=opencl, accel_open) but
- * never taken by auto-detect, which falls through to the cpu backend. */
+ * never taken by auto-detect, which falls through to the cpu backend. When
+ * the ICD files alone show that (icd_scan.h), nothing is loaded or counted. */
 static void opencl_probe(accel_probe_result_t *out)
 {
     char reason[sizeof out->reason] = "";
     accel_opencl_found_t *list = NULL;
     int count = 0, accelerators;
-    const accel_cl_api_t *api = accel_opencl_api(reason, sizeof reason);
+    const accel_cl_api_t *api;
 
+    /* Every ICD a PoCL with CPU drivers only: nothing auto-detect would take,
+     * and asking the runtime would load LLVM (tens of ms). Named selection
+     * still works: create() enumerates for real. */
+    if (out->struct_size >= offsetof(accel_probe_result_t, explicit_only) + sizeof(bool) &&
+        accel_opencl_icds_cpu_only_here(reason, sizeof reason)) {
+        out->available = true;
+        out->device_count = -1; /* not counted: that would load the runtime */
+        out->explicit_only = true;
+        int n = snprintf(out->reason, sizeof out->reason,
+                         "only CPU OpenCL runtimes are installed (%s); not loaded for "
+                         "auto-detect, select with ACCEL_ACCELERATOR=opencl",
+                         reason);
+        (void)n; /* a long file list may be cut short: still true */
+        return;
+    }
+    api = accel_opencl_api(reason, sizeof reason);
     out->available = false;
     out->device_count = -1;
     if (api == NULL) {
