@@ -106,8 +106,9 @@ typedef struct accel_mlu_backend {
     bool callback_running, callback_stop;
     pthread_t callback_thread;
     accel_mlu_callback_t *callback_head, *callback_tail;
-    unsigned long callback_pending; /* queued or running */
-    const void *callback_running_key;
+    unsigned long callback_pending;   /* queued or running */
+    const void *callback_running_key; /* NULL when none runs */
+    int callback_running_device;
 
     pthread_mutex_t staging_lock; /* guards `staging` */
     accel_mlu_staging_t *staging; /* random-fill buffers still being copied */

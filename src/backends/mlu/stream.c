@@ -30,7 +30,7 @@ static const void *mlu_callback_key(accel_mlu_backend_t *mlu, int device, void *
 static bool mlu_callbacks_busy(accel_mlu_backend_t *mlu, int device, const void *key)
 {
     if (mlu->callback_running_key != NULL &&
-        (key != NULL ? mlu->callback_running_key == key : true))
+        (key != NULL ? mlu->callback_running_key == key : mlu->callback_running_device == device))
         return true;
     for (accel_mlu_callback_t *c = mlu->callback_head; c != NULL; c = c->next)
         if (key != NULL ? c->key == key : c->device == device)
@@ -178,6 +178,7 @@ static void *mlu_callback_main(void *arg)
         if (mlu->callback_head == NULL)
             mlu->callback_tail = NULL;
         mlu->callback_running_key = c->key;
+        mlu->callback_running_device = c->device;
         pthread_mutex_unlock(&mlu->callback_lock);
         if (accel_mlu_activate(mlu, c->device) == ACCEL_OK)
             code = mlu->cnrt->cnrtWaitNotifier(c->done);
