@@ -431,6 +431,72 @@ static void test_fork_refused(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* ---------------------------------------------------------------- an old runtime */
+
+/* cnrt_sim_old: callbacks emulated with a notifier and a thread. */
+static void test_old_callback_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL, *fallback = NULL;
+    int runs;
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
+    CHECK_SITE("cnrtNotifierCreateWithFlags", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_add_callback(stream, count_callback, NULL));
+    CHECK_SITE("cnrtPlaceNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_add_callback(stream, count_callback, NULL));
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 2);
+    /* the callback thread's wait and destroy: logged, the callback still runs */
+    assert_int_equal(sim_fault_set("cnrtWaitNotifier:*:999991,cnrtNotifierDestroy:*:999991"), 0);
+    {
+        unsigned long waits = sim_calls("cnrtWaitNotifier");
+        unsigned long destroys = sim_calls("cnrtNotifierDestroy");
+        assert_int_equal(accel_stream_add_callback(stream, count_callback, NULL), ACCEL_OK);
+        assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("cnrtWaitNotifier") > waits);
+        assert_true(sim_calls("cnrtNotifierDestroy") > destroys);
+    }
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 3);
+    /* the default queue has its own key: its callback is waited for too */
+    assert_int_equal(accel_default_stream(acc, 0, &fallback), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(fallback, count_callback, NULL), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(fallback), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 4);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* cnrt_sim_old: the hardware timer, the plain copy, and no graphs. */
+static void test_old_timing_copy_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_event_t *start = NULL, *end = NULL;
+    accel_graph_t *graph = NULL;
+    void *device = NULL;
+    static char host[256];
+    float ms = -1;
+    (void)state;
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start), ACCEL_OK);
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
+    assert_int_equal(accel_event_record(start, NULL), ACCEL_OK);
+    assert_int_equal(accel_event_record(end, NULL), ACCEL_OK);
+    assert_int_equal(accel_event_synchronize(end), ACCEL_OK);
+    CHECK_SITE("cnrtNotifierDuration", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_elapsed_ms(start, end, &ms));
+    assert_true(ms >= 0);
+    assert_int_equal(accel_malloc(acc, sizeof host, &device), ACCEL_OK);
+    CHECK_SITE("cnrtMemcpyAsync", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    assert_int_equal(accel_graph_create(acc, &graph), ACCEL_ERROR_UNSUPPORTED);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(start), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 /* A failed check leaves its fault set: clear it for the next test. */
 static int clear_after(void **state)
 {
@@ -442,7 +508,8 @@ static int clear_after(void **state)
 
 #define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
 
-int main(void)
+/* No argument: the full simulated runtime. "old": cnrt_sim_old's sites. */
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
@@ -452,5 +519,11 @@ int main(void)
         FAULT_TEST(test_graph_faults),     FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest old_tests[] = {
+        FAULT_TEST(test_old_callback_faults),
+        FAULT_TEST(test_old_timing_copy_faults),
+    };
+    if (argc > 1 && strcmp(argv[1], "old") == 0)
+        return cmocka_run_group_tests_name("mlu faults, old runtime", old_tests, NULL, NULL);
+    return cmocka_run_group_tests_name("mlu faults", tests, NULL, NULL);
 }

@@ -162,10 +162,21 @@ void accel_mlu_staging_release(accel_mlu_backend_t *mlu)
         accel_mlu_staging_t *next = entry->next;
         if (accel_mlu_activate(mlu, entry->device) == ACCEL_OK) {
             accel_cnrt_ret_t code = mlu->cnrt->cnrtWaitNotifier(entry->copied);
-            if (code != ACCEL_CNRT_SUCCESS)
+            /* The copy may still read the buffer: wait for the whole device
+             * instead, and keep the buffer (a leak, said) if that fails too. */
+            if (code != ACCEL_CNRT_SUCCESS) {
                 accel_log(ACCEL_LOG_WARN,
-                          "mlu: cnrtWaitNotifier (random fill) failed with cnrtRet_t %u", code);
-            mlu_staging_free(mlu, entry);
+                          "mlu: cnrtWaitNotifier (random fill) failed with cnrtRet_t %u; "
+                          "waiting for device %d instead",
+                          code, entry->device);
+                code = mlu->cnrt->cnrtSyncDevice();
+            }
+            if (code == ACCEL_CNRT_SUCCESS)
+                mlu_staging_free(mlu, entry);
+            else
+                accel_log(ACCEL_LOG_WARN, "mlu: cnrtSyncDevice failed too; a random fill's "
+                                          "staging buffer is left allocated rather than freed "
+                                          "under a copy that may still read it");
         } else {
             free(entry); /* a forked child: only our own record can be freed */
         }
@@ -235,10 +246,13 @@ accel_status_t accel_mlu_rng_fill(void *self, int device, void *stream, accel_rn
         pthread_mutex_unlock(&mlu->staging_lock);
         return ACCEL_OK;
     }
-    /* The copy is queued but cannot be tracked: wait for it here. */
-    if (cnrt->cnrtQueueSync(queue) != ACCEL_CNRT_SUCCESS)
+    /* The copy is queued but cannot be tracked: wait for it here, or keep
+     * the buffer (a leak, said) rather than free it under the copy. */
+    if (cnrt->cnrtQueueSync(queue) == ACCEL_CNRT_SUCCESS)
+        mlu_staging_free(mlu, entry);
+    else
         accel_log(ACCEL_LOG_WARN, "mlu: cnrtQueueSync after a failed random fill failed too; "
-                                  "freeing its staging buffer anyway");
-    mlu_staging_free(mlu, entry);
+                                  "its staging buffer is left allocated rather than freed under "
+                                  "a copy that may still read it");
     return status;
 }
