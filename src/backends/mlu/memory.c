@@ -25,12 +25,22 @@ accel_status_t accel_mlu_mem_alloc(void *self, int device, size_t size, void **o
     return status;
 }
 
+/* Core frees a segment only when it returns memory to the runtime
+ * (empty_cache, an out-of-memory retry, close), possibly right after queued
+ * work that uses it; cnrtFree is not documented to wait for that work, so
+ * the device is synchronized first (as cuMemFree does implicitly). */
 void accel_mlu_mem_free(void *self, int device, void *ptr)
 {
     accel_mlu_backend_t *mlu = self;
     accel_cnrt_ret_t code;
     if (accel_mlu_activate(mlu, device) != ACCEL_OK)
         return;
+    code = mlu->cnrt->cnrtSyncDevice();
+    if (code != ACCEL_CNRT_SUCCESS)
+        accel_log(ACCEL_LOG_WARN,
+                  "mlu: cnrtSyncDevice before cnrtFree on device %d failed with "
+                  "cnrtRet_t %u; freeing anyway",
+                  device, code);
     code = mlu->cnrt->cnrtFree(ptr);
     if (code != ACCEL_CNRT_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "mlu: cnrtFree(%p) on device %d failed with cnrtRet_t %u", ptr,

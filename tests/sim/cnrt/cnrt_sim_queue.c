@@ -24,11 +24,12 @@ typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_PLACE, SIM_WAIT, SIM_HOST }
 struct cnrtNotifier {
     unsigned magic;
     unsigned flags;
-    unsigned long placed;    /* places enqueued */
-    unsigned long completed; /* the latest place a queue reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued or captured tasks naming it */
-    bool destroyed;          /* freed when refs reach 0 */
+    unsigned long placed;      /* places enqueued */
+    unsigned long completed;   /* the latest place a queue reached */
+    uint64_t time_ns;          /* when `completed` was reached */
+    unsigned long refs;        /* queued or captured tasks naming it */
+    bool destroyed;            /* freed when refs reach 0 */
+    struct cnrtNotifier *next; /* in sim_notifiers until destroyed */
 };
 
 typedef struct sim_task {
@@ -64,13 +65,32 @@ struct cnrtTaskTopo {
     unsigned magic;
     int device;
     sim_list_t tasks;
+    struct cnrtTaskTopo *next; /* in sim_topos until destroyed */
 };
 
 struct cnrtTaskTopoEntity {
     unsigned magic;
     int device;
     sim_list_t tasks;
+    struct cnrtTaskTopoEntity *next; /* in sim_entities until destroyed */
 };
+
+/* Every live notifier, topology and entity: an object whose destroy failed
+ * (an injected fault) stays reachable here, as it stays alive in a real
+ * runtime, rather than reading as a leak. */
+static struct cnrtNotifier *sim_notifiers;
+static struct cnrtTaskTopo *sim_topos;
+static struct cnrtTaskTopoEntity *sim_entities;
+
+/* Unlink `item` from the list at `head` (any of the three). */
+#define SIM_UNLINK(head, item)                                                                     \
+    do {                                                                                           \
+        for (__typeof__(head) *link_ = &(head); *link_ != NULL; link_ = &(*link_)->next)           \
+            if (*link_ == (item)) {                                                                \
+                *link_ = (item)->next;                                                             \
+                break;                                                                             \
+            }                                                                                      \
+    } while (0)
 
 static struct cnrtQueue *sim_queues;                    /* every created queue */
 static struct cnrtQueue *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
@@ -446,6 +466,10 @@ SIM_API cnrtRet_t cnrtNotifierCreateWithFlags(cnrtNotifier_t *pNotifier, unsigne
         return cnrtErrorSysNoMem;
     created->magic = SIM_NOTIFIER_MAGIC;
     created->flags = flags;
+    pthread_mutex_lock(&sim_lock);
+    created->next = sim_notifiers;
+    sim_notifiers = created;
+    pthread_mutex_unlock(&sim_lock);
     *pNotifier = created;
     return cnrtSuccess;
 }
@@ -464,6 +488,7 @@ SIM_API cnrtRet_t cnrtNotifierDestroy(cnrtNotifier_t notifier)
     if (!sim_notifier_live(notifier))
         return cnrtErrorInvalidResourceHandle;
     pthread_mutex_lock(&sim_lock);
+    SIM_UNLINK(sim_notifiers, notifier);
     notifier->destroyed = true;
     notifier->refs++;
     sim_notifier_unref(notifier);
@@ -631,6 +656,8 @@ SIM_API cnrtRet_t cnrtQueueEndCapture(cnrtQueue_t handle, cnrtTaskTopo_t *pTaskT
         return cnrtErrorIllegalState;
     }
     queue->capturing = false;
+    topo->next = sim_topos;
+    sim_topos = topo;
     topo->magic = SIM_TOPO_MAGIC;
     topo->device = queue->device;
     topo->tasks = queue->captured;
@@ -674,13 +701,17 @@ SIM_API cnrtRet_t cnrtTaskTopoInstantiate(cnrtTaskTopoEntity_t *pEntity, cnrtTas
         return cnrtErrorSysNoMem;
     pthread_mutex_lock(&sim_lock);
     copied = sim_list_copy(&entity->tasks, &topo->tasks);
+    if (copied) {
+        entity->magic = SIM_ENTITY_MAGIC;
+        entity->device = topo->device;
+        entity->next = sim_entities;
+        sim_entities = entity;
+    }
     pthread_mutex_unlock(&sim_lock);
     if (!copied) {
         free(entity);
         return cnrtErrorSysNoMem;
     }
-    entity->magic = SIM_ENTITY_MAGIC;
-    entity->device = topo->device;
     *pEntity = entity;
     return cnrtSuccess;
 }
@@ -691,6 +722,7 @@ SIM_API cnrtRet_t cnrtTaskTopoDestroy(cnrtTaskTopo_t topo)
     if (topo == NULL || topo->magic != SIM_TOPO_MAGIC)
         return cnrtErrorArgsInvalid;
     pthread_mutex_lock(&sim_lock);
+    SIM_UNLINK(sim_topos, topo);
     sim_list_free(&topo->tasks);
     pthread_mutex_unlock(&sim_lock);
     topo->magic = 0;
@@ -741,6 +773,7 @@ SIM_API cnrtRet_t cnrtTaskTopoEntityDestroy(cnrtTaskTopoEntity_t entity)
     if (entity == NULL || entity->magic != SIM_ENTITY_MAGIC)
         return cnrtErrorArgsInvalid;
     pthread_mutex_lock(&sim_lock);
+    SIM_UNLINK(sim_entities, entity);
     sim_list_free(&entity->tasks);
     pthread_mutex_unlock(&sim_lock);
     entity->magic = 0;
