@@ -307,6 +307,22 @@ static void mlu_destroy(void *self)
     accel_mlu_backend_t *mlu = self;
     if (mlu == NULL)
         return;
+    if (accel_mlu_forked()) {
+        /* The parent's threads are gone and its locks may be held: free our
+         * own records only, touching neither the locks nor CNRT. */
+        for (accel_mlu_staging_t *entry = mlu->staging, *next; entry != NULL; entry = next) {
+            next = entry->next;
+            free(entry);
+        }
+        for (accel_mlu_callback_t *c = mlu->callback_head, *next; c != NULL; c = next) {
+            next = c->next;
+            free(c);
+        }
+        free(mlu->bf16);
+        free(mlu->default_keys);
+        free(mlu);
+        return;
+    }
     accel_mlu_callbacks_stop(mlu);
     accel_mlu_staging_release(mlu);
     pthread_mutex_destroy(&mlu->staging_lock);
