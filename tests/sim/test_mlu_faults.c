@@ -362,9 +362,12 @@ static void test_graph_faults(void **state)
         }
         assert_int_equal(accel_graph_destroy(graph), ACCEL_OK);
     }
-    /* a failed topology destroy is logged; a failed replay says why */
+    /* a failed topology destroy is logged; a failed replay says why; a
+     * random fill (made on the host at call time) cannot be captured */
     assert_int_equal(accel_graph_create(acc, &graph), ACCEL_OK);
     assert_int_equal(accel_graph_capture_begin(graph, stream), ACCEL_OK);
+    assert_int_equal(accel_rng_u32(acc, device, 64, stream), ACCEL_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(accel_last_error(), "cannot be captured"));
     assert_int_equal(accel_memset_async(acc, device, 2, 256, stream), ACCEL_OK);
     fail_every("cnrtTaskTopoDestroy", CNRT_UNKNOWN);
     assert_int_equal(accel_graph_capture_end(graph, stream), ACCEL_OK);
