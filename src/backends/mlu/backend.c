@@ -1,0 +1,565 @@
+/* backend.c: the mlu backend's ops table and everything about the devices
+ * themselves: loading libcnrt, counting devices, the lazy first use,
+ * per-thread devices, the fork rule, properties, flags, dtypes and CNRT
+ * error text. Memory, queues, graphs and profiler ranges live next door.
+ * Threads: the CNRT table is filled once per process under pthread_once and
+ * read-only afterwards; every slot may be called from any thread. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/mlu/mlu_backend.h"
+
+/* ---------------------------------------------------------------- static facts */
+
+/* DeepSpeed's mlu values (accelerator/mlu_accelerator.py). The compile
+ * backends are torch._dynamo's list without a vendor graph backend. */
+static const char *const mlu_compile_backends[] = {"inductor", "eager", "aot_eager"};
+static const char *const mlu_visible_devices_envs[] = {"MLU_VISIBLE_DEVICES"};
+static const char *const mlu_export_envs[] = {"NEUWARE_HOME", "CNCL", "LD_LIBRARY", "PATH"};
+
+static const accel_backend_info_t mlu_info = {
+    .struct_size = sizeof(accel_backend_info_t),
+    .communication_backend = "cncl",
+    .default_compile_backend = "inductor",
+    .compile_backends = mlu_compile_backends,
+    .compile_backend_count = sizeof mlu_compile_backends / sizeof mlu_compile_backends[0],
+    .visible_devices_envs = mlu_visible_devices_envs,
+    .visible_devices_env_count = 1,
+    .export_envs = mlu_export_envs,
+    .export_env_count = sizeof mlu_export_envs / sizeof mlu_export_envs[0],
+    .dlpack_device_type = kDLExtDev, /* DLPack has no Cambricon device type */
+    .device_name_ignores_index = false,
+    .synchronized_device = false,
+    .use_host_timers = false,
+    .resolves_data_dependency = false,
+    .handles_memory_backpressure = false,
+    .nvtx_domain_supported = false,
+    .lazy_call_runs_immediately = false,
+    .runtime_library = "libcnrt.so",
+    .vendor_stack = "Cambricon Neuware (CNRT)",
+    .current_device_from_local_rank = false,
+};
+
+/* ---------------------------------------------------------------- loading libcnrt */
+
+static pthread_once_t mlu_cnrt_once = PTHREAD_ONCE_INIT;
+static accel_mlu_api_t mlu_cnrt_api;
+static bool mlu_cnrt_ok;
+static char mlu_cnrt_reason[256];
+
+static void mlu_cnrt_load(void)
+{
+    static char home[200];
+    const char *root = getenv("NEUWARE_HOME");
+    const char *candidates[3];
+    char tried[sizeof mlu_cnrt_reason] = "";
+    Dl_info where;
+    size_t n = 0;
+    void *library;
+#define ACCEL_MLU_SYMBOL(required, ret, name, params, export_name)                                 \
+    ACCEL_SYMBOL_ENTRY(mlu_cnrt_api, required, name, export_name),
+    const accel_symbol_t symbols[] = {
+#include "backends/mlu/symbols.h"
+    };
+#undef ACCEL_MLU_SYMBOL
+
+    if (root != NULL && root[0] != '\0' &&
+        snprintf(home, sizeof home, "%s/lib64/libcnrt.so", root) < (int)sizeof home)
+        candidates[n++] = home;
+    candidates[n++] = "libcnrt.so";
+    candidates[n] = NULL;
+    library = accel_backend_load_library("mlu", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        snprintf(mlu_cnrt_reason, sizeof mlu_cnrt_reason,
+                 "no Cambricon Neuware runtime (libcnrt.so) found (tried %s%s)", tried,
+                 root == NULL ? "; NEUWARE_HOME is unset" : "");
+        return;
+    }
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "mlu",
+                                   "libcnrt.so", mlu_cnrt_reason,
+                                   sizeof mlu_cnrt_reason) != ACCEL_OK) {
+        dlclose(library);
+        return;
+    }
+    mlu_cnrt_api.memcpy_v2 =
+        *(void **)&mlu_cnrt_api.cnrtMemcpyAsync == dlsym(library, "cnrtMemcpyAsync_V2");
+    if (dladdr(*(void **)&mlu_cnrt_api.cnrtGetDeviceCount, &where) != 0 && where.dli_fname != NULL)
+        snprintf(mlu_cnrt_api.path, sizeof mlu_cnrt_api.path, "%s", where.dli_fname);
+    else
+        snprintf(mlu_cnrt_api.path, sizeof mlu_cnrt_api.path, "libcnrt.so");
+    mlu_cnrt_api.library = library;
+    mlu_cnrt_ok = true;
+}
+
+const accel_mlu_api_t *accel_mlu_cnrt(char *reason, size_t cap)
+{
+    pthread_once(&mlu_cnrt_once, mlu_cnrt_load);
+    if (mlu_cnrt_ok)
+        return &mlu_cnrt_api;
+    if (reason != NULL && cap > 0)
+        snprintf(reason, cap, "%s", mlu_cnrt_reason);
+    return NULL;
+}
+
+bool accel_mlu_graphs_available(const accel_mlu_api_t *cnrt, char *reason, size_t cap)
+{
+    /* cnrtInvokeHostFunc too: accel graphs may hold host callbacks, which
+     * the emulation (a notifier and a thread) cannot put into a topology */
+    const char *missing = cnrt->cnrtInvokeHostFunc == NULL          ? "cnrtInvokeHostFunc"
+                          : cnrt->cnrtQueueBeginCapture == NULL     ? "cnrtQueueBeginCapture"
+                          : cnrt->cnrtQueueEndCapture == NULL       ? "cnrtQueueEndCapture"
+                          : cnrt->cnrtTaskTopoInstantiate == NULL   ? "cnrtTaskTopoInstantiate"
+                          : cnrt->cnrtTaskTopoDestroy == NULL       ? "cnrtTaskTopoDestroy"
+                          : cnrt->cnrtTaskTopoEntityInvoke == NULL  ? "cnrtTaskTopoEntityInvoke"
+                          : cnrt->cnrtTaskTopoEntityDestroy == NULL ? "cnrtTaskTopoEntityDestroy"
+                                                                    : NULL;
+    if (missing == NULL)
+        return true;
+    snprintf(reason, cap,
+             "mlu: graphs are unsupported: the libcnrt.so found lacks %s, so it cannot capture "
+             "queues into task topologies (CNRT 6 or later can)",
+             missing);
+    return false;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+accel_status_t accel_mlu_error(const accel_mlu_api_t *cnrt, accel_cnrt_ret_t code, const char *what)
+{
+    const char *name = cnrt != NULL ? cnrt->cnrtGetErrorName(code) : NULL;
+    const char *text = cnrt != NULL ? cnrt->cnrtGetErrorStr(code) : NULL;
+    accel_backend_vendor_error((int64_t)code, "mlu: %s failed with cnrtRet_t %u (%s)%s%s", what,
+                               code, name != NULL ? name : "an unnamed CNRT code",
+                               text != NULL && text[0] != '\0' ? ": " : "",
+                               text != NULL ? text : "");
+    if (code == ACCEL_CNRT_ERROR_NO_MEM || code == ACCEL_CNRT_ERROR_SYS_NO_MEM)
+        return ACCEL_ERROR_OUT_OF_MEMORY; /* lets the caching allocator free and retry */
+    return ACCEL_ERROR_DEVICE_ERROR;
+}
+
+/* ---------------------------------------------------------------- first use and fork */
+
+static atomic_bool mlu_used;         /* a CNRT context may exist in this process */
+static atomic_bool mlu_forked_child; /* set in a child forked after that */
+static pthread_once_t mlu_atfork_once = PTHREAD_ONCE_INIT;
+
+static void mlu_child_after_fork(void)
+{
+    if (atomic_load(&mlu_used))
+        atomic_store(&mlu_forked_child, true);
+}
+
+static void mlu_register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, mlu_child_after_fork);
+}
+
+bool accel_mlu_forked(void)
+{
+    return atomic_load_explicit(&mlu_forked_child, memory_order_relaxed);
+}
+
+accel_status_t accel_mlu_fork_error(void)
+{
+    return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
+                               "mlu: cannot use the Cambricon runtime in a forked child process: "
+                               "CNRT was used in the parent before fork(). Start child processes "
+                               "with spawn (or exec), or initialise mlu after forking");
+}
+
+/* ---------------------------------------------------------------- per-thread device */
+
+/* The calling thread's CNRT device as this library set it, keyed by the
+ * backend instance so that a new backend never trusts an old entry. */
+static _Thread_local uint64_t mlu_thread_instance;
+static _Thread_local int mlu_thread_device_index = -1;
+static atomic_uint_fast64_t mlu_next_instance = 1;
+
+accel_status_t accel_mlu_activate(accel_mlu_backend_t *mlu, int device)
+{
+    accel_status_t status;
+    if (accel_mlu_forked())
+        return accel_mlu_fork_error();
+    if (mlu_thread_instance == mlu->instance && mlu_thread_device_index == device)
+        return ACCEL_OK;
+    status = accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtSetDevice(device), "cnrtSetDevice");
+    if (status == ACCEL_OK) {
+        mlu_thread_instance = mlu->instance;
+        mlu_thread_device_index = device;
+    }
+    return status;
+}
+
+int accel_mlu_thread_device(const accel_mlu_backend_t *mlu)
+{
+    return mlu_thread_instance == mlu->instance && mlu_thread_device_index >= 0
+               ? mlu_thread_device_index
+               : 0;
+}
+
+/* ---------------------------------------------------------------- lifecycle */
+
+/* snprintf for reasons that may be cut at the buffer's end (a long library
+ * path), which is fine for a message. */
+__attribute__((format(printf, 3, 4))) static void mlu_say(char *out, size_t cap, const char *fmt,
+                                                          ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out, cap, fmt, args);
+    va_end(args);
+}
+
+/* cnrtGetDeviceCount: the runtime applies MLU_VISIBLE_DEVICES; no device is
+ * made current, so no context exists yet. Returns false with `how` saying
+ * why when it fails. */
+static bool mlu_count_devices(const accel_mlu_api_t *cnrt, int *out, char *how, size_t how_cap)
+{
+    unsigned int count = 0;
+    accel_cnrt_ret_t code = cnrt->cnrtGetDeviceCount(&count);
+    if (code == ACCEL_CNRT_ERROR_NO_DEVICE) {
+        *out = 0;
+        mlu_say(how, how_cap, "%s reports no MLU device", cnrt->path);
+        return true;
+    }
+    if (code != ACCEL_CNRT_SUCCESS) {
+        const char *name = cnrt->cnrtGetErrorName(code);
+        mlu_say(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)", cnrt->path,
+                code, name != NULL ? name : "unnamed");
+        return false;
+    }
+    *out = (int)count;
+    mlu_say(how, how_cap,
+            "devices counted with cnrtGetDeviceCount from %s; bound to CNRT, tested against a "
+            "simulated runtime only, never run on Cambricon hardware",
+            cnrt->path);
+    return true;
+}
+
+static void mlu_probe(accel_probe_result_t *out)
+{
+    char reason[sizeof out->reason];
+    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(reason, sizeof reason);
+    int count = 0;
+    out->available = false;
+    if (cnrt == NULL) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    if (accel_mlu_forked()) {
+        snprintf(out->reason, sizeof out->reason,
+                 "CNRT was used before fork(); the runtime cannot be used in this child");
+        return;
+    }
+    if (!mlu_count_devices(cnrt, &count, reason, sizeof reason)) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    out->available = count > 0;
+    out->device_count = count;
+    snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+static accel_status_t mlu_create(void **out_self)
+{
+    char reason[256];
+    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(reason, sizeof reason);
+    accel_mlu_backend_t *mlu;
+    int count = 0;
+
+    if (cnrt == NULL)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "mlu: %s", reason);
+    if (accel_mlu_forked())
+        return accel_mlu_fork_error();
+    if (!mlu_count_devices(cnrt, &count, reason, sizeof reason))
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "mlu: %s", reason);
+    mlu = calloc(1, sizeof *mlu);
+    if (mlu != NULL && count > 0) {
+        mlu->bf16 = calloc((size_t)count, sizeof *mlu->bf16);
+        mlu->default_keys = calloc((size_t)count, 1);
+    }
+    if (mlu == NULL || (count > 0 && (mlu->bf16 == NULL || mlu->default_keys == NULL))) {
+        if (mlu != NULL) {
+            free(mlu->bf16);
+            free(mlu->default_keys);
+        }
+        free(mlu);
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "mlu: out of host memory for state");
+    }
+    mlu->cnrt = cnrt;
+    mlu->device_count = count;
+    mlu->instance = atomic_fetch_add(&mlu_next_instance, 1);
+    pthread_mutex_init(&mlu->callback_lock, NULL);
+    pthread_cond_init(&mlu->callback_changed, NULL);
+    pthread_mutex_init(&mlu->staging_lock, NULL);
+    accel_log(ACCEL_LOG_DEBUG, "mlu: %d device(s) from %s", count, cnrt->path);
+    *out_self = mlu;
+    return ACCEL_OK;
+}
+
+/* Core releases streams, events, graphs and memory first. In a forked child
+ * no CNRT call is made: only host memory is freed. */
+static void mlu_destroy(void *self)
+{
+    accel_mlu_backend_t *mlu = self;
+    if (mlu == NULL)
+        return;
+    if (accel_mlu_forked()) {
+        /* The parent's threads are gone and its locks may be held: free our
+         * own records only, touching neither the locks nor CNRT. */
+        for (accel_mlu_staging_t *entry = mlu->staging, *next; entry != NULL; entry = next) {
+            next = entry->next;
+            free(entry);
+        }
+        for (accel_mlu_callback_t *c = mlu->callback_head, *next; c != NULL; c = next) {
+            next = c->next;
+            free(c);
+        }
+        free(mlu->bf16);
+        free(mlu->default_keys);
+        free(mlu);
+        return;
+    }
+    accel_mlu_callbacks_stop(mlu);
+    accel_mlu_staging_release(mlu);
+    pthread_mutex_destroy(&mlu->staging_lock);
+    pthread_cond_destroy(&mlu->callback_changed);
+    pthread_mutex_destroy(&mlu->callback_lock);
+    free(mlu->bf16);
+    free(mlu->default_keys);
+    free(mlu);
+}
+
+/* The first use: from here on a forked child must not touch CNRT. Reads
+ * the versions, checks the count and each device's bf16 attribute. */
+static accel_status_t mlu_init(void *self)
+{
+    accel_mlu_backend_t *mlu = self;
+    const accel_mlu_api_t *cnrt = mlu->cnrt;
+    unsigned int counted = 0;
+    accel_status_t status;
+
+    if (accel_mlu_forked())
+        return accel_mlu_fork_error();
+    pthread_once(&mlu_atfork_once, mlu_register_atfork);
+    atomic_store(&mlu_used, true);
+    status = accel_mlu_check(cnrt, cnrt->cnrtGetDeviceCount(&counted), "cnrtGetDeviceCount");
+    if (status != ACCEL_OK)
+        return status;
+    if ((int)counted < mlu->device_count)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                                   "mlu: %d device(s) were counted at creation but the runtime "
+                                   "now shows %u (check MLU_VISIBLE_DEVICES)",
+                                   mlu->device_count, counted);
+    status = accel_mlu_check(
+        cnrt,
+        cnrt->cnrtGetLibVersion(&mlu->lib_version[0], &mlu->lib_version[1], &mlu->lib_version[2]),
+        "cnrtGetLibVersion");
+    if (status == ACCEL_OK && cnrt->cnrtDriverGetVersion != NULL)
+        status = accel_mlu_check(cnrt,
+                                 cnrt->cnrtDriverGetVersion(&mlu->driver_version[0],
+                                                            &mlu->driver_version[1],
+                                                            &mlu->driver_version[2]),
+                                 "cnrtDriverGetVersion");
+    for (int d = 0; status == ACCEL_OK && d < mlu->device_count; d++) {
+        int value = 0;
+        status = accel_mlu_check(
+            cnrt, cnrt->cnrtDeviceGetAttribute(&value, ACCEL_CNRT_ATTR_BF16_SUPPORTED, d),
+            "cnrtDeviceGetAttribute(BF16ComputingSupported)");
+        mlu->bf16[d] = value != 0;
+    }
+    if (status != ACCEL_OK)
+        return status;
+    if (accel_mlu_graphs_available(cnrt, mlu->graphs_reason, sizeof mlu->graphs_reason))
+        mlu->graphs_reason[0] = '\0';
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- device queries */
+
+static accel_status_t mlu_device_count(void *self, int *out)
+{
+    *out = ((accel_mlu_backend_t *)self)->device_count;
+    return ACCEL_OK;
+}
+
+static accel_status_t mlu_set_device(void *self, int device)
+{
+    return accel_mlu_activate(self, device);
+}
+
+static accel_status_t mlu_attribute(const accel_mlu_api_t *cnrt, int device,
+                                    accel_cnrt_device_attr_t attr, const char *what, int *out)
+{
+    return accel_mlu_check(cnrt, cnrt->cnrtDeviceGetAttribute(out, attr, device), what);
+}
+
+static accel_status_t mlu_device_properties(void *self, int device, accel_device_properties_t *out)
+{
+    accel_mlu_backend_t *mlu = self;
+    const accel_mlu_api_t *cnrt = mlu->cnrt;
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
+    /* CNRT 6.0.2's cnrtDeviceProp_t is only the name; later ones are longer */
+    _Alignas(16) char buffer[ACCEL_CNRT_DEVICE_PROP_BUFFER] = {0};
+    int major = 0, minor = 0, clusters = 0, cores = 0, total_mb = 0;
+    accel_status_t status;
+
+    if ((status = accel_mlu_activate(mlu, device)) != ACCEL_OK)
+        return status;
+    status = accel_mlu_check(
+        cnrt, cnrt->cnrtGetDeviceProperties((accel_cnrt_device_prop_t *)buffer, device),
+        "cnrtGetDeviceProperties");
+    if (status == ACCEL_OK)
+        status = mlu_attribute(cnrt, device, ACCEL_CNRT_ATTR_COMPUTE_MAJOR,
+                               "cnrtDeviceGetAttribute(ComputeCapabilityMajor)", &major);
+    if (status == ACCEL_OK)
+        status = mlu_attribute(cnrt, device, ACCEL_CNRT_ATTR_COMPUTE_MINOR,
+                               "cnrtDeviceGetAttribute(ComputeCapabilityMinor)", &minor);
+    if (status == ACCEL_OK)
+        status = mlu_attribute(cnrt, device, ACCEL_CNRT_ATTR_CLUSTER_COUNT,
+                               "cnrtDeviceGetAttribute(ClusterCount)", &clusters);
+    if (status == ACCEL_OK)
+        status = mlu_attribute(cnrt, device, ACCEL_CNRT_ATTR_MCORE_PER_CLUSTER,
+                               "cnrtDeviceGetAttribute(McorePerCluster)", &cores);
+    if (status == ACCEL_OK)
+        status = mlu_attribute(cnrt, device, ACCEL_CNRT_ATTR_TOTAL_MEM_SIZE,
+                               "cnrtDeviceGetAttribute(TotalMemSize)", &total_mb);
+    if (status != ACCEL_OK)
+        return status;
+    buffer[ACCEL_CNRT_DEVICE_NAME_SIZE - 1] = '\0';
+    snprintf(props.name, sizeof props.name, "%s", buffer[0] != '\0' ? buffer : "Cambricon MLU");
+    snprintf(props.vendor, sizeof props.vendor, "Cambricon");
+    props.compute_major = major;
+    props.compute_minor = minor;
+    props.multiprocessor_count = clusters * cores; /* MLU cores: the nearest analogue */
+    props.total_memory = (uint64_t)(total_mb > 0 ? total_mb : 0) << 20;
+    snprintf(props.driver_version, sizeof props.driver_version, "CNRT %d.%d.%d, driver %d.%d.%d",
+             mlu->lib_version[0], mlu->lib_version[1], mlu->lib_version[2], mlu->driver_version[0],
+             mlu->driver_version[1], mlu->driver_version[2]);
+    props.struct_size = out->struct_size;
+    memcpy(out, &props, size);
+    return ACCEL_OK;
+}
+
+/* DeepSpeed: fp16 always, bf16 from torch_mlu (the device attribute),
+ * Triton supported, graphs where CNRT can capture. */
+static accel_status_t mlu_query_flag(void *self, int device, accel_flag_t flag, bool *out)
+{
+    accel_mlu_backend_t *mlu = self;
+    switch (flag) {
+    case ACCEL_FLAG_IS_AVAILABLE: *out = mlu->device_count > 0; return ACCEL_OK;
+    case ACCEL_FLAG_BF16_SUPPORTED:
+        *out = device >= 0 && device < mlu->device_count && mlu->bf16[device];
+        return ACCEL_OK;
+    case ACCEL_FLAG_FP16_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_TRITON_SUPPORTED: *out = true; return ACCEL_OK;
+    case ACCEL_FLAG_PREFER_TRITON_GROUPED_MM: *out = false; return ACCEL_OK;
+    case ACCEL_FLAG_GRAPHS_SUPPORTED: *out = mlu->graphs_reason[0] == '\0'; return ACCEL_OK;
+    default: return ACCEL_ERROR_UNSUPPORTED;
+    }
+}
+
+/* DeepSpeed's mlu list: [float, half] + bfloat16 when supported. */
+static accel_status_t mlu_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
+                                           size_t *out_count)
+{
+    accel_mlu_backend_t *mlu = self;
+    accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
+    size_t count = mlu->bf16[device] ? 3 : 2;
+    if (out == NULL && cap > 0)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "mlu: dtype output array is NULL but capacity is %zu", cap);
+    for (size_t i = 0; i < count && i < cap; i++)
+        out[i] = all[i];
+    *out_count = count;
+    return ACCEL_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const accel_backend_ops_t mlu_ops = {
+    .abi_version = ACCEL_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(accel_backend_ops_t),
+    .name = "mlu",
+    .info = &mlu_info,
+
+    .probe = mlu_probe,
+    .create = mlu_create,
+    .destroy = mlu_destroy,
+    .init = mlu_init,
+
+    .device_count = mlu_device_count,
+    .device_properties = mlu_device_properties,
+    .set_device = mlu_set_device,
+    .synchronize = accel_mlu_synchronize,
+    .memory_info = accel_mlu_memory_info,
+    .query_flag = mlu_query_flag,
+    .supported_dtypes = mlu_supported_dtypes,
+
+    .mem_alloc = accel_mlu_mem_alloc,
+    .mem_free = accel_mlu_mem_free,
+    .memcpy_async = accel_mlu_memcpy_async,
+    .memset_async = accel_mlu_memset_async,
+
+    .host_alloc = accel_mlu_host_alloc,
+    .host_free = accel_mlu_host_free,
+
+    .stream_create = accel_mlu_stream_create,
+    .stream_destroy = accel_mlu_stream_destroy,
+    .stream_synchronize = accel_mlu_stream_synchronize,
+    .stream_query = accel_mlu_stream_query,
+    .stream_wait_event = accel_mlu_stream_wait_event,
+    .stream_add_callback = accel_mlu_stream_add_callback,
+
+    .event_create = accel_mlu_event_create,
+    .event_destroy = accel_mlu_event_destroy,
+    .event_record = accel_mlu_event_record,
+    .event_synchronize = accel_mlu_event_synchronize,
+    .event_query = accel_mlu_event_query,
+    .event_elapsed_ms = accel_mlu_event_elapsed_ms,
+
+    .graph_capture_begin = accel_mlu_graph_capture_begin,
+    .graph_capture_end = accel_mlu_graph_capture_end,
+    .graph_launch = accel_mlu_graph_launch,
+    .graph_destroy = accel_mlu_graph_destroy,
+
+    .rng_fill = accel_mlu_rng_fill,
+
+    .range_push = accel_mlu_range_push,
+    .range_pop = accel_mlu_range_pop,
+
+    .op_builders = accel_mlu_op_builders,
+};
+
+/* The table without the graph group, for a CNRT that cannot capture: core
+ * then refuses accel_graph_create itself (UNSUPPORTED), as it does for any
+ * backend without graphs. Filled once; read-only afterwards. */
+static accel_backend_ops_t mlu_ops_no_graphs;
+static pthread_once_t mlu_ops_once = PTHREAD_ONCE_INIT;
+static const accel_backend_ops_t *mlu_ops_chosen;
+
+/* Loading libcnrt (dlopen and dlsym only, no CNRT call) says which table:
+ * without the library either serves, since probe and create refuse. */
+static void mlu_ops_choose(void)
+{
+    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(NULL, 0);
+    char reason[160];
+    mlu_ops_no_graphs = mlu_ops;
+    mlu_ops_no_graphs.graph_capture_begin = NULL;
+    mlu_ops_no_graphs.graph_capture_end = NULL;
+    mlu_ops_no_graphs.graph_launch = NULL;
+    mlu_ops_no_graphs.graph_destroy = NULL;
+    mlu_ops_chosen = cnrt != NULL && !accel_mlu_graphs_available(cnrt, reason, sizeof reason)
+                         ? &mlu_ops_no_graphs
+                         : &mlu_ops;
+}
+
+const accel_backend_ops_t *accel_mlu_backend_ops(void)
+{
+    pthread_once(&mlu_ops_once, mlu_ops_choose);
+    return mlu_ops_chosen;
+}

@@ -1,0 +1,782 @@
+/* cnrt_sim_queue.c: the simulated CNRT's queues, copies, fills, notifiers,
+ * host functions and queue capture. Each queue (a device's default queue
+ * too) is a worker thread running its tasks in order, so work really is
+ * asynchronous and a binding that forgets to wait or to order queues reads
+ * stale data; ACCEL_SIM_STREAM_DELAY_US starts every task that much later.
+ * Notifiers carry a place count and a CLOCK_MONOTONIC time. Host functions
+ * run on the queue's worker, in order, holding later work back.
+ * Capture (cnrtQueueBeginCapture .. cnrtQueueEndCapture) records the tasks
+ * queued on a created queue into a task topology instead of running them;
+ * an instantiated entity queues copies of them on each invoke.
+ * Everything shared is guarded by sim_lock (cnrt_sim_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cnrt_sim_internal.h"
+
+typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_PLACE, SIM_WAIT, SIM_HOST } sim_task_kind_t;
+
+#define SIM_NOTIFIER_MAGIC 0x6e6f7466u
+#define SIM_TOPO_MAGIC     0x746f706fu
+#define SIM_ENTITY_MAGIC   0x656e7479u
+
+struct cnrtNotifier {
+    unsigned magic;
+    unsigned flags;
+    unsigned long placed;      /* places enqueued */
+    unsigned long completed;   /* the latest place a queue reached */
+    uint64_t time_ns;          /* when `completed` was reached */
+    unsigned long refs;        /* queued or captured tasks naming it */
+    bool destroyed;            /* freed when refs reach 0 */
+    struct cnrtNotifier *next; /* in sim_notifiers until destroyed */
+};
+
+typedef struct sim_task {
+    sim_task_kind_t kind;
+    void *dst;
+    const void *src;
+    size_t size;
+    int value;
+    struct cnrtNotifier *notifier;
+    unsigned long generation;
+    cnrtHostFn_t fn;
+    void *user_data;
+    struct sim_task *next;
+} sim_task_t;
+
+typedef struct sim_list {
+    sim_task_t *head, *tail;
+} sim_list_t;
+
+struct cnrtQueue {
+    int device;
+    bool is_default;
+    pthread_t worker;
+    sim_list_t tasks;
+    unsigned long enqueued, finished;
+    bool stop;
+    bool capturing;
+    sim_list_t captured;
+    struct cnrtQueue *next; /* in sim_queues */
+};
+
+struct cnrtTaskTopo {
+    unsigned magic;
+    int device;
+    sim_list_t tasks;
+    struct cnrtTaskTopo *next; /* in sim_topos until destroyed */
+};
+
+struct cnrtTaskTopoEntity {
+    unsigned magic;
+    int device;
+    sim_list_t tasks;
+    struct cnrtTaskTopoEntity *next; /* in sim_entities until destroyed */
+};
+
+/* Every live notifier, topology and entity: an object whose destroy failed
+ * (an injected fault) stays reachable here, as it stays alive in a real
+ * runtime, rather than reading as a leak. */
+static struct cnrtNotifier *sim_notifiers;
+static struct cnrtTaskTopo *sim_topos;
+static struct cnrtTaskTopoEntity *sim_entities;
+
+/* Unlink `item` from the list at `head` (any of the three). */
+#define SIM_UNLINK(head, item)                                                                     \
+    do {                                                                                           \
+        for (__typeof__(head) *link_ = &(head); *link_ != NULL; link_ = &(*link_)->next)           \
+            if (*link_ == (item)) {                                                                \
+                *link_ = (item)->next;                                                             \
+                break;                                                                             \
+            }                                                                                      \
+    } while (0)
+
+static struct cnrtQueue *sim_queues;                    /* every created queue */
+static struct cnrtQueue *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
+
+static uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long sim_delay_us;
+static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
+
+static void sim_delay_read(void)
+{
+    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+    sim_delay_us = text != NULL ? strtol(text, NULL, 10) : 0;
+    if (sim_delay_us < 0 || sim_delay_us > 1000000)
+        sim_delay_us = 0;
+}
+
+static void sim_task_delay(void)
+{
+    pthread_once(&sim_delay_once, sim_delay_read);
+    if (sim_delay_us > 0) {
+        struct timespec ts = {sim_delay_us / 1000000, (sim_delay_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Under sim_lock: drop one reference to a notifier, freeing a destroyed one. */
+static void sim_notifier_unref(struct cnrtNotifier *n)
+{
+    if (n != NULL && --n->refs == 0 && n->destroyed) {
+        n->magic = 0;
+        free(n);
+    }
+}
+
+static void sim_list_push(sim_list_t *list, sim_task_t *task)
+{
+    task->next = NULL;
+    if (list->tail != NULL)
+        list->tail->next = task;
+    else
+        list->head = task;
+    list->tail = task;
+}
+
+/* Under sim_lock: free every task of `list` and its notifier references. */
+static void sim_list_free(sim_list_t *list)
+{
+    while (list->head != NULL) {
+        sim_task_t *task = list->head;
+        list->head = task->next;
+        sim_notifier_unref(task->notifier);
+        free(task);
+    }
+    list->tail = NULL;
+}
+
+/* ---------------------------------------------------------------- workers */
+
+/* Runs one task; called with sim_lock held, may drop it. */
+static void sim_run(sim_task_t *task)
+{
+    switch (task->kind) {
+    case SIM_COPY:
+        pthread_mutex_unlock(&sim_lock);
+        memmove(task->dst, task->src, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_FILL:
+        pthread_mutex_unlock(&sim_lock);
+        memset(task->dst, task->value, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_PLACE:
+        if (task->generation > task->notifier->completed) {
+            task->notifier->completed = task->generation;
+            task->notifier->time_ns = sim_now_ns();
+        }
+        break;
+    case SIM_WAIT:
+        while (task->notifier->completed < task->generation)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        break;
+    case SIM_HOST:
+        pthread_mutex_unlock(&sim_lock);
+        task->fn(task->user_data);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    }
+}
+
+static void *sim_worker(void *arg)
+{
+    struct cnrtQueue *queue = arg;
+    pthread_mutex_lock(&sim_lock);
+    for (;;) {
+        sim_task_t *task;
+        while (queue->tasks.head == NULL && !queue->stop)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        if (queue->tasks.head == NULL)
+            break;
+        task = queue->tasks.head;
+        pthread_mutex_unlock(&sim_lock);
+        sim_task_delay();
+        pthread_mutex_lock(&sim_lock);
+        sim_run(task);
+        queue->tasks.head = task->next;
+        if (queue->tasks.head == NULL)
+            queue->tasks.tail = NULL;
+        queue->finished++;
+        sim_notifier_unref(task->notifier);
+        free(task);
+        pthread_cond_broadcast(&sim_changed);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return NULL;
+}
+
+static struct cnrtQueue *sim_queue_new(int device, bool is_default)
+{
+    struct cnrtQueue *queue = calloc(1, sizeof *queue);
+    if (queue == NULL)
+        return NULL;
+    queue->device = device;
+    queue->is_default = is_default;
+    if (pthread_create(&queue->worker, NULL, sim_worker, queue) != 0) {
+        free(queue);
+        return NULL;
+    }
+    if (!is_default) {
+        pthread_mutex_lock(&sim_lock);
+        queue->next = sim_queues;
+        sim_queues = queue;
+        pthread_mutex_unlock(&sim_lock);
+    }
+    return queue;
+}
+
+static struct cnrtQueue *sim_default_queue(int device)
+{
+    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+    struct cnrtQueue *queue;
+    pthread_mutex_lock(&make_lock);
+    if (sim_defaults[device] == NULL)
+        sim_defaults[device] = sim_queue_new(device, true);
+    queue = sim_defaults[device];
+    pthread_mutex_unlock(&make_lock);
+    return queue;
+}
+
+/* `handle` as a live queue of the thread's device (NULL: its default
+ * queue), or NULL with the code in *code. */
+static struct cnrtQueue *sim_queue_resolve(cnrtQueue_t handle, cnrtRet_t *code)
+{
+    struct cnrtQueue *found = NULL;
+    if ((*code = sim_need_device()) != cnrtSuccess)
+        return NULL;
+    if (handle == NULL) {
+        found = sim_default_queue(sim_current_device());
+        *code = found != NULL ? cnrtSuccess : cnrtErrorSysNoMem;
+        return found;
+    }
+    pthread_mutex_lock(&sim_lock);
+    for (struct cnrtQueue *q = sim_queues; q != NULL; q = q->next)
+        if (q == handle)
+            found = q;
+    pthread_mutex_unlock(&sim_lock);
+    if (found == NULL)
+        *code = cnrtErrorInvalidResourceHandle;
+    else if (found->device != sim_current_device())
+        *code = cnrtErrorDevice, found = NULL;
+    return found;
+}
+
+/* Queue `proto` on `queue`, or record it when the queue is capturing. A
+ * place takes the notifier's next generation, a wait its latest. Under no
+ * lock. */
+static cnrtRet_t sim_submit(struct cnrtQueue *queue, const sim_task_t *proto)
+{
+    sim_task_t *task = malloc(sizeof *task);
+    if (task == NULL)
+        return cnrtErrorSysNoMem;
+    *task = *proto;
+    pthread_mutex_lock(&sim_lock);
+    if (task->notifier != NULL)
+        task->notifier->refs++;
+    if (queue->capturing) {
+        sim_list_push(&queue->captured, task);
+    } else {
+        if (task->kind == SIM_PLACE)
+            task->generation = ++task->notifier->placed;
+        else if (task->kind == SIM_WAIT)
+            task->generation = task->notifier->placed;
+        sim_list_push(&queue->tasks, task);
+        queue->enqueued++;
+        pthread_cond_broadcast(&sim_changed);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return cnrtSuccess;
+}
+
+/* Under sim_lock: wait until `queue` has run everything enqueued so far. */
+static void sim_queue_wait_locked(struct cnrtQueue *queue)
+{
+    unsigned long target = queue->enqueued;
+    while (queue->finished < target)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+}
+
+void sim_queues_drain(int device)
+{
+    struct cnrtQueue *fallback = sim_default_queue(device);
+    pthread_mutex_lock(&sim_lock);
+    for (struct cnrtQueue *q = sim_queues; q != NULL; q = q->next)
+        if (q->device == device)
+            sim_queue_wait_locked(q);
+    if (fallback != NULL)
+        sim_queue_wait_locked(fallback);
+    pthread_mutex_unlock(&sim_lock);
+}
+
+/* ---------------------------------------------------------------- queues */
+
+SIM_API cnrtRet_t cnrtQueueCreate(cnrtQueue_t *pQueue)
+{
+    struct cnrtQueue *queue;
+    SIM_ENTER("cnrtQueueCreate");
+    if (pQueue == NULL)
+        return cnrtErrorArgsInvalid;
+    if (sim_need_device() != cnrtSuccess)
+        return cnrtErrorNoCnrtContext;
+    if ((queue = sim_queue_new(sim_current_device(), false)) == NULL)
+        return cnrtErrorSysNoMem;
+    *pQueue = queue;
+    return cnrtSuccess;
+}
+
+/* Waits for the queue's work, then ends its worker. */
+SIM_API cnrtRet_t cnrtQueueDestroy(cnrtQueue_t handle)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    SIM_ENTER("cnrtQueueDestroy");
+    if (handle == NULL)
+        return cnrtErrorArgsInvalid;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    if (queue->capturing) {
+        pthread_mutex_unlock(&sim_lock);
+        return cnrtErrorIllegalState;
+    }
+    sim_queue_wait_locked(queue);
+    for (struct cnrtQueue **link = &sim_queues; *link != NULL; link = &(*link)->next)
+        if (*link == queue) {
+            *link = queue->next;
+            break;
+        }
+    queue->stop = true;
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    pthread_join(queue->worker, NULL);
+    free(queue);
+    return cnrtSuccess;
+}
+
+SIM_API cnrtRet_t cnrtQueueSync(cnrtQueue_t handle)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    SIM_ENTER("cnrtQueueSync");
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    if (queue->capturing)
+        code = cnrtErrorQueueCaptureUnsupported;
+    else
+        sim_queue_wait_locked(queue);
+    pthread_mutex_unlock(&sim_lock);
+    return code;
+}
+
+/* cnrtErrorBusy while work is queued, as the CNRT 6.0 documentation has it. */
+SIM_API cnrtRet_t cnrtQueueQuery(cnrtQueue_t handle)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    SIM_ENTER("cnrtQueueQuery");
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    if (queue->capturing)
+        code = cnrtErrorQueueCaptureUnsupported;
+    else if (queue->finished != queue->enqueued)
+        code = cnrtErrorBusy;
+    pthread_mutex_unlock(&sim_lock);
+    return code;
+}
+
+/* ---------------------------------------------------------------- copies and fills */
+
+static cnrtRet_t sim_copy(void *dst, void *src, size_t bytes, cnrtQueue_t handle,
+                          cnrtMemTransDir_t dir)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    bool want_dst, want_src;
+    sim_task_t task = {.kind = SIM_COPY, .dst = dst, .src = src, .size = bytes};
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    if (dst == NULL || src == NULL)
+        return cnrtErrorArgsInvalid;
+    switch ((int)dir) {
+    case cnrtMemcpyHostToDev: want_dst = true, want_src = false; break;
+    case cnrtMemcpyDevToDev: want_dst = want_src = true; break;
+    case cnrtMemcpyDevToHost: want_dst = false, want_src = true; break;
+    case cnrtMemcpyHostToHost: want_dst = want_src = false; break;
+    default: return cnrtErrorMemcpyDirectionInvalid;
+    }
+    if (sim_is_device_range(dst, bytes) != want_dst || sim_is_device_range(src, bytes) != want_src)
+        return cnrtErrorMemcpyDirectionInvalid;
+    return sim_submit(queue, &task);
+}
+
+SIM_API cnrtRet_t cnrtMemcpyAsync(void *dst, void *src, size_t bytes, cnrtQueue_t queue,
+                                  cnrtMemTransDir_t dir)
+{
+    SIM_ENTER("cnrtMemcpyAsync");
+    return sim_copy(dst, src, bytes, queue, dir);
+}
+
+SIM_API cnrtRet_t cnrtMemcpyAsync_V2(void *dst, void *src, size_t bytes, cnrtQueue_t queue,
+                                     cnrtMemTransDir_t dir)
+{
+    SIM_ENTER("cnrtMemcpyAsync_V2");
+    return sim_copy(dst, src, bytes, queue, dir);
+}
+
+SIM_API cnrtRet_t cnrtMemsetAsync(void *ptr, int value, size_t bytes, cnrtQueue_t handle)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    sim_task_t task = {.kind = SIM_FILL, .dst = ptr, .value = value, .size = bytes};
+    SIM_ENTER("cnrtMemsetAsync");
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    if (ptr == NULL || !sim_is_device_range(ptr, bytes))
+        return cnrtErrorArgsInvalid;
+    return sim_submit(queue, &task);
+}
+
+/* ---------------------------------------------------------------- notifiers */
+
+static bool sim_notifier_live(cnrtNotifier_t n)
+{
+    return n != NULL && n->magic == SIM_NOTIFIER_MAGIC && !n->destroyed;
+}
+
+SIM_API cnrtRet_t cnrtNotifierCreateWithFlags(cnrtNotifier_t *pNotifier, unsigned int flags)
+{
+    struct cnrtNotifier *created;
+    SIM_ENTER("cnrtNotifierCreateWithFlags");
+    if (pNotifier == NULL || (flags & ~0x7u) != 0)
+        return cnrtErrorArgsInvalid;
+    if (sim_need_device() != cnrtSuccess)
+        return cnrtErrorNoCnrtContext;
+    if ((created = calloc(1, sizeof *created)) == NULL)
+        return cnrtErrorSysNoMem;
+    created->magic = SIM_NOTIFIER_MAGIC;
+    created->flags = flags;
+    pthread_mutex_lock(&sim_lock);
+    created->next = sim_notifiers;
+    sim_notifiers = created;
+    pthread_mutex_unlock(&sim_lock);
+    *pNotifier = created;
+    return cnrtSuccess;
+}
+
+SIM_API cnrtRet_t cnrtNotifierCreate(cnrtNotifier_t *pNotifier)
+{
+    SIM_ENTER("cnrtNotifierCreate");
+    return cnrtNotifierCreateWithFlags(pNotifier, CNRT_NOTIFIER_DEFAULT);
+}
+
+/* A destroy with a place or wait still queued is allowed: the notifier is
+ * freed when the last of them has run. */
+SIM_API cnrtRet_t cnrtNotifierDestroy(cnrtNotifier_t notifier)
+{
+    SIM_ENTER("cnrtNotifierDestroy");
+    if (!sim_notifier_live(notifier))
+        return cnrtErrorInvalidResourceHandle;
+    pthread_mutex_lock(&sim_lock);
+    SIM_UNLINK(sim_notifiers, notifier);
+    notifier->destroyed = true;
+    notifier->refs++;
+    sim_notifier_unref(notifier);
+    pthread_mutex_unlock(&sim_lock);
+    return cnrtSuccess;
+}
+
+SIM_API cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    sim_task_t task = {.kind = SIM_PLACE, .notifier = notifier};
+    SIM_ENTER("cnrtPlaceNotifier");
+    if (!sim_notifier_live(notifier))
+        return cnrtErrorInvalidResourceHandle;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    return sim_submit(queue, &task);
+}
+
+/* Waits for the notifier's latest place at the time of the call; a
+ * notifier never placed is no wait at all. */
+SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle,
+                                        unsigned int flag)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    sim_task_t task = {.kind = SIM_WAIT, .notifier = notifier};
+    SIM_ENTER("cnrtQueueWaitNotifier");
+    if (!sim_notifier_live(notifier) || flag != 0)
+        return !sim_notifier_live(notifier) ? cnrtErrorInvalidResourceHandle : cnrtErrorArgsInvalid;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    return sim_submit(queue, &task);
+}
+
+SIM_API cnrtRet_t cnrtWaitNotifier(cnrtNotifier_t notifier)
+{
+    SIM_ENTER("cnrtWaitNotifier");
+    if (!sim_notifier_live(notifier))
+        return cnrtErrorInvalidResourceHandle;
+    pthread_mutex_lock(&sim_lock);
+    {
+        unsigned long target = notifier->placed;
+        while (notifier->completed < target)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return cnrtSuccess;
+}
+
+SIM_API cnrtRet_t cnrtQueryNotifier(cnrtNotifier_t notifier)
+{
+    cnrtRet_t code;
+    SIM_ENTER("cnrtQueryNotifier");
+    if (!sim_notifier_live(notifier))
+        return cnrtErrorInvalidResourceHandle;
+    pthread_mutex_lock(&sim_lock);
+    code = notifier->completed == notifier->placed ? cnrtSuccess : cnrtErrorNotReady;
+    pthread_mutex_unlock(&sim_lock);
+    return code;
+}
+
+/* Both notifiers need timing (no DISABLE_TIMING flag) and a completed place. */
+static cnrtRet_t sim_elapsed_ns(cnrtNotifier_t start, cnrtNotifier_t end, int64_t *out)
+{
+    cnrtRet_t code = cnrtSuccess;
+    if (!sim_notifier_live(start) || !sim_notifier_live(end))
+        return cnrtErrorInvalidResourceHandle;
+    if ((start->flags | end->flags) &
+        (CNRT_NOTIFIER_DISABLE_TIMING_SW | CNRT_NOTIFIER_DISABLE_TIMING_ALL))
+        return cnrtErrorArgsInvalid;
+    pthread_mutex_lock(&sim_lock);
+    if (start->placed == 0 || end->placed == 0 || start->completed != start->placed ||
+        end->completed != end->placed)
+        code = cnrtErrorNotReady;
+    else
+        *out = (int64_t)(end->time_ns - start->time_ns);
+    pthread_mutex_unlock(&sim_lock);
+    return code;
+}
+
+SIM_API cnrtRet_t cnrtNotifierElapsedTime(cnrtNotifier_t start, cnrtNotifier_t end, float *ms)
+{
+    int64_t ns = 0;
+    cnrtRet_t code;
+    SIM_ENTER("cnrtNotifierElapsedTime");
+    if (ms == NULL)
+        return cnrtErrorArgsInvalid;
+    if ((code = sim_elapsed_ns(start, end, &ns)) == cnrtSuccess)
+        *ms = (float)((double)ns / 1e6);
+    return code;
+}
+
+SIM_API cnrtRet_t cnrtNotifierDuration(cnrtNotifier_t start, cnrtNotifier_t end, float *us)
+{
+    int64_t ns = 0;
+    cnrtRet_t code;
+    SIM_ENTER("cnrtNotifierDuration");
+    if (us == NULL)
+        return cnrtErrorArgsInvalid;
+    if ((code = sim_elapsed_ns(start, end, &ns)) == cnrtSuccess)
+        *us = (float)((double)ns / 1e3);
+    return code;
+}
+
+/* ---------------------------------------------------------------- host functions */
+
+SIM_API cnrtRet_t cnrtInvokeHostFunc(cnrtQueue_t handle, cnrtHostFn_t fn, void *userData)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    sim_task_t task = {.kind = SIM_HOST, .fn = fn, .user_data = userData};
+    SIM_ENTER("cnrtInvokeHostFunc");
+    if (fn == NULL)
+        return cnrtErrorArgsInvalid;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    return sim_submit(queue, &task);
+}
+
+/* ---------------------------------------------------------------- capture */
+
+/* Only created queues capture; ThreadLocal mode is not supported (as CNRT
+ * documents). */
+SIM_API cnrtRet_t cnrtQueueBeginCapture(cnrtQueue_t handle, enum cnrtQueueCaptureMode mode)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    SIM_ENTER("cnrtQueueBeginCapture");
+    if (handle == NULL)
+        return sim_need_device() != cnrtSuccess ? cnrtErrorNoCnrtContext
+                                                : cnrtErrorQueueCaptureUnsupported;
+    if (mode == cnrtQueueCaptureModeThreadLocal)
+        return cnrtErrorNotSupport;
+    if (mode != cnrtQueueCaptureModeGlobal && mode != cnrtQueueCaptureModeRelaxed)
+        return cnrtErrorArgsInvalid;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    if (queue->capturing)
+        code = cnrtErrorIllegalState;
+    else
+        queue->capturing = true;
+    pthread_mutex_unlock(&sim_lock);
+    return code;
+}
+
+SIM_API cnrtRet_t cnrtQueueEndCapture(cnrtQueue_t handle, cnrtTaskTopo_t *pTaskTopo)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    struct cnrtTaskTopo *topo;
+    SIM_ENTER("cnrtQueueEndCapture");
+    if (pTaskTopo == NULL)
+        return cnrtErrorArgsInvalid;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    if ((topo = calloc(1, sizeof *topo)) == NULL)
+        return cnrtErrorSysNoMem;
+    pthread_mutex_lock(&sim_lock);
+    if (!queue->capturing) {
+        pthread_mutex_unlock(&sim_lock);
+        free(topo);
+        return cnrtErrorIllegalState;
+    }
+    queue->capturing = false;
+    topo->next = sim_topos;
+    sim_topos = topo;
+    topo->magic = SIM_TOPO_MAGIC;
+    topo->device = queue->device;
+    topo->tasks = queue->captured;
+    queue->captured.head = queue->captured.tail = NULL;
+    pthread_mutex_unlock(&sim_lock);
+    *pTaskTopo = topo;
+    return cnrtSuccess;
+}
+
+/* Under sim_lock: copies of `from`'s tasks (each holding its notifier), or
+ * false when out of memory (nothing copied then). */
+static bool sim_list_copy(sim_list_t *to, const sim_list_t *from)
+{
+    sim_list_t copy = {NULL, NULL};
+    for (const sim_task_t *t = from->head; t != NULL; t = t->next) {
+        sim_task_t *task = malloc(sizeof *task);
+        if (task == NULL) {
+            sim_list_free(&copy);
+            return false;
+        }
+        *task = *t;
+        if (task->notifier != NULL)
+            task->notifier->refs++;
+        sim_list_push(&copy, task);
+    }
+    *to = copy;
+    return true;
+}
+
+SIM_API cnrtRet_t cnrtTaskTopoInstantiate(cnrtTaskTopoEntity_t *pEntity, cnrtTaskTopo_t topo,
+                                          cnrtTaskTopoNode_t *pErrorNode, char *pLogBuffer,
+                                          size_t bufferSize)
+{
+    struct cnrtTaskTopoEntity *entity;
+    bool copied;
+    (void)pErrorNode, (void)pLogBuffer, (void)bufferSize;
+    SIM_ENTER("cnrtTaskTopoInstantiate");
+    if (pEntity == NULL || topo == NULL || topo->magic != SIM_TOPO_MAGIC)
+        return cnrtErrorArgsInvalid;
+    if ((entity = calloc(1, sizeof *entity)) == NULL)
+        return cnrtErrorSysNoMem;
+    pthread_mutex_lock(&sim_lock);
+    copied = sim_list_copy(&entity->tasks, &topo->tasks);
+    if (copied) {
+        entity->magic = SIM_ENTITY_MAGIC;
+        entity->device = topo->device;
+        entity->next = sim_entities;
+        sim_entities = entity;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    if (!copied) {
+        free(entity);
+        return cnrtErrorSysNoMem;
+    }
+    *pEntity = entity;
+    return cnrtSuccess;
+}
+
+SIM_API cnrtRet_t cnrtTaskTopoDestroy(cnrtTaskTopo_t topo)
+{
+    SIM_ENTER("cnrtTaskTopoDestroy");
+    if (topo == NULL || topo->magic != SIM_TOPO_MAGIC)
+        return cnrtErrorArgsInvalid;
+    pthread_mutex_lock(&sim_lock);
+    SIM_UNLINK(sim_topos, topo);
+    sim_list_free(&topo->tasks);
+    pthread_mutex_unlock(&sim_lock);
+    topo->magic = 0;
+    free(topo);
+    return cnrtSuccess;
+}
+
+/* Queues copies of the entity's tasks on `handle` (any queue of its device). */
+SIM_API cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueue_t handle)
+{
+    cnrtRet_t code;
+    struct cnrtQueue *queue;
+    sim_list_t copy;
+    SIM_ENTER("cnrtTaskTopoEntityInvoke");
+    if (entity == NULL || entity->magic != SIM_ENTITY_MAGIC)
+        return cnrtErrorArgsInvalid;
+    if ((queue = sim_queue_resolve(handle, &code)) == NULL)
+        return code;
+    if (queue->device != entity->device)
+        return cnrtErrorDevice;
+    pthread_mutex_lock(&sim_lock);
+    if (queue->capturing) {
+        pthread_mutex_unlock(&sim_lock);
+        return cnrtErrorQueueCaptureUnsupported;
+    }
+    if (!sim_list_copy(&copy, &entity->tasks)) {
+        pthread_mutex_unlock(&sim_lock);
+        return cnrtErrorSysNoMem;
+    }
+    while (copy.head != NULL) {
+        sim_task_t *task = copy.head;
+        copy.head = task->next;
+        if (task->kind == SIM_PLACE)
+            task->generation = ++task->notifier->placed;
+        else if (task->kind == SIM_WAIT)
+            task->generation = task->notifier->placed;
+        sim_list_push(&queue->tasks, task);
+        queue->enqueued++;
+    }
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    return cnrtSuccess;
+}
+
+SIM_API cnrtRet_t cnrtTaskTopoEntityDestroy(cnrtTaskTopoEntity_t entity)
+{
+    SIM_ENTER("cnrtTaskTopoEntityDestroy");
+    if (entity == NULL || entity->magic != SIM_ENTITY_MAGIC)
+        return cnrtErrorArgsInvalid;
+    pthread_mutex_lock(&sim_lock);
+    SIM_UNLINK(sim_entities, entity);
+    sim_list_free(&entity->tasks);
+    pthread_mutex_unlock(&sim_lock);
+    entity->magic = 0;
+    free(entity);
+    return cnrtSuccess;
+}

@@ -1,0 +1,537 @@
+/* test_mlu_faults.c: every CNRT call site of the mlu backend made to fail on
+ * the simulated libcnrt (ACCEL_MLU_LIBRARY, set by ctest), one at a time.
+ * For each: the sim's call count proves the site was reached; a call that
+ * returns a status gives the expected status and a last-error sentence
+ * naming the CNRT function and the injected cnrtRet_t; then, with the fault
+ * cleared, the same operation works again, as it would on the real runtime.
+ * Slots that return nothing (frees, destroys) must survive the fault. The
+ * ASan build runs this under LeakSanitizer, so a path that leaks on failure
+ * fails the test. The sims' control functions are reached with dlsym on the
+ * already-loaded libraries (RTLD_NOLOAD). */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <accel/accel.h>
+
+/* Codes injected: CNRT's "unknown" error (DEVICE_ERROR) and, for
+ * allocations, its out-of-memory code. */
+#define CNRT_UNKNOWN 999991
+#define CNRT_NO_MEM  100100
+
+static int (*sim_fault_set)(const char *spec);
+static unsigned long (*sim_calls)(const char *function);
+
+static void *sim_symbol(const char *env, const char *name)
+{
+    const char *path = getenv(env);
+    void *library, *symbol;
+    assert_non_null(path);
+    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(library);
+    symbol = dlsym(library, name);
+    assert_non_null(symbol);
+    dlclose(library); /* the backend's own reference keeps it loaded */
+    return symbol;
+}
+
+static void fail_every(const char *function, int code)
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
+    assert_int_equal(sim_fault_set(spec), 0);
+}
+
+static void clear_faults(void)
+{
+    assert_int_equal(sim_fault_set(NULL), 0);
+}
+
+/* `status` is `want` and the last error names `function` and `code`. */
+static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
+                                int code)
+{
+    char code_text[32];
+    const char *message = accel_last_error();
+    snprintf(code_text, sizeof code_text, "cnrtRet_t %d", code);
+    if (status != want || strstr(message, function) == NULL || strstr(message, code_text) == NULL)
+        fail_msg("%s: status %s (want %s), last error \"%s\" (want %s and \"%s\")", function,
+                 accel_status_name(status), accel_status_name(want), message, function, code_text);
+}
+
+static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
+                           int code)
+{
+    expect_failure_text(status, want, function, code);
+    assert_int_equal(accel_last_vendor_error(), code);
+}
+
+static accel_t *open_mlu(void)
+{
+    accel_t *acc = NULL;
+    assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
+    if (sim_fault_set == NULL) {
+        *(void **)&sim_fault_set = sim_symbol("ACCEL_MLU_LIBRARY", "accel_sim_fault_set");
+        *(void **)&sim_calls = sim_symbol("ACCEL_MLU_LIBRARY", "accel_sim_calls");
+    }
+    return acc;
+}
+
+/* Initialised (any device-touching call runs init) and device 0 active. */
+static accel_t *open_ready(void)
+{
+    accel_t *acc = open_mlu();
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    return acc;
+}
+
+/* Run `call` with `function` failing, check, clear, run it again. */
+#define CHECK_SITE(function, code, want, call)                                                     \
+    do {                                                                                           \
+        unsigned long before_ = sim_calls(function);                                               \
+        fail_every(function, code);                                                                \
+        expect_failure((call), want, function, code);                                              \
+        clear_faults();                                                                            \
+        assert_true(sim_calls(function) > before_);                                                \
+        assert_int_equal((call), ACCEL_OK);                                                        \
+    } while (0)
+
+/* A slot that returns nothing survives `function` failing, and calls it. */
+#define CHECK_SILENT(function, call)                                                               \
+    do {                                                                                           \
+        unsigned long before_ = sim_calls(function);                                               \
+        fail_every(function, CNRT_UNKNOWN);                                                        \
+        assert_int_equal((call), ACCEL_OK);                                                        \
+        clear_faults();                                                                            \
+        assert_true(sim_calls(function) > before_);                                                \
+    } while (0)
+
+/* ---------------------------------------------------------------- lifecycle */
+
+/* init's own calls; each failure is retried by the next backend. */
+static void test_init_faults(void **state)
+{
+    static const char *const sites[] = {"cnrtGetDeviceCount", "cnrtGetLibVersion",
+                                        "cnrtDriverGetVersion", "cnrtDeviceGetAttribute"};
+    (void)state;
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        accel_t *acc = open_mlu();
+        fail_every(sites[i], CNRT_UNKNOWN);
+        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
+                            CNRT_UNKNOWN);
+        clear_faults();
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+    assert_int_equal(accel_close(open_ready()), ACCEL_OK);
+}
+
+static void test_open_faults(void **state)
+{
+    accel_t *acc = NULL, *first;
+    (void)state;
+    first = open_ready();
+    fail_every("cnrtGetDeviceCount", CNRT_UNKNOWN);
+    assert_int_not_equal(accel_open("mlu", &acc), ACCEL_OK);
+    assert_non_null(strstr(accel_last_error(), "cnrtGetDeviceCount"));
+    assert_non_null(strstr(accel_last_error(), "cnrtRet_t 999991"));
+    clear_faults();
+    acc = open_ready();
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_int_equal(accel_close(first), ACCEL_OK);
+}
+
+/* Each new backend sets the device on its first call on a thread. */
+static void test_set_device_fault(void **state)
+{
+    accel_t *acc;
+    (void)state;
+    acc = open_mlu();
+    fail_every("cnrtSetDevice", CNRT_UNKNOWN);
+    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "cnrtSetDevice",
+                   CNRT_UNKNOWN);
+    clear_faults();
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* The error text calls have no code to fail with: a NULL name or
+ * description still gives a sentence with the function and the code. */
+static void test_error_text_missing(void **state)
+{
+    accel_t *acc = open_ready();
+    (void)state;
+    assert_int_equal(sim_fault_set("cnrtGetErrorName:*:1,cnrtGetErrorStr:*:1,"
+                                   "cnrtSyncDevice:*:999991"),
+                     0);
+    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "cnrtSyncDevice",
+                   CNRT_UNKNOWN);
+    clear_faults();
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- devices and memory */
+
+static void test_device_faults(void **state)
+{
+    static const char *const attributes[] = {"ComputeCapabilityMinor", "TotalMemSize"};
+    accel_t *acc = open_ready();
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    uint64_t available = 0;
+    (void)state;
+    CHECK_SITE("cnrtSyncDevice", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_synchronize(acc, 0));
+    CHECK_SITE("cnrtGetDeviceProperties", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_device_properties(acc, 0, &props));
+    CHECK_SITE("cnrtDeviceGetAttribute", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_device_properties(acc, 0, &props));
+    /* a later attribute call, not only the first */
+    for (int n = 2; n <= 5; n += 3) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "cnrtDeviceGetAttribute:%d:%d", n, CNRT_UNKNOWN);
+        assert_int_equal(sim_fault_set(spec), 0);
+        expect_failure(accel_device_properties(acc, 0, &props), ACCEL_ERROR_DEVICE_ERROR,
+                       attributes[n / 5], CNRT_UNKNOWN);
+        clear_faults();
+    }
+    assert_int_equal(accel_device_properties(acc, 0, &props), ACCEL_OK);
+    assert_string_equal(props.name, "MLU370-X8");
+    assert_int_equal(props.multiprocessor_count, 32);
+    CHECK_SITE("cnrtMemGetInfo", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_available_memory(acc, 0, &available));
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+static void test_memory_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    void *device = NULL, *pinned = NULL;
+    static char host[4096];
+    (void)state;
+    /* out of memory keeps its meaning; the allocator frees its cache and retries */
+    fail_every("cnrtMalloc", CNRT_NO_MEM);
+    expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
+                        "cnrtMalloc", CNRT_NO_MEM);
+    CHECK_SITE("cnrtMalloc", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_malloc(acc, 5 << 20, &device));
+    CHECK_SITE("cnrtMemcpyAsync_V2", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE("cnrtMemsetAsync", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memset(acc, device, 7, sizeof host));
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    /* cnrtFree fails inside empty_cache: logged, nothing else breaks */
+    CHECK_SILENT("cnrtFree", accel_empty_cache(acc));
+    assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+
+    CHECK_SITE("cnrtHostMalloc", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_host_alloc(acc, 4096, &pinned));
+    CHECK_SILENT("cnrtFreeHost", accel_host_free(acc, pinned));
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* Random fills: staging, the notifier that tracks it, the copy, the place;
+ * a failed place waits on the queue instead. */
+static void test_rng_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    uint32_t *device = NULL, host[64], again[64];
+    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
+    (void)state;
+    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
+    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    CHECK_SITE("cnrtHostMalloc", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("cnrtNotifierCreateWithFlags", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("cnrtMemcpyAsync_V2", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    CHECK_SITE("cnrtPlaceNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_rng_u32(acc, device, 64, NULL));
+    /* the sweep's query, the destroy and free of swept buffers: logged */
+    CHECK_SILENT("cnrtQueryNotifier", accel_rng_u32(acc, device, 64, NULL));
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    assert_int_equal(sim_fault_set("cnrtNotifierDestroy:*:999991,cnrtFreeHost:*:999991"), 0);
+    assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+    clear_faults();
+    /* the data is still the Philox stream: replay from the saved state */
+    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    for (int i = 0; i < 6; i++) /* the successful fills above */
+        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_memory_equal(host, again, sizeof host);
+    /* destroy() waits for the staging left behind; its wait may fail */
+    assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    fail_every("cnrtWaitNotifier", CNRT_UNKNOWN);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+    clear_faults();
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+static int callback_runs;
+static void count_callback(void *user_data)
+{
+    (void)user_data;
+    __atomic_add_fetch(&callback_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_stream_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL;
+    accel_event_t *start = NULL, *end = NULL;
+    float ms = 0;
+    (void)state;
+    CHECK_SITE("cnrtQueueCreate", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_create(acc, 0, 0, &stream));
+    CHECK_SITE("cnrtQueueSync", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_synchronize(stream));
+    CHECK_SITE("cnrtQueueQuery", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_query(stream));
+    CHECK_SITE("cnrtNotifierCreateWithFlags", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
+    CHECK_SITE("cnrtPlaceNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_record(start, stream));
+    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
+    CHECK_SITE("cnrtWaitNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_synchronize(end));
+    CHECK_SITE("cnrtQueryNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
+    CHECK_SITE("cnrtNotifierElapsedTime", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_elapsed_ms(start, end, &ms));
+    CHECK_SITE("cnrtQueueWaitNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_wait_event(stream, end));
+    CHECK_SITE("cnrtInvokeHostFunc", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_add_callback(stream, count_callback, NULL));
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), 1);
+
+    /* destroys that fail are logged; nothing leaks on our side */
+    CHECK_SILENT("cnrtNotifierDestroy", accel_event_destroy(start));
+    CHECK_SILENT("cnrtQueueDestroy", accel_stream_destroy(stream));
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    CHECK_SILENT("cnrtQueueSync", accel_stream_destroy(stream));
+    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static void test_graph_faults(void **state)
+{
+    static const char *const sites[] = {"cnrtQueueBeginCapture", "cnrtQueueEndCapture",
+                                        "cnrtTaskTopoInstantiate"};
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL;
+    accel_graph_t *graph = NULL;
+    void *device = NULL;
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, 256, &device), ACCEL_OK);
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        unsigned long before = sim_calls(sites[i]);
+        accel_status_t status;
+        assert_int_equal(accel_graph_create(acc, &graph), ACCEL_OK);
+        fail_every(sites[i], CNRT_UNKNOWN);
+        status = accel_graph_capture_begin(graph, stream);
+        if (status == ACCEL_OK) {
+            assert_int_equal(accel_memset_async(acc, device, 1, 256, stream), ACCEL_OK);
+            status = accel_graph_capture_end(graph, stream);
+        }
+        expect_failure(status, ACCEL_ERROR_DEVICE_ERROR, sites[i], CNRT_UNKNOWN);
+        clear_faults();
+        assert_true(sim_calls(sites[i]) > before);
+        /* a capture that failed to end is still open: ending it again works */
+        if (i > 0) {
+            assert_int_equal(accel_graph_capture_end(graph, stream), ACCEL_OK);
+            assert_int_equal(accel_graph_replay(graph, stream), ACCEL_OK);
+        }
+        assert_int_equal(accel_graph_destroy(graph), ACCEL_OK);
+    }
+    /* a failed topology destroy is logged; a failed replay says why; a
+     * random fill (made on the host at call time) cannot be captured */
+    assert_int_equal(accel_graph_create(acc, &graph), ACCEL_OK);
+    assert_int_equal(accel_graph_capture_begin(graph, stream), ACCEL_OK);
+    assert_int_equal(accel_rng_u32(acc, device, 64, stream), ACCEL_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(accel_last_error(), "cannot be captured"));
+    assert_int_equal(accel_memset_async(acc, device, 2, 256, stream), ACCEL_OK);
+    fail_every("cnrtTaskTopoDestroy", CNRT_UNKNOWN);
+    assert_int_equal(accel_graph_capture_end(graph, stream), ACCEL_OK);
+    clear_faults();
+    CHECK_SITE("cnrtTaskTopoEntityInvoke", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_graph_replay(graph, stream));
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    CHECK_SILENT("cnrtTaskTopoEntityDestroy", accel_graph_destroy(graph));
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- profiling */
+
+/* Ranges reach CNPX (the simulated libcnpx.so), a push and a pop each. */
+static void test_cnpx_ranges(void **state)
+{
+    accel_t *acc = open_ready();
+    unsigned long (*cnpx_calls)(const char *) = NULL;
+    unsigned long pushes, pops;
+    (void)state;
+    assert_int_equal(accel_range_push(acc, "mlu.faults", NULL, NULL), ACCEL_OK);
+    *(void **)&cnpx_calls = sim_symbol("ACCEL_MLU_CNPX_LIBRARY", "accel_sim_calls");
+    pushes = cnpx_calls("cnpxRangePush");
+    pops = cnpx_calls("cnpxRangePop");
+    assert_int_equal(accel_range_pop(acc, NULL), ACCEL_OK);
+    assert_int_equal(accel_range_push(acc, "mlu.faults.inner", NULL, NULL), ACCEL_OK);
+    assert_int_equal(accel_range_pop(acc, NULL), ACCEL_OK);
+    assert_int_equal(cnpx_calls("cnpxRangePush"), pushes + 1);
+    assert_int_equal(cnpx_calls("cnpxRangePop"), pops + 2);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- fork */
+
+/* After first use, a forked child gets a clear refusal from every call and
+ * the sim sees no call from it. */
+static void test_fork_refused(void **state)
+{
+    accel_t *acc = open_ready();
+    void *device = NULL;
+    pid_t child;
+    int status = 0;
+    (void)state;
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        unsigned long before = sim_calls("cnrtMalloc");
+        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
+        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
+                  strstr(accel_last_error(), "forked child") != NULL &&
+                  sim_calls("cnrtMalloc") == before;
+        if (!ok)
+            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
+                    accel_last_error());
+        /* closing in the child frees only host records: no CNRT call, no
+         * lock the parent's threads may have held */
+        before = sim_calls("cnrtQueueSync") + sim_calls("cnrtFree");
+        (void)accel_close(acc);
+        ok = ok && sim_calls("cnrtQueueSync") + sim_calls("cnrtFree") == before;
+        _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* ---------------------------------------------------------------- an old runtime */
+
+/* cnrt_sim_old: callbacks emulated with a notifier and a thread. */
+static void test_old_callback_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_stream_t *stream = NULL, *fallback = NULL;
+    int runs;
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
+    CHECK_SITE("cnrtNotifierCreateWithFlags", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_add_callback(stream, count_callback, NULL));
+    CHECK_SITE("cnrtPlaceNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_stream_add_callback(stream, count_callback, NULL));
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 2);
+    /* the callback thread's wait and destroy: logged, the callback still runs */
+    assert_int_equal(sim_fault_set("cnrtWaitNotifier:*:999991,cnrtNotifierDestroy:*:999991"), 0);
+    {
+        unsigned long waits = sim_calls("cnrtWaitNotifier");
+        unsigned long destroys = sim_calls("cnrtNotifierDestroy");
+        assert_int_equal(accel_stream_add_callback(stream, count_callback, NULL), ACCEL_OK);
+        assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+        clear_faults();
+        assert_true(sim_calls("cnrtWaitNotifier") > waits);
+        assert_true(sim_calls("cnrtNotifierDestroy") > destroys);
+    }
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 3);
+    /* the default queue has its own key: its callback is waited for too */
+    assert_int_equal(accel_default_stream(acc, 0, &fallback), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(fallback, count_callback, NULL), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(fallback), ACCEL_OK);
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 4);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* cnrt_sim_old: the hardware timer, the plain copy, and no graphs. */
+static void test_old_timing_copy_faults(void **state)
+{
+    accel_t *acc = open_ready();
+    accel_event_t *start = NULL, *end = NULL;
+    accel_graph_t *graph = NULL;
+    void *device = NULL;
+    static char host[256];
+    float ms = -1;
+    (void)state;
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start), ACCEL_OK);
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
+    assert_int_equal(accel_event_record(start, NULL), ACCEL_OK);
+    assert_int_equal(accel_event_record(end, NULL), ACCEL_OK);
+    assert_int_equal(accel_event_synchronize(end), ACCEL_OK);
+    CHECK_SITE("cnrtNotifierDuration", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_event_elapsed_ms(start, end, &ms));
+    assert_true(ms >= 0);
+    assert_int_equal(accel_malloc(acc, sizeof host, &device), ACCEL_OK);
+    CHECK_SITE("cnrtMemcpyAsync", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    assert_int_equal(accel_graph_create(acc, &graph), ACCEL_ERROR_UNSUPPORTED);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(start), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* A failed check leaves its fault set: clear it for the next test. */
+static int clear_after(void **state)
+{
+    (void)state;
+    if (sim_fault_set != NULL)
+        sim_fault_set(NULL);
+    return 0;
+}
+
+#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
+
+/* No argument: the full simulated runtime. "old": cnrt_sim_old's sites. */
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
+        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_error_text_missing),
+        FAULT_TEST(test_device_faults),    FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_rng_faults),       FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_graph_faults),     FAULT_TEST(test_cnpx_ranges),
+        FAULT_TEST(test_fork_refused),
+    };
+    const struct CMUnitTest old_tests[] = {
+        FAULT_TEST(test_old_callback_faults),
+        FAULT_TEST(test_old_timing_copy_faults),
+    };
+    if (argc > 1 && strcmp(argv[1], "old") == 0)
+        return cmocka_run_group_tests_name("mlu faults, old runtime", old_tests, NULL, NULL);
+    return cmocka_run_group_tests_name("mlu faults", tests, NULL, NULL);
+}
