@@ -37,6 +37,20 @@ DLDeleter = ctypes.CFUNCTYPE(None, P(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p),
                             ("deleter", DLDeleter)]
 
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+DLVersionedDeleter = ctypes.CFUNCTYPE(None, P(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx", c_void_p),
+                                     ("deleter", DLVersionedDeleter),
+                                     ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+DLPACK_FLAG_READ_ONLY = 1
+
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLOpenCL = 1, 2, 3, 4
 
 
@@ -226,7 +240,8 @@ def _status_name(status):
 
 def _checker(result, func, args):
     if result != 0:
-        raise_for_status(result, _status_name(result), _last_error(), func.__name__)
+        raise_for_status(result, _status_name(result), _last_error(),
+                         getattr(func, "__name__", "an op step"))
     return result
 
 

@@ -12,7 +12,7 @@ import ctypes
 import threading
 
 from . import _lib
-from ._lib import DLManagedTensor, DLTensor, lib
+from ._lib import DLManagedTensor, DLManagedTensorVersioned, DLTensor, lib
 
 # accel_dtype_t value, DLPack (code, bits), itemsize, by torch's name
 DTYPES = {
@@ -73,6 +73,8 @@ _capsule_set_name.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 # Names passed to PyCapsule_New/SetName must outlive the capsule: module-owned.
 _NAME = ctypes.create_string_buffer(b"dltensor")
 _USED_NAME = ctypes.create_string_buffer(b"used_dltensor")
+_VNAME = ctypes.create_string_buffer(b"dltensor_versioned")
+_USED_VNAME = ctypes.create_string_buffer(b"used_dltensor_versioned")
 
 # Exported DLManagedTensor structs by address -> (struct, Tensor). The entry
 # keeps both alive until the consumer (or the capsule destructor) deletes it.
@@ -80,8 +82,9 @@ _exports = {}
 _exports_lock = threading.Lock()
 
 
-def _call_deleter(address):
-    managed = ctypes.cast(address, ctypes.POINTER(DLManagedTensor))
+def _call_deleter(address, versioned=False):
+    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+    managed = ctypes.cast(address, ctypes.POINTER(struct))
     deleter = managed.contents.deleter
     if ctypes.cast(deleter, ctypes.c_void_p).value:
         deleter(managed)
@@ -93,13 +96,20 @@ def _export_deleter(managed):
         _exports.pop(ctypes.addressof(managed.contents), None)
 
 
+@_lib.DLVersionedDeleter
+def _export_versioned_deleter(managed):
+    with _exports_lock:
+        _exports.pop(ctypes.addressof(managed.contents), None)
+
+
 @_CapsuleDestructor
 def _capsule_destructor(capsule):
-    # Unconsumed capsule (name still "dltensor"): the producer deletes.
-    if _capsule_is_valid(capsule, b"dltensor"):
-        address = _capsule_get_pointer(capsule, b"dltensor")
-        if address:
-            _call_deleter(address)
+    # Unconsumed capsule (name not yet "used_..."): the producer deletes.
+    for name, versioned in ((b"dltensor", False), (b"dltensor_versioned", True)):
+        if _capsule_is_valid(capsule, name):
+            address = _capsule_get_pointer(capsule, name)
+            if address:
+                _call_deleter(address, versioned)
 
 
 class Tensor:
@@ -113,16 +123,20 @@ class Tensor:
     def _owned(cls, acc, dl):
         self = object.__new__(cls)
         self._acc, self._dl, self._managed, self._producer = acc, dl, None, None
+        self._versioned = self._readonly = False
         self._ptr = ctypes.pointer(dl)
         return self
 
     @classmethod
-    def _borrowed(cls, acc, address, producer):
+    def _borrowed(cls, acc, address, producer, versioned):
         self = object.__new__(cls)
-        managed = ctypes.cast(address, ctypes.POINTER(DLManagedTensor))
+        struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+        managed = ctypes.cast(address, ctypes.POINTER(struct)).contents
         self._acc, self._managed, self._producer = acc, address, producer
-        self._dl = managed.contents.dl_tensor
-        self._ptr = ctypes.cast(address, ctypes.POINTER(DLTensor))
+        self._versioned = versioned
+        self._readonly = bool(versioned and managed.flags & _lib.DLPACK_FLAG_READ_ONLY)
+        self._dl = managed.dl_tensor
+        self._ptr = ctypes.pointer(self._dl)
         return self
 
     # ---- release
@@ -134,7 +148,7 @@ class Tensor:
         if self._managed is None:
             lib.accel_tensor_free(self._acc._handle, self._ptr)
         else:
-            _call_deleter(self._managed)
+            _call_deleter(self._managed, self._versioned)
             self._managed = None
         self._ptr = None
         self._producer = None
@@ -217,6 +231,11 @@ class Tensor:
     def is_borrowed(self):
         return self._managed is not None
 
+    @property
+    def readonly(self):
+        """True for memory its producer exported read-only (DLPack 1.0 flag)."""
+        return self._readonly
+
     def __repr__(self):
         if self._ptr is None:
             return "accel.Tensor(freed)"
@@ -229,9 +248,11 @@ class Tensor:
         return (int(self._dl.device.device_type), int(self._dl.device.device_id))
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        """A "dltensor" capsule viewing this tensor's memory (no copy). Work
-        queued on the calling thread's current stream of the tensor's device
-        is waited for first, so the consumer sees finished data."""
+        """A capsule viewing this tensor's memory (no copy): DLPack 1.0
+        ("dltensor_versioned") when the consumer's max_version allows, else
+        the legacy "dltensor". Work queued on the calling thread's current
+        stream of the tensor's device is waited for first, so the consumer
+        sees finished data."""
         self._check()
         if copy:
             raise BufferError("accel: __dlpack__(copy=True) is not supported; "
@@ -241,13 +262,24 @@ class Tensor:
                               % (tuple(dl_device), self.__dlpack_device__()))
         if self._acc is not None and self._managed is None:
             self._acc._sync_current_stream(self._dl.device.device_id)
-        managed = DLManagedTensor()
+        if max_version is not None and tuple(max_version)[0] >= 1:
+            managed = DLManagedTensorVersioned()
+            managed.version.major, managed.version.minor = 1, 0
+            managed.flags = _lib.DLPACK_FLAG_READ_ONLY if self._readonly else 0
+            managed.deleter = _export_versioned_deleter
+            name = _VNAME
+        else:
+            if self._readonly:
+                raise BufferError("accel: this tensor is read-only; legacy DLPack cannot "
+                                  "say so (ask with max_version=(1, 0))")
+            managed = DLManagedTensor()
+            managed.deleter = _export_deleter
+            name = _NAME
         managed.dl_tensor = self._dl
         managed.manager_ctx = None
-        managed.deleter = _export_deleter
         with _exports_lock:
             _exports[ctypes.addressof(managed)] = (managed, self)
-        return _capsule_new(ctypes.addressof(managed), ctypes.addressof(_NAME),
+        return _capsule_new(ctypes.addressof(managed), ctypes.addressof(name),
                             _capsule_destructor)
 
     def numpy(self):
@@ -257,25 +289,38 @@ class Tensor:
 
 
 def import_dlpack(obj, acc=None):
-    """Borrow the memory of any DLPack producer as an accel.Tensor (no copy)."""
+    """Borrow the memory of any DLPack producer as an accel.Tensor (no copy).
+    DLPack 1.0 is asked for first, the legacy protocol otherwise."""
     if isinstance(obj, Tensor):
         return obj
     if not hasattr(obj, "__dlpack__"):
         raise TypeError("accel: %s is not a DLPack producer (it has no __dlpack__)"
                         % type(obj).__name__)
     try:
-        capsule = obj.__dlpack__()
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0))
+        except TypeError:  # a producer older than the max_version keyword
+            capsule = obj.__dlpack__()
     except (BufferError, RuntimeError, TypeError, ValueError) as exc:
         raise ValueError("accel: %s refused to export through DLPack: %s"
                          % (type(obj).__name__, exc)) from exc
     address = id(capsule)
-    if not _capsule_is_valid(address, b"dltensor"):
-        raise ValueError("accel: %s.__dlpack__() did not return an unused \"dltensor\" capsule"
+    if _capsule_is_valid(address, b"dltensor_versioned"):
+        name, used, versioned = b"dltensor_versioned", _USED_VNAME, True
+    elif _capsule_is_valid(address, b"dltensor"):
+        name, used, versioned = b"dltensor", _USED_NAME, False
+    else:
+        raise ValueError("accel: %s.__dlpack__() did not return an unused DLPack capsule"
                          % type(obj).__name__)
-    pointer = _capsule_get_pointer(address, b"dltensor")
-    if _capsule_set_name(address, ctypes.addressof(_USED_NAME)) != 0:
+    pointer = _capsule_get_pointer(address, name)
+    if versioned:
+        major = ctypes.cast(pointer, ctypes.POINTER(DLManagedTensorVersioned)).contents.version.major
+        if major != 1:
+            raise ValueError("accel: %s exported DLPack %d.x; accel reads 1.x and 0.x"
+                             % (type(obj).__name__, major))
+    if _capsule_set_name(address, ctypes.addressof(used)) != 0:
         raise ValueError("accel: could not mark the DLPack capsule as used")
-    return Tensor._borrowed(acc, pointer, obj)
+    return Tensor._borrowed(acc, pointer, obj, versioned)
 
 
 def dlpack_ptr(obj):

@@ -43,7 +43,7 @@ def table(op_name):
     return cached
 
 
-def as_dltensor(obj, what):
+def as_dltensor(obj, what, written=True):
     """(keep-alive, POINTER(DLTensor)) for a DLPack producer. Tensors that
     require grad are detached first (a view: same memory), as DeepSpeed
     passes p.data."""
@@ -53,6 +53,9 @@ def as_dltensor(obj, what):
         tensor = import_dlpack(obj)
     except (TypeError, ValueError) as exc:
         raise TypeError("accel: %s: %s" % (what, exc)) from None
+    if written and tensor.readonly:
+        raise ValueError("accel: %s is read-only memory (its DLPack producer said so); "
+                         "the step writes it" % what)
     return tensor, tensor._ptr
 
 

@@ -28,7 +28,7 @@ def adagrad_update(optimizer_id, step, lr, epsilon, weight_decay, params, grads,
     _ops.lookup(_optimizers, optimizer_id, "Adagrad", "create_adagrad")
     handle, op = _ops.table("cpu_adagrad")
     config = _lib.AdagradConfig(lr, epsilon, weight_decay)
-    keep = [_ops.as_dltensor(t, name) for t, name in
+    keep = [_ops.as_dltensor(t, name, name != "grads") for t, name in
             ((params, "params"), (grads, "grads"), (exp_avg_sq, "exp_avg_sq"))]
     _lib._checker(op.step(handle, None, ctypes.byref(config), keep[0][1], keep[1][1],
                           keep[2][1]), op.step, ())

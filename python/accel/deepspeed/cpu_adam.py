@@ -36,7 +36,7 @@ def adam_update(optimizer_id, step, lr, beta1, beta2, epsilon, weight_decay, bia
     handle, op = _ops.table("cpu_adam")
     config = _lib.AdamConfig(lr, beta1, beta2, epsilon, weight_decay, bool(bias_correction),
                              opt["adamw_mode"])
-    keep = [_ops.as_dltensor(t, name) for t, name in
+    keep = [_ops.as_dltensor(t, name, name != "grads") for t, name in
             ((params, "params"), (grads, "grads"), (exp_avg, "exp_avg"),
              (exp_avg_sq, "exp_avg_sq"))]
     _lib._checker(op.step(handle, None, ctypes.byref(config), int(step), keep[0][1], keep[1][1],

@@ -29,7 +29,7 @@ def lion_update(optimizer_id, step, lr, beta1, beta2, weight_decay, params, grad
     _ops.lookup(_optimizers, optimizer_id, "Lion", "create_lion")
     handle, op = _ops.table("cpu_lion")
     config = _lib.LionConfig(lr, beta1, beta2, weight_decay)
-    keep = [_ops.as_dltensor(t, name) for t, name in
+    keep = [_ops.as_dltensor(t, name, name != "grads") for t, name in
             ((params, "params"), (grads, "grads"), (exp_avg, "exp_avg"))]
     _lib._checker(op.step(handle, None, ctypes.byref(config), keep[0][1], keep[1][1],
                           keep[2][1]), op.step, ())
