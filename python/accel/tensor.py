@@ -84,10 +84,10 @@ _exports_lock = threading.Lock()
 
 def _call_deleter(address, versioned=False):
     struct = DLManagedTensorVersioned if versioned else DLManagedTensor
-    managed = ctypes.cast(address, ctypes.POINTER(struct))
-    deleter = managed.contents.deleter
-    if ctypes.cast(deleter, ctypes.c_void_p).value:
-        deleter(managed)
+    managed = struct.from_address(address)
+    deleter = managed.deleter
+    if deleter:  # a NULL function pointer is false
+        deleter(ctypes.byref(managed))
 
 
 @_lib.DLDeleter
@@ -131,7 +131,7 @@ class Tensor:
     def _borrowed(cls, acc, address, producer, versioned):
         self = object.__new__(cls)
         struct = DLManagedTensorVersioned if versioned else DLManagedTensor
-        managed = ctypes.cast(address, ctypes.POINTER(struct)).contents
+        managed = struct.from_address(address)
         self._acc, self._managed, self._producer = acc, address, producer
         self._versioned = versioned
         self._readonly = bool(versioned and managed.flags & _lib.DLPACK_FLAG_READ_ONLY)
@@ -314,7 +314,7 @@ def import_dlpack(obj, acc=None):
                          % type(obj).__name__)
     pointer = _capsule_get_pointer(address, name)
     if versioned:
-        major = ctypes.cast(pointer, ctypes.POINTER(DLManagedTensorVersioned)).contents.version.major
+        major = DLManagedTensorVersioned.from_address(pointer).version.major
         if major != 1:
             raise ValueError("accel: %s exported DLPack %d.x; accel reads 1.x and 0.x"
                              % (type(obj).__name__, major))

@@ -132,8 +132,8 @@ def test_bad_inputs(acc):
     with pytest.raises(ValueError, match="negative"):
         acc.empty((2, -1))
     with pytest.raises(TypeError, match="shape"):
-        acc.empty("abc" and 2.5)
-    with pytest.raises(ValueError):  # numpy refuses to export bool via DLPack? (it may)
+        acc.empty(2.5)
+    with pytest.raises(ValueError, match="dtype"):  # complex: no accel dtype
         acc.copy(np.zeros(3, dtype=np.complex64))
     t = acc.empty((3,))
     t.free()

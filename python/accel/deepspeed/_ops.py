@@ -43,12 +43,39 @@ def table(op_name):
     return cached
 
 
+# torch dtype name -> DLPack (code, bits), for the torch fast path below
+_TORCH_DTYPES = {"torch.float32": (2, 32), "torch.float16": (2, 16), "torch.bfloat16": (4, 16),
+                 "torch.float64": (2, 64), "torch.uint8": (1, 8), "torch.int32": (0, 32),
+                 "torch.int64": (0, 64)}
+_CPU = _lib.DLDevice(_lib.kDLCPU, 0)
+
+
+def _torch_dltensor(t, what):
+    """A flat DLTensor over a contiguous CPU torch tensor, without a DLPack
+    capsule (one step imports four tensors: this saves most of the call's
+    Python time). Same checks the capsule path leads to."""
+    if t.device.type != "cpu":
+        raise ValueError("accel: %s is on %s; DeepSpeed's CPU optimizers (and accel's) take "
+                         "CPU tensors" % (what, t.device))
+    if not t.is_contiguous():
+        raise ValueError("accel: %s is not contiguous; the step needs contiguous memory" % what)
+    code_bits = _TORCH_DTYPES.get(str(t.dtype))
+    if code_bits is None:
+        raise ValueError("accel: %s has dtype %s, which accel's steps do not take" % (what, t.dtype))
+    shape = (ctypes.c_int64 * 1)(t.numel())
+    dl = _lib.DLTensor(t.data_ptr(), _CPU, 1, _lib.DLDataType(code_bits[0], code_bits[1], 1),
+                       shape, None, 0)
+    return (t, shape, dl), ctypes.pointer(dl)
+
+
 def as_dltensor(obj, what, written=True):
-    """(keep-alive, POINTER(DLTensor)) for a DLPack producer. Tensors that
-    require grad are detached first (a view: same memory), as DeepSpeed
-    passes p.data."""
-    if getattr(obj, "requires_grad", False) and hasattr(obj, "detach"):
-        obj = obj.detach()
+    """(keep-alive, POINTER(DLTensor)) for a DLPack producer; the keep-alive
+    must be held while the pointer is used. torch tensors take a direct path
+    (their data pointer, as DeepSpeed's compiled op reads it); others go
+    through DLPack. Tensors that require grad are used as their .data (the
+    same memory), as DeepSpeed passes p.data."""
+    if type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr"):
+        return _torch_dltensor(obj.data if obj.requires_grad else obj, what)
     try:
         tensor = import_dlpack(obj)
     except (TypeError, ValueError) as exc:
