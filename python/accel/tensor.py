@@ -146,7 +146,9 @@ class Tensor:
         if self._ptr is None:
             return
         if self._managed is None:
-            lib.accel_tensor_free(self._acc._handle, self._ptr)
+            # an accelerator closed first released this memory with it
+            if self._acc._handle is not None:
+                lib.accel_tensor_free(self._acc._handle, self._ptr)
         else:
             _call_deleter(self._managed, self._versioned)
             self._managed = None

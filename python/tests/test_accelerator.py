@@ -147,7 +147,9 @@ def test_events_and_callbacks(acc):
     end.record(s)
     end.synchronize()
     assert ran == [1]
-    assert end.query() and s.query()
+    assert end.query()
+    s.synchronize()
+    assert s.query()
     ms = start.elapsed_time(end)
     assert ms >= 0.0
     untimed = acc.Event()
@@ -213,6 +215,10 @@ def test_open_and_close():
     with pytest.raises(ValueError):
         acc.close()  # a stream is alive
     s.destroy()
+    t = acc.zeros((16,))
     acc.close()
+    t.free()  # its memory went with the accelerator: nothing to free, no crash
+    with pytest.raises(ValueError, match="freed"):
+        t.shape
     with pytest.raises(accel.AccelNotFound):
         accel.open("no_such_backend")
