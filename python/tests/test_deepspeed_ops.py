@@ -115,3 +115,25 @@ def test_builders_look_like_deepspeeds():
         assert b.absolute_name() == mod.__name__
     acc = accel.get_accelerator()
     assert acc.create_op_builder("CPULionBuilder").load() is cpu_lion
+
+
+def test_torch_tensors_direct_path():
+    torch = pytest.importorskip("torch")
+    n = 512
+    p = torch.nn.Parameter(torch.randn(n))  # requires grad: stepped through .data
+    g, m, v = torch.randn(n), torch.zeros(n), torch.zeros(n)
+    ref = [x.detach().numpy().copy() for x in (p, g, m, v)]
+    cpu_adam.create_adam(7, 1e-3, 0.9, 0.999, 1e-8, 0.01, True, False)
+    assert cpu_adam.adam_update(7, 1, 1e-3, 0.9, 0.999, 1e-8, 0.01, True, p, g, m, v) == 0
+    cpu_adam.adam_update(7, 1, 1e-3, 0.9, 0.999, 1e-8, 0.01, True, *ref)
+    assert np.array_equal(p.detach().numpy(), ref[0])  # same bits as through DLPack
+    assert cpu_adam.adam_rollback(7, 1, 1e-3, 0.9, 0.999, 1e-8, 0.01, True, p, g, m, v) == 0
+    half = torch.randn(n).bfloat16()
+    assert cpu_adam.adam_update(7, 2, 1e-3, 0.9, 0.999, 1e-8, 0.0, True, half,
+                                torch.randn(n).bfloat16(), m, v) == 0
+    with pytest.raises(ValueError, match="contiguous"):
+        cpu_adam.adam_update(7, 3, 1e-3, 0.9, 0.999, 1e-8, 0, True, p[::2], g[::2], m[::2],
+                             v[::2])
+    with pytest.raises(ValueError, match="dtype"):
+        cpu_adam.adam_update(7, 3, 1e-3, 0.9, 0.999, 1e-8, 0, True, p.double(), g, m, v)
+    cpu_adam.destroy_adam(7)

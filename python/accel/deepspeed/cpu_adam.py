@@ -55,11 +55,19 @@ def adam_rollback(optimizer_id, step, lr, beta1, beta2, epsilon, weight_decay, b
     views = []
     for t, name in ((params, "params"), (grads, "grads"), (exp_avg, "exp_avg"),
                     (exp_avg_sq, "exp_avg_sq")):
-        tensor, _ = _ops.as_dltensor(t, name)
-        if tensor.dtype != "float32":
+        if getattr(t, "requires_grad", False) and hasattr(t, "detach"):
+            t = t.detach()  # the same memory
+        try:
+            view = np.from_dlpack(t)
+        except (BufferError, RuntimeError, TypeError, ValueError):
+            view = None  # bfloat16 and other dtypes numpy has not
+        if view is None or view.dtype != np.float32:
             print("Error: Adam rollback currently only supports float32 tensors")
             return -1
-        views.append((tensor, np.from_dlpack(tensor).reshape(-1)))
+        if not view.flags.c_contiguous or not view.flags.writeable and name != "grads":
+            raise ValueError("accel: adam_rollback: %s must be contiguous, writable memory"
+                             % name)
+        views.append((t, view.reshape(-1)))
     p, g, m, v = (view for _, view in views)
     f32 = np.float32
     one = f32(1)
