@@ -82,11 +82,24 @@ print("test-deepspeed: deepspeed %s, torch %s, accel %s (%s)"
       % (deepspeed.__version__, torch.__version__, accel.__version__, impl))
 EOF
 
+# test_fused_lion_equal compares DeepSpeedCPULion with FusedLion on the
+# accelerator's device; DeepSpeed's cpu accelerator has no FusedLion builder
+# (NotImplementedBuilder: "This op had not been implemented on CPU backend"),
+# so that test fails there with DeepSpeed's own kernels too: deselect it then.
+deselect=()
+if ! "$py" -c "
+from deepspeed.accelerator import get_accelerator
+b = get_accelerator().create_op_builder('FusedLionBuilder')
+raise SystemExit(b is None or b.name == 'deepspeed_not_implemented')" >/dev/null 2>&1; then
+    echo "test-deepspeed: DeepSpeed's accelerator has no FusedLion here: deselecting test_fused_lion_equal"
+    deselect=(--deselect unit/ops/lion/test_cpu_lion.py::TestCPULion::test_fused_lion_equal)
+fi
+
 cd "$work/tests"
 status=0
 "$py" -m pytest -p no:cacheprovider -q -o addopts="" --durations=0 --durations-min=5 \
     unit/ops/adam/test_cpu_adam.py unit/ops/adagrad/test_cpu_adagrad.py \
-    unit/ops/lion/test_cpu_lion.py "$@" || status=$?
+    unit/ops/lion/test_cpu_lion.py "${deselect[@]}" "$@" || status=$?
 echo "test-deepspeed: extensions DeepSpeed JIT-built during the run: $(ls "$work/ext" | tr '\n' ' ')"
 if ls "$work/ext" | grep -E '^(cpu_adam|cpu_adagrad|cpu_lion)' >/dev/null; then
     echo "test-deepspeed: FAILED: DeepSpeed JIT-built its own CPU optimizer op"
