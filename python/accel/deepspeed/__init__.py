@@ -14,6 +14,7 @@
 # Nothing here imports torch or DeepSpeed until use_accel_ops() is called.
 import importlib
 import importlib.abc
+import importlib.util
 import sys
 
 from . import _ops
@@ -180,7 +181,6 @@ def install_import_hook():
     """use_accel_ops() now if DeepSpeed's op builders are imported, else as
     soon as they are (put it in sitecustomize or the launcher's entry script
     so every worker process gets it)."""
-    import importlib.util  # noqa: F401  (find_spec above)
     if "deepspeed.ops.op_builder" in sys.modules:
         use_accel_ops()
     elif not any(isinstance(f, _AfterOpBuilderImport) for f in sys.meta_path):
