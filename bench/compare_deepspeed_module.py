@@ -18,7 +18,8 @@ import time
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="DeepSpeedCPUAdam: DeepSpeed's JIT-built op vs accel's module")
     parser.add_argument("--sizes", default="20,22,24",
                         help="log2 of the parameter counts (default 20,22,24)")
     parser.add_argument("--reps", type=int, default=7, help="timed repetitions (median)")
