@@ -4,7 +4,8 @@
 # and run all tests; build with clang (warnings are errors); run the suite
 # under ASan+UBSan and the threading tests under TSan; run each libFuzzer
 # harness briefly; check that an installed accel is found by find_package and
-# pkg-config.
+# pkg-config; pip-install the Python package into a venv and run its pytest
+# suite (scripts/test-deepspeed.sh, DeepSpeed's own optimizer tests, is opt-in).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -43,4 +44,7 @@ bash scripts/fuzz.sh "${ACCEL_FUZZ_SECONDS:-10}"
 
 echo "== install: find_package(accel) and pkg-config"
 bash scripts/check-install.sh build
+
+echo "== python: pip install . into build/python-venv, then pytest python/tests (scripts/test-python.sh)"
+bash scripts/test-python.sh
 echo "test.sh: all stages passed"

@@ -1,0 +1,29 @@
+# accel: Python bindings of libaccel, the portable accelerator runtime
+# (DeepSpeed's accelerator abstraction as a C library). ctypes over the
+# libaccel.so shipped in this package: the stable C ABI is the contract, so
+# nothing here is compiled against Python. See docs/python.md.
+from ._errors import (AccelDeviceError, AccelError, AccelInvalidArgument, AccelNotFound,
+                      AccelNotReady, AccelOutOfMemory, AccelUnavailable, AccelUnsupported)
+from ._lib import last_error
+from ._lib import lib as _clib
+from .accelerator import Accelerator, Event, Graph, OpBuilder, Stream, get_accelerator, open
+from .tensor import DTYPES, Tensor
+
+__version__ = _clib.accel_version().decode()
+
+
+def from_dlpack(obj):
+    """Borrow any DLPack producer's memory as an accel.Tensor (zero-copy)."""
+    return get_accelerator().from_dlpack(obj)
+
+
+def supported_names():
+    """Names ACCEL_ACCELERATOR / DS_ACCELERATOR / accel.open accept."""
+    import ast
+    return ast.literal_eval(_clib.accel_supported_names().decode())
+
+
+__all__ = ["Accelerator", "AccelError", "AccelInvalidArgument", "AccelNotFound",
+           "AccelUnavailable", "AccelUnsupported", "AccelOutOfMemory", "AccelNotReady",
+           "AccelDeviceError", "DTYPES", "Event", "Graph", "OpBuilder", "Stream", "Tensor",
+           "from_dlpack", "get_accelerator", "last_error", "open", "supported_names"]

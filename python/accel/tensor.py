@@ -1,0 +1,332 @@
+# tensor.py: accel.Tensor, a DLPack tensor in accel's memory or borrowed from
+# another DLPack producer (numpy, torch, cupy...), and the two directions of
+# the DLPack exchange (__dlpack__ out, from_dlpack in), zero-copy both ways.
+#
+# Ownership: a Tensor from acc.empty/zeros/copy owns its memory (the caching
+# allocator, freed by accel_tensor_free when the Tensor is collected or
+# .free() is called). A Tensor from from_dlpack borrows the producer's memory
+# and calls the producer's deleter when collected. A capsule from __dlpack__
+# keeps its Tensor alive until the consumer calls the deleter (numpy: when
+# the array is collected), so memory is never freed under a consumer.
+import ctypes
+import threading
+
+from . import _lib
+from ._lib import DLManagedTensor, DLManagedTensorVersioned, DLTensor, lib
+
+# accel_dtype_t value, DLPack (code, bits), itemsize, by torch's name
+DTYPES = {
+    "float32": (0, (2, 32), 4),
+    "float16": (1, (2, 16), 2),
+    "bfloat16": (2, (4, 16), 2),
+    "float64": (3, (2, 64), 8),
+    "uint8": (4, (1, 8), 1),
+    "int32": (5, (0, 32), 4),
+    "int64": (6, (0, 64), 8),
+}
+_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64",
+            "int": "int32", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+_BY_DLPACK = {v[1]: k for k, v in DTYPES.items()}
+
+
+def dtype_name(dtype):
+    """The accel dtype name for `dtype`: a name ("float32", "half"), a numpy
+    dtype, or a torch dtype (torch.float16)."""
+    text = str(dtype)
+    if text.startswith("torch."):
+        text = text[len("torch."):]
+    text = _ALIASES.get(text, text)
+    if text not in DTYPES:
+        raise ValueError("accel: dtype %r is not one accel stores; use one of %s"
+                         % (dtype, ", ".join(DTYPES)))
+    return text
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        dims = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError("accel: shape must be an int or a sequence of ints, not %r" % (shape,))
+    if any(d < 0 for d in dims):
+        raise ValueError("accel: shape %r has a negative dimension" % (dims,))
+    return dims
+
+
+# ---- CPython capsule functions, all taking addresses (c_void_p)
+_api = ctypes.pythonapi
+_CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_capsule_new = _api.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, _CapsuleDestructor]
+_capsule_is_valid = _api.PyCapsule_IsValid
+_capsule_is_valid.restype = ctypes.c_int
+_capsule_is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_capsule_get_pointer = _api.PyCapsule_GetPointer
+_capsule_get_pointer.restype = ctypes.c_void_p
+_capsule_get_pointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_capsule_set_name = _api.PyCapsule_SetName
+_capsule_set_name.restype = ctypes.c_int
+_capsule_set_name.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+# Names passed to PyCapsule_New/SetName must outlive the capsule: module-owned.
+_NAME = ctypes.create_string_buffer(b"dltensor")
+_USED_NAME = ctypes.create_string_buffer(b"used_dltensor")
+_VNAME = ctypes.create_string_buffer(b"dltensor_versioned")
+_USED_VNAME = ctypes.create_string_buffer(b"used_dltensor_versioned")
+
+# Exported DLManagedTensor structs by address -> (struct, Tensor). The entry
+# keeps both alive until the consumer (or the capsule destructor) deletes it.
+_exports = {}
+_exports_lock = threading.Lock()
+
+
+def _call_deleter(address, versioned=False):
+    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+    managed = struct.from_address(address)
+    deleter = managed.deleter
+    if deleter:  # a NULL function pointer is false
+        deleter(ctypes.byref(managed))
+
+
+@_lib.DLDeleter
+def _export_deleter(managed):
+    with _exports_lock:
+        _exports.pop(ctypes.addressof(managed.contents), None)
+
+
+@_lib.DLVersionedDeleter
+def _export_versioned_deleter(managed):
+    with _exports_lock:
+        _exports.pop(ctypes.addressof(managed.contents), None)
+
+
+@_CapsuleDestructor
+def _capsule_destructor(capsule):
+    # Unconsumed capsule (name not yet "used_..."): the producer deletes.
+    for name, versioned in ((b"dltensor", False), (b"dltensor_versioned", True)):
+        if _capsule_is_valid(capsule, name):
+            address = _capsule_get_pointer(capsule, name)
+            if address:
+                _call_deleter(address, versioned)
+
+
+class Tensor:
+    """A contiguous or strided DLPack tensor: accel's own memory, or a view of
+    another producer's memory (from_dlpack). Exports __dlpack__."""
+
+    def __init__(self, *_args, **_kw):
+        raise TypeError("accel.Tensor is made by acc.empty/zeros/copy or accel.from_dlpack")
+
+    @classmethod
+    def _owned(cls, acc, dl):
+        self = object.__new__(cls)
+        self._acc, self._dl, self._managed, self._producer = acc, dl, None, None
+        self._versioned = self._readonly = False
+        self._ptr = ctypes.pointer(dl)
+        return self
+
+    @classmethod
+    def _borrowed(cls, acc, address, producer, versioned):
+        self = object.__new__(cls)
+        struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+        managed = struct.from_address(address)
+        self._acc, self._managed, self._producer = acc, address, producer
+        self._versioned = versioned
+        self._readonly = bool(versioned and managed.flags & _lib.DLPACK_FLAG_READ_ONLY)
+        self._dl = managed.dl_tensor
+        self._ptr = ctypes.pointer(self._dl)
+        return self
+
+    # ---- release
+    def free(self):
+        """Release the memory now (owned) or hand the producer's back
+        (borrowed). Later use raises ValueError."""
+        if self._ptr is None:
+            return
+        if self._managed is None:
+            # an accelerator closed first released this memory with it
+            if self._acc._handle is not None:
+                lib.accel_tensor_free(self._acc._handle, self._ptr)
+        else:
+            _call_deleter(self._managed, self._versioned)
+            self._managed = None
+        self._ptr = None
+        self._producer = None
+
+    def __del__(self):
+        try:
+            if getattr(self, "_ptr", None) is not None:
+                self.free()
+        except Exception:  # interpreter shutdown or an accelerator already closed
+            pass
+
+    def _check(self):
+        if self._ptr is None:
+            raise ValueError("accel: this tensor was freed")
+        return self._ptr
+
+    # ---- description
+    @property
+    def ndim(self):
+        self._check()
+        return self._dl.ndim
+
+    @property
+    def shape(self):
+        self._check()
+        return tuple(self._dl.shape[i] for i in range(self._dl.ndim))
+
+    @property
+    def strides(self):
+        """Element strides, or None for compact row-major."""
+        self._check()
+        if not self._dl.strides:
+            return None
+        return tuple(self._dl.strides[i] for i in range(self._dl.ndim))
+
+    @property
+    def dtype(self):
+        self._check()
+        key = (self._dl.dtype.code, self._dl.dtype.bits)
+        if self._dl.dtype.lanes != 1 or key not in _BY_DLPACK:
+            return "dlpack(code=%d,bits=%d,lanes=%d)" % (key + (self._dl.dtype.lanes,))
+        return _BY_DLPACK[key]
+
+    @property
+    def itemsize(self):
+        return self._dl.dtype.bits // 8
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.itemsize
+
+    def data_ptr(self):
+        """Address of the first element (data + byte_offset)."""
+        self._check()
+        return (self._dl.data or 0) + self._dl.byte_offset
+
+    def is_contiguous(self):
+        strides = self.strides
+        if strides is None:
+            return True
+        expected = 1
+        for d, s in zip(reversed(self.shape), reversed(strides)):
+            if d != 1 and s != expected:
+                return False
+            expected *= d
+        return True
+
+    @property
+    def device(self):
+        """(DLPack device type, device index), as __dlpack_device__."""
+        return self.__dlpack_device__()
+
+    @property
+    def is_borrowed(self):
+        return self._managed is not None
+
+    @property
+    def readonly(self):
+        """True for memory its producer exported read-only (DLPack 1.0 flag)."""
+        return self._readonly
+
+    def __repr__(self):
+        if self._ptr is None:
+            return "accel.Tensor(freed)"
+        return "accel.Tensor(shape=%s, dtype=%s, device=%s%s)" % (
+            self.shape, self.dtype, self.device, ", borrowed" if self.is_borrowed else "")
+
+    # ---- DLPack out
+    def __dlpack_device__(self):
+        self._check()
+        return (int(self._dl.device.device_type), int(self._dl.device.device_id))
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A capsule viewing this tensor's memory (no copy): DLPack 1.0
+        ("dltensor_versioned") when the consumer's max_version allows, else
+        the legacy "dltensor". Work queued on the calling thread's current
+        stream of the tensor's device is waited for first, so the consumer
+        sees finished data."""
+        self._check()
+        if copy:
+            raise BufferError("accel: __dlpack__(copy=True) is not supported; "
+                              "use acc.copy(tensor) first")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError("accel: cannot export to device %r: the tensor is on %r"
+                              % (tuple(dl_device), self.__dlpack_device__()))
+        if self._acc is not None and self._managed is None:
+            self._acc._sync_current_stream(self._dl.device.device_id)
+        if max_version is not None and tuple(max_version)[0] >= 1:
+            managed = DLManagedTensorVersioned()
+            managed.version.major, managed.version.minor = 1, 0
+            managed.flags = _lib.DLPACK_FLAG_READ_ONLY if self._readonly else 0
+            managed.deleter = _export_versioned_deleter
+            name = _VNAME
+        else:
+            if self._readonly:
+                raise BufferError("accel: this tensor is read-only; legacy DLPack cannot "
+                                  "say so (ask with max_version=(1, 0))")
+            managed = DLManagedTensor()
+            managed.deleter = _export_deleter
+            name = _NAME
+        managed.dl_tensor = self._dl
+        managed.manager_ctx = None
+        with _exports_lock:
+            _exports[ctypes.addressof(managed)] = (managed, self)
+        return _capsule_new(ctypes.addressof(managed), ctypes.addressof(name),
+                            _capsule_destructor)
+
+    def numpy(self):
+        """A numpy array viewing this tensor (zero-copy; host memory only)."""
+        import numpy
+        return numpy.from_dlpack(self)
+
+
+def import_dlpack(obj, acc=None):
+    """Borrow the memory of any DLPack producer as an accel.Tensor (no copy).
+    DLPack 1.0 is asked for first, the legacy protocol otherwise."""
+    if isinstance(obj, Tensor):
+        return obj
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError("accel: %s is not a DLPack producer (it has no __dlpack__)"
+                        % type(obj).__name__)
+    try:
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0))
+        except TypeError:  # a producer older than the max_version keyword
+            capsule = obj.__dlpack__()
+    except (BufferError, RuntimeError, TypeError, ValueError) as exc:
+        raise ValueError("accel: %s refused to export through DLPack: %s"
+                         % (type(obj).__name__, exc)) from exc
+    address = id(capsule)
+    if _capsule_is_valid(address, b"dltensor_versioned"):
+        name, used, versioned = b"dltensor_versioned", _USED_VNAME, True
+    elif _capsule_is_valid(address, b"dltensor"):
+        name, used, versioned = b"dltensor", _USED_NAME, False
+    else:
+        raise ValueError("accel: %s.__dlpack__() did not return an unused DLPack capsule"
+                         % type(obj).__name__)
+    pointer = _capsule_get_pointer(address, name)
+    if versioned:
+        major = DLManagedTensorVersioned.from_address(pointer).version.major
+        if major != 1:
+            raise ValueError("accel: %s exported DLPack %d.x; accel reads 1.x and 0.x"
+                             % (type(obj).__name__, major))
+    if _capsule_set_name(address, ctypes.addressof(used)) != 0:
+        raise ValueError("accel: could not mark the DLPack capsule as used")
+    return Tensor._borrowed(acc, pointer, obj, versioned)
+
+
+def dlpack_ptr(obj):
+    """(Tensor, POINTER(DLTensor)) for any DLPack producer; the Tensor keeps
+    the borrowed memory alive and must be kept while the pointer is used."""
+    tensor = import_dlpack(obj)
+    return tensor, tensor._check()
