@@ -23,66 +23,20 @@
 
 #include <accel/accel.h>
 
+/* How the backend writes a vendor code in its sentences. */
+#define SIM_CODE_FORMAT "cnrtRet_t %d"
+#include "common/sim_fault_check.h"
+
 /* Codes injected: CNRT's "unknown" error (DEVICE_ERROR) and, for
  * allocations, its out-of-memory code. */
 #define CNRT_UNKNOWN 999991
 #define CNRT_NO_MEM  100100
 
-static int (*sim_fault_set)(const char *spec);
-static unsigned long (*sim_calls)(const char *function);
-
-static void *sim_symbol(const char *env, const char *name)
-{
-    const char *path = getenv(env);
-    void *library, *symbol;
-    assert_non_null(path);
-    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    assert_non_null(library);
-    symbol = dlsym(library, name);
-    assert_non_null(symbol);
-    dlclose(library); /* the backend's own reference keeps it loaded */
-    return symbol;
-}
-
-static void fail_every(const char *function, int code)
-{
-    char spec[128];
-    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
-    assert_int_equal(sim_fault_set(spec), 0);
-}
-
-static void clear_faults(void)
-{
-    assert_int_equal(sim_fault_set(NULL), 0);
-}
-
-/* `status` is `want` and the last error names `function` and `code`. */
-static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
-                                int code)
-{
-    char code_text[32];
-    const char *message = accel_last_error();
-    snprintf(code_text, sizeof code_text, "cnrtRet_t %d", code);
-    if (status != want || strstr(message, function) == NULL || strstr(message, code_text) == NULL)
-        fail_msg("%s: status %s (want %s), last error \"%s\" (want %s and \"%s\")", function,
-                 accel_status_name(status), accel_status_name(want), message, function, code_text);
-}
-
-static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
-                           int code)
-{
-    expect_failure_text(status, want, function, code);
-    assert_int_equal(accel_last_vendor_error(), code);
-}
-
 static accel_t *open_mlu(void)
 {
     accel_t *acc = NULL;
     assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
-    if (sim_fault_set == NULL) {
-        *(void **)&sim_fault_set = sim_symbol("ACCEL_MLU_LIBRARY", "accel_sim_fault_set");
-        *(void **)&sim_calls = sim_symbol("ACCEL_MLU_LIBRARY", "accel_sim_calls");
-    }
+    sim_bind("ACCEL_MLU_LIBRARY");
     return acc;
 }
 
@@ -93,17 +47,6 @@ static accel_t *open_ready(void)
     assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
     return acc;
 }
-
-/* Run `call` with `function` failing, check, clear, run it again. */
-#define CHECK_SITE(function, code, want, call)                                                     \
-    do {                                                                                           \
-        unsigned long before_ = sim_calls(function);                                               \
-        fail_every(function, code);                                                                \
-        expect_failure((call), want, function, code);                                              \
-        clear_faults();                                                                            \
-        assert_true(sim_calls(function) > before_);                                                \
-        assert_int_equal((call), ACCEL_OK);                                                        \
-    } while (0)
 
 /* A slot that returns nothing survives `function` failing, and calls it. */
 #define CHECK_SILENT(function, call)                                                               \

@@ -23,69 +23,20 @@
 
 #include <accel/accel.h>
 
+/* How the backend writes a vendor code in its sentences. */
+#define SIM_CODE_FORMAT "aclError %d"
+#include "common/sim_fault_check.h"
+
 /* Codes injected: a runtime internal error (DEVICE_ERROR) and, for
  * allocations, the runtime's out-of-memory code. */
 #define ACL_INTERNAL 507000
 #define ACL_MEMORY   207001
 
-static int (*sim_fault_set)(const char *spec);
-static unsigned long (*sim_calls)(const char *function);
-
-/* The sim's control functions, from the library the backend loaded. */
-static void sim_bind(void)
-{
-    const char *path = getenv("ACCEL_NPU_LIBRARY");
-    void *library;
-    assert_non_null(path);
-    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    assert_non_null(library);
-    *(void **)&sim_fault_set = dlsym(library, "accel_sim_fault_set");
-    *(void **)&sim_calls = dlsym(library, "accel_sim_calls");
-    assert_non_null(sim_fault_set);
-    assert_non_null(sim_calls);
-    dlclose(library); /* the backend's own reference keeps it loaded */
-}
-
-static void fail_every(const char *function, int code)
-{
-    char spec[128];
-    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
-    assert_int_equal(sim_fault_set(spec), 0);
-}
-
-static void clear_faults(void)
-{
-    assert_int_equal(sim_fault_set(NULL), 0);
-}
-
-/* `status` is `want` and the last error names `function` and `code`; the
- * vendor code is kept too, except where core restates the error (a failed
- * initialisation, an allocation that failed again after the cache was
- * emptied), which keeps the sentence only. */
-static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
-                                int code)
-{
-    char code_text[32];
-    const char *message = accel_last_error();
-    snprintf(code_text, sizeof code_text, "aclError %d", code);
-    if (status != want || strstr(message, function) == NULL || strstr(message, code_text) == NULL)
-        fail_msg("%s: status %s (want %s), last error \"%s\" (want %s and \"%s\")", function,
-                 accel_status_name(status), accel_status_name(want), message, function, code_text);
-}
-
-static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
-                           int code)
-{
-    expect_failure_text(status, want, function, code);
-    assert_int_equal(accel_last_vendor_error(), code);
-}
-
 static accel_t *open_npu(void)
 {
     accel_t *acc = NULL;
     assert_int_equal(accel_open("npu", &acc), ACCEL_OK);
-    if (sim_fault_set == NULL)
-        sim_bind();
+    sim_bind("ACCEL_NPU_LIBRARY");
     return acc;
 }
 
@@ -96,17 +47,6 @@ static accel_t *open_ready(void)
     assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
     return acc;
 }
-
-/* Run `call` with `function` failing, check, clear, run it again. */
-#define CHECK_SITE(function, code, want, call)                                                     \
-    do {                                                                                           \
-        unsigned long before_ = sim_calls(function);                                               \
-        fail_every(function, code);                                                                \
-        expect_failure((call), want, function, code);                                              \
-        clear_faults();                                                                            \
-        assert_true(sim_calls(function) > before_);                                                \
-        assert_int_equal((call), ACCEL_OK);                                                        \
-    } while (0)
 
 /* ---------------------------------------------------------------- lifecycle */
 

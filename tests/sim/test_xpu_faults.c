@@ -27,70 +27,20 @@
 
 #include <accel/accel.h>
 
+/* How the backend writes a vendor code in its sentences. */
+#define SIM_CODE_FORMAT "ze_result_t 0x%x"
+#include "common/sim_fault_check.h"
+
 /* Codes injected: the device was lost (DEVICE_ERROR) and, for allocations,
  * out of device memory. */
 #define ZE_LOST      0x70000001
 #define ZE_NO_MEMORY 0x70000003
 
-static int (*sim_fault_set)(const char *spec);
-static unsigned long (*sim_calls)(const char *function);
-
-static void sim_bind(void)
-{
-    const char *path = getenv("ACCEL_SIM_DRIVER");
-    void *library;
-    assert_non_null(path);
-    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    assert_non_null(library);
-    *(void **)&sim_fault_set = dlsym(library, "accel_sim_fault_set");
-    *(void **)&sim_calls = dlsym(library, "accel_sim_calls");
-    assert_non_null(sim_fault_set);
-    assert_non_null(sim_calls);
-    dlclose(library); /* the loader's own reference keeps it loaded */
-}
-
-static void fail_every(const char *function, int code)
-{
-    char spec[128];
-    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
-    assert_int_equal(sim_fault_set(spec), 0);
-}
-
-static void clear_faults(void)
-{
-    assert_int_equal(sim_fault_set(NULL), 0);
-}
-
-static bool names_failure(const char *function, int code)
-{
-    char code_text[48];
-    const char *message = accel_last_error();
-    snprintf(code_text, sizeof code_text, "ze_result_t 0x%x", (unsigned)code);
-    return strstr(message, function) != NULL && strstr(message, code_text) != NULL;
-}
-
-/* `status` is `want` and the last error names `function` and `code`. */
-static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
-                                int code)
-{
-    if (status != want || !names_failure(function, code))
-        fail_msg("%s: status %s (want %s), last error \"%s\"", function, accel_status_name(status),
-                 accel_status_name(want), accel_last_error());
-}
-
-static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
-                           int code)
-{
-    expect_failure_text(status, want, function, code);
-    assert_int_equal(accel_last_vendor_error(), code);
-}
-
 static accel_t *open_xpu(void)
 {
     accel_t *acc = NULL;
     assert_int_equal(accel_open("xpu", &acc), ACCEL_OK);
-    if (sim_fault_set == NULL)
-        sim_bind();
+    sim_bind("ACCEL_SIM_DRIVER");
     return acc;
 }
 
@@ -101,17 +51,6 @@ static accel_t *open_ready(void)
     assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
     return acc;
 }
-
-/* Run `call` with `function` failing, check, clear, run it again. */
-#define CHECK_SITE(function, code, want, call)                                                     \
-    do {                                                                                           \
-        unsigned long before_ = sim_calls(function);                                               \
-        fail_every(function, code);                                                                \
-        expect_failure((call), want, function, code);                                              \
-        clear_faults();                                                                            \
-        assert_true(sim_calls(function) > before_);                                                \
-        assert_int_equal((call), ACCEL_OK);                                                        \
-    } while (0)
 
 /* A slot with no status: the fault is reached and survived. */
 #define SURVIVE(function, call)                                                                    \
@@ -169,7 +108,7 @@ static void test_open_faults(void **state)
     for (size_t i = 0; i < 2; i++) {
         fail_every(sites[i], ZE_LOST);
         assert_int_not_equal(accel_open("xpu", &acc), ACCEL_OK);
-        assert_true(names_failure(sites[i], ZE_LOST));
+        assert_true(sim_names_failure(sites[i], ZE_LOST));
         clear_faults();
         acc = open_ready();
         assert_int_equal(accel_close(acc), ACCEL_OK);
