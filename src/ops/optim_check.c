@@ -198,11 +198,18 @@ static accel_status_t tensor_count(const char *op, const char *what, const DLTen
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: %s tensor has a bad shape (ndim %d%s)", op, what, t->ndim,
                            t->shape == NULL ? ", shape NULL" : "");
+    bool empty = false;
+    for (int32_t i = 0; i < t->ndim; i++)
+        empty = empty || t->shape[i] == 0;
+    /* A zero extent anywhere makes the tensor empty, whatever the other
+     * extents multiply to: no size can overflow and no layout is read. */
     for (int32_t i = t->ndim - 1; i >= 0; i--) {
         int64_t extent = t->shape[i];
         if (extent < 0)
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "%s: %s tensor has a negative extent in dimension %d", op, what, i);
+        if (empty)
+            continue;
         if (t->strides != NULL && extent > 1 && t->strides[i] != expected_stride)
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "%s: %s tensor is not contiguous (stride %lld in dimension %d); "
@@ -212,8 +219,10 @@ static accel_status_t tensor_count(const char *op, const char *what, const DLTen
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: %s tensor size overflows", op,
                                what);
         count *= (size_t)extent;
-        expected_stride *= extent;
+        expected_stride *= extent; /* <= count: cannot overflow */
     }
+    if (empty)
+        count = 0;
     if (t->data == NULL && count > 0)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: %s tensor has no data", op, what);
     *out = count;

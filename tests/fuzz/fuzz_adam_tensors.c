@@ -98,6 +98,13 @@ static void fuzz_tensor_read(fuzz_tensor_t *f, fuzz_reader_t *r)
             f->claim = CLAIM_IMPOSSIBLE;
             return;
         }
+    }
+    /* a zero extent anywhere: empty, whatever the others multiply to */
+    for (int d = 0; d < f->t.ndim && elements > 0; d++) {
+        if (f->shape[d] == 0)
+            elements = 0;
+    }
+    for (int d = 0; d < f->t.ndim && elements > 0; d++) {
         if (__builtin_mul_overflow(elements, (uint64_t)f->shape[d], &elements)) {
             f->claim = CLAIM_IMPOSSIBLE;
             return;
