@@ -43,6 +43,8 @@ typedef struct alloc_block {
     struct alloc_block *event_prev, *event_next; /* blocks waiting on the same event */
     const void *held_by;           /* owner of a held block (see accel_allocator_hold) */
     struct alloc_block *held_next; /* the allocator's held list */
+    void *held_event; /* backend event recorded on the freeing stream when the block was
+                         held (NULL: that stream was idle); the release waits on it */
 } alloc_block_t;
 
 /* One allocation from the raw allocator. */
@@ -251,25 +253,37 @@ static void block_set_event(accel_allocator_t *allocator, alloc_block_t *block,
         event_discard(allocator, old);
 }
 
-/* Record a new event on `stream` and add it to the pending list. */
-static accel_status_t event_record(accel_allocator_t *allocator, void *stream, alloc_event_t **out)
+/* Put the recorded backend event `handle` on the pending list (the list
+ * owns it from now on). With `stream_known` false the stream it was recorded
+ * on may be gone, so no stream may reuse its blocks before it completes: the
+ * event's own address stands for a stream nobody allocates on. */
+static void event_add_pending(accel_allocator_t *allocator, alloc_event_t *event, void *handle,
+                              void *stream, bool stream_known)
 {
-    alloc_event_t *event = calloc(1, sizeof *event);
-    if (!event)
-        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                           "allocator: host out of memory while recording a free event");
-    accel_status_t status =
-        allocator->device.event_record_new(allocator->device.ctx, stream, &event->handle);
-    if (status != ACCEL_OK) {
-        free(event);
-        return status;
-    }
-    event->stream = stream;
+    event->handle = handle;
+    event->stream = stream_known ? stream : (void *)event;
     event->sequence = ++allocator->event_sequence;
     event->next = allocator->pending;
     if (allocator->pending)
         allocator->pending->prev = event;
     allocator->pending = event;
+}
+
+/* Record a new event on `stream` and add it to the pending list. */
+static accel_status_t event_record(accel_allocator_t *allocator, void *stream, alloc_event_t **out)
+{
+    void *handle = NULL;
+    alloc_event_t *event = calloc(1, sizeof *event);
+    if (!event)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "allocator: host out of memory while recording a free event");
+    accel_status_t status =
+        allocator->device.event_record_new(allocator->device.ctx, stream, &handle);
+    if (status != ACCEL_OK) {
+        free(event);
+        return status;
+    }
+    event_add_pending(allocator, event, handle, stream, true);
     *out = event;
     return ACCEL_OK;
 }
@@ -559,6 +573,9 @@ void accel_allocator_destroy(accel_allocator_t *allocator)
         allocator->device.event_destroy(allocator->device.ctx, event->handle);
         free(event);
     }
+    for (alloc_block_t *block = allocator->held; block; block = block->held_next)
+        if (block->held_event)
+            allocator->device.event_destroy(allocator->device.ctx, block->held_event);
     while (allocator->segments) {
         alloc_segment_t *segment = allocator->segments;
         allocator->segments = segment->next;
@@ -647,17 +664,19 @@ accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, 
     return status;
 }
 
-/* Give the block back: cached (stream-ordered) or to the raw allocator. */
-static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_block_t *block,
-                                        void *stream, bool in_live_tree)
+/* Whether work queued on `stream` may still use memory freed now: then the
+ * free needs an event. */
+static bool stream_needs_event(accel_allocator_t *allocator, void *stream)
 {
-    alloc_event_t *event = NULL;
-    if (allocator->has_events && !(allocator->device.stream_idle &&
-                                   allocator->device.stream_idle(allocator->device.ctx, stream))) {
-        accel_status_t status = event_record(allocator, stream, &event);
-        if (status != ACCEL_OK)
-            return status;
-    }
+    return allocator->has_events && !(allocator->device.stream_idle &&
+                                      allocator->device.stream_idle(allocator->device.ctx, stream));
+}
+
+/* Make the block free, reusable once `event` completed (NULL: now): cached
+ * (stream-ordered) or back to the raw allocator. */
+static void block_release(accel_allocator_t *allocator, alloc_block_t *block, void *stream,
+                          alloc_event_t *event, bool in_live_tree)
+{
     if (in_live_tree)
         live_remove(allocator, block);
     stats_block_live(allocator, block, false);
@@ -672,9 +691,66 @@ static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_bloc
          * work that may still use it is done. */
         if (!event)
             segment_release(allocator, block->segment);
-        return ACCEL_OK;
+        return;
     }
     block_coalesce(allocator, block);
+}
+
+/* Give the block back, freed on `stream`. */
+static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_block_t *block,
+                                        void *stream, bool in_live_tree)
+{
+    alloc_event_t *event = NULL;
+    if (stream_needs_event(allocator, stream)) {
+        accel_status_t status = event_record(allocator, stream, &event);
+        if (status != ACCEL_OK)
+            return status;
+    }
+    block_release(allocator, block, stream, event, in_live_tree);
+    return ACCEL_OK;
+}
+
+/* Take the live `block`, freed on `stream`, out of use for `owner`. The
+ * freeing stream's place is recorded now: the release may come after that
+ * stream is destroyed, and must still not hand the block out before the
+ * stream's work that uses it is done. */
+static accel_status_t block_hold_locked(accel_allocator_t *allocator, alloc_block_t *block,
+                                        void *stream, const void *owner)
+{
+    void *handle = NULL;
+    if (stream_needs_event(allocator, stream)) {
+        accel_status_t status =
+            allocator->device.event_record_new(allocator->device.ctx, stream, &handle);
+        if (status != ACCEL_OK)
+            return status;
+    }
+    live_remove(allocator, block);
+    block->held_by = owner;
+    block->held_event = handle;
+    block->held_next = allocator->held;
+    allocator->held = block;
+    return ACCEL_OK;
+}
+
+/* Free a held block (already off the held list). Its event, still pending,
+ * moves to the pending list, with no stream allowed to reuse the block early.
+ * Host out of memory leaves everything as it was. */
+static accel_status_t held_block_release(accel_allocator_t *allocator, alloc_block_t *block)
+{
+    alloc_event_t *event = NULL;
+    if (block->held_event != NULL &&
+        allocator->device.event_query(allocator->device.ctx, block->held_event) != ACCEL_OK) {
+        event = calloc(1, sizeof *event);
+        if (!event)
+            return ACCEL_ERROR_OUT_OF_MEMORY;
+        event_add_pending(allocator, event, block->held_event, NULL, false);
+    } else if (block->held_event != NULL) {
+        allocator->device.event_destroy(allocator->device.ctx, block->held_event);
+    }
+    block->held_event = NULL;
+    block->held_by = NULL;
+    block->held_next = NULL;
+    block_release(allocator, block, event ? event->stream : NULL, event, false);
     return ACCEL_OK;
 }
 
@@ -699,7 +775,8 @@ static accel_status_t allocator_free_locked(accel_allocator_t *allocator, void *
     return block_free_locked(allocator, block, stream, true);
 }
 
-accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, const void *owner)
+accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, void *stream,
+                                    const void *owner)
 {
     if (!allocator || !owner)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -708,14 +785,10 @@ accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, con
         return ACCEL_OK;
     pthread_mutex_lock(&allocator->lock);
     alloc_block_t *block = live_block_at(allocator, ptr);
-    if (block) {
-        live_remove(allocator, block);
-        block->held_by = owner;
-        block->held_next = allocator->held;
-        allocator->held = block;
-    }
+    accel_status_t status =
+        block ? block_hold_locked(allocator, block, stream, owner) : ACCEL_ERROR_INVALID_ARGUMENT;
     pthread_mutex_unlock(&allocator->lock);
-    return block ? ACCEL_OK : ACCEL_ERROR_INVALID_ARGUMENT;
+    return status;
 }
 
 accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
@@ -732,11 +805,7 @@ accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr
             *out_tensor_owned = true;
             status = ACCEL_ERROR_INVALID_ARGUMENT;
         } else if (hold_owner != NULL) {
-            live_remove(allocator, block);
-            block->held_by = hold_owner;
-            block->held_next = allocator->held;
-            allocator->held = block;
-            status = ACCEL_OK;
+            status = block_hold_locked(allocator, block, stream, hold_owner);
         } else {
             status = block_free_locked(allocator, block, stream, true);
         }
@@ -745,7 +814,7 @@ accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr
     return status;
 }
 
-/* A block whose stream event cannot be recorded (host out of memory) stays
+/* A block whose pending event cannot be listed (host out of memory) stays
  * held rather than being reused too early; the next release retries it. */
 void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner)
 {
@@ -758,15 +827,11 @@ void accel_allocator_release_held(accel_allocator_t *allocator, const void *owne
             link = &block->held_next;
             continue;
         }
-        *link = block->held_next;
-        block->held_by = NULL;
-        block->held_next = NULL;
-        if (block_free_locked(allocator, block, NULL, false) != ACCEL_OK) {
-            block->held_by = owner;
-            block->held_next = *link;
-            *link = block;
+        alloc_block_t *next = block->held_next;
+        if (held_block_release(allocator, block) == ACCEL_OK)
+            *link = next;
+        else
             link = &block->held_next;
-        }
     }
     pthread_mutex_unlock(&allocator->lock);
 }

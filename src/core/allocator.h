@@ -53,13 +53,17 @@ accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, 
 /* INVALID_ARGUMENT when ptr is not the start of a live block. */
 accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream);
 
-/* Take the live block starting at `ptr` away from its user without making it
- * reusable: lookups and frees no longer find it, its bytes stay counted as
- * allocated, and no request gets it until accel_allocator_release_held with
- * the same `owner` (core uses the graph whose capture was running when the
- * user freed it). INVALID_ARGUMENT when ptr is not the start of a live block;
- * NULL is accepted and ignored. */
-accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, const void *owner);
+/* Take the live block starting at `ptr`, freed on `stream`, away from its
+ * user without making it reusable: lookups and frees no longer find it, its
+ * bytes stay counted as allocated, and no request gets it until
+ * accel_allocator_release_held with the same `owner` (core uses the graph
+ * whose capture was running when the user freed it) and, after that, until
+ * the work queued on `stream` before the hold has run (an event recorded now,
+ * so `stream` may be destroyed meanwhile). INVALID_ARGUMENT when ptr is not
+ * the start of a live block; NULL is accepted and ignored; a failed event
+ * record keeps its status and text and changes nothing. */
+accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, void *stream,
+                                    const void *owner);
 /* accel_free's lookup, tensor check and free as one locked step: the live
  * block starting at `ptr` is freed on `stream`, or held for `hold_owner`
  * when that is not NULL (see accel_allocator_hold); *out_size is the size
@@ -71,7 +75,8 @@ accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, con
 accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
                                          const void *hold_owner, bool allow_tensor,
                                          size_t *out_size, bool *out_tensor_owned);
-/* Free every block held for `owner`, as if freed on the default stream. */
+/* Free every block held for `owner`; each is reusable by any stream once the
+ * event recorded when it was held has completed. */
 void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner);
 
 /* Find the live block holding `ptr` (any byte inside it): its start and the

@@ -64,7 +64,7 @@ static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr, acc
     accel_status_t status;
     pthread_mutex_lock(&dev->capture_lock);
     if (dev->capturing != NULL)
-        status = accel_allocator_hold(dev->allocator, ptr, dev->capturing);
+        status = accel_allocator_hold(dev->allocator, ptr, stream->impl, dev->capturing);
     else
         status = accel_allocator_free(dev->allocator, ptr, stream->impl);
     pthread_mutex_unlock(&dev->capture_lock);

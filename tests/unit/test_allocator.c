@@ -723,6 +723,69 @@ static void test_free_user_checks_in_one_step(void **state)
     assert_int_equal(device.used, 0);
 }
 
+/* A block freed on a busy stream while a graph captured (held for it) stays
+ * stream-ordered through the release: no stream, not even the default one
+ * (idle here, as on cpu), gets it before the freeing stream's work has run,
+ * and the freeing stream may be gone by then. Both hold entry points. */
+static void test_held_block_waits_for_its_stream(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_device_t iface = fake_interface(&device, true);
+    accel_allocator_t *allocator = NULL;
+    static const int owner;
+    size_t size = 0;
+    bool tensor = false;
+    iface.stream_idle = fake_stream_idle;
+    assert_int_equal(accel_allocator_create(&iface, true, &allocator), ACCEL_OK);
+    idle_stream = NULL;
+
+    char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    char *b = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    assert_int_equal(
+        accel_allocator_free_user(allocator, a, STREAM_A, &owner, false, &size, &tensor), ACCEL_OK);
+    fake_event_t *a_event = last_event;
+    assert_non_null(a_event);
+    assert_int_equal(accel_allocator_hold(allocator, b, STREAM_A, &owner), ACCEL_OK);
+    fake_event_t *b_event = last_event;
+    assert_ptr_not_equal(b_event, a_event);
+    accel_allocator_release_held(allocator, &owner);
+
+    char *c = alloc_ok(allocator, 4 * KIB, NULL);
+    char *d = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    char *e = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    assert_true(c != a && c != b && d != a && d != b && e != a && e != b);
+    free_ok(allocator, c, NULL);
+    free_ok(allocator, d, NULL);
+    free_ok(allocator, e, NULL);
+
+    a_event->done = true;
+    b_event->done = true;
+    char *f = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    char *g = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    assert_true((f == a || f == b) && (g == a || g == b));
+    free_ok(allocator, f, NULL);
+    free_ok(allocator, g, NULL);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.events_live, 0);
+    assert_int_equal(device.used, 0);
+}
+
+/* Held blocks still waiting on their event at destroy: the events go too. */
+static void test_destroy_with_held_blocks(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, true, true);
+    static const int owner;
+    char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    assert_int_equal(accel_allocator_hold(allocator, a, STREAM_A, &owner), ACCEL_OK);
+    assert_int_equal(device.events_live, 1);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.events_live, 0);
+    assert_int_equal(device.used, 0);
+}
+
 static void test_tensor_owned_mark(void **state)
 {
     (void)state;
@@ -905,6 +968,8 @@ int main(void)
         cmocka_unit_test(test_idle_stream_free_records_no_event),
         cmocka_unit_test(test_tensor_owned_mark),
         cmocka_unit_test(test_free_user_checks_in_one_step),
+        cmocka_unit_test(test_held_block_waits_for_its_stream),
+        cmocka_unit_test(test_destroy_with_held_blocks),
         cmocka_unit_test(test_split_and_merge_small),
         cmocka_unit_test(test_large_pool_split),
         cmocka_unit_test(test_cross_stream_waits_for_event),
