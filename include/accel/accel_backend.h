@@ -288,6 +288,15 @@ typedef struct accel_backend_ops {
 
     /* ---- ABI 2: fused optimizer kernels on the backend's devices (optional) */
     const accel_fused_optim_ops_t *fused_optim;
+
+    /* ---- collectives (optional; appended within ABI 2, so check it with
+     * ACCEL_BACKEND_HAS): make `device` current on the calling thread the way
+     * the vendor's own libraries expect (CUDA: the device's primary context;
+     * ACL: aclrtSetDevice; CNRT: cnrtSetDevice) and give the vendor stream
+     * behind `stream` (NULL: the device's default stream) in *out, for a
+     * collectives engine (NCCL, HCCL, ...) to enqueue on. Backends whose
+     * memory is host memory (cpu) leave it NULL: the MPI engine serves them. */
+    accel_status_t (*native_stream)(void *self, int device, void *stream, void **out);
 } accel_backend_ops_t;
 
 /* True when the table is long enough to hold `member` and the slot is set. */

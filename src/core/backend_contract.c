@@ -53,7 +53,8 @@
     X(range_push, PROFILING)                                                                       \
     X(range_pop, PROFILING)                                                                        \
     X(op_builders, OPTIONAL)                                                                       \
-    X(fused_optim, OPTIONAL)
+    X(fused_optim, OPTIONAL)                                                                       \
+    X(native_stream, OPTIONAL)
 
 /* ---- the frozen layout: four header fields, then one pointer per slot */
 
