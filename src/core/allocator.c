@@ -563,7 +563,7 @@ accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bo
     return ACCEL_OK;
 }
 
-void accel_allocator_destroy(accel_allocator_t *allocator)
+static void allocator_free_all(accel_allocator_t *allocator, bool release_memory)
 {
     if (!allocator)
         return;
@@ -584,11 +584,22 @@ void accel_allocator_destroy(accel_allocator_t *allocator)
             free(block);
             block = next;
         }
-        allocator->device.raw_free(allocator->device.ctx, (void *)segment->base);
+        if (release_memory)
+            allocator->device.raw_free(allocator->device.ctx, (void *)segment->base);
         free(segment);
     }
     pthread_mutex_destroy(&allocator->lock);
     free(allocator);
+}
+
+void accel_allocator_destroy(accel_allocator_t *allocator)
+{
+    allocator_free_all(allocator, true);
+}
+
+void accel_allocator_destroy_keeping_memory(accel_allocator_t *allocator)
+{
+    allocator_free_all(allocator, false);
 }
 
 /* A new segment for `size` rounded bytes (`requested` as asked); on

@@ -46,6 +46,9 @@ accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bo
                                       accel_allocator_t **out);
 /* Frees every segment (live blocks too: call it only when nothing uses them). */
 void accel_allocator_destroy(accel_allocator_t *allocator);
+/* Frees the allocator's own records but never gives its segments back to the
+ * device: for when queued work may still use them and cannot be waited for. */
+void accel_allocator_destroy_keeping_memory(accel_allocator_t *allocator);
 
 /* size 0 -> *out = NULL, ACCEL_OK. */
 accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, void *stream,

@@ -222,6 +222,23 @@ fail : {
 }
 }
 
+/* Segments go back to the runtime only once the device's queued work has
+ * run: some runtimes free at once, under a copy still in flight. When the
+ * device cannot be synchronized its memory is left to the runtime (a leak,
+ * said) rather than freed under work that may still use it. */
+static void instance_free_allocator(accel_t *acc, int device, accel_allocator_t *allocator)
+{
+    if (acc->self == NULL || acc->ops->synchronize(acc->self, device) == ACCEL_OK) {
+        accel_allocator_destroy(allocator);
+        return;
+    }
+    accel_log(ACCEL_LOG_WARN,
+              "%s: closing: device %d could not be synchronized (%s); its cached memory is "
+              "left to the runtime rather than freed under work that may still use it",
+              acc->ops->name, device, accel_last_error());
+    accel_allocator_destroy_keeping_memory(allocator);
+}
+
 static void instance_free_devices(accel_t *acc)
 {
     if (acc->devices == NULL)
@@ -229,7 +246,7 @@ static void instance_free_devices(accel_t *acc)
     for (int d = 0; d < acc->device_count; d++) {
         accel_device_state_t *dev = &acc->devices[d];
         if (dev->allocator != NULL)
-            accel_allocator_destroy(dev->allocator);
+            instance_free_allocator(acc, d, dev->allocator);
         free(dev->allocator_ctx);
         pthread_mutex_destroy(&dev->rng_lock);
         pthread_mutex_destroy(&dev->capture_lock);

@@ -147,84 +147,34 @@ static void test_device_faults(void **state)
 
 static void test_memory_faults(void **state)
 {
+    static const char *const h2d[] = {"aclrtMemcpyAsync", NULL};
+    static const sim_memory_sites_t sites = {
+        .code = ACL_INTERNAL,
+        .malloc_fn = "aclrtMalloc",
+        .oom_code = ACL_MEMORY,
+        .h2d_fns = h2d,
+        .memset_fn = "aclrtMemsetAsync",
+        .free_fn = "aclrtFree",
+        .host_alloc_fn = "aclrtMallocHost",
+        .host_free_fn = "aclrtFreeHost",
+        .host_register_fn = "aclrtHostRegister",
+        .host_unregister_fn = "aclrtHostUnregister",
+    };
     accel_t *acc = open_ready();
-    void *device = NULL, *pinned = NULL;
-    static char host[4096];
     (void)state;
-    /* out of memory keeps its meaning; the allocator frees its cache and retries */
-    fail_every("aclrtMalloc", ACL_MEMORY);
-    expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
-                        "aclrtMalloc", ACL_MEMORY);
-    CHECK_SITE("aclrtMalloc", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_malloc(acc, 5 << 20, &device));
-    CHECK_SITE("aclrtMemcpyAsync", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
-    CHECK_SITE("aclrtMemsetAsync", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_memset(acc, device, 7, sizeof host));
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-
-    /* aclrtFree fails inside empty_cache: logged, nothing else breaks */
-    {
-        unsigned long before = sim_calls("aclrtFree");
-        fail_every("aclrtFree", ACL_INTERNAL);
-        assert_int_equal(accel_empty_cache(acc), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("aclrtFree") > before);
-        assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
-        assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    }
-
-    CHECK_SITE("aclrtMallocHost", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_host_alloc(acc, 4096, &pinned));
-    {
-        unsigned long before = sim_calls("aclrtFreeHost");
-        fail_every("aclrtFreeHost", ACL_INTERNAL);
-        assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("aclrtFreeHost") > before);
-    }
-    CHECK_SITE("aclrtHostRegister", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_host_register(acc, host, sizeof host));
-    {
-        unsigned long before = sim_calls("aclrtHostUnregister");
-        fail_every("aclrtHostUnregister", ACL_INTERNAL);
-        assert_int_equal(accel_host_unregister(acc, host), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("aclrtHostUnregister") > before);
-    }
+    check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
 /* Random fills: staging, the event that tracks it, the copy, the record. */
 static void test_rng_faults(void **state)
 {
+    static const char *const sites[] = {"aclrtMallocHost", "aclrtCreateEventWithFlag",
+                                        "aclrtMemcpyAsync", "aclrtRecordEvent", NULL};
     accel_t *acc = open_ready();
-    uint32_t *device = NULL, host[64], again[64];
-    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
     (void)state;
-    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
-    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
-                     ACCEL_OK);
-    CHECK_SITE("aclrtMallocHost", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("aclrtCreateEventWithFlag", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("aclrtMemcpyAsync", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("aclrtRecordEvent", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    /* the data is still the Philox stream: replay from the saved state */
-    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
-                     ACCEL_OK);
-    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
-                     ACCEL_OK);
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
-    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
-                     ACCEL_OK);
-    assert_memory_equal(host, again, sizeof host);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    check_rng_fill_sites(acc, sites, ACL_INTERNAL);
+    check_close_with_fill_in_flight(acc, "aclrtSynchronizeEvent", ACL_INTERNAL);
 }
 
 /* ---------------------------------------------------------------- streams and events */

@@ -123,93 +123,37 @@ static void test_device_faults(void **state)
 
 static void test_memory_faults(void **state)
 {
+    static const char *const h2d[] = {"sdaaMemcpyAsync", NULL};
+    static const sim_memory_sites_t sites = {
+        .code = SDAA_UNKNOWN,
+        .malloc_fn = "sdaaMalloc",
+        .oom_code = SDAA_MEMORY,
+        .h2d_fns = h2d,
+        .memset_fn = "sdaaMemsetAsync",
+        .free_fn = "sdaaFree",
+        .host_alloc_fn = "sdaaMallocHost",
+        .host_free_fn = "sdaaFreeHost",
+        .host_register_fn = NULL, /* no registration in the public API */
+    };
     accel_t *acc = open_ready();
-    void *device = NULL, *pinned = NULL;
-    static char host[4096];
     (void)state;
-    /* out of memory keeps its meaning; the allocator frees its cache and retries */
-    fail_every("sdaaMalloc", SDAA_MEMORY);
-    expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
-                        "sdaaMalloc", SDAA_MEMORY);
-    CHECK_SITE("sdaaMalloc", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_malloc(acc, 5 << 20, &device));
-    CHECK_SITE("sdaaMemcpyAsync", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
-    CHECK_SITE("sdaaMemsetAsync", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_memset(acc, device, 7, sizeof host));
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-
-    /* sdaaFree fails inside empty_cache: logged, nothing else breaks */
-    {
-        unsigned long before = sim_calls("sdaaFree");
-        fail_every("sdaaFree", SDAA_UNKNOWN);
-        assert_int_equal(accel_empty_cache(acc), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaFree") > before);
-        assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
-        assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    }
-
-    CHECK_SITE("sdaaMallocHost", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_host_alloc(acc, 4096, &pinned));
-    {
-        unsigned long before = sim_calls("sdaaFreeHost");
-        fail_every("sdaaFreeHost", SDAA_UNKNOWN);
-        assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaFreeHost") > before);
-    }
-    /* no registration in the public API: refused by core, saying so */
-    assert_int_equal(accel_host_register(acc, host, sizeof host), ACCEL_ERROR_UNSUPPORTED);
+    check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
-/* Random fills: staging, the event that tracks it, the copy, the record. */
 static void test_rng_faults(void **state)
 {
+    static const char *const sites[] = {"sdaaMallocHost", "sdaaEventCreateWithFlags",
+                                        "sdaaMemcpyAsync", "sdaaEventRecord", NULL};
     accel_t *acc = open_ready();
-    uint32_t *device = NULL, host[64], again[64];
-    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
+    void *device = NULL;
     (void)state;
-    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
-    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
-                     ACCEL_OK);
-    CHECK_SITE("sdaaMallocHost", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("sdaaEventCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("sdaaMemcpyAsync", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("sdaaEventRecord", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    /* the staging sweep's query and the release's wait and frees: logged */
-    {
-        unsigned long queried = sim_calls("sdaaEventQuery");
-        fail_every("sdaaEventQuery", SDAA_UNKNOWN);
-        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaEventQuery") > queried);
-    }
-    /* the data is still the Philox stream: replay from the saved state */
-    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
-                     ACCEL_OK);
-    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
-                     ACCEL_OK);
-    for (int i = 0; i < 5; i++)
-        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
-    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
-                     ACCEL_OK);
-    assert_memory_equal(host, again, sizeof host);
+    check_rng_fill_sites(acc, sites, SDAA_UNKNOWN);
+    /* the staging sweep's query, and the release's wait and frees: logged */
+    assert_int_equal(accel_malloc(acc, 256, &device), ACCEL_OK);
+    CHECK_SURVIVES("sdaaEventQuery", SDAA_UNKNOWN, accel_rng_u32(acc, device, 64, NULL));
     assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    {
-        unsigned long waited = sim_calls("sdaaEventSynchronize");
-        unsigned long destroyed = sim_calls("sdaaEventDestroy");
-        fail_every("sdaaEventSynchronize", SDAA_UNKNOWN);
-        assert_int_equal(accel_close(acc), ACCEL_OK); /* releases the staging buffers */
-        clear_faults();
-        assert_true(sim_calls("sdaaEventSynchronize") > waited);
-        assert_true(sim_calls("sdaaEventDestroy") > destroyed);
-    }
+    check_close_with_fill_in_flight(acc, "sdaaEventSynchronize", SDAA_UNKNOWN);
 }
 
 /* ---------------------------------------------------------------- streams and events */

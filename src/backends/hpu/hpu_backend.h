@@ -100,6 +100,7 @@ typedef struct accel_hpu_staging {
     size_t size;
     int device;
     accel_syn_event_t copied;
+    bool leaked; /* its copy could not be waited for: the buffer is never freed */
     struct accel_hpu_staging *next;
 } accel_hpu_staging_t;
 

@@ -57,6 +57,10 @@ void accel_hpu_mem_free(void *self, int device, void *ptr)
 
 static void hpu_staging_free(accel_hpu_backend_t *hpu, accel_hpu_staging_t *staging)
 {
+    if (staging->leaked) {
+        free(staging);
+        return;
+    }
     if (hpu->syn->synEventDestroy(staging->copied) != ACCEL_SYN_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "hpu: synEventDestroy (staging) failed");
     if (hpu->syn->synHostFree(hpu->devices[staging->device].id, staging->ptr, 0) !=
@@ -65,15 +69,40 @@ static void hpu_staging_free(accel_hpu_backend_t *hpu, accel_hpu_staging_t *stag
     free(staging);
 }
 
+/* Wait for the copy out of `entry`: its event, else the whole device. On
+ * failure of both the buffer is dropped from the list but kept allocated
+ * (a leak, said): freeing it could let the copy read freed memory. */
+static accel_syn_status_t hpu_staging_wait(accel_hpu_backend_t *hpu, accel_hpu_staging_t *entry)
+{
+    accel_syn_device_id_t id = hpu->devices[entry->device].id;
+    accel_syn_status_t code = hpu->syn->synEventSynchronize(entry->copied);
+    if (code == ACCEL_SYN_SUCCESS)
+        return code;
+    accel_log(ACCEL_LOG_WARN,
+              "hpu: synEventSynchronize (staging) failed with synStatus %d; waiting for "
+              "device %d instead",
+              (int)code, entry->device);
+    code = hpu->syn->synDeviceSynchronize(id);
+    if (code != ACCEL_SYN_SUCCESS) {
+        accel_log(ACCEL_LOG_WARN, "hpu: synDeviceSynchronize failed too; a staging buffer is "
+                                  "left allocated rather than freed under a copy that may "
+                                  "still read it");
+        entry->leaked = true;
+    }
+    return code;
+}
+
 void accel_hpu_staging_sweep(accel_hpu_backend_t *hpu, bool wait)
 {
     accel_hpu_staging_t *done = NULL;
     pthread_mutex_lock(&hpu->staging_lock);
     for (accel_hpu_staging_t **link = &hpu->staging; *link != NULL;) {
         accel_hpu_staging_t *entry = *link;
-        accel_syn_status_t code = wait ? hpu->syn->synEventSynchronize(entry->copied)
-                                       : hpu->syn->synEventQuery(entry->copied);
-        if (code != ACCEL_SYN_BUSY) { /* complete, or failed: either way done with */
+        accel_syn_status_t code =
+            wait ? hpu_staging_wait(hpu, entry) : hpu->syn->synEventQuery(entry->copied);
+        /* A failed query may be retried by a later sweep; a buffer whose copy
+         * cannot be known finished is never freed under it. */
+        if (code == ACCEL_SYN_SUCCESS || (wait && code != ACCEL_SYN_BUSY)) {
             *link = entry->next;
             entry->next = done;
             done = entry;

@@ -197,12 +197,21 @@ void accel_npu_staging_release(accel_npu_backend_t *npu)
         accel_npu_staging_t *next = entry->next;
         if (accel_npu_activate(npu, entry->device) == ACCEL_OK) {
             accel_acl_error_t code = npu->acl->aclrtSynchronizeEvent(entry->copied);
-            if (code != ACCEL_ACL_SUCCESS)
+            /* The copy may still read the buffer: wait for the whole device
+             * instead, and keep the buffer (a leak, said) if that fails too. */
+            if (code != ACCEL_ACL_SUCCESS) {
                 accel_log(ACCEL_LOG_WARN,
-                          "npu: aclrtSynchronizeEvent (random fill) failed with "
-                          "aclError %d",
-                          code);
-            npu_staging_free(npu, entry);
+                          "npu: aclrtSynchronizeEvent (random fill) failed with aclError %d; "
+                          "waiting for device %d instead",
+                          code, entry->device);
+                code = npu->acl->aclrtSynchronizeDevice();
+            }
+            if (code == ACCEL_ACL_SUCCESS)
+                npu_staging_free(npu, entry);
+            else
+                accel_log(ACCEL_LOG_WARN, "npu: aclrtSynchronizeDevice failed too; a random "
+                                          "fill's staging buffer is left allocated rather than "
+                                          "freed under a copy that may still read it");
         } else {
             free(entry); /* the runtime is gone: only our own record can be freed */
         }

@@ -165,12 +165,21 @@ void accel_sdaa_staging_release(accel_sdaa_backend_t *sdaa)
         accel_sdaa_staging_t *next = entry->next;
         if (accel_sdaa_activate(sdaa, entry->device) == ACCEL_OK) {
             accel_sdaa_error_t code = sdaa->rt->sdaaEventSynchronize(entry->copied);
-            if (code != ACCEL_SDAA_SUCCESS)
+            /* The copy may still read the buffer: wait for the whole device
+             * instead, and keep the buffer (a leak, said) if that fails too. */
+            if (code != ACCEL_SDAA_SUCCESS) {
                 accel_log(ACCEL_LOG_WARN,
-                          "sdaa: sdaaEventSynchronize (random fill) failed with "
-                          "sdaaError_t %d",
-                          code);
-            sdaa_staging_free(sdaa, entry);
+                          "sdaa: sdaaEventSynchronize (random fill) failed with sdaaError_t %d; "
+                          "waiting for device %d instead",
+                          code, entry->device);
+                code = sdaa->rt->sdaaDeviceSynchronize();
+            }
+            if (code == ACCEL_SDAA_SUCCESS)
+                sdaa_staging_free(sdaa, entry);
+            else
+                accel_log(ACCEL_LOG_WARN, "sdaa: sdaaDeviceSynchronize failed too; a random "
+                                          "fill's staging buffer is left allocated rather than "
+                                          "freed under a copy that may still read it");
         } else {
             free(entry); /* the runtime is out of reach: only our own record can be freed */
         }

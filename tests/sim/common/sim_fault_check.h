@@ -4,13 +4,15 @@
  * code, clear faults, and check that a call failed with the status, the
  * function's name and the vendor code (SIM_CODE_FORMAT, defined by the test
  * before including this, is how the backend writes a code, e.g.
- * "aclError %d"). Header-only for test programs (cmocka); not thread-safe:
+ * "aclError %d"), and the memory and random-fill checks every runtime
+ * shares, given its function names. Header-only for test programs (cmocka); not thread-safe:
  * the fault tests run single-threaded. */
 #ifndef ACCEL_SIM_FAULT_CHECK_H
 #define ACCEL_SIM_FAULT_CHECK_H
 
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,5 +102,107 @@ static void expect_failure(accel_status_t status, accel_status_t want, const cha
         assert_true(sim_calls(function) > before_);                                                \
         assert_int_equal((call), ACCEL_OK);                                                        \
     } while (0)
+
+/* Run `call` with `function` failing with `code`: the call still succeeds
+ * (a cleanup path, where the failure is logged, not reported), and the site
+ * was reached. */
+#define CHECK_SURVIVES(function, code, call)                                                       \
+    do {                                                                                           \
+        unsigned long before_ = sim_calls(function);                                               \
+        fail_every(function, code);                                                                \
+        assert_int_equal((call), ACCEL_OK);                                                        \
+        clear_faults();                                                                            \
+        assert_true(sim_calls(function) > before_);                                                \
+    } while (0)
+
+/* The memory call sites every runtime has, in the order the checks use
+ * them. host_register_fn NULL: the runtime has no registration, so core
+ * refuses accel_host_register with UNSUPPORTED. */
+typedef struct sim_memory_sites {
+    int code;                     /* an ordinary failure: DEVICE_ERROR */
+    const char *malloc_fn;        /* device allocation */
+    int oom_code;                 /* its out-of-memory code: OUT_OF_MEMORY */
+    const char *const *h2d_fns;   /* each call of a host-to-device copy (NULL-terminated) */
+    const char *memset_fn;        /* a fill */
+    const char *free_fn;          /* device free, failing inside empty_cache: survived */
+    const char *host_alloc_fn;    /* pinned allocation */
+    const char *host_free_fn;     /* pinned free: survived */
+    const char *host_register_fn; /* pinning a host range, or NULL */
+    const char *host_unregister_fn;
+} sim_memory_sites_t;
+
+/* Every memory site fails once and works again after; out of memory keeps
+ * its meaning (the allocator frees its cache and retries first). */
+static void check_memory_sites(accel_t *acc, const sim_memory_sites_t *s)
+{
+    static char host[4096];
+    void *device = NULL, *pinned = NULL;
+    fail_every(s->malloc_fn, s->oom_code);
+    expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
+                        s->malloc_fn, s->oom_code);
+    CHECK_SITE(s->malloc_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+               accel_malloc(acc, 5 << 20, &device));
+    for (const char *const *fn = s->h2d_fns; *fn != NULL; fn++)
+        CHECK_SITE(*fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+                   accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
+    CHECK_SITE(s->memset_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+               accel_memset(acc, device, 7, sizeof host));
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    CHECK_SURVIVES(s->free_fn, s->code, accel_empty_cache(acc));
+    assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+
+    CHECK_SITE(s->host_alloc_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+               accel_host_alloc(acc, 4096, &pinned));
+    CHECK_SURVIVES(s->host_free_fn, s->code, accel_host_free(acc, pinned));
+    if (s->host_register_fn == NULL) {
+        assert_int_equal(accel_host_register(acc, host, sizeof host), ACCEL_ERROR_UNSUPPORTED);
+        return;
+    }
+    CHECK_SITE(s->host_register_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+               accel_host_register(acc, host, sizeof host));
+    CHECK_SURVIVES(s->host_unregister_fn, s->code, accel_host_unregister(acc, host));
+}
+
+/* A 64-value random fill fails at each of `functions` (NULL-terminated) in
+ * turn with `code`, and the fill after each fault works. Failed fills use
+ * no random numbers: replaying the successful ones from the state saved
+ * first gives the same data. */
+static void check_rng_fill_sites(accel_t *acc, const char *const *functions, int code)
+{
+    uint32_t *device = NULL, host[64], again[64];
+    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
+    int fills = 0;
+    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
+    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    for (const char *const *fn = functions; *fn != NULL; fn++, fills++)
+        CHECK_SITE(*fn, code, ACCEL_ERROR_DEVICE_ERROR, accel_rng_u32(acc, device, 64, NULL));
+    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
+                     ACCEL_OK);
+    for (int i = 0; i < fills; i++)
+        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
+    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
+                     ACCEL_OK);
+    assert_memory_equal(host, again, sizeof host);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+}
+
+/* A random fill still in flight at close, whose wait there (`wait_fn`)
+ * fails: close still succeeds, and the fill's staging buffer outlives its
+ * copy (the backend waits for the whole device instead, or keeps the
+ * buffer). In the <backend>.faults_slow_streams tests the sim starts every
+ * task late, so the copy really is in flight and ASan sees a read of a freed
+ * buffer. Closes `acc`. */
+static void check_close_with_fill_in_flight(accel_t *acc, const char *wait_fn, int code)
+{
+    void *device = NULL;
+    assert_int_equal(accel_malloc(acc, 4096, &device), ACCEL_OK);
+    assert_int_equal(accel_rng_u32(acc, device, 1024, NULL), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    CHECK_SURVIVES(wait_fn, code, accel_close(acc));
+}
 
 #endif /* ACCEL_SIM_FAULT_CHECK_H */
