@@ -239,7 +239,7 @@ const accel_comm_engine_t accel_comm_engine_habana_hccl = {
             [ACCEL_REDUCE_MAX] = ACCEL_HCL_MAX,
             [ACCEL_REDUCE_AVG] = ACCEL_HCL_AVG,
         },
-    .unique_id_size = ACCEL_HCL_UNIQUE_ID_BYTES,
+    .unique_id_size = sizeof(accel_hcl_unique_id_t), /* 1032 on LP64 */
     .rendezvous_env = "HCCL_COMM_ID",
     .unique_id = hcl_unique_id,
     .init = hcl_init,
