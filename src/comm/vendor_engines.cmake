@@ -44,3 +44,12 @@ if(ACCEL_BUILD_TESTS)
                    ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/hccl-declarations)
   set_tests_properties(hccl.declarations PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77)
 endif()
+
+# habana_hccl.declarations: our Habana HCCL declarations against HabanaAI/HCL's
+# hccl.h (C++), fetched once with curl; skipped (77) with the reason offline.
+if(ACCEL_BUILD_TESTS)
+  add_test(NAME habana_hccl.declarations
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/comm/habana_hccl/habana_hccl_declarations.sh
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/habana-hccl-declarations)
+  set_tests_properties(habana_hccl.declarations PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77)
+endif()
