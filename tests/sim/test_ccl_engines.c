@@ -14,7 +14,8 @@
  * Without mpirun: `test_ccl_engines missing <engine>` checks the sentence of
  * a library that does not load (ACCEL_<ENGINE>_LIBRARY names a missing file),
  * `test_ccl_engines lacks <engine> <symbol>` one that lacks a symbol, and
- * `test_ccl_engines nogroups cncl` a CNCL without the optional group calls.
+ * `test_ccl_engines nogroups cncl` a CNCL without the optional group calls,
+ * `test_ccl_engines native <backend>` the backend's native_stream slot.
  * Exit 0 when every check passed on every rank. */
 #include <dlfcn.h>
 #include <math.h>
@@ -575,6 +576,32 @@ static int run_missing(const char *engine_name, const char *variable, const char
     return 0;
 }
 
+/* The backend's native_stream on its simulated runtime: the default stream
+ * (NULL in, the runtime's default out: NULL where the runtime has one,
+ * `default_is_null`) and a created stream (a handle of its own). */
+static int run_native(const char *backend, bool default_is_null)
+{
+    accel_t *acc = NULL;
+    accel_stream_t *stream = NULL;
+    void *probe = NULL, *native = (void *)1, *made = NULL;
+    CHECK(accel_open(backend, &acc) == ACCEL_OK, "accel_open(%s)", backend);
+    if (acc == NULL)
+        return 1;
+    CHECK(accel_malloc(acc, 16, &probe) == ACCEL_OK, "accel_malloc");
+    CHECK(ACCEL_BACKEND_HAS(acc->ops, native_stream), "%s has native_stream", backend);
+    CHECK(acc->ops->native_stream(acc->self, 0, NULL, &native) == ACCEL_OK, "default stream");
+    CHECK((native == NULL) == default_is_null, "default stream handle %p", native);
+    CHECK(accel_stream_create(acc, 0, 0, &stream) == ACCEL_OK, "stream_create");
+    CHECK(acc->ops->native_stream(acc->self, 0, stream->impl, &made) == ACCEL_OK, "stream");
+    CHECK(made != NULL && made != native, "a created stream has its own handle (%p)", made);
+    accel_stream_destroy(stream);
+    accel_free(acc, probe);
+    accel_close(acc);
+    printf("%s: native_stream gives %p for the default stream, %p for a created one\n", backend,
+           native, made);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int code;
@@ -603,6 +630,10 @@ int main(int argc, char **argv)
         printf("%s: %s\n", argv[2], accel_last_error());
         return failures == 0 ? 0 : 1;
     }
+    if (argc >= 3 && strcmp(argv[1], "native") == 0) {
+        code = run_native(argv[2], strcmp(argv[2], "hpu") != 0);
+        return failures > 0 ? 1 : code;
+    }
     if (argc >= 3 && strcmp(argv[1], "nogroups") == 0) {
         const accel_comm_engine_t *engine = engine_named(argv[2]);
         char detail[320] = "";
@@ -618,7 +649,7 @@ int main(int argc, char **argv)
     if (argc < 3) {
         fprintf(stderr,
                 "usage: %s <backend> <engine> | missing <engine> | lacks <engine> "
-                "<symbol> | nogroups <engine>\n",
+                "<symbol> | nogroups <engine> | native <backend>\n",
                 argv[0]);
         return 2;
     }
