@@ -3,6 +3,7 @@
 # declaration checks (never used to build the library, never committed).
 #   scripts/fetch-vendor-headers.sh npu   -> prints the include folder
 #   scripts/fetch-vendor-headers.sh hpu   -> prints the include folder
+#   scripts/fetch-vendor-headers.sh habana-hccl -> prints the include folder
 # npu: CANN's ACL and HCCL headers as the torch-npu wheel on PyPI ships them
 # (torch_npu/include/third_party/{acl,hccl}/inc). The wheel is downloaded once
 # with `pip download --no-deps torch-npu` into the cache
@@ -47,7 +48,25 @@ hpu)
     echo "$headers"
     exit 0
     ;;
-*) echo "usage: $0 npu|hpu" >&2; exit 2 ;;
+habana-hccl)
+    # Habana's HCCL headers (HabanaAI/HCL hcl/include: hccl.h, hccl_types.h).
+    # They include Synapse's synapse_api_types.h for one callback type; the
+    # declarations check supplies that type itself.
+    headers=$cache/headers/habana-hcl
+    base=https://raw.githubusercontent.com/HabanaAI/HCL/main/hcl/include
+    mkdir -p "$headers" 2>/dev/null || skip "cannot create the cache folder $headers"
+    for f in hccl.h hccl_types.h; do
+        [ -f "$headers/$f" ] && continue
+        command -v curl >/dev/null 2>&1 || skip "curl is not installed, so $f cannot be fetched"
+        timeout 120 curl -fsSL "$base/$f" -o "$headers/$f.tmp" 2>"$headers/curl.log" ||
+            { rm -f "$headers/$f.tmp"; skip "fetching $base/$f failed (no network?; see $headers/curl.log)"; }
+        mv "$headers/$f.tmp" "$headers/$f"
+        echo "HabanaAI/HCL@main (curl)" >"$headers/SOURCE"
+    done
+    echo "$headers"
+    exit 0
+    ;;
+*) echo "usage: $0 npu|hpu|habana-hccl" >&2; exit 2 ;;
 esac
 
 wheels=$cache/wheels

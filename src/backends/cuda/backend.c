@@ -597,6 +597,8 @@ static const accel_backend_ops_t cuda_ops = {
     .range_push = CUDA_RANGE_PUSH,
     .range_pop = CUDA_RANGE_POP,
     .fused_optim = &accel_cuda_fused_optim,
+
+    .native_stream = accel_cuda_native_stream,
 };
 
 const accel_backend_ops_t *accel_cuda_backend_ops(void)

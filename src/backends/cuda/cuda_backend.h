@@ -88,6 +88,10 @@ accel_status_t accel_cuda_synchronize(void *self, int device);
 accel_status_t accel_cuda_stream_create(void *self, int device, int priority, void **out);
 void accel_cuda_stream_destroy(void *self, int device, void *stream);
 accel_status_t accel_cuda_stream_synchronize(void *self, int device, void *stream);
+/* For a collectives engine (NCCL): the device's primary context made current
+ * on the calling thread, and the CUstream itself (NULL: the legacy default
+ * stream, which NCCL takes as NULL too). */
+accel_status_t accel_cuda_native_stream(void *self, int device, void *stream, void **out);
 accel_status_t accel_cuda_stream_query(void *self, int device, void *stream);
 accel_status_t accel_cuda_stream_wait_event(void *self, int device, void *stream, void *event);
 accel_status_t accel_cuda_stream_add_callback(void *self, int device, void *stream,

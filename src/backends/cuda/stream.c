@@ -254,3 +254,11 @@ void accel_cuda_graph_destroy(void *self, void *graph)
     }
     free(g);
 }
+
+accel_status_t accel_cuda_native_stream(void *self, int device, void *stream, void **out)
+{
+    accel_status_t status = accel_cuda_activate(self, device);
+    if (status == ACCEL_OK)
+        *out = stream;
+    return status;
+}

@@ -818,6 +818,8 @@ static const accel_backend_ops_t hpu_ops = {
     .rng_fill = accel_hpu_rng_fill,
 
     .op_builders = accel_hpu_op_builders,
+
+    .native_stream = accel_hpu_native_stream,
 };
 
 const accel_backend_ops_t *accel_hpu_backend_ops(void)

@@ -242,6 +242,13 @@ accel_status_t accel_hpu_synchronize(void *self, int device);
 accel_status_t accel_hpu_stream_create(void *self, int device, int priority, void **out);
 void accel_hpu_stream_destroy(void *self, int device, void *stream);
 accel_status_t accel_hpu_stream_synchronize(void *self, int device, void *stream);
+/* For a collectives engine (Habana HCCL): the Gaudi acquired (HCCL needs it
+ * before hcclCommInitRank) and the synStreamHandle behind `stream` (NULL:
+ * the device's default stream, a real Synapse stream here). Work deferred
+ * behind a host callback is waited for until it has reached Synapse, so
+ * that what the engine enqueues comes after it; from inside a callback of
+ * that stream this is refused (it would wait for itself). */
+accel_status_t accel_hpu_native_stream(void *self, int device, void *stream, void **out);
 accel_status_t accel_hpu_stream_query(void *self, int device, void *stream);
 accel_status_t accel_hpu_stream_wait_event(void *self, int device, void *stream, void *event);
 accel_status_t accel_hpu_stream_add_callback(void *self, int device, void *stream,

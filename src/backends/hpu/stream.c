@@ -636,3 +636,27 @@ accel_status_t accel_hpu_event_elapsed_ms(void *self, int device, void *start, v
     *out = (float)((double)ns / 1e6);
     return ACCEL_OK;
 }
+
+accel_status_t accel_hpu_native_stream(void *self, int device, void *stream, void **out)
+{
+    accel_hpu_backend_t *hpu = self;
+    accel_hpu_stream_t *target;
+    bool deferred;
+    accel_status_t status = accel_hpu_stream_of(hpu, device, stream, &target);
+    if (status != ACCEL_OK)
+        return status;
+    pthread_mutex_lock(&hpu->lock);
+    deferred = target->head != NULL;
+    pthread_mutex_unlock(&hpu->lock);
+    if (deferred) {
+        status = accel_hpu_refuse_self_wait(hpu, device, target);
+        if (status != ACCEL_OK)
+            return status;
+        pthread_mutex_lock(&hpu->lock);
+        while (target->head != NULL)
+            pthread_cond_wait(&hpu->changed, &hpu->lock);
+        pthread_mutex_unlock(&hpu->lock);
+    }
+    *out = (void *)target->handle;
+    return ACCEL_OK;
+}

@@ -533,6 +533,8 @@ static const accel_backend_ops_t mlu_ops = {
     .range_pop = accel_mlu_range_pop,
 
     .op_builders = accel_mlu_op_builders,
+
+    .native_stream = accel_mlu_native_stream,
 };
 
 /* The table without the graph group, for a CNRT that cannot capture: core

@@ -178,6 +178,10 @@ accel_status_t accel_mlu_synchronize(void *self, int device);
 accel_status_t accel_mlu_stream_create(void *self, int device, int priority, void **out);
 void accel_mlu_stream_destroy(void *self, int device, void *stream);
 accel_status_t accel_mlu_stream_synchronize(void *self, int device, void *stream);
+/* For a collectives engine (CNCL): the device made the calling thread's CNRT
+ * device (cnrtSetDevice) and the cnrtQueue_t behind `stream` (NULL: the
+ * default queue, NULL to CNRT too). */
+accel_status_t accel_mlu_native_stream(void *self, int device, void *stream, void **out);
 accel_status_t accel_mlu_stream_query(void *self, int device, void *stream);
 accel_status_t accel_mlu_stream_wait_event(void *self, int device, void *stream, void *event);
 accel_status_t accel_mlu_stream_add_callback(void *self, int device, void *stream,

@@ -367,3 +367,11 @@ accel_status_t accel_mlu_event_elapsed_ms(void *self, int device, void *start, v
         *out = us / 1000.0f;
     return status;
 }
+
+accel_status_t accel_mlu_native_stream(void *self, int device, void *stream, void **out)
+{
+    accel_status_t status = accel_mlu_activate(self, device);
+    if (status == ACCEL_OK)
+        *out = accel_mlu_queue(stream);
+    return status;
+}

@@ -610,6 +610,8 @@ static const accel_backend_ops_t npu_ops = {
     .rng_fill = accel_npu_rng_fill,
 
     .op_builders = accel_npu_op_builders,
+
+    .native_stream = accel_npu_native_stream,
 };
 
 const accel_backend_ops_t *accel_npu_backend_ops(void)

@@ -143,6 +143,10 @@ accel_status_t accel_npu_synchronize(void *self, int device);
 accel_status_t accel_npu_stream_create(void *self, int device, int priority, void **out);
 void accel_npu_stream_destroy(void *self, int device, void *stream);
 accel_status_t accel_npu_stream_synchronize(void *self, int device, void *stream);
+/* For a collectives engine (HCCL): the device made the calling thread's ACL
+ * device (aclrtSetDevice, as HCCL expects) and the aclrtStream behind
+ * `stream` (NULL: the device's default stream, NULL to ACL too). */
+accel_status_t accel_npu_native_stream(void *self, int device, void *stream, void **out);
 accel_status_t accel_npu_stream_query(void *self, int device, void *stream);
 accel_status_t accel_npu_stream_wait_event(void *self, int device, void *stream, void *event);
 accel_status_t accel_npu_stream_add_callback(void *self, int device, void *stream,

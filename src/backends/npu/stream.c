@@ -310,3 +310,11 @@ accel_status_t accel_npu_event_elapsed_ms(void *self, int device, void *start, v
     return accel_npu_check(npu->acl, npu->acl->aclrtEventElapsedTime(out, start, end),
                            "aclrtEventElapsedTime");
 }
+
+accel_status_t accel_npu_native_stream(void *self, int device, void *stream, void **out)
+{
+    accel_status_t status = accel_npu_activate(self, device);
+    if (status == ACCEL_OK)
+        *out = accel_npu_handle(stream);
+    return status;
+}

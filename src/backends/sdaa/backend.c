@@ -459,6 +459,8 @@ static const accel_backend_ops_t sdaa_ops = {
     .rng_fill = accel_sdaa_rng_fill,
 
     .op_builders = accel_sdaa_op_builders,
+
+    .native_stream = accel_sdaa_native_stream,
 };
 
 const accel_backend_ops_t *accel_sdaa_backend_ops(void)

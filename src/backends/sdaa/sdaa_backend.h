@@ -128,6 +128,10 @@ accel_status_t accel_sdaa_synchronize(void *self, int device);
 accel_status_t accel_sdaa_stream_create(void *self, int device, int priority, void **out);
 void accel_sdaa_stream_destroy(void *self, int device, void *stream);
 accel_status_t accel_sdaa_stream_synchronize(void *self, int device, void *stream);
+/* For a collectives engine (TCCL): the device made the calling thread's
+ * device (sdaaSetDevice) and the sdaaStream_t itself (NULL: the default
+ * stream). */
+accel_status_t accel_sdaa_native_stream(void *self, int device, void *stream, void **out);
 accel_status_t accel_sdaa_stream_query(void *self, int device, void *stream);
 accel_status_t accel_sdaa_stream_wait_event(void *self, int device, void *stream, void *event);
 accel_status_t accel_sdaa_stream_add_callback(void *self, int device, void *stream,

@@ -220,3 +220,11 @@ accel_status_t accel_sdaa_event_elapsed_ms(void *self, int device, void *start, 
     return accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaEventElapsedTime(out, start, end),
                             "sdaaEventElapsedTime");
 }
+
+accel_status_t accel_sdaa_native_stream(void *self, int device, void *stream, void **out)
+{
+    accel_status_t status = accel_sdaa_activate(self, device);
+    if (status == ACCEL_OK)
+        *out = stream;
+    return status;
+}

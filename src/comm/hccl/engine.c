@@ -1,0 +1,305 @@
+/* engine.c: the hccl collectives engine (src/comm/engine.h) for the npu
+ * backend: Huawei Ascend HCCL's C API (libhccl.so) opened with dlopen,
+ * never linked.
+ *
+ * Library: ACCEL_HCCL_LIBRARY, then $ASCEND_HOME_PATH/lib64/libhccl.so,
+ * $ASCEND_TOOLKIT_HOME/lib64/libhccl.so, then libhccl.so on the loader's
+ * path; loaded once per process (pthread_once) and never unloaded. It needs
+ * libascendcl.so, which the npu backend has loaded by then.
+ * Objects: the engine communicator is HCCL's HcclComm itself, owned by the
+ * layer from init until destroy. Threads: the function table is written once
+ * under pthread_once and read-only afterwards; the layer serialises the calls
+ * on one communicator (engine.h). HCCL works on the thread's ACL device, so
+ * init first makes the communicator's device current (native_stream:
+ * aclrtSetDevice), and every collective gets the aclrtStream it gave.
+ * What HCCL lacks and the layer supplies: average (op_codes[AVG] is
+ * ACCEL_COMM_NO_CODE) and a broadcast from one buffer to another
+ * (broadcast_in_place_only). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "accel/accel_backend_utils.h"
+#include "comm/engine.h"
+#include "comm/hccl/types.h"
+#include "comm/vendor_engines.h"
+
+typedef struct hccl_api {
+#define ACCEL_HCCL_SYMBOL(required, ret, name, params, export) ret(*name) params;
+#include "comm/hccl/symbols.h"
+#undef ACCEL_HCCL_SYMBOL
+} hccl_api_t;
+
+static pthread_once_t hccl_once = PTHREAD_ONCE_INIT;
+static hccl_api_t hccl;
+static bool hccl_ok;
+static char hccl_detail[640]; /* the file loaded, or why not */
+
+static void hccl_load_once(void)
+{
+    static char home[2][200];
+    const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
+    const char *candidates[4];
+    char tried[512];
+    char missing[200];
+    size_t n = 0;
+    Dl_info where;
+    void *library;
+    for (int i = 0; i < 2; i++)
+        if (roots[i] != NULL && roots[i][0] != '\0' &&
+            snprintf(home[i], sizeof home[i], "%s/lib64/libhccl.so", roots[i]) <
+                (int)sizeof home[i])
+            candidates[n++] = home[i];
+    candidates[n++] = "libhccl.so";
+    candidates[n] = NULL;
+    library = accel_backend_load_library("hccl", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        accel_comm_vendor_missing(hccl_detail, sizeof hccl_detail,
+                                  "Huawei Ascend HCCL (libhccl.so)", "ACCEL_HCCL_LIBRARY", tried);
+        return;
+    }
+#define ACCEL_HCCL_SYMBOL(required, ret, name, params, export)                                     \
+    ACCEL_SYMBOL_ENTRY(hccl, required, name, export),
+    const accel_symbol_t symbols[] = {
+#include "comm/hccl/symbols.h"
+    };
+#undef ACCEL_HCCL_SYMBOL
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hccl",
+                                   "the libhccl.so that loaded", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(hccl_detail, sizeof hccl_detail, "%s (CANN too old?)", missing);
+        dlclose(library);
+        return;
+    }
+    if (dladdr(*(void **)&hccl.HcclGetRootInfo, &where) == 0 || where.dli_fname == NULL)
+        where.dli_fname = "libhccl.so";
+    /* HCCL has no version call: CANN's version is the ACL runtime's. */
+    snprintf(hccl_detail, sizeof hccl_detail, "%s (Ascend HCCL%s)", where.dli_fname,
+             hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls");
+    hccl_ok = true;
+}
+
+static accel_status_t hccl_load(char *detail, size_t detail_cap)
+{
+    pthread_once(&hccl_once, hccl_load_once);
+    if (detail != NULL && detail_cap > 0)
+        snprintf(detail, detail_cap, "%s", hccl_detail);
+    return hccl_ok ? ACCEL_OK
+                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "hccl: %s", hccl_detail);
+}
+
+/* HcclResult's names (hccl_types.h), for releases without HcclGetErrorString. */
+static const char *hccl_result_name(accel_hccl_result_t code)
+{
+    static const char *const names[] = {
+        "HCCL_SUCCESS",
+        "HCCL_E_PARA",
+        "HCCL_E_PTR",
+        "HCCL_E_MEMORY",
+        "HCCL_E_INTERNAL",
+        "HCCL_E_NOT_SUPPORT",
+        "HCCL_E_NOT_FOUND",
+        "HCCL_E_UNAVAIL",
+        "HCCL_E_SYSCALL",
+        "HCCL_E_TIMEOUT",
+        "HCCL_E_OPEN_FILE_FAILURE",
+        "HCCL_E_TCP_CONNECT",
+        "HCCL_E_ROCE_CONNECT",
+        "HCCL_E_TCP_TRANSFER",
+        "HCCL_E_ROCE_TRANSFER",
+        "HCCL_E_RUNTIME",
+        "HCCL_E_DRV",
+        "HCCL_E_PROFILING",
+        "HCCL_E_CCE",
+        "HCCL_E_NETWORK",
+        "HCCL_E_AGAIN",
+        "HCCL_E_REMOTE",
+        "HCCL_E_SUSPENDING",
+        "HCCL_E_OPRETRY_FAIL",
+        "HCCL_E_OOM",
+    };
+    return code < sizeof names / sizeof names[0] ? names[code] : "an unlisted HcclResult";
+}
+
+/* "hccl: <what> failed with HcclResult <code> (<name>[: <HCCL's text>])". */
+static accel_status_t hccl_fail(accel_hccl_result_t code, const char *what)
+{
+    const char *text = hccl.HcclGetErrorString != NULL ? hccl.HcclGetErrorString(code) : NULL;
+    return accel_backend_vendor_error((int64_t)code, "hccl: %s failed with HcclResult %u (%s%s%s)",
+                                      what, code, hccl_result_name(code),
+                                      text != NULL && text[0] != '\0' ? ": " : "",
+                                      text != NULL ? text : "");
+}
+
+#define HCCL_CHECK(call, what)                                                                     \
+    do {                                                                                           \
+        accel_hccl_result_t hccl_code_ = (call);                                                   \
+        if (hccl_code_ != ACCEL_HCCL_SUCCESS)                                                      \
+            return hccl_fail(hccl_code_, what);                                                    \
+    } while (0)
+
+static accel_status_t hccl_unique_id(void *out)
+{
+    HCCL_CHECK(hccl.HcclGetRootInfo((accel_hccl_root_info_t *)out), "HcclGetRootInfo");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_init(const accel_comm_engine_ctx_t *ctx, int nranks, int rank,
+                                const void *unique_id, void **out_comm)
+{
+    accel_hccl_comm_t comm = NULL;
+    accel_status_t status = accel_comm_vendor_activate(ctx, "hccl");
+    if (status != ACCEL_OK)
+        return status;
+    /* The root info is read in place (HCCL takes it by pointer). */
+    HCCL_CHECK(hccl.HcclCommInitRootInfo((uint32_t)nranks,
+                                         (const accel_hccl_root_info_t *)unique_id, (uint32_t)rank,
+                                         &comm),
+               "HcclCommInitRootInfo");
+    *out_comm = comm;
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_destroy(void *comm)
+{
+    HCCL_CHECK(hccl.HcclCommDestroy(comm), "HcclCommDestroy");
+    return ACCEL_OK;
+}
+
+/* HCCL's send buffers are not const in its prototypes; it only reads them. */
+static accel_status_t hccl_all_reduce(void *comm, const void *send, void *recv, size_t count,
+                                      int dtype, int op, void *stream)
+{
+    HCCL_CHECK(hccl.HcclAllReduce((void *)send, recv, count, (accel_hccl_dtype_t)dtype,
+                                  (accel_hccl_op_t)op, comm, stream),
+               "HcclAllReduce");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_all_gather(void *comm, const void *send, void *recv, size_t send_count,
+                                      int dtype, void *stream)
+{
+    HCCL_CHECK(
+        hccl.HcclAllGather((void *)send, recv, send_count, (accel_hccl_dtype_t)dtype, comm, stream),
+        "HcclAllGather");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_reduce_scatter(void *comm, const void *send, void *recv,
+                                          size_t recv_count, int dtype, int op, void *stream)
+{
+    HCCL_CHECK(hccl.HcclReduceScatter((void *)send, recv, recv_count, (accel_hccl_dtype_t)dtype,
+                                      (accel_hccl_op_t)op, comm, stream),
+               "HcclReduceScatter");
+    return ACCEL_OK;
+}
+
+/* In place only (broadcast_in_place_only): the layer passes send == recv
+ * (having copied the root's send into recv first). */
+static accel_status_t hccl_broadcast(void *comm, const void *send, void *recv, size_t count,
+                                     int dtype, int root, void *stream)
+{
+    if (send != recv && send != NULL)
+        return accel_backend_error(ACCEL_ERROR_INTERNAL,
+                                   "hccl: HcclBroadcast works in place only, yet it was given two "
+                                   "buffers (the layer must copy first)");
+    HCCL_CHECK(
+        hccl.HcclBroadcast(recv, count, (accel_hccl_dtype_t)dtype, (uint32_t)root, comm, stream),
+        "HcclBroadcast");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_reduce(void *comm, const void *send, void *recv, size_t count, int dtype,
+                                  int op, int root, void *stream)
+{
+    HCCL_CHECK(hccl.HcclReduce((void *)send, recv, count, (accel_hccl_dtype_t)dtype,
+                               (accel_hccl_op_t)op, (uint32_t)root, comm, stream),
+               "HcclReduce");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_send(void *comm, const void *buf, size_t count, int dtype, int peer,
+                                void *stream)
+{
+    HCCL_CHECK(
+        hccl.HcclSend((void *)buf, count, (accel_hccl_dtype_t)dtype, (uint32_t)peer, comm, stream),
+        "HcclSend");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_recv(void *comm, void *buf, size_t count, int dtype, int peer,
+                                void *stream)
+{
+    HCCL_CHECK(hccl.HcclRecv(buf, count, (accel_hccl_dtype_t)dtype, (uint32_t)peer, comm, stream),
+               "HcclRecv");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_barrier(void *comm, void *stream)
+{
+    HCCL_CHECK(hccl.HcclBarrier(comm, stream), "HcclBarrier");
+    return ACCEL_OK;
+}
+
+/* CANN releases without HcclGroupStart/End run a group's calls as they come,
+ * exactly what the layer does for an engine without group slots. */
+static accel_status_t hccl_group_start(void)
+{
+    if (hccl.HcclGroupStart != NULL)
+        HCCL_CHECK(hccl.HcclGroupStart(), "HcclGroupStart");
+    return ACCEL_OK;
+}
+
+static accel_status_t hccl_group_end(void)
+{
+    if (hccl.HcclGroupEnd != NULL)
+        HCCL_CHECK(hccl.HcclGroupEnd(), "HcclGroupEnd");
+    return ACCEL_OK;
+}
+
+static const char *const hccl_backends[] = {"npu", NULL};
+
+const accel_comm_engine_t accel_comm_engine_hccl = {
+    .name = "hccl",
+    .kind = ACCEL_COMM_ENGINE_DEVICE,
+    .backends = hccl_backends,
+    .load = hccl_load,
+    .dtype_codes =
+        {
+            [ACCEL_DTYPE_F32] = ACCEL_HCCL_FP32,
+            [ACCEL_DTYPE_F16] = ACCEL_HCCL_FP16,
+            [ACCEL_DTYPE_BF16] = ACCEL_HCCL_BFP16,
+            [ACCEL_DTYPE_F64] = ACCEL_HCCL_FP64,
+            [ACCEL_DTYPE_U8] = ACCEL_HCCL_UINT8,
+            [ACCEL_DTYPE_I32] = ACCEL_HCCL_INT32,
+            [ACCEL_DTYPE_I64] = ACCEL_HCCL_INT64,
+        },
+    .op_codes =
+        {
+            [ACCEL_REDUCE_SUM] = ACCEL_HCCL_SUM,
+            [ACCEL_REDUCE_PROD] = ACCEL_HCCL_PROD,
+            [ACCEL_REDUCE_MIN] = ACCEL_HCCL_MIN,
+            [ACCEL_REDUCE_MAX] = ACCEL_HCCL_MAX,
+            [ACCEL_REDUCE_AVG] = ACCEL_COMM_NO_CODE, /* HCCL has no average */
+        },
+    .unique_id_size = ACCEL_HCCL_ROOT_INFO_BYTES,
+    /* HCCL's root info is exchanged by the layer (MPI); no variable makes
+     * every rank derive it. */
+    .rendezvous_env = NULL,
+    .unique_id = hccl_unique_id,
+    .init = hccl_init,
+    .destroy = hccl_destroy,
+    .all_reduce = hccl_all_reduce,
+    .all_gather = hccl_all_gather,
+    .reduce_scatter = hccl_reduce_scatter,
+    .broadcast = hccl_broadcast,
+    .broadcast_in_place_only = true,
+    .reduce = hccl_reduce,
+    .send = hccl_send,
+    .recv = hccl_recv,
+    .barrier = hccl_barrier,
+    .group_start = hccl_group_start,
+    .group_end = hccl_group_end,
+};

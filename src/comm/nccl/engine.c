@@ -1,0 +1,253 @@
+/* engine.c: the nccl collectives engine (src/comm/engine.h) for the cuda
+ * backend: NCCL's C API (libnccl.so.2) opened with dlopen, never linked.
+ *
+ * Library: ACCEL_NCCL_LIBRARY, then libnccl.so.2 and libnccl.so on the
+ * loader's path; loaded once per process (pthread_once) and never unloaded.
+ * Objects: the engine communicator is NCCL's ncclComm_t itself, owned by the
+ * layer from init until destroy. Threads: the function table is written once
+ * under pthread_once and read-only afterwards; the layer serialises the calls
+ * on one communicator (engine.h). NCCL works on the CUDA current context, so
+ * init first makes the communicator's device current (native_stream), and
+ * every collective gets the CUstream native_stream gave the layer. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accel/accel_backend_utils.h"
+#include "comm/engine.h"
+#include "comm/nccl/types.h"
+#include "comm/vendor_engines.h"
+
+typedef struct nccl_api {
+#define ACCEL_NCCL_SYMBOL(required, ret, name, params, export) ret(*name) params;
+#include "comm/nccl/symbols.h"
+#undef ACCEL_NCCL_SYMBOL
+} nccl_api_t;
+
+static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+static nccl_api_t nccl;
+static bool nccl_ok;
+static char nccl_detail[640]; /* the file and version loaded, or why not */
+
+static void nccl_load_once(void)
+{
+    static const char *const candidates[] = {"libnccl.so.2", "libnccl.so", NULL};
+    char tried[512];
+    char missing[200];
+    int version = 0;
+    Dl_info where;
+    void *library = accel_backend_load_library("nccl", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        accel_comm_vendor_missing(nccl_detail, sizeof nccl_detail, "NCCL (libnccl.so.2)",
+                                  "ACCEL_NCCL_LIBRARY", tried);
+        return;
+    }
+#define ACCEL_NCCL_SYMBOL(required, ret, name, params, export)                                     \
+    ACCEL_SYMBOL_ENTRY(nccl, required, name, export),
+    const accel_symbol_t symbols[] = {
+#include "comm/nccl/symbols.h"
+    };
+#undef ACCEL_NCCL_SYMBOL
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "nccl",
+                                   "the libnccl that loaded", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(nccl_detail, sizeof nccl_detail, "%s (NCCL too old?)", missing);
+        dlclose(library);
+        return;
+    }
+    if (nccl.ncclGetVersion(&version) != ACCEL_NCCL_SUCCESS)
+        version = 0;
+    if (dladdr(*(void **)&nccl.ncclGetVersion, &where) == 0 || where.dli_fname == NULL)
+        where.dli_fname = "libnccl.so.2";
+    /* NCCL's code: X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before. */
+    if (version >= 10000)
+        snprintf(nccl_detail, sizeof nccl_detail, "%s (NCCL %d.%d.%d)", where.dli_fname,
+                 version / 10000, version / 100 % 100, version % 100);
+    else
+        snprintf(nccl_detail, sizeof nccl_detail, "%s (NCCL %d.%d.%d)", where.dli_fname,
+                 version / 1000, version / 100 % 10, version % 100);
+    nccl_ok = true;
+}
+
+static accel_status_t nccl_load(char *detail, size_t detail_cap)
+{
+    pthread_once(&nccl_once, nccl_load_once);
+    if (detail != NULL && detail_cap > 0)
+        snprintf(detail, detail_cap, "%s", nccl_detail);
+    return nccl_ok ? ACCEL_OK
+                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "nccl: %s", nccl_detail);
+}
+
+/* "nccl: <what> failed with ncclResult_t <code> (<NCCL's name>): <last
+ * error>" as the thread's error, the code kept. */
+static accel_status_t nccl_fail(accel_nccl_result_t code, const char *what, accel_nccl_comm_t comm)
+{
+    const char *text = nccl.ncclGetErrorString(code);
+    const char *last =
+        comm != NULL && nccl.ncclGetLastError != NULL ? nccl.ncclGetLastError(comm) : NULL;
+    return accel_backend_vendor_error(
+        (int64_t)code, "nccl: %s failed with ncclResult_t %u (%s)%s%s", what, code,
+        text != NULL ? text : "no text", last != NULL && last[0] != '\0' ? ": " : "",
+        last != NULL ? last : "");
+}
+
+#define NCCL_CHECK(call, what, comm)                                                               \
+    do {                                                                                           \
+        accel_nccl_result_t nccl_code_ = (call);                                                   \
+        if (nccl_code_ != ACCEL_NCCL_SUCCESS)                                                      \
+            return nccl_fail(nccl_code_, what, comm);                                              \
+    } while (0)
+
+static accel_status_t nccl_unique_id(void *out)
+{
+    NCCL_CHECK(nccl.ncclGetUniqueId((accel_nccl_unique_id_t *)out), "ncclGetUniqueId", NULL);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_init(const accel_comm_engine_ctx_t *ctx, int nranks, int rank,
+                                const void *unique_id, void **out_comm)
+{
+    accel_nccl_unique_id_t id;
+    accel_nccl_comm_t comm = NULL;
+    accel_status_t status = accel_comm_vendor_activate(ctx, "nccl");
+    if (status != ACCEL_OK)
+        return status;
+    memcpy(&id, unique_id, sizeof id);
+    NCCL_CHECK(nccl.ncclCommInitRank(&comm, nranks, id, rank), "ncclCommInitRank", NULL);
+    *out_comm = comm;
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_destroy(void *comm)
+{
+    /* ncclCommFinalize (2.14+) flushes what was issued; older releases do it
+     * in ncclCommDestroy. */
+    if (nccl.ncclCommFinalize != NULL) {
+        accel_nccl_result_t code = nccl.ncclCommFinalize(comm);
+        if (code != ACCEL_NCCL_SUCCESS) {
+            accel_status_t status = nccl_fail(code, "ncclCommFinalize", comm);
+            nccl.ncclCommDestroy(comm);
+            return status;
+        }
+    }
+    NCCL_CHECK(nccl.ncclCommDestroy(comm), "ncclCommDestroy", NULL);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_all_reduce(void *comm, const void *send, void *recv, size_t count,
+                                      int dtype, int op, void *stream)
+{
+    NCCL_CHECK(nccl.ncclAllReduce(send, recv, count, (accel_nccl_dtype_t)dtype, (accel_nccl_op_t)op,
+                                  comm, stream),
+               "ncclAllReduce", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_all_gather(void *comm, const void *send, void *recv, size_t send_count,
+                                      int dtype, void *stream)
+{
+    NCCL_CHECK(nccl.ncclAllGather(send, recv, send_count, (accel_nccl_dtype_t)dtype, comm, stream),
+               "ncclAllGather", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_reduce_scatter(void *comm, const void *send, void *recv,
+                                          size_t recv_count, int dtype, int op, void *stream)
+{
+    NCCL_CHECK(nccl.ncclReduceScatter(send, recv, recv_count, (accel_nccl_dtype_t)dtype,
+                                      (accel_nccl_op_t)op, comm, stream),
+               "ncclReduceScatter", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_broadcast(void *comm, const void *send, void *recv, size_t count,
+                                     int dtype, int root, void *stream)
+{
+    NCCL_CHECK(nccl.ncclBroadcast(send, recv, count, (accel_nccl_dtype_t)dtype, root, comm, stream),
+               "ncclBroadcast", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_reduce(void *comm, const void *send, void *recv, size_t count, int dtype,
+                                  int op, int root, void *stream)
+{
+    NCCL_CHECK(nccl.ncclReduce(send, recv, count, (accel_nccl_dtype_t)dtype, (accel_nccl_op_t)op,
+                               root, comm, stream),
+               "ncclReduce", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_send(void *comm, const void *buf, size_t count, int dtype, int peer,
+                                void *stream)
+{
+    NCCL_CHECK(nccl.ncclSend(buf, count, (accel_nccl_dtype_t)dtype, peer, comm, stream), "ncclSend",
+               comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_recv(void *comm, void *buf, size_t count, int dtype, int peer,
+                                void *stream)
+{
+    NCCL_CHECK(nccl.ncclRecv(buf, count, (accel_nccl_dtype_t)dtype, peer, comm, stream), "ncclRecv",
+               comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_group_start(void)
+{
+    NCCL_CHECK(nccl.ncclGroupStart(), "ncclGroupStart", NULL);
+    return ACCEL_OK;
+}
+
+static accel_status_t nccl_group_end(void)
+{
+    NCCL_CHECK(nccl.ncclGroupEnd(), "ncclGroupEnd", NULL);
+    return ACCEL_OK;
+}
+
+static const char *const nccl_backends[] = {"cuda", NULL};
+
+const accel_comm_engine_t accel_comm_engine_nccl = {
+    .name = "nccl",
+    .kind = ACCEL_COMM_ENGINE_DEVICE,
+    .backends = nccl_backends,
+    .load = nccl_load,
+    .dtype_codes =
+        {
+            [ACCEL_DTYPE_F32] = ACCEL_NCCL_FLOAT32,
+            [ACCEL_DTYPE_F16] = ACCEL_NCCL_FLOAT16,
+            [ACCEL_DTYPE_BF16] = ACCEL_NCCL_BFLOAT16,
+            [ACCEL_DTYPE_F64] = ACCEL_NCCL_FLOAT64,
+            [ACCEL_DTYPE_U8] = ACCEL_NCCL_UINT8,
+            [ACCEL_DTYPE_I32] = ACCEL_NCCL_INT32,
+            [ACCEL_DTYPE_I64] = ACCEL_NCCL_INT64,
+        },
+    .op_codes =
+        {
+            [ACCEL_REDUCE_SUM] = ACCEL_NCCL_SUM,
+            [ACCEL_REDUCE_PROD] = ACCEL_NCCL_PROD,
+            [ACCEL_REDUCE_MIN] = ACCEL_NCCL_MIN,
+            [ACCEL_REDUCE_MAX] = ACCEL_NCCL_MAX,
+            /* ncclAvg since NCCL 2.10; older releases reject it with
+             * ncclInvalidArgument (the call fails, saying so). */
+            [ACCEL_REDUCE_AVG] = ACCEL_NCCL_AVG,
+        },
+    .unique_id_size = ACCEL_NCCL_UNIQUE_ID_BYTES,
+    .rendezvous_env = "NCCL_COMM_ID",
+    .unique_id = nccl_unique_id,
+    .init = nccl_init,
+    .destroy = nccl_destroy,
+    .all_reduce = nccl_all_reduce,
+    .all_gather = nccl_all_gather,
+    .reduce_scatter = nccl_reduce_scatter,
+    .broadcast = nccl_broadcast,
+    .broadcast_in_place_only = false,
+    .reduce = nccl_reduce,
+    .send = nccl_send,
+    .recv = nccl_recv,
+    .barrier = NULL, /* NCCL has none: the layer all-reduces one element */
+    .group_start = nccl_group_start,
+    .group_end = nccl_group_end,
+};

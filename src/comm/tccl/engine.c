@@ -1,0 +1,248 @@
+/* engine.c: the tccl collectives engine (src/comm/engine.h) for the sdaa
+ * backend: Tecorigin TCCL's C API (libtccl.so) opened with dlopen, never
+ * linked. NCCL's function set under "tccl" names, with its own dtype
+ * numbering and no average. Bound from an early public tccl.h copy and
+ * never run on Teco hardware: what is unconfirmed is listed in README.md.
+ *
+ * Library: ACCEL_TCCL_LIBRARY, then libtccl.so on the loader's path, then
+ * /opt/tecoai/lib64/libtccl.so; loaded once per process (pthread_once) and
+ * never unloaded.
+ * Objects: the engine communicator is TCCL's tcclComm_t itself, owned by the
+ * layer from init until destroy. Threads: the function table is written once
+ * under pthread_once and read-only afterwards; the layer serialises the calls
+ * on one communicator (engine.h). init first makes the communicator's device
+ * current (native_stream: sdaaSetDevice); every collective gets the
+ * sdaaStream_t it gave. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accel/accel_backend_utils.h"
+#include "comm/engine.h"
+#include "comm/tccl/types.h"
+#include "comm/vendor_engines.h"
+
+typedef struct tccl_api {
+#define ACCEL_TCCL_SYMBOL(required, ret, name, params, export) ret(*name) params;
+#include "comm/tccl/symbols.h"
+#undef ACCEL_TCCL_SYMBOL
+} tccl_api_t;
+
+static pthread_once_t tccl_once = PTHREAD_ONCE_INIT;
+static tccl_api_t tccl;
+static bool tccl_ok;
+static char tccl_detail[640]; /* the file and version loaded, or why not */
+
+static void tccl_load_once(void)
+{
+    static const char *const candidates[] = {"libtccl.so", "/opt/tecoai/lib64/libtccl.so", NULL};
+    char tried[512];
+    char missing[200];
+    int version = 0;
+    Dl_info where;
+    void *library = accel_backend_load_library("tccl", candidates, tried, sizeof tried);
+    if (library == NULL) {
+        accel_comm_vendor_missing(tccl_detail, sizeof tccl_detail, "Tecorigin TCCL (libtccl.so)",
+                                  "ACCEL_TCCL_LIBRARY", tried);
+        return;
+    }
+#define ACCEL_TCCL_SYMBOL(required, ret, name, params, export)                                     \
+    ACCEL_SYMBOL_ENTRY(tccl, required, name, export),
+    const accel_symbol_t symbols[] = {
+#include "comm/tccl/symbols.h"
+    };
+#undef ACCEL_TCCL_SYMBOL
+    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "tccl",
+                                   "the libtccl.so that loaded", missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(tccl_detail, sizeof tccl_detail, "%s (Teco SDK too old?)", missing);
+        dlclose(library);
+        return;
+    }
+    /* Both group calls or neither: a half pair would open groups it cannot close. */
+    if ((tccl.tcclGroupStart == NULL) != (tccl.tcclGroupEnd == NULL))
+        tccl.tcclGroupStart = tccl.tcclGroupEnd = NULL;
+    if (tccl.tcclGetVersion(&version) != ACCEL_TCCL_SUCCESS)
+        version = 0;
+    if (dladdr(*(void **)&tccl.tcclGetVersion, &where) == 0 || where.dli_fname == NULL)
+        where.dli_fname = "libtccl.so";
+    /* The code's encoding is unconfirmed (tccl.h's own is 1200): printed as is. */
+    snprintf(tccl_detail, sizeof tccl_detail, "%s (TCCL version code %d%s)", where.dli_fname,
+             version, tccl.tcclGroupStart != NULL ? ", with group calls" : ", without group calls");
+    tccl_ok = true;
+}
+
+static accel_status_t tccl_load(char *detail, size_t detail_cap)
+{
+    pthread_once(&tccl_once, tccl_load_once);
+    if (detail != NULL && detail_cap > 0)
+        snprintf(detail, detail_cap, "%s", tccl_detail);
+    return tccl_ok ? ACCEL_OK
+                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "tccl: %s", tccl_detail);
+}
+
+/* "tccl: <what> failed with tcclResult_t <code> (<TCCL's name>): <last
+ * error>" as the thread's error, the code kept. */
+static accel_status_t tccl_fail(accel_tccl_result_t code, const char *what, accel_tccl_comm_t comm)
+{
+    const char *text = tccl.tcclGetErrorString(code);
+    const char *last =
+        comm != NULL && tccl.tcclGetLastError != NULL ? tccl.tcclGetLastError(comm) : NULL;
+    return accel_backend_vendor_error(
+        (int64_t)code, "tccl: %s failed with tcclResult_t %u (%s)%s%s", what, code,
+        text != NULL ? text : "no text", last != NULL && last[0] != '\0' ? ": " : "",
+        last != NULL ? last : "");
+}
+
+#define TCCL_CHECK(call, what, comm)                                                               \
+    do {                                                                                           \
+        accel_tccl_result_t tccl_code_ = (call);                                                   \
+        if (tccl_code_ != ACCEL_TCCL_SUCCESS)                                                      \
+            return tccl_fail(tccl_code_, what, comm);                                              \
+    } while (0)
+
+static accel_status_t tccl_unique_id(void *out)
+{
+    TCCL_CHECK(tccl.tcclGetUniqueId((accel_tccl_unique_id_t *)out), "tcclGetUniqueId", NULL);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_init(const accel_comm_engine_ctx_t *ctx, int nranks, int rank,
+                                const void *unique_id, void **out_comm)
+{
+    accel_tccl_unique_id_t id;
+    accel_tccl_comm_t comm = NULL;
+    accel_status_t status = accel_comm_vendor_activate(ctx, "tccl");
+    if (status != ACCEL_OK)
+        return status;
+    memcpy(&id, unique_id, sizeof id);
+    TCCL_CHECK(tccl.tcclCommInitRank(&comm, nranks, id, rank), "tcclCommInitRank", NULL);
+    *out_comm = comm;
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_destroy(void *comm)
+{
+    TCCL_CHECK(tccl.tcclCommDestroy(comm), "tcclCommDestroy", NULL);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_all_reduce(void *comm, const void *send, void *recv, size_t count,
+                                      int dtype, int op, void *stream)
+{
+    TCCL_CHECK(tccl.tcclAllReduce(send, recv, count, (accel_tccl_dtype_t)dtype, (accel_tccl_op_t)op,
+                                  comm, stream),
+               "tcclAllReduce", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_all_gather(void *comm, const void *send, void *recv, size_t send_count,
+                                      int dtype, void *stream)
+{
+    TCCL_CHECK(tccl.tcclAllGather(send, recv, send_count, (accel_tccl_dtype_t)dtype, comm, stream),
+               "tcclAllGather", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_reduce_scatter(void *comm, const void *send, void *recv,
+                                          size_t recv_count, int dtype, int op, void *stream)
+{
+    TCCL_CHECK(tccl.tcclReduceScatter(send, recv, recv_count, (accel_tccl_dtype_t)dtype,
+                                      (accel_tccl_op_t)op, comm, stream),
+               "tcclReduceScatter", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_broadcast(void *comm, const void *send, void *recv, size_t count,
+                                     int dtype, int root, void *stream)
+{
+    TCCL_CHECK(tccl.tcclBroadcast(send, recv, count, (accel_tccl_dtype_t)dtype, root, comm, stream),
+               "tcclBroadcast", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_reduce(void *comm, const void *send, void *recv, size_t count, int dtype,
+                                  int op, int root, void *stream)
+{
+    TCCL_CHECK(tccl.tcclReduce(send, recv, count, (accel_tccl_dtype_t)dtype, (accel_tccl_op_t)op,
+                               root, comm, stream),
+               "tcclReduce", comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_send(void *comm, const void *buf, size_t count, int dtype, int peer,
+                                void *stream)
+{
+    TCCL_CHECK(tccl.tcclSend(buf, count, (accel_tccl_dtype_t)dtype, peer, comm, stream), "tcclSend",
+               comm);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_recv(void *comm, void *buf, size_t count, int dtype, int peer,
+                                void *stream)
+{
+    TCCL_CHECK(tccl.tcclRecv(buf, count, (accel_tccl_dtype_t)dtype, peer, comm, stream), "tcclRecv",
+               comm);
+    return ACCEL_OK;
+}
+
+/* Without the (unconfirmed) group calls a group's calls run as they come,
+ * what the layer does for an engine without group slots. */
+static accel_status_t tccl_group_start(void)
+{
+    if (tccl.tcclGroupStart != NULL)
+        TCCL_CHECK(tccl.tcclGroupStart(), "tcclGroupStart", NULL);
+    return ACCEL_OK;
+}
+
+static accel_status_t tccl_group_end(void)
+{
+    if (tccl.tcclGroupEnd != NULL)
+        TCCL_CHECK(tccl.tcclGroupEnd(), "tcclGroupEnd", NULL);
+    return ACCEL_OK;
+}
+
+static const char *const tccl_backends[] = {"sdaa", NULL};
+
+const accel_comm_engine_t accel_comm_engine_tccl = {
+    .name = "tccl",
+    .kind = ACCEL_COMM_ENGINE_DEVICE,
+    .backends = tccl_backends,
+    .load = tccl_load,
+    .dtype_codes =
+        {
+            [ACCEL_DTYPE_F32] = ACCEL_TCCL_FLOAT32,
+            [ACCEL_DTYPE_F16] = ACCEL_TCCL_FLOAT16,
+            [ACCEL_DTYPE_BF16] = ACCEL_TCCL_BF16,
+            [ACCEL_DTYPE_F64] = ACCEL_TCCL_FLOAT64,
+            [ACCEL_DTYPE_U8] = ACCEL_TCCL_UINT8,
+            [ACCEL_DTYPE_I32] = ACCEL_TCCL_INT32,
+            [ACCEL_DTYPE_I64] = ACCEL_TCCL_INT64,
+        },
+    .op_codes =
+        {
+            [ACCEL_REDUCE_SUM] = ACCEL_TCCL_SUM,
+            [ACCEL_REDUCE_PROD] = ACCEL_TCCL_PROD,
+            [ACCEL_REDUCE_MIN] = ACCEL_TCCL_MIN,
+            [ACCEL_REDUCE_MAX] = ACCEL_TCCL_MAX,
+            [ACCEL_REDUCE_AVG] = ACCEL_COMM_NO_CODE, /* TCCL has no average */
+        },
+    .unique_id_size = ACCEL_TCCL_UNIQUE_ID_BYTES,
+    .rendezvous_env = NULL, /* no documented variable: the layer exchanges the id */
+    .unique_id = tccl_unique_id,
+    .init = tccl_init,
+    .destroy = tccl_destroy,
+    .all_reduce = tccl_all_reduce,
+    .all_gather = tccl_all_gather,
+    .reduce_scatter = tccl_reduce_scatter,
+    .broadcast = tccl_broadcast,
+    .broadcast_in_place_only = false,
+    .reduce = tccl_reduce,
+    .send = tccl_send,
+    .recv = tccl_recv,
+    .barrier = NULL, /* TCCL has none: the layer all-reduces one element */
+    .group_start = tccl_group_start,
+    .group_end = tccl_group_end,
+};

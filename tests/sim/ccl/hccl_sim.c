@@ -1,0 +1,232 @@
+/* hccl_sim.c: the simulated Ascend libhccl.so (tests/sim/README.md): HCCL's
+ * real exported names and signatures (hccl.h as vendor-apis.md §2.4
+ * records it), each mapped onto the MPI collectives core (ccl_sim.h). It
+ * links the simulated libascendcl.so: a communicator needs the thread's ACL
+ * device (aclrtSetDevice), and every operation first synchronizes its
+ * aclrtStream there. Faults: every exported call goes through sim_fault
+ * (ACCEL_SIM_FAIL=HcclAllReduce:1:4 ...). Threads: as ccl_sim.h. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ccl_sim.h"
+#include "hccl_sim.h"
+#include "sim_fault.h"
+
+/* From the simulated libascendcl.so this library links. */
+extern int aclrtSynchronizeStream(aclrtStream stream);
+extern int aclrtGetDevice(int32_t *device);
+
+#define HCCL_ENTER(name)                                                                           \
+    do {                                                                                           \
+        int injected_ = sim_fault_hit(name);                                                       \
+        ccl_sim_clear_error();                                                                     \
+        if (injected_ != 0)                                                                        \
+            return injected_;                                                                      \
+    } while (0)
+
+static int hccl_sync(void *stream)
+{
+    return aclrtSynchronizeStream(stream);
+}
+
+static HcclResult hccl_result(ccl_sim_status_t status)
+{
+    switch (status) {
+    case CCL_SIM_OK: return HCCL_SUCCESS;
+    case CCL_SIM_INVALID: return HCCL_E_PARA;
+    case CCL_SIM_STREAM: return HCCL_E_RUNTIME;
+    default: return HCCL_E_INTERNAL;
+    }
+}
+
+/* HcclDataType: INT8 0, INT32 2, FP16 3, FP32 4, INT64 5, UINT64 6, UINT8 7,
+ * UINT32 9, FP64 10, BFP16 11 (INT16/UINT16 and the rest: not simulated). */
+static int hccl_type(uint32_t code, ccl_sim_type_t *out)
+{
+    static const int map[] = {CCL_SIM_I8,  -1,          CCL_SIM_I32, CCL_SIM_F16,
+                              CCL_SIM_F32, CCL_SIM_I64, CCL_SIM_U64, CCL_SIM_U8,
+                              -1,          CCL_SIM_U32, CCL_SIM_F64, CCL_SIM_BF16};
+    if (code >= sizeof map / sizeof map[0] || map[code] < 0)
+        return 0;
+    *out = (ccl_sim_type_t)map[code];
+    return 1;
+}
+
+/* HcclReduceOp: SUM 0, PROD 1, MAX 2, MIN 3 (no average). */
+static int hccl_op(uint32_t code, ccl_sim_op_t *out)
+{
+    static const ccl_sim_op_t map[] = {CCL_SIM_SUM, CCL_SIM_PROD, CCL_SIM_MAX, CCL_SIM_MIN};
+    if (code >= sizeof map / sizeof map[0])
+        return 0;
+    *out = map[code];
+    return 1;
+}
+
+#define HCCL_TYPE(code, var)                                                                       \
+    ccl_sim_type_t var;                                                                            \
+    if (!hccl_type(code, &var))                                                                    \
+    return HCCL_E_NOT_SUPPORT
+#define HCCL_OP(code, var)                                                                         \
+    ccl_sim_op_t var;                                                                              \
+    if (!hccl_op(code, &var))                                                                      \
+    return HCCL_E_PARA
+
+SIM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
+{
+    HCCL_ENTER("HcclGetRootInfo");
+    if (rootInfo == NULL)
+        return HCCL_E_PTR;
+    return hccl_result(ccl_sim_unique_id(rootInfo, sizeof *rootInfo));
+}
+
+SIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo,
+                                           uint32_t rank, HcclComm *comm)
+{
+    int32_t device = -1;
+    ccl_sim_comm_t *made = NULL;
+    HcclResult result;
+    HCCL_ENTER("HcclCommInitRootInfo");
+    if (rootInfo == NULL || comm == NULL)
+        return HCCL_E_PTR;
+    /* HCCL binds the communicator to the thread's ACL device. */
+    if (aclrtGetDevice(&device) != 0)
+        return HCCL_E_RUNTIME;
+    result = hccl_result(ccl_sim_comm_init(rootInfo, (int)nRanks, (int)rank, device, &made));
+    if (result == HCCL_SUCCESS)
+        *comm = made;
+    return result;
+}
+
+SIM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
+{
+    HCCL_ENTER("HcclCommDestroy");
+    if (comm == NULL)
+        return HCCL_E_PTR;
+    return hccl_result(ccl_sim_comm_free(comm));
+}
+
+SIM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+{
+    HCCL_ENTER("HcclGetRankSize");
+    if (comm == NULL || rankSize == NULL)
+        return HCCL_E_PTR;
+    *rankSize = (uint32_t)ccl_sim_comm_size(comm);
+    return HCCL_SUCCESS;
+}
+
+SIM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
+{
+    HCCL_ENTER("HcclGetRankId");
+    if (comm == NULL || rank == NULL)
+        return HCCL_E_PTR;
+    *rank = (uint32_t)ccl_sim_comm_rank(comm);
+    return HCCL_SUCCESS;
+}
+
+SIM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, uint32_t dataType,
+                                    uint32_t op, HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclAllReduce");
+    HCCL_TYPE(dataType, type);
+    HCCL_OP(op, sim_op);
+    return hccl_result(
+        ccl_sim_all_reduce(comm, sendBuf, recvBuf, count, type, sim_op, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount,
+                                    uint32_t dataType, HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclAllGather");
+    HCCL_TYPE(dataType, type);
+    return hccl_result(
+        ccl_sim_all_gather(comm, sendBuf, recvBuf, sendCount, type, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
+                                        uint32_t dataType, uint32_t op, HcclComm comm,
+                                        aclrtStream stream)
+{
+    HCCL_ENTER("HcclReduceScatter");
+    HCCL_TYPE(dataType, type);
+    HCCL_OP(op, sim_op);
+    return hccl_result(
+        ccl_sim_reduce_scatter(comm, sendBuf, recvBuf, recvCount, type, sim_op, hccl_sync, stream));
+}
+
+/* In place only: one buffer, read on the root and written everywhere. */
+SIM_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, uint32_t dataType, uint32_t root,
+                                    HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclBroadcast");
+    HCCL_TYPE(dataType, type);
+    return hccl_result(
+        ccl_sim_broadcast(comm, buf, buf, count, type, (int)root, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, uint32_t dataType,
+                                 uint32_t op, uint32_t root, HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclReduce");
+    HCCL_TYPE(dataType, type);
+    HCCL_OP(op, sim_op);
+    return hccl_result(
+        ccl_sim_reduce(comm, sendBuf, recvBuf, count, type, sim_op, (int)root, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, uint32_t dataType, uint32_t destRank,
+                               HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclSend");
+    HCCL_TYPE(dataType, type);
+    return hccl_result(ccl_sim_send(comm, sendBuf, count, type, (int)destRank, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, uint32_t dataType, uint32_t srcRank,
+                               HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclRecv");
+    HCCL_TYPE(dataType, type);
+    return hccl_result(ccl_sim_recv(comm, recvBuf, count, type, (int)srcRank, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
+{
+    HCCL_ENTER("HcclBarrier");
+    return hccl_result(ccl_sim_barrier(comm, hccl_sync, stream));
+}
+
+SIM_EXPORT HcclResult HcclGroupStart(void)
+{
+    HCCL_ENTER("HcclGroupStart");
+    return hccl_result(ccl_sim_group_start());
+}
+
+SIM_EXPORT HcclResult HcclGroupEnd(void)
+{
+    /* An injected failure ends the group too (its calls are dropped). */
+    int injected = sim_fault_hit("HcclGroupEnd");
+    ccl_sim_clear_error();
+    if (injected != 0) {
+        ccl_sim_group_abort();
+        return injected;
+    }
+    return hccl_result(ccl_sim_group_end());
+}
+
+SIM_EXPORT HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError)
+{
+    HCCL_ENTER("HcclGetCommAsyncError");
+    if (comm == NULL || asyncError == NULL)
+        return HCCL_E_PTR;
+    *asyncError = HCCL_SUCCESS; /* the sim finishes every operation before returning */
+    return HCCL_SUCCESS;
+}
+
+SIM_EXPORT const char *HcclGetErrorString(HcclResult code)
+{
+    /* The sim's text: the thread's last failure when there is one. */
+    const char *last = ccl_sim_last_error();
+    if (code == HCCL_SUCCESS)
+        return "no error";
+    return last[0] != '\0' ? last : "simulated HCCL failure";
+}
