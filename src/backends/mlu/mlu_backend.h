@@ -60,6 +60,14 @@ const accel_mlu_api_t *accel_mlu_cnrt(char *reason, size_t cap);
  * capture symbols); otherwise `reason` says which is missing. */
 bool accel_mlu_graphs_available(const accel_mlu_api_t *cnrt, char *reason, size_t cap);
 
+/* A backend event: the notifier, and with emulated callbacks the seq of the
+ * last callback queued ahead of its record on the same stream (0: none), so
+ * that query and synchronize also wait for that callback to return. */
+typedef struct accel_mlu_event {
+    accel_cnrt_notifier_t notifier;
+    uint64_t callback; /* under callback_lock */
+} accel_mlu_event_t;
+
 typedef struct accel_mlu_stream {
     accel_cnrt_queue_t queue;
     int device;
@@ -83,6 +91,7 @@ typedef struct accel_mlu_staging {
  * completed on its queue (stream.c). */
 typedef struct accel_mlu_callback {
     accel_cnrt_notifier_t done;
+    uint64_t seq; /* order of addition; the emulation runs callbacks in this order */
     int device;
     const void *key; /* the accel_mlu_stream_t, or the device's default-queue key */
     accel_host_fn_t fn;
@@ -106,9 +115,10 @@ typedef struct accel_mlu_backend {
     bool callback_running, callback_stop;
     pthread_t callback_thread;
     accel_mlu_callback_t *callback_head, *callback_tail;
-    unsigned long callback_pending;   /* queued or running */
     const void *callback_running_key; /* NULL when none runs */
     int callback_running_device;
+    uint64_t callback_added; /* seq of the last callback added */
+    uint64_t callback_done;  /* every callback with a seq up to this has returned */
 
     pthread_mutex_t staging_lock; /* guards `staging` */
     accel_mlu_staging_t *staging; /* random-fill buffers still being copied */

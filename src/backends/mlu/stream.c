@@ -3,16 +3,18 @@
  * - A backend stream is an accel_mlu_stream_t around a cnrtQueue_t; NULL is
  *   the device's default queue. The priority is not passed on: the plain
  *   cnrtQueueCreate has none.
- * - A backend event is the cnrtNotifier_t itself: CNRT_NOTIFIER_DEFAULT for
- *   ACCEL_EVENT_TIMING, else CNRT_NOTIFIER_DISABLE_TIMING_ALL (cheaper).
+ * - A backend event is an accel_mlu_event_t around a cnrtNotifier_t:
+ *   CNRT_NOTIFIER_DEFAULT for ACCEL_EVENT_TIMING, else
+ *   CNRT_NOTIFIER_DISABLE_TIMING_ALL (cheaper).
  *   Timing uses cnrtNotifierElapsedTime (ms), else cnrtNotifierDuration (us).
  * - Host callbacks: cnrtInvokeHostFunc, which runs the function in queue
  *   order and holds later work back until it returns, as CUDA host functions
  *   do. A CNRT without it gets an emulation: a notifier placed on the queue
  *   and one backend thread that waits for each notifier in turn and then
  *   runs the callback. Synchronize, query and destroy of the stream (and
- *   device synchronize) also wait for its emulated callbacks, but later work
- *   on the queue does NOT wait for them (README.md says so).
+ *   device synchronize) also wait for its emulated callbacks, and so do the
+ *   query and synchronize of an event recorded after one; but later work on
+ *   the queue does NOT wait for them (README.md says so).
  * Threads: any thread; each slot makes its device current first. The
  * emulation's list and thread are under callback_lock. */
 #include <stdlib.h>
@@ -154,7 +156,8 @@ accel_status_t accel_mlu_stream_wait_event(void *self, int device, void *stream,
     if (status != ACCEL_OK)
         return status;
     return accel_mlu_check(mlu->cnrt,
-                           mlu->cnrt->cnrtQueueWaitNotifier(event, accel_mlu_queue(stream), 0),
+                           mlu->cnrt->cnrtQueueWaitNotifier(((accel_mlu_event_t *)event)->notifier,
+                                                            accel_mlu_queue(stream), 0),
                            "cnrtQueueWaitNotifier");
 }
 
@@ -170,6 +173,7 @@ static void *mlu_callback_main(void *arg)
     for (;;) {
         accel_mlu_callback_t *c;
         accel_cnrt_ret_t code = ACCEL_CNRT_SUCCESS;
+        uint64_t seq;
         while (mlu->callback_head == NULL && !mlu->callback_stop)
             pthread_cond_wait(&mlu->callback_changed, &mlu->callback_lock);
         if ((c = mlu->callback_head) == NULL)
@@ -179,6 +183,7 @@ static void *mlu_callback_main(void *arg)
             mlu->callback_tail = NULL;
         mlu->callback_running_key = c->key;
         mlu->callback_running_device = c->device;
+        seq = c->seq;
         pthread_mutex_unlock(&mlu->callback_lock);
         if (accel_mlu_activate(mlu, c->device) == ACCEL_OK)
             code = mlu->cnrt->cnrtWaitNotifier(c->done);
@@ -193,6 +198,7 @@ static void *mlu_callback_main(void *arg)
         free(c);
         pthread_mutex_lock(&mlu->callback_lock);
         mlu->callback_running_key = NULL;
+        mlu->callback_done = seq;
         pthread_cond_broadcast(&mlu->callback_changed);
     }
     pthread_mutex_unlock(&mlu->callback_lock);
@@ -242,6 +248,7 @@ static accel_status_t mlu_callback_emulate(accel_mlu_backend_t *mlu, int device,
         return status;
     }
     pthread_mutex_lock(&mlu->callback_lock);
+    c->seq = ++mlu->callback_added;
     if (mlu->callback_tail != NULL)
         mlu->callback_tail->next = c;
     else
@@ -283,61 +290,122 @@ void accel_mlu_callbacks_stop(accel_mlu_backend_t *mlu)
 
 /* ---------------------------------------------------------------- events */
 
+/* Under callback_lock: the seq of the last emulated callback of `key` still
+ * queued or running (0: none). */
+static uint64_t mlu_callbacks_last(accel_mlu_backend_t *mlu, const void *key)
+{
+    uint64_t last = 0;
+    if (mlu->callback_running_key == key)
+        last = mlu->callback_done + 1; /* the running one: callbacks run in seq order */
+    for (accel_mlu_callback_t *c = mlu->callback_head; c != NULL; c = c->next)
+        if (c->key == key)
+            last = c->seq;
+    return last;
+}
+
+/* Whether the emulated callback an event was recorded behind has returned;
+ * with `wait`, wait for it first. */
+static bool mlu_event_callback_done(accel_mlu_backend_t *mlu, accel_mlu_event_t *e, bool wait)
+{
+    bool done;
+    if (mlu->cnrt->cnrtInvokeHostFunc != NULL)
+        return true;
+    pthread_mutex_lock(&mlu->callback_lock);
+    while (wait && mlu->callback_done < e->callback)
+        pthread_cond_wait(&mlu->callback_changed, &mlu->callback_lock);
+    done = mlu->callback_done >= e->callback;
+    pthread_mutex_unlock(&mlu->callback_lock);
+    return done;
+}
+
 accel_status_t accel_mlu_event_create(void *self, int device, unsigned flags, void **out)
 {
     accel_mlu_backend_t *mlu = self;
-    accel_cnrt_notifier_t notifier = NULL;
+    accel_mlu_event_t *event;
     unsigned int cnrt_flags = (flags & ACCEL_EVENT_TIMING) ? ACCEL_CNRT_NOTIFIER_DEFAULT
                                                            : ACCEL_CNRT_NOTIFIER_DISABLE_TIMING_ALL;
     accel_status_t status = accel_mlu_activate(mlu, device);
-    if (status == ACCEL_OK)
-        status = accel_mlu_check(mlu->cnrt,
-                                 mlu->cnrt->cnrtNotifierCreateWithFlags(&notifier, cnrt_flags),
-                                 "cnrtNotifierCreateWithFlags");
-    if (status == ACCEL_OK)
-        *out = notifier;
-    return status;
+    if (status != ACCEL_OK)
+        return status;
+    event = calloc(1, sizeof *event);
+    if (event == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "mlu: out of host memory for an event");
+    status = accel_mlu_check(mlu->cnrt,
+                             mlu->cnrt->cnrtNotifierCreateWithFlags(&event->notifier, cnrt_flags),
+                             "cnrtNotifierCreateWithFlags");
+    if (status != ACCEL_OK) {
+        free(event);
+        return status;
+    }
+    *out = event;
+    return ACCEL_OK;
 }
 
 void accel_mlu_event_destroy(void *self, int device, void *event)
 {
     accel_mlu_backend_t *mlu = self;
+    accel_mlu_event_t *e = event;
     accel_cnrt_ret_t code;
-    if (accel_mlu_activate(mlu, device) != ACCEL_OK)
-        return;
-    code = mlu->cnrt->cnrtNotifierDestroy(event);
-    if (code != ACCEL_CNRT_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "mlu: cnrtNotifierDestroy on device %d failed with cnrtRet_t %u",
-                  device, code);
+    if (accel_mlu_activate(mlu, device) == ACCEL_OK) {
+        code = mlu->cnrt->cnrtNotifierDestroy(e->notifier);
+        if (code != ACCEL_CNRT_SUCCESS)
+            accel_log(ACCEL_LOG_WARN,
+                      "mlu: cnrtNotifierDestroy on device %d failed with cnrtRet_t %u", device,
+                      code);
+    }
+    free(e);
 }
 
 accel_status_t accel_mlu_event_record(void *self, int device, void *stream, void *event)
 {
     accel_mlu_backend_t *mlu = self;
+    accel_mlu_event_t *e = event;
+    uint64_t callback = 0;
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
-    return accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtPlaceNotifier(event, accel_mlu_queue(stream)),
-                           "cnrtPlaceNotifier");
+    if (mlu->cnrt->cnrtInvokeHostFunc == NULL) {
+        pthread_mutex_lock(&mlu->callback_lock);
+        callback = mlu_callbacks_last(mlu, mlu_callback_key(mlu, device, stream));
+        pthread_mutex_unlock(&mlu->callback_lock);
+    }
+    status = accel_mlu_check(mlu->cnrt,
+                             mlu->cnrt->cnrtPlaceNotifier(e->notifier, accel_mlu_queue(stream)),
+                             "cnrtPlaceNotifier");
+    if (status == ACCEL_OK) {
+        pthread_mutex_lock(&mlu->callback_lock);
+        e->callback = callback;
+        pthread_mutex_unlock(&mlu->callback_lock);
+    }
+    return status;
 }
 
 accel_status_t accel_mlu_event_synchronize(void *self, int device, void *event)
 {
     accel_mlu_backend_t *mlu = self;
+    accel_mlu_event_t *e = event;
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
-    return accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtWaitNotifier(event), "cnrtWaitNotifier");
+    status =
+        accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtWaitNotifier(e->notifier), "cnrtWaitNotifier");
+    if (status == ACCEL_OK)
+        mlu_event_callback_done(mlu, e, true);
+    return status;
 }
 
 accel_status_t accel_mlu_event_query(void *self, int device, void *event)
 {
     accel_mlu_backend_t *mlu = self;
+    accel_mlu_event_t *e = event;
     accel_cnrt_ret_t code;
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
-    code = mlu->cnrt->cnrtQueryNotifier(event);
+    if (!mlu_event_callback_done(mlu, e, false))
+        return ACCEL_ERROR_NOT_READY;
+    code = mlu->cnrt->cnrtQueryNotifier(e->notifier);
     if (accel_mlu_not_ready(code))
         return ACCEL_ERROR_NOT_READY;
     return accel_mlu_check(mlu->cnrt, code, "cnrtQueryNotifier");
@@ -354,15 +422,17 @@ accel_status_t accel_mlu_event_elapsed_ms(void *self, int device, void *start, v
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
+    accel_cnrt_notifier_t first = ((accel_mlu_event_t *)start)->notifier;
+    accel_cnrt_notifier_t last = ((accel_mlu_event_t *)end)->notifier;
     if (cnrt->cnrtNotifierElapsedTime != NULL)
-        return accel_mlu_check(cnrt, cnrt->cnrtNotifierElapsedTime(start, end, out),
+        return accel_mlu_check(cnrt, cnrt->cnrtNotifierElapsedTime(first, last, out),
                                "cnrtNotifierElapsedTime");
     if (cnrt->cnrtNotifierDuration == NULL)
         return accel_backend_error(ACCEL_ERROR_UNSUPPORTED,
                                    "mlu: the libcnrt.so found has neither cnrtNotifierElapsedTime "
                                    "nor cnrtNotifierDuration, so events cannot be timed");
     status =
-        accel_mlu_check(cnrt, cnrt->cnrtNotifierDuration(start, end, &us), "cnrtNotifierDuration");
+        accel_mlu_check(cnrt, cnrt->cnrtNotifierDuration(first, last, &us), "cnrtNotifierDuration");
     if (status == ACCEL_OK)
         *out = us / 1000.0f;
     return status;
