@@ -1,11 +1,14 @@
 /* vendor_engines.h: what the vendor collectives engines (src/comm/nccl,
  * hccl, habana_hccl, cncl, oneccl, tccl) share: their exported tables, for
- * src/comm/engines.c, and the two steps every one of them takes the same
- * way (making the communicator's device current, naming a missing library).
+ * src/comm/engines.c, and the steps every one of them takes the same way
+ * (opening its library and reporting it, making the communicator's device
+ * current).
  * Header only: each engine stays one .c file. Pure helpers; any thread. */
 #ifndef ACCEL_COMM_VENDOR_ENGINES_H
 #define ACCEL_COMM_VENDOR_ENGINES_H
 
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "accel/accel_backend_utils.h"
@@ -39,13 +42,60 @@ static inline accel_status_t accel_comm_vendor_activate(const accel_comm_engine_
     return ctx->ops->native_stream(ctx->self, ctx->device, NULL, &ignored);
 }
 
-/* The sentence for a library that did not load: what it is, every place
- * tried, and the variable that names it. */
-static inline void accel_comm_vendor_missing(char *out, size_t cap, const char *what,
-                                             const char *variable, const char *tried)
+/* A vendor CCL library as an engine's load() reports it: written once by
+ * the engine's pthread_once routine, read-only afterwards. */
+typedef struct accel_comm_vendor_lib {
+    bool ok;
+    char detail[640]; /* the file and version loaded, or why not */
+} accel_comm_vendor_lib_t;
+
+/* dlopen the engine's library (ACCEL_<NAME>_LIBRARY first, then
+ * `candidates`) and resolve `symbols` into the engine's table. On failure
+ * returns NULL with lib->detail saying why: for a library that did not load,
+ * what it is (`what`), every place tried and the variable that names it; for
+ * a missing symbol, which one and `too_old_hint`. */
+static inline void *accel_comm_vendor_open(accel_comm_vendor_lib_t *lib, const char *engine,
+                                           const char *what, const char *variable,
+                                           const char *const *candidates,
+                                           const accel_symbol_t *symbols, size_t count,
+                                           const char *too_old_hint)
 {
-    snprintf(out, cap, "%s could not be loaded (tried %s); set %s to its path", what, tried,
-             variable);
+    char tried[512], missing[200], loaded_what[80];
+    void *library = accel_backend_load_library(engine, candidates, tried, sizeof tried);
+    if (library == NULL) {
+        snprintf(lib->detail, sizeof lib->detail,
+                 "%s could not be loaded (tried %s); set %s to its path", what, tried, variable);
+        return NULL;
+    }
+    snprintf(loaded_what, sizeof loaded_what, "the %s that loaded", what);
+    if (accel_symbol_table_resolve(library, symbols, count, engine, loaded_what, missing,
+                                   sizeof missing) != ACCEL_OK) {
+        snprintf(lib->detail, sizeof lib->detail, "%s (%s)", missing, too_old_hint);
+        dlclose(library);
+        return NULL;
+    }
+    return library;
+}
+
+/* The file a resolved `symbol` was loaded from, for the detail line. */
+static inline const char *accel_comm_vendor_file(void *symbol, const char *fallback)
+{
+    Dl_info where;
+    if (symbol == NULL || dladdr(symbol, &where) == 0 || where.dli_fname == NULL)
+        return fallback;
+    return where.dli_fname;
+}
+
+/* An engine's load(): the detail copied out, UNAVAILABLE naming the engine
+ * unless the library loaded. */
+static inline accel_status_t accel_comm_vendor_loaded(const accel_comm_vendor_lib_t *lib,
+                                                      const char *engine, char *detail,
+                                                      size_t detail_cap)
+{
+    if (detail != NULL && detail_cap > 0)
+        snprintf(detail, detail_cap, "%s", lib->detail);
+    return lib->ok ? ACCEL_OK
+                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", engine, lib->detail);
 }
 
 #endif /* ACCEL_COMM_VENDOR_ENGINES_H */

@@ -34,64 +34,46 @@ typedef struct cncl_api {
 
 static pthread_once_t cncl_once = PTHREAD_ONCE_INIT;
 static cncl_api_t cncl;
-static bool cncl_ok;
-static char cncl_detail[640]; /* the file and version loaded, or why not */
+static accel_comm_vendor_lib_t cncl_lib;
 
 static void cncl_load_once(void)
 {
     static char home[200];
     const char *root = getenv("NEUWARE_HOME");
     const char *candidates[4];
-    char tried[512];
-    char missing[200];
     int major = 0, minor = 0, patch = 0;
     size_t n = 0;
-    Dl_info where;
-    void *library;
     if (root != NULL && root[0] != '\0' &&
         snprintf(home, sizeof home, "%s/lib64/libcncl.so", root) < (int)sizeof home)
         candidates[n++] = home;
     candidates[n++] = "/usr/local/neuware/lib64/libcncl.so";
     candidates[n++] = "libcncl.so";
     candidates[n] = NULL;
-    library = accel_backend_load_library("cncl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_comm_vendor_missing(cncl_detail, sizeof cncl_detail, "Cambricon CNCL (libcncl.so)",
-                                  "ACCEL_CNCL_LIBRARY", tried);
-        return;
-    }
 #define ACCEL_CNCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(cncl, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "comm/cncl/symbols.h"
     };
 #undef ACCEL_CNCL_SYMBOL
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "cncl",
-                                   "the libcncl.so that loaded", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(cncl_detail, sizeof cncl_detail, "%s (Neuware too old?)", missing);
-        dlclose(library);
+    if (accel_comm_vendor_open(&cncl_lib, "cncl", "Cambricon CNCL (libcncl.so)",
+                               "ACCEL_CNCL_LIBRARY", candidates, symbols,
+                               sizeof symbols / sizeof symbols[0], "Neuware too old?") == NULL)
         return;
-    }
     /* Both group calls or neither: a half pair would open groups it cannot close. */
     if ((cncl.cnclGroupStart == NULL) != (cncl.cnclGroupEnd == NULL))
         cncl.cnclGroupStart = cncl.cnclGroupEnd = NULL;
     if (cncl.cnclGetLibVersion(&major, &minor, &patch) != ACCEL_CNCL_SUCCESS)
         major = minor = patch = 0;
-    if (dladdr(*(void **)&cncl.cnclGetLibVersion, &where) == 0 || where.dli_fname == NULL)
-        where.dli_fname = "libcncl.so";
-    snprintf(cncl_detail, sizeof cncl_detail, "%s (CNCL %d.%d.%d%s)", where.dli_fname, major, minor,
+    snprintf(cncl_lib.detail, sizeof cncl_lib.detail, "%s (CNCL %d.%d.%d%s)",
+             accel_comm_vendor_file(*(void **)&cncl.cnclGetLibVersion, "libcncl.so"), major, minor,
              patch, cncl.cnclGroupStart != NULL ? ", with group calls" : ", without group calls");
-    cncl_ok = true;
+    cncl_lib.ok = true;
 }
 
 static accel_status_t cncl_load(char *detail, size_t detail_cap)
 {
     pthread_once(&cncl_once, cncl_load_once);
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", cncl_detail);
-    return cncl_ok ? ACCEL_OK
-                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "cncl: %s", cncl_detail);
+    return accel_comm_vendor_loaded(&cncl_lib, "cncl", detail, detail_cap);
 }
 
 /* "cncl: <what> failed with cnclResult_t <code> (<CNCL's text>)". */

@@ -33,52 +33,36 @@ typedef struct hcl_api {
 
 static pthread_once_t hcl_once = PTHREAD_ONCE_INIT;
 static hcl_api_t hcl;
-static bool hcl_ok;
-static char hcl_detail[640]; /* the file and version loaded, or why not */
+static accel_comm_vendor_lib_t hcl_lib;
 
 static void hcl_load_once(void)
 {
     static const char *const candidates[] = {"libhcl.so", "/usr/lib/habanalabs/libhcl.so", NULL};
-    char tried[512];
-    char missing[200];
     int version = 0;
-    Dl_info where;
-    void *library = accel_backend_load_library("habana-hccl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_comm_vendor_missing(hcl_detail, sizeof hcl_detail, "Habana HCCL (libhcl.so)",
-                                  "ACCEL_HABANA_HCCL_LIBRARY", tried);
-        return;
-    }
 #define ACCEL_HCL_SYMBOL(required, ret, name, params, export)                                      \
     ACCEL_SYMBOL_ENTRY(hcl, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "comm/habana_hccl/symbols.h"
     };
 #undef ACCEL_HCL_SYMBOL
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hccl",
-                                   "the libhcl.so that loaded", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(hcl_detail, sizeof hcl_detail, "%s (Gaudi software too old?)", missing);
-        dlclose(library);
+    if (accel_comm_vendor_open(&hcl_lib, "habana-hccl", "Habana HCCL (libhcl.so)",
+                               "ACCEL_HABANA_HCCL_LIBRARY", candidates, symbols,
+                               sizeof symbols / sizeof symbols[0],
+                               "Gaudi software too old?") == NULL)
         return;
-    }
     if (hcl.hcclGetVersion(&version) != ACCEL_HCL_SUCCESS)
         version = 0;
-    if (dladdr(*(void **)&hcl.hcclGetVersion, &where) == 0 || where.dli_fname == NULL)
-        where.dli_fname = "libhcl.so";
     /* HCCL's code: X*1000 + Y*100 + Z (HCCL_VERSION in hccl.h). */
-    snprintf(hcl_detail, sizeof hcl_detail, "%s (Habana HCCL %d.%d.%d)", where.dli_fname,
-             version / 1000, version / 100 % 10, version % 100);
-    hcl_ok = true;
+    snprintf(hcl_lib.detail, sizeof hcl_lib.detail, "%s (Habana HCCL %d.%d.%d)",
+             accel_comm_vendor_file(*(void **)&hcl.hcclGetVersion, "libhcl.so"), version / 1000,
+             version / 100 % 10, version % 100);
+    hcl_lib.ok = true;
 }
 
 static accel_status_t hcl_load(char *detail, size_t detail_cap)
 {
     pthread_once(&hcl_once, hcl_load_once);
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", hcl_detail);
-    return hcl_ok ? ACCEL_OK
-                  : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "habana-hccl: %s", hcl_detail);
+    return accel_comm_vendor_loaded(&hcl_lib, "habana-hccl", detail, detail_cap);
 }
 
 /* "habana-hccl: <what> failed with hcclResult_t <code> (<HCCL's name>):

@@ -34,19 +34,14 @@ typedef struct hccl_api {
 
 static pthread_once_t hccl_once = PTHREAD_ONCE_INIT;
 static hccl_api_t hccl;
-static bool hccl_ok;
-static char hccl_detail[640]; /* the file loaded, or why not */
+static accel_comm_vendor_lib_t hccl_lib;
 
 static void hccl_load_once(void)
 {
     static char home[2][200];
     const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
     const char *candidates[4];
-    char tried[512];
-    char missing[200];
     size_t n = 0;
-    Dl_info where;
-    void *library;
     for (int i = 0; i < 2; i++)
         if (roots[i] != NULL && roots[i][0] != '\0' &&
             snprintf(home[i], sizeof home[i], "%s/lib64/libhccl.so", roots[i]) <
@@ -54,40 +49,27 @@ static void hccl_load_once(void)
             candidates[n++] = home[i];
     candidates[n++] = "libhccl.so";
     candidates[n] = NULL;
-    library = accel_backend_load_library("hccl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_comm_vendor_missing(hccl_detail, sizeof hccl_detail,
-                                  "Huawei Ascend HCCL (libhccl.so)", "ACCEL_HCCL_LIBRARY", tried);
-        return;
-    }
 #define ACCEL_HCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(hccl, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "comm/hccl/symbols.h"
     };
 #undef ACCEL_HCCL_SYMBOL
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hccl",
-                                   "the libhccl.so that loaded", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(hccl_detail, sizeof hccl_detail, "%s (CANN too old?)", missing);
-        dlclose(library);
+    if (accel_comm_vendor_open(&hccl_lib, "hccl", "Huawei Ascend HCCL (libhccl.so)",
+                               "ACCEL_HCCL_LIBRARY", candidates, symbols,
+                               sizeof symbols / sizeof symbols[0], "CANN too old?") == NULL)
         return;
-    }
-    if (dladdr(*(void **)&hccl.HcclGetRootInfo, &where) == 0 || where.dli_fname == NULL)
-        where.dli_fname = "libhccl.so";
     /* HCCL has no version call: CANN's version is the ACL runtime's. */
-    snprintf(hccl_detail, sizeof hccl_detail, "%s (Ascend HCCL%s)", where.dli_fname,
+    snprintf(hccl_lib.detail, sizeof hccl_lib.detail, "%s (Ascend HCCL%s)",
+             accel_comm_vendor_file(*(void **)&hccl.HcclGetRootInfo, "libhccl.so"),
              hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls");
-    hccl_ok = true;
+    hccl_lib.ok = true;
 }
 
 static accel_status_t hccl_load(char *detail, size_t detail_cap)
 {
     pthread_once(&hccl_once, hccl_load_once);
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", hccl_detail);
-    return hccl_ok ? ACCEL_OK
-                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "hccl: %s", hccl_detail);
+    return accel_comm_vendor_loaded(&hccl_lib, "hccl", detail, detail_cap);
 }
 
 /* HcclResult's names (hccl_types.h), for releases without HcclGetErrorString. */

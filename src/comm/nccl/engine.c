@@ -28,56 +28,40 @@ typedef struct nccl_api {
 
 static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
 static nccl_api_t nccl;
-static bool nccl_ok;
-static char nccl_detail[640]; /* the file and version loaded, or why not */
+static accel_comm_vendor_lib_t nccl_lib;
 
 static void nccl_load_once(void)
 {
     static const char *const candidates[] = {"libnccl.so.2", "libnccl.so", NULL};
-    char tried[512];
-    char missing[200];
     int version = 0;
-    Dl_info where;
-    void *library = accel_backend_load_library("nccl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_comm_vendor_missing(nccl_detail, sizeof nccl_detail, "NCCL (libnccl.so.2)",
-                                  "ACCEL_NCCL_LIBRARY", tried);
-        return;
-    }
 #define ACCEL_NCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(nccl, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "comm/nccl/symbols.h"
     };
 #undef ACCEL_NCCL_SYMBOL
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "nccl",
-                                   "the libnccl that loaded", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(nccl_detail, sizeof nccl_detail, "%s (NCCL too old?)", missing);
-        dlclose(library);
+    const char *file;
+    if (accel_comm_vendor_open(&nccl_lib, "nccl", "NCCL (libnccl.so.2)", "ACCEL_NCCL_LIBRARY",
+                               candidates, symbols, sizeof symbols / sizeof symbols[0],
+                               "NCCL too old?") == NULL)
         return;
-    }
     if (nccl.ncclGetVersion(&version) != ACCEL_NCCL_SUCCESS)
         version = 0;
-    if (dladdr(*(void **)&nccl.ncclGetVersion, &where) == 0 || where.dli_fname == NULL)
-        where.dli_fname = "libnccl.so.2";
+    file = accel_comm_vendor_file(*(void **)&nccl.ncclGetVersion, "libnccl.so.2");
     /* NCCL's code: X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before. */
     if (version >= 10000)
-        snprintf(nccl_detail, sizeof nccl_detail, "%s (NCCL %d.%d.%d)", where.dli_fname,
+        snprintf(nccl_lib.detail, sizeof nccl_lib.detail, "%s (NCCL %d.%d.%d)", file,
                  version / 10000, version / 100 % 100, version % 100);
     else
-        snprintf(nccl_detail, sizeof nccl_detail, "%s (NCCL %d.%d.%d)", where.dli_fname,
+        snprintf(nccl_lib.detail, sizeof nccl_lib.detail, "%s (NCCL %d.%d.%d)", file,
                  version / 1000, version / 100 % 10, version % 100);
-    nccl_ok = true;
+    nccl_lib.ok = true;
 }
 
 static accel_status_t nccl_load(char *detail, size_t detail_cap)
 {
     pthread_once(&nccl_once, nccl_load_once);
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", nccl_detail);
-    return nccl_ok ? ACCEL_OK
-                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "nccl: %s", nccl_detail);
+    return accel_comm_vendor_loaded(&nccl_lib, "nccl", detail, detail_cap);
 }
 
 /* "nccl: <what> failed with ncclResult_t <code> (<NCCL's name>): <last

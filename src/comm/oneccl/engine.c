@@ -39,8 +39,7 @@ typedef struct oneccl_api {
 
 static pthread_once_t oneccl_once = PTHREAD_ONCE_INIT;
 static oneccl_api_t oneccl;
-static bool oneccl_ok;
-static char oneccl_detail[640]; /* the file and version loaded, or why not */
+static accel_comm_vendor_lib_t oneccl_lib;
 
 #define ONECCL_REFUSAL                                                                             \
     "oneCCL's C API takes its stream as a sycl::queue*, which accel (C over Level Zero) cannot "   \
@@ -51,12 +50,8 @@ static void oneccl_load_once(void)
     static char home[200];
     const char *root = getenv("CCL_ROOT");
     const char *candidates[4];
-    char tried[512];
-    char missing[200];
     int version = 0;
     size_t n = 0;
-    Dl_info where;
-    void *library;
     const accel_symbol_t symbols[] = {
         ACCEL_SYMBOL_ENTRY(oneccl, true, onecclGetVersion, NULL),
         ACCEL_SYMBOL_ENTRY(oneccl, true, onecclGetUniqueId, NULL),
@@ -70,37 +65,24 @@ static void oneccl_load_once(void)
     candidates[n++] = "libccl.so.1";
     candidates[n++] = "libccl.so";
     candidates[n] = NULL;
-    library = accel_backend_load_library("oneccl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_comm_vendor_missing(oneccl_detail, sizeof oneccl_detail, "Intel oneCCL (libccl.so.1)",
-                                  "ACCEL_ONECCL_LIBRARY", tried);
+    if (accel_comm_vendor_open(&oneccl_lib, "oneccl", "Intel oneCCL (libccl.so.1)",
+                               "ACCEL_ONECCL_LIBRARY", candidates, symbols,
+                               sizeof symbols / sizeof symbols[0],
+                               "a oneCCL without the NCCL-like C API?") == NULL)
         return;
-    }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "oneccl",
-                                   "the libccl that loaded", missing, sizeof missing) != ACCEL_OK) {
-        snprintf(oneccl_detail, sizeof oneccl_detail, "%s (a oneCCL without the NCCL-like C API?)",
-                 missing);
-        dlclose(library);
-        return;
-    }
     if (oneccl.onecclGetVersion(&version) != 0)
         version = 0;
-    if (dladdr(*(void **)&oneccl.onecclGetVersion, &where) == 0 || where.dli_fname == NULL)
-        where.dli_fname = "libccl.so.1";
-    snprintf(oneccl_detail, sizeof oneccl_detail,
-             "%s (oneCCL version code %d); communicators refused: " ONECCL_REFUSAL, where.dli_fname,
-             version);
-    oneccl_ok = true;
+    snprintf(oneccl_lib.detail, sizeof oneccl_lib.detail,
+             "%s (oneCCL version code %d); communicators refused: " ONECCL_REFUSAL,
+             accel_comm_vendor_file(*(void **)&oneccl.onecclGetVersion, "libccl.so.1"), version);
+    oneccl_lib.ok = true;
 }
 
 /* OK when the library is there (the report says so, and why it is not used). */
 static accel_status_t oneccl_load(char *detail, size_t detail_cap)
 {
     pthread_once(&oneccl_once, oneccl_load_once);
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", oneccl_detail);
-    return oneccl_ok ? ACCEL_OK
-                     : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "oneccl: %s", oneccl_detail);
+    return accel_comm_vendor_loaded(&oneccl_lib, "oneccl", detail, detail_cap);
 }
 
 static accel_status_t oneccl_refuse(void)

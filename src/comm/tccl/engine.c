@@ -32,55 +32,38 @@ typedef struct tccl_api {
 
 static pthread_once_t tccl_once = PTHREAD_ONCE_INIT;
 static tccl_api_t tccl;
-static bool tccl_ok;
-static char tccl_detail[640]; /* the file and version loaded, or why not */
+static accel_comm_vendor_lib_t tccl_lib;
 
 static void tccl_load_once(void)
 {
     static const char *const candidates[] = {"libtccl.so", "/opt/tecoai/lib64/libtccl.so", NULL};
-    char tried[512];
-    char missing[200];
     int version = 0;
-    Dl_info where;
-    void *library = accel_backend_load_library("tccl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_comm_vendor_missing(tccl_detail, sizeof tccl_detail, "Tecorigin TCCL (libtccl.so)",
-                                  "ACCEL_TCCL_LIBRARY", tried);
-        return;
-    }
 #define ACCEL_TCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(tccl, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "comm/tccl/symbols.h"
     };
 #undef ACCEL_TCCL_SYMBOL
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "tccl",
-                                   "the libtccl.so that loaded", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(tccl_detail, sizeof tccl_detail, "%s (Teco SDK too old?)", missing);
-        dlclose(library);
+    if (accel_comm_vendor_open(&tccl_lib, "tccl", "Tecorigin TCCL (libtccl.so)",
+                               "ACCEL_TCCL_LIBRARY", candidates, symbols,
+                               sizeof symbols / sizeof symbols[0], "Teco SDK too old?") == NULL)
         return;
-    }
     /* Both group calls or neither: a half pair would open groups it cannot close. */
     if ((tccl.tcclGroupStart == NULL) != (tccl.tcclGroupEnd == NULL))
         tccl.tcclGroupStart = tccl.tcclGroupEnd = NULL;
     if (tccl.tcclGetVersion(&version) != ACCEL_TCCL_SUCCESS)
         version = 0;
-    if (dladdr(*(void **)&tccl.tcclGetVersion, &where) == 0 || where.dli_fname == NULL)
-        where.dli_fname = "libtccl.so";
     /* The code's encoding is unconfirmed (tccl.h's own is 1200): printed as is. */
-    snprintf(tccl_detail, sizeof tccl_detail, "%s (TCCL version code %d%s)", where.dli_fname,
-             version, tccl.tcclGroupStart != NULL ? ", with group calls" : ", without group calls");
-    tccl_ok = true;
+    snprintf(tccl_lib.detail, sizeof tccl_lib.detail, "%s (TCCL version code %d%s)",
+             accel_comm_vendor_file(*(void **)&tccl.tcclGetVersion, "libtccl.so"), version,
+             tccl.tcclGroupStart != NULL ? ", with group calls" : ", without group calls");
+    tccl_lib.ok = true;
 }
 
 static accel_status_t tccl_load(char *detail, size_t detail_cap)
 {
     pthread_once(&tccl_once, tccl_load_once);
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", tccl_detail);
-    return tccl_ok ? ACCEL_OK
-                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "tccl: %s", tccl_detail);
+    return accel_comm_vendor_loaded(&tccl_lib, "tccl", detail, detail_cap);
 }
 
 /* "tccl: <what> failed with tcclResult_t <code> (<TCCL's name>): <last
