@@ -75,18 +75,22 @@ static inline __attribute__((always_inline)) vec_t philox_uniform_bits(vec_t wor
     return _mm512_castps_si512(_mm512_mul_ps(value, _mm512_set1_ps(0x1.0p-24f)));
 }
 
-/* One lane set's eight blocks, in order, to out[0 .. 32): two in-lane
- * shuffles pair (c0, c1) and (c2, c3) per block, two permutes put the pairs
- * of blocks 0-3 and 4-7 side by side. `stream`: non-temporal stores (out is
- * 64-byte aligned), for fills larger than the caches. */
+/* The last round of one lane set, straight into block order: each 64-bit
+ * lane of a gets (c0, c1) of its block, of b (c2, c3). Rotating a product
+ * by 32 puts its high word low and its low word high, which is (new c0 before
+ * its xors, new c1); a masked three-way xor then finishes the low dwords only.
+ * Then two permutes put the pairs of blocks 0-3 and 4-7 side by side into
+ * out[0 .. 32). `stream`: non-temporal stores (out is 64-byte aligned). */
 static inline __attribute__((always_inline)) void
-philox_store_set(const philox_lanes_t *s, bool uniform, bool stream, uint32_t *out)
+philox_last_round_store(const philox_lanes_t *s, vec_t m0, vec_t m1, vec_t k0, vec_t k1,
+                        bool uniform, bool stream, uint32_t *out)
 {
     const vec_t first = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
     const vec_t second = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
-    /* dword 2i <- c0 dword 2i, dword 2i+1 <- c1 dword 2i (_MM_PERM_CCAA) */
-    vec_t a = _mm512_mask_shuffle_epi32(s->c0, 0xAAAA, s->c1, (_MM_PERM_ENUM)0xA0);
-    vec_t b = _mm512_mask_shuffle_epi32(s->c2, 0xAAAA, s->c3, (_MM_PERM_ENUM)0xA0);
+    vec_t p0 = _mm512_mul_epu32(s->c0, m0);
+    vec_t p1 = _mm512_mul_epu32(s->c2, m1);
+    vec_t a = _mm512_mask_ternarylogic_epi32(_mm512_ror_epi64(p1, 32), 0x5555, s->c1, k0, 0x96);
+    vec_t b = _mm512_mask_ternarylogic_epi32(_mm512_ror_epi64(p0, 32), 0x5555, s->c3, k1, 0x96);
     if (uniform) {
         a = philox_uniform_bits(a);
         b = philox_uniform_bits(b);
@@ -144,16 +148,19 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, bool strea
             s[j].c3 = q0;
         }
     }
-#pragma GCC unroll 7
-    for (int round = 3; round < 10; round++) {
+#pragma GCC unroll 6
+    for (int round = 3; round < 9; round++) {
         vec_t key0 = _mm512_set1_epi64(keys->k0[round]), key1 = _mm512_set1_epi64(keys->k1[round]);
 #pragma GCC unroll 4
         for (int j = 0; j < PHILOX_SETS; j++)
             philox_round(&s[j], m0, m1, key0, key1);
     }
+    {
+        vec_t key0 = _mm512_set1_epi64(keys->k0[9]), key1 = _mm512_set1_epi64(keys->k1[9]);
 #pragma GCC unroll 4
-    for (int j = 0; j < PHILOX_SETS; j++)
-        philox_store_set(&s[j], uniform, stream, out + 32 * j);
+        for (int j = 0; j < PHILOX_SETS; j++)
+            philox_last_round_store(&s[j], m0, m1, key0, key1, uniform, stream, out + 32 * j);
+    }
 }
 
 /* Whole groups of PHILOX_GROUP blocks; the rest (fewer than a group, or a
