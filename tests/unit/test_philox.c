@@ -314,19 +314,17 @@ static void test_uniform_blocks_match_scalar(void **state)
     const size_t shifts[] = {0, 4, 16}; /* floats past a 64-byte boundary */
     const uint64_t seed = 0xfeedfacecafebeefull;
     enum { BLOCKS = 133 };
-    float *buf = aligned_alloc(64, (4 * BLOCKS + 64) * sizeof(float));
+    _Alignas(64) static float buf[4 * BLOCKS + 64];
     (void)state;
-    assert_non_null(buf);
     if (accel_cpu_isa_detected() < ACCEL_CPU_ISA_AVX512) {
         print_message("note: this CPU has no avx512\n");
-        free(buf);
         return;
     }
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++) {
             for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
                 float *out = buf + shifts[h];
-                memset(buf, 0, (4 * BLOCKS + 64) * sizeof(float));
+                memset(buf, 0, sizeof buf);
                 size_t written = variants[v].fn(seed, starts[i], BLOCKS, out);
                 assert_true(written <= BLOCKS);
                 if (starts[i] < 0xffffffa0u)
@@ -341,7 +339,6 @@ static void test_uniform_blocks_match_scalar(void **state)
             }
         }
     }
-    free(buf);
 }
 
 static void test_statistics(void **state)
