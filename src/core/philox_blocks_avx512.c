@@ -1,4 +1,4 @@
-/* philox_blocks_avx512.c: Philox blocks 32 at a time with AVX-512 F (built
+/* philox_blocks_avx512.c: Philox blocks 48 at a time with AVX-512 F (built
  * with -mavx512f; philox.c calls it only when cpu_isa.c found AVX-512). Its
  * own round (64-bit lanes, see philox_round) rather than philox_simd_body.h:
  * about a third fewer instructions per block than the 32-bit-lane form.
@@ -22,8 +22,10 @@ typedef __m512i vec_t;
  * anything: a 32x32->64 product is then the new low word as it stands and
  * the new high word after one shift, and a round is two multiplies, two
  * shifts and two three-way xors per eight blocks, with no blends. */
-#define PHILOX_SETS  4 /* lane sets in flight: 32 blocks, enough to hide the multiply latency */
-#define PHILOX_GROUP (PHILOX_SETS * 8)
+/* Lane sets in flight: 6 (48 blocks, 24 of the 32 registers) measured
+ * 5-7% faster than 4 and 4 about 20% faster than 2; 8 spills. */
+#define PHILOX_SETS  (ACCEL_PHILOX_AVX512_GROUP / 8)
+#define PHILOX_GROUP ACCEL_PHILOX_AVX512_GROUP
 
 typedef struct philox_lanes {
     vec_t c0, c1, c2, c3;
@@ -121,13 +123,13 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, bool strea
     vec_t p0[PHILOX_SETS];
 
     p0[0] = _mm512_mul_epu32(ctr0, m0);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int j = 1; j < PHILOX_SETS; j++)
         p0[j] = _mm512_add_epi64(p0[j - 1], p0_step);
     /* round 0 (c2 = c3 = 0): c2 = hi(p0) ^ k1[0], c3 = p0; c0, c1 constants.
      * round 1: p1 = M1 * c2; c0 = hi(p1) ^ 0 ^ k0[1], c1 = p1;
      *          c2 = hi(M0 * c0) ^ c3 ^ k1[1] = lo(p0) ^ r1_c2_xor; c3 = lo(M0 * c0) */
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int j = 0; j < PHILOX_SETS; j++) {
         vec_t c2 = _mm512_xor_si512(_mm512_srli_epi64(p0[j], 32), _mm512_set1_epi64(keys->k1[0]));
         vec_t p1 = _mm512_mul_epu32(c2, m1);
@@ -138,7 +140,7 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, bool strea
     /* round 2, c3's constant folded into the key */
     {
         vec_t key0 = _mm512_set1_epi64(keys->k0[2]), key1 = _mm512_set1_epi64(keys->r2_c3);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < PHILOX_SETS; j++) {
             vec_t q0 = _mm512_mul_epu32(s[j].c0, m0);
             vec_t q1 = _mm512_mul_epu32(s[j].c2, m1);
@@ -151,13 +153,13 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, bool strea
 #pragma GCC unroll 6
     for (int round = 3; round < 9; round++) {
         vec_t key0 = _mm512_set1_epi64(keys->k0[round]), key1 = _mm512_set1_epi64(keys->k1[round]);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < PHILOX_SETS; j++)
             philox_round(&s[j], m0, m1, key0, key1);
     }
     {
         vec_t key0 = _mm512_set1_epi64(keys->k0[9]), key1 = _mm512_set1_epi64(keys->k1[9]);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < PHILOX_SETS; j++)
             philox_last_round_store(&s[j], m0, m1, key0, key1, uniform, stream, out + 32 * j);
     }
