@@ -110,7 +110,6 @@ float accel_rng_normal_from_words(uint32_t a, uint32_t b)
 static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static accel_philox_blocks_fn blocks_best = NULL;
 static size_t (*uniform_blocks_best)(uint64_t, uint64_t, size_t, float *) = NULL;
-static size_t (*uniform_blocks_stream_best)(uint64_t, uint64_t, size_t, float *) = NULL;
 
 static void blocks_choose(void)
 {
@@ -119,7 +118,6 @@ static void blocks_choose(void)
     if (isa == ACCEL_CPU_ISA_AVX512) {
         blocks_best = accel_philox_blocks_avx512;
         uniform_blocks_best = accel_philox_uniform_blocks_avx512;
-        uniform_blocks_stream_best = accel_philox_uniform_blocks_stream_avx512;
     } else if (isa == ACCEL_CPU_ISA_AVX2)
         blocks_best = accel_philox_blocks_avx2;
 #endif
@@ -170,22 +168,9 @@ static void philox_words(uint64_t seed, uint64_t start, size_t n, uint32_t *out)
     }
 }
 
-size_t accel_philox_uniform_blocks_stream(uint64_t seed, uint64_t block, size_t count, float *out)
-{
-    pthread_once(&blocks_once, blocks_choose);
-    return uniform_blocks_stream_best != NULL ? uniform_blocks_stream_best(seed, block, count, out)
-                                              : 0;
-}
-
+/* dst is element 0 of the whole fill; this writes dst[first .. first+count). */
 void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
                              uint64_t seed, uint64_t offset)
-{
-    accel_philox_fill_range_stores(kind, dst, first, count, seed, offset, false);
-}
-
-/* dst is element 0 of the whole fill; this writes dst[first .. first+count). */
-void accel_philox_fill_range_stores(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
-                                    uint64_t seed, uint64_t offset, bool stream)
 {
     unsigned w = accel_rng_words_per_element(kind);
     uint32_t words[FILL_CHUNK_WORDS];
@@ -205,9 +190,7 @@ void accel_philox_fill_range_stores(accel_rng_kind_t kind, void *dst, size_t fir
          * variant; the rest as words into the destination, then converted
          * in place. */
         size_t done = 0;
-        if (start % 4 == 0 && stream)
-            done = 4 * accel_philox_uniform_blocks_stream(seed, start / 4, count / 4, out);
-        else if (start % 4 == 0)
+        if (start % 4 == 0)
             done = 4 * accel_philox_uniform_blocks(seed, start / 4, count / 4, out);
         for (; done < count; done += FILL_INPLACE_WORDS) {
             size_t n = count - done < FILL_INPLACE_WORDS ? count - done : FILL_INPLACE_WORDS;

@@ -6,7 +6,6 @@
 #ifndef ACCEL_CORE_PHILOX_H
 #define ACCEL_CORE_PHILOX_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,17 +44,5 @@ size_t accel_philox_blocks(uint64_t seed, uint64_t block, size_t count, uint32_t
  * accel_philox_uniform_blocks writes 0 blocks on other CPUs. */
 size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count, float *out);
 size_t accel_philox_uniform_blocks(uint64_t seed, uint64_t block, size_t count, float *out);
-/* The same with non-temporal stores where out is 64-byte aligned (ordinary
- * stores otherwise), for fills larger than the last-level cache: the lines
- * go to memory without being read first. Fenced before it returns. */
-size_t accel_philox_uniform_blocks_stream_avx512(uint64_t seed, uint64_t block, size_t count,
-                                                 float *out);
-size_t accel_philox_uniform_blocks_stream(uint64_t seed, uint64_t block, size_t count, float *out);
-
-/* accel_philox_fill_range with a store hint: `stream` asks for
- * non-temporal stores where the kernel has them (a fill larger than the
- * caches); the bits are the same either way. */
-void accel_philox_fill_range_stores(accel_rng_kind_t kind, void *dst, size_t first, size_t count,
-                                    uint64_t seed, uint64_t offset, bool stream);
 
 #endif

@@ -82,10 +82,11 @@ static inline __attribute__((always_inline)) vec_t philox_uniform_bits(vec_t wor
  * by 32 puts its high word low and its low word high, which is (new c0 before
  * its xors, new c1); a masked three-way xor then finishes the low dwords only.
  * Then two permutes put the pairs of blocks 0-3 and 4-7 side by side into
- * out[0 .. 32). `stream`: non-temporal stores (out is 64-byte aligned). */
+ * out[0 .. 32). Ordinary stores: non-temporal ones measured 1-10% slower
+ * for a 64 MiB fill on two threads and ~15% slower on one. */
 static inline __attribute__((always_inline)) void
 philox_last_round_store(const philox_lanes_t *s, vec_t m0, vec_t m1, vec_t k0, vec_t k1,
-                        bool uniform, bool stream, uint32_t *out)
+                        bool uniform, uint32_t *out)
 {
     const vec_t first = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
     const vec_t second = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
@@ -99,20 +100,15 @@ philox_last_round_store(const philox_lanes_t *s, vec_t m0, vec_t m1, vec_t k0, v
     }
     vec_t lo = _mm512_permutex2var_epi64(a, first, b);
     vec_t hi = _mm512_permutex2var_epi64(a, second, b);
-    if (stream) {
-        _mm512_stream_si512((void *)out, lo);
-        _mm512_stream_si512((void *)(out + 16), hi);
-    } else {
-        _mm512_storeu_si512(out, lo);
-        _mm512_storeu_si512(out + 16, hi);
-    }
+    _mm512_storeu_si512(out, lo);
+    _mm512_storeu_si512(out + 16, hi);
 }
 
 /* PHILOX_GROUP blocks from block `first` on (no low-word wrap inside: the
  * caller checked; keys made for first >> 32), ten rounds interleaved over
  * the lane sets so the multiplies of one set hide the latency of another. */
 static inline __attribute__((always_inline)) void
-philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, bool stream, uint32_t *out)
+philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, uint32_t *out)
 {
     const vec_t m0 = _mm512_set1_epi64(PHILOX_M0), m1 = _mm512_set1_epi64(PHILOX_M1);
     const vec_t ctr0 = _mm512_add_epi64(_mm512_set1_epi64((uint32_t)first),
@@ -161,16 +157,16 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, bool strea
         vec_t key0 = _mm512_set1_epi64(keys->k0[9]), key1 = _mm512_set1_epi64(keys->k1[9]);
 #pragma GCC unroll 8
         for (int j = 0; j < PHILOX_SETS; j++)
-            philox_last_round_store(&s[j], m0, m1, key0, key1, uniform, stream, out + 32 * j);
+            philox_last_round_store(&s[j], m0, m1, key0, key1, uniform, out + 32 * j);
     }
 }
 
 /* Whole groups of PHILOX_GROUP blocks; the rest (fewer than a group, or a
  * group that would wrap) is left to the caller's scalar path. `uniform`: each
  * word is stored as its uniform float instead (the fill's conversion,
- * fused). `stream`: non-temporal stores (out 64-byte aligned). */
+ * fused). */
 static inline __attribute__((always_inline)) size_t
-philox_blocks(uint64_t seed, uint64_t block, size_t count, bool uniform, bool stream, uint32_t *out)
+philox_blocks(uint64_t seed, uint64_t block, size_t count, bool uniform, uint32_t *out)
 {
     size_t written = 0;
     philox_keys_t keys;
@@ -187,27 +183,17 @@ philox_blocks(uint64_t seed, uint64_t block, size_t count, bool uniform, bool st
             philox_keys_init(&keys, seed, keys_ctr1);
             have_keys = true;
         }
-        philox_group(&keys, first, uniform, stream, out + 4 * written);
+        philox_group(&keys, first, uniform, out + 4 * written);
     }
-    if (stream)
-        _mm_sfence(); /* the streamed lines are ordered before the caller reports done */
     return written;
 }
 
 size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out)
 {
-    return philox_blocks(seed, block, count, false, false, out);
+    return philox_blocks(seed, block, count, false, out);
 }
 
 size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count, float *out)
 {
-    return philox_blocks(seed, block, count, true, false, (uint32_t *)out);
-}
-
-size_t accel_philox_uniform_blocks_stream_avx512(uint64_t seed, uint64_t block, size_t count,
-                                                 float *out)
-{
-    if (((uintptr_t)out & 63) != 0)
-        return philox_blocks(seed, block, count, true, false, (uint32_t *)out);
-    return philox_blocks(seed, block, count, true, true, (uint32_t *)out);
+    return philox_blocks(seed, block, count, true, (uint32_t *)out);
 }

@@ -185,7 +185,6 @@ static void test_fill_range_splits(void **state)
     const size_t cuts[] = {0, 1, 2, 3, 5, 128, 129, 255, 256, 257, 511, 700, 1001, 1236, FILL_N};
     const uint64_t seed = 0x9e3779b97f4a7c15ull;
     uint32_t whole[FILL_N], split[FILL_N], ref[FILL_N], guarded[FILL_N + 2];
-    _Alignas(64) uint32_t streamed[FILL_N];
 
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
@@ -193,16 +192,6 @@ static void test_fill_range_splits(void **state)
             for (size_t i = 0; i < FILL_N; i++)
                 reference_element(kinds[k], ref, i, seed, offsets[o]);
             assert_memory_equal(whole, ref, sizeof whole);
-
-            /* The non-temporal store hint changes no bit, at a 64-byte
-             * aligned start and at starts past one. */
-            for (size_t first = 0; first < 20; first += 3) {
-                memset(streamed, 0xa5, sizeof whole);
-                accel_philox_fill_range_stores(kinds[k], streamed, first, FILL_N - first, seed,
-                                               offsets[o], true);
-                assert_memory_equal(streamed + first, whole + first,
-                                    (FILL_N - first) * sizeof(uint32_t));
-            }
 
             /* Consecutive cut points: sub-ranges of every size including 0. */
             memset(split, 0xa5, sizeof split);
@@ -299,18 +288,11 @@ static void test_vector_blocks_match_scalar(void **state)
     }
 }
 
-/* The fused uniform kernels (ordinary and non-temporal stores, the latter on
- * a 64-byte aligned and on an unaligned destination) write
- * accel_rng_uniform_from_word of the scalar words, over several groups and
- * next to a low-word wrap and the 2^62 block wrap. */
+/* The fused uniform kernel writes accel_rng_uniform_from_word of the scalar
+ * words, on 64-byte aligned and unaligned destinations, over several groups
+ * and next to a low-word wrap and the 2^62 block wrap. */
 static void test_uniform_blocks_match_scalar(void **state)
 {
-    typedef size_t (*uniform_fn)(uint64_t, uint64_t, size_t, float *);
-    const struct {
-        const char *name;
-        uniform_fn fn;
-    } variants[] = {{"uniform", accel_philox_uniform_blocks_avx512},
-                    {"uniform stream", accel_philox_uniform_blocks_stream_avx512}};
     const uint64_t starts[] = {0, 5, 0xffffffa0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 100};
     const size_t shifts[] = {0, 4, 16}; /* floats past a 64-byte boundary */
     const uint64_t seed = 0xfeedfacecafebeefull;
@@ -321,23 +303,20 @@ static void test_uniform_blocks_match_scalar(void **state)
         print_message("note: this CPU has no avx512\n");
         return;
     }
-    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-        for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++) {
-            for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
-                float *out = buf + shifts[h];
-                memset(buf, 0, sizeof buf);
-                size_t written = variants[v].fn(seed, starts[i], BLOCKS, out);
-                assert_true(written <= BLOCKS);
-                if (starts[i] < 0xffffffa0u)
-                    assert_int_equal(written, BLOCKS - BLOCKS % ACCEL_PHILOX_AVX512_GROUP);
-                for (size_t w = 0; w < 4 * written; w++) {
-                    float want = accel_rng_uniform_from_word(
-                        accel_philox_word(seed, 4 * starts[i] + w));
-                    assert_memory_equal(&out[w], &want, sizeof want);
-                }
-                for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
-                    assert_true(out[w] == 0.0f);
+    for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++) {
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+            float *out = buf + shifts[h];
+            memset(buf, 0, sizeof buf);
+            size_t written = accel_philox_uniform_blocks_avx512(seed, starts[i], BLOCKS, out);
+            assert_true(written <= BLOCKS);
+            if (starts[i] < 0xffffffa0u)
+                assert_int_equal(written, BLOCKS - BLOCKS % ACCEL_PHILOX_AVX512_GROUP);
+            for (size_t w = 0; w < 4 * written; w++) {
+                float want = accel_rng_uniform_from_word(accel_philox_word(seed, 4 * starts[i] + w));
+                assert_memory_equal(&out[w], &want, sizeof want);
             }
+            for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
+                assert_true(out[w] == 0.0f);
         }
     }
 }
