@@ -12,16 +12,18 @@
 /* A fill smaller than two of these stays on the calling thread; a larger one
  * gets at most one thread per this many elements. */
 #define PHILOX_ELEMENTS_PER_THREAD ((size_t)1 << 18)
-/* The threads claim the fill this many elements at a time (1 MiB of
- * floats: a multiple of 4 words for every kind, and 64-byte aligned
- * relative to dst), so a thread that the OS runs less (a busy core) does
- * less of it rather than holding up the rest with a fixed half. */
-#define PHILOX_CLAIM ((size_t)1 << 18)
+/* The threads claim the fill in ranges of about a sixteenth of it, between
+ * these bounds (multiples of 4 words for every kind, and of 64 bytes), so
+ * a thread that starts late (a worker's wake-up) or that the OS runs less
+ * (a core busy with another process) does less of it, rather than holding
+ * up the rest with a fixed half. */
+#define PHILOX_CLAIM_MIN ((size_t)1 << 14)
+#define PHILOX_CLAIM_MAX ((size_t)1 << 18)
 
 typedef struct philox_fill_job {
     accel_rng_kind_t kind;
     void *dst;
-    size_t count;
+    size_t count, claim;
     uint64_t seed, offset;
     atomic_size_t next; /* the first element no thread has claimed */
 } philox_fill_job_t;
@@ -35,10 +37,10 @@ static void philox_fill_participant(void *ctx, size_t begin, size_t end)
     (void)begin;
     (void)end;
     for (;;) {
-        size_t first = atomic_fetch_add_explicit(&job->next, PHILOX_CLAIM, memory_order_relaxed);
+        size_t first = atomic_fetch_add_explicit(&job->next, job->claim, memory_order_relaxed);
         if (first >= job->count)
             return;
-        size_t n = job->count - first < PHILOX_CLAIM ? job->count - first : PHILOX_CLAIM;
+        size_t n = job->count - first < job->claim ? job->count - first : job->claim;
         accel_philox_fill_range(job->kind, job->dst, first, n, job->seed, job->offset);
     }
 }
@@ -57,6 +59,10 @@ accel_status_t accel_philox_fill(accel_rng_kind_t kind, void *dst, size_t count,
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "Philox fill: NULL destination for %zu elements", count);
     atomic_init(&job.next, 0);
+    job.claim = count / 16 / PHILOX_CLAIM_MIN * PHILOX_CLAIM_MIN;
+    job.claim = job.claim < PHILOX_CLAIM_MIN ? PHILOX_CLAIM_MIN
+                : job.claim > PHILOX_CLAIM_MAX ? PHILOX_CLAIM_MAX
+                                               : job.claim;
     if (count < 2 * PHILOX_ELEMENTS_PER_THREAD) {
         accel_philox_fill_range(kind, dst, 0, count, seed, offset);
         return ACCEL_OK;
