@@ -122,11 +122,11 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, uint32_t *
 #pragma GCC unroll 8
     for (int j = 1; j < PHILOX_SETS; j++)
         p0[j] = _mm512_add_epi64(p0[j - 1], p0_step);
-    /* round 0 (c2 = c3 = 0): c2 = hi(p0) ^ k1[0], c3 = p0; c0, c1 constants.
-     * round 1: p1 = M1 * c2; c0 = hi(p1) ^ 0 ^ k0[1], c1 = p1;
-     *          c2 = hi(M0 * c0) ^ c3 ^ k1[1] = lo(p0) ^ r1_c2_xor; c3 = lo(M0 * c0) */
 #pragma GCC unroll 8
     for (int j = 0; j < PHILOX_SETS; j++) {
+        /* round 0 (c2 = c3 = 0): c2 = hi(p0) ^ k1[0], c3 = p0; c0, c1 constants.
+         * round 1: p1 = M1 * c2; c0 = hi(p1) ^ 0 ^ k0[1], c1 = p1;
+         *          c2 = hi(M0 * c0) ^ c3 ^ k1[1] = lo(p0) ^ r1_c2_xor; c3 = lo(M0 * c0) */
         vec_t c2 = _mm512_xor_si512(_mm512_srli_epi64(p0[j], 32), _mm512_set1_epi64(keys->k1[0]));
         vec_t p1 = _mm512_mul_epu32(c2, m1);
         s[j].c0 = _mm512_xor_si512(_mm512_srli_epi64(p1, 32), _mm512_set1_epi64(keys->k0[1]));

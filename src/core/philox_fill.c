@@ -48,8 +48,8 @@ static void philox_fill_participant(void *ctx, size_t begin, size_t end)
 accel_status_t accel_philox_fill(accel_rng_kind_t kind, void *dst, size_t count, uint64_t seed,
                                  uint64_t offset)
 {
-    philox_fill_job_t job = {.kind = kind, .dst = dst, .count = count, .seed = seed,
-                             .offset = offset};
+    philox_fill_job_t job = {
+        .kind = kind, .dst = dst, .count = count, .seed = seed, .offset = offset};
     if (accel_rng_words_per_element(kind) == 0)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "Philox fill: unknown random fill kind %d", (int)kind);
@@ -60,7 +60,7 @@ accel_status_t accel_philox_fill(accel_rng_kind_t kind, void *dst, size_t count,
                                    "Philox fill: NULL destination for %zu elements", count);
     atomic_init(&job.next, 0);
     job.claim = count / 16 / PHILOX_CLAIM_MIN * PHILOX_CLAIM_MIN;
-    job.claim = job.claim < PHILOX_CLAIM_MIN ? PHILOX_CLAIM_MIN
+    job.claim = job.claim < PHILOX_CLAIM_MIN   ? PHILOX_CLAIM_MIN
                 : job.claim > PHILOX_CLAIM_MAX ? PHILOX_CLAIM_MAX
                                                : job.claim;
     if (count < 2 * PHILOX_ELEMENTS_PER_THREAD) {

@@ -253,13 +253,13 @@ static void test_vector_blocks_match_scalar(void **state)
         accel_cpu_isa_t isa;
         blocks_fn fn;
         size_t group; /* blocks per call of the kernel's inner step; 0: writes none */
-    } variants[] = {{"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2, 8},
-                    {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512,
-                     ACCEL_PHILOX_AVX512_GROUP},
-                    {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks,
-                     selected == ACCEL_CPU_ISA_AVX512 ? ACCEL_PHILOX_AVX512_GROUP
-                     : selected == ACCEL_CPU_ISA_AVX2 ? 8
-                                                      : 0}};
+    } variants[] = {
+        {"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2, 8},
+        {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512, ACCEL_PHILOX_AVX512_GROUP},
+        {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks,
+         selected == ACCEL_CPU_ISA_AVX512 ? ACCEL_PHILOX_AVX512_GROUP
+         : selected == ACCEL_CPU_ISA_AVX2 ? 8
+                                          : 0}};
     const uint64_t starts[] = {0, 3, 1000003, 0xfffffff0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 40};
     const uint64_t seeds[] = {0, 0x0123456789abcdefull};
     enum { BLOCKS = 77 };
@@ -312,7 +312,8 @@ static void test_uniform_blocks_match_scalar(void **state)
             if (starts[i] < 0xffffffa0u)
                 assert_int_equal(written, BLOCKS - BLOCKS % ACCEL_PHILOX_AVX512_GROUP);
             for (size_t w = 0; w < 4 * written; w++) {
-                float want = accel_rng_uniform_from_word(accel_philox_word(seed, 4 * starts[i] + w));
+                float want =
+                    accel_rng_uniform_from_word(accel_philox_word(seed, 4 * starts[i] + w));
                 assert_memory_equal(&out[w], &want, sizeof want);
             }
             for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
