@@ -166,7 +166,7 @@ const bench_suite_t bench_suites[] = {
     {"dispatch", "per-call cost of a trivial accel call vs the direct call", bench_suite_dispatch},
     {"alloc", "cached accel_malloc/free vs malloc/free and posix_memalign", bench_suite_alloc},
     {"copy", "H2D/D2H pinned and pageable, D2D, vs memcpy", bench_suite_copy},
-    {"rng", "Philox fill vs memset on the same buffer", bench_suite_rng},
+    {"rng", "Philox fill vs 1-thread and pooled memset, same buffer", bench_suite_rng},
     {"stream", "callback and event latency, graph replay vs one by one", bench_suite_stream},
     {"optim", "CPU Adam/Adagrad/Lion steps vs a plain C loop and the memory roofline",
      bench_suite_optim},

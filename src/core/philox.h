@@ -31,6 +31,9 @@ float accel_rng_normal_from_words(uint32_t a, uint32_t b);
  * vectors only, and it may stop early near a counter wrap; the caller does
  * the rest with the scalar path. accel_philox_blocks uses the best variant
  * the CPU runs (ACCEL_CPU_ISA caps it, read once) and writes 0 without one. */
+/* Blocks per step of the AVX-512 variants (a multiple of 8): they write
+ * whole steps only. */
+#define ACCEL_PHILOX_AVX512_GROUP 48
 typedef size_t (*accel_philox_blocks_fn)(uint64_t seed, uint64_t block, size_t count,
                                          uint32_t *out);
 size_t accel_philox_blocks_avx2(uint64_t seed, uint64_t block, size_t count, uint32_t *out);

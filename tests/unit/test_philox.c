@@ -240,17 +240,26 @@ static void test_consecutive_fills_disjoint(void **state)
 
 /* Each vector variant this CPU runs writes the words accel_philox_word
  * gives, from block starts that are unaligned, next to a wrap of the low
- * counter word, and next to the 2^62 block wrap (where it may stop early). */
+ * counter word, and next to the 2^62 block wrap (where it may stop early).
+ * Whole groups only: at most group - 1 blocks are left to the caller. The
+ * dispatching "best" writes nothing where the selected set is scalar
+ * (ACCEL_CPU_ISA=scalar), and the group of the set it picked otherwise. */
 static void test_vector_blocks_match_scalar(void **state)
 {
     typedef size_t (*blocks_fn)(uint64_t, uint64_t, size_t, uint32_t *);
+    accel_cpu_isa_t selected = accel_cpu_isa_selected();
     const struct {
         const char *name;
         accel_cpu_isa_t isa;
         blocks_fn fn;
-    } variants[] = {{"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2},
-                    {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512},
-                    {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks}};
+        size_t group; /* blocks per call of the kernel's inner step; 0: writes none */
+    } variants[] = {
+        {"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2, 8},
+        {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512, ACCEL_PHILOX_AVX512_GROUP},
+        {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks,
+         selected == ACCEL_CPU_ISA_AVX512 ? ACCEL_PHILOX_AVX512_GROUP
+         : selected == ACCEL_CPU_ISA_AVX2 ? 8
+                                          : 0}};
     const uint64_t starts[] = {0, 3, 1000003, 0xfffffff0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 40};
     const uint64_t seeds[] = {0, 0x0123456789abcdefull};
     enum { BLOCKS = 77 };
@@ -266,13 +275,49 @@ static void test_vector_blocks_match_scalar(void **state)
                 memset(out, 0, sizeof out);
                 size_t written = variants[v].fn(seeds[s], starts[i], BLOCKS, out);
                 assert_true(written <= BLOCKS);
-                if (starts[i] < 0xfffffff0u)
-                    assert_true(written >= BLOCKS - 16);
+                if (variants[v].group == 0)
+                    assert_int_equal(written, 0);
+                else if (starts[i] < 0xfffffff0u)
+                    assert_int_equal(written, BLOCKS - BLOCKS % variants[v].group);
                 for (size_t w = 0; w < 4 * written; w++)
                     assert_int_equal(out[w], accel_philox_word(seeds[s], 4 * starts[i] + w));
                 for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
                     assert_int_equal(out[w], 0);
             }
+        }
+    }
+}
+
+/* The fused uniform kernel writes accel_rng_uniform_from_word of the scalar
+ * words, on 64-byte aligned and unaligned destinations, over several groups
+ * and next to a low-word wrap and the 2^62 block wrap. */
+static void test_uniform_blocks_match_scalar(void **state)
+{
+    const uint64_t starts[] = {0, 5, 0xffffffa0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 100};
+    const size_t shifts[] = {0, 4, 16}; /* floats past a 64-byte boundary */
+    const uint64_t seed = 0xfeedfacecafebeefull;
+    enum { BLOCKS = 133 };
+    _Alignas(64) static float buf[4 * BLOCKS + 64];
+    (void)state;
+    if (accel_cpu_isa_detected() < ACCEL_CPU_ISA_AVX512) {
+        print_message("note: this CPU has no avx512\n");
+        return;
+    }
+    for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++) {
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+            float *out = buf + shifts[h];
+            memset(buf, 0, sizeof buf);
+            size_t written = accel_philox_uniform_blocks_avx512(seed, starts[i], BLOCKS, out);
+            assert_true(written <= BLOCKS);
+            if (starts[i] < 0xffffffa0u)
+                assert_int_equal(written, BLOCKS - BLOCKS % ACCEL_PHILOX_AVX512_GROUP);
+            for (size_t w = 0; w < 4 * written; w++) {
+                float want =
+                    accel_rng_uniform_from_word(accel_philox_word(seed, 4 * starts[i] + w));
+                assert_memory_equal(&out[w], &want, sizeof want);
+            }
+            for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
+                assert_true(out[w] == 0.0f);
         }
     }
 }
@@ -320,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_fill_range_splits),
         cmocka_unit_test(test_consecutive_fills_disjoint),
         cmocka_unit_test(test_vector_blocks_match_scalar),
+        cmocka_unit_test(test_uniform_blocks_match_scalar),
         cmocka_unit_test(test_statistics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
