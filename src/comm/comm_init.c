@@ -3,7 +3,6 @@
  * the engine's unique-id rendezvous), the live-handle list and the getters.
  * Threads: the live list has its own mutex; a communicator's own fields are
  * read-only after creation. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,10 +171,10 @@ static accel_status_t comm_timeout(const accel_comm_options_t *options, double *
     char *end;
     double value;
     if (options != NULL && options->timeout_s != 0) {
-        if (!(options->timeout_s > 0) || !isfinite(options->timeout_s))
+        if (!(options->timeout_s > 0))
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "timeout_s %g is not a positive number of seconds (0 takes "
-                               "ACCEL_COMM_TIMEOUT, else 300)",
+                               "ACCEL_COMM_TIMEOUT, else 300; INFINITY: no timeout)",
                                options->timeout_s);
         *out = options->timeout_s;
         return ACCEL_OK;
@@ -186,9 +185,11 @@ static accel_status_t comm_timeout(const accel_comm_options_t *options, double *
         return ACCEL_OK;
     }
     value = strtod(text, &end);
-    if (end == text || *end != '\0' || !(value > 0) || !isfinite(value))
+    if (end == text || *end != '\0' || !(value > 0))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "ACCEL_COMM_TIMEOUT=%s is not a positive number of seconds", text);
+                           "ACCEL_COMM_TIMEOUT=%s is not a positive number of seconds (or inf: "
+                           "no timeout)",
+                           text);
     *out = value;
     return ACCEL_OK;
 }

@@ -312,8 +312,9 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
     CHECK_FAILS(
         accel_all_reduce(comm, data, data, SIZE_MAX / 2, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL),
         ACCEL_ERROR_INVALID_ARGUMENT, "overflows a byte size");
-    CHECK_FAILS(accel_all_gather(comm, data, data, SIZE_MAX / 8, ACCEL_DTYPE_F32, NULL),
-                ACCEL_ERROR_INVALID_ARGUMENT, "ranks overflows a byte size");
+    CHECK_FAILS(
+        accel_all_gather(comm, data, data, SIZE_MAX / 4 / (size_t)size + 1, ACCEL_DTYPE_F32, NULL),
+        ACCEL_ERROR_INVALID_ARGUMENT, "ranks overflows a byte size");
     CHECK_FAILS(accel_broadcast(comm, data, data, 4, ACCEL_DTYPE_F32, size, NULL),
                 ACCEL_ERROR_INVALID_ARGUMENT, "is not a rank of this communicator");
     CHECK_FAILS(accel_reduce(comm, data, data, 4, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, -1, NULL),

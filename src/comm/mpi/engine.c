@@ -3,7 +3,10 @@
  * is MPI's non-blocking call (MPI_Iallreduce...) polled with MPI_Test against
  * the communicator's timeout, so a rank that leaves makes the others fail
  * instead of hang; after a timeout the communicator refuses further work
- * (the abandoned request may still write into the caller's buffers).
+ * (the abandoned request may still write into the caller's buffers). A
+ * communicator without a timeout (timeout_s infinite) uses MPI's blocking
+ * calls instead: faster for small messages (Open MPI's non-blocking
+ * collectives build a schedule per call), but a lost rank hangs it.
  * Point-to-point calls inside a group are deferred (per thread) and issued
  * together at group end. Each engine communicator is a duplicate of the
  * parent MPI communicator with MPI_ERRORS_RETURN, so MPI errors come back as
@@ -11,6 +14,7 @@
  * Threads: the layer holds the communicator's lock around every call; the
  * deferred group list is per thread. */
 #include <limits.h>
+#include <math.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +157,22 @@ static accel_status_t mpi_wait(mpi_comm_t *c, accel_mpi_request_t request, const
     return mpi_wait_all(&c, &request, 1, c->timeout_s, what);
 }
 
+/* No timeout: MPI's blocking collectives. */
+static bool mpi_blocking(const mpi_comm_t *c)
+{
+    return isinf(c->timeout_s);
+}
+
+/* The end of a blocking call (`what` is the MPI function) or of a started
+ * non-blocking one (its request is waited for). */
+static accel_status_t mpi_finish(mpi_comm_t *c, int rc, bool blocking, const char *function,
+                                 accel_mpi_request_t request, const char *what)
+{
+    if (rc != ACCEL_MPI_SUCCESS)
+        return mpi_fail(rc, function);
+    return blocking ? ACCEL_OK : mpi_wait(c, request, what);
+}
+
 /* ---------------------------------------------------------------- load, init, destroy */
 
 static accel_status_t mpi_engine_load(char *detail, size_t detail_cap)
@@ -286,11 +306,14 @@ static accel_status_t mpi_engine_all_reduce(void *comm, const void *send, void *
         status = mpi_check_count(count, "all_reduce");
     if (status != ACCEL_OK)
         return status;
-    int rc = mpi_table()->MPI_Iallreduce(send == recv ? ACCEL_MPI_IN_PLACE : send, recv, (int)count,
-                                         mpi_datatype(dtype), mpi_op(op), c->comm, &request);
-    if (rc != ACCEL_MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Iallreduce");
-    return mpi_wait(c, request, "all_reduce");
+    const void *in = send == recv ? ACCEL_MPI_IN_PLACE : send;
+    bool blocking = mpi_blocking(c);
+    int rc = blocking ? mpi_table()->MPI_Allreduce(in, recv, (int)count, mpi_datatype(dtype),
+                                                   mpi_op(op), c->comm)
+                      : mpi_table()->MPI_Iallreduce(in, recv, (int)count, mpi_datatype(dtype),
+                                                    mpi_op(op), c->comm, &request);
+    return mpi_finish(c, rc, blocking, blocking ? "MPI_Allreduce" : "MPI_Iallreduce", request,
+                      "all_reduce");
 }
 
 static accel_status_t mpi_engine_all_gather(void *comm, const void *send, void *recv,
@@ -308,11 +331,14 @@ static accel_status_t mpi_engine_all_gather(void *comm, const void *send, void *
     /* In place (NCCL's rule): send is this rank's block of recv. */
     if (send == (const char *)recv + (size_t)c->rank * block)
         send = ACCEL_MPI_IN_PLACE;
-    int rc = mpi_table()->MPI_Iallgather(send, (int)send_count, mpi_datatype(dtype), recv,
-                                         (int)send_count, mpi_datatype(dtype), c->comm, &request);
-    if (rc != ACCEL_MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Iallgather");
-    return mpi_wait(c, request, "all_gather");
+    bool blocking = mpi_blocking(c);
+    accel_mpi_datatype_t type = mpi_datatype(dtype);
+    int rc = blocking ? mpi_table()->MPI_Allgather(send, (int)send_count, type, recv,
+                                                   (int)send_count, type, c->comm)
+                      : mpi_table()->MPI_Iallgather(send, (int)send_count, type, recv,
+                                                    (int)send_count, type, c->comm, &request);
+    return mpi_finish(c, rc, blocking, blocking ? "MPI_Allgather" : "MPI_Iallgather", request,
+                      "all_gather");
 }
 
 static accel_status_t mpi_engine_reduce_scatter(void *comm, const void *send, void *recv,
@@ -365,11 +391,11 @@ static accel_status_t mpi_engine_broadcast(void *comm, const void *send, void *r
         return status;
     if (c->rank == root && send != recv)
         memmove(recv, send, count * mpi_code_sizes[dtype]);
-    int rc =
-        mpi_table()->MPI_Ibcast(recv, (int)count, mpi_datatype(dtype), root, c->comm, &request);
-    if (rc != ACCEL_MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Ibcast");
-    return mpi_wait(c, request, "broadcast");
+    bool blocking = mpi_blocking(c);
+    int rc = blocking ? mpi_table()->MPI_Bcast(recv, (int)count, mpi_datatype(dtype), root, c->comm)
+                      : mpi_table()->MPI_Ibcast(recv, (int)count, mpi_datatype(dtype), root,
+                                                c->comm, &request);
+    return mpi_finish(c, rc, blocking, blocking ? "MPI_Bcast" : "MPI_Ibcast", request, "broadcast");
 }
 
 static accel_status_t mpi_engine_reduce(void *comm, const void *send, void *recv, size_t count,
@@ -385,11 +411,12 @@ static accel_status_t mpi_engine_reduce(void *comm, const void *send, void *recv
         return status;
     if (c->rank == root && send == recv)
         send = ACCEL_MPI_IN_PLACE;
-    int rc = mpi_table()->MPI_Ireduce(send, recv, (int)count, mpi_datatype(dtype), mpi_op(op), root,
-                                      c->comm, &request);
-    if (rc != ACCEL_MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Ireduce");
-    return mpi_wait(c, request, "reduce");
+    bool blocking = mpi_blocking(c);
+    int rc = blocking ? mpi_table()->MPI_Reduce(send, recv, (int)count, mpi_datatype(dtype),
+                                                mpi_op(op), root, c->comm)
+                      : mpi_table()->MPI_Ireduce(send, recv, (int)count, mpi_datatype(dtype),
+                                                 mpi_op(op), root, c->comm, &request);
+    return mpi_finish(c, rc, blocking, blocking ? "MPI_Reduce" : "MPI_Ireduce", request, "reduce");
 }
 
 static accel_status_t mpi_engine_barrier(void *comm, void *stream)
@@ -400,10 +427,11 @@ static accel_status_t mpi_engine_barrier(void *comm, void *stream)
     accel_status_t status = mpi_check_usable(c);
     if (status != ACCEL_OK)
         return status;
-    int rc = mpi_table()->MPI_Ibarrier(c->comm, &request);
-    if (rc != ACCEL_MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Ibarrier");
-    return mpi_wait(c, request, "barrier");
+    bool blocking = mpi_blocking(c);
+    int rc =
+        blocking ? mpi_table()->MPI_Barrier(c->comm) : mpi_table()->MPI_Ibarrier(c->comm, &request);
+    return mpi_finish(c, rc, blocking, blocking ? "MPI_Barrier" : "MPI_Ibarrier", request,
+                      "barrier");
 }
 
 /* ---------------------------------------------------------------- point to point and groups */

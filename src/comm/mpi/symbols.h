@@ -37,6 +37,14 @@ ACCEL_MPI_SYMBOL(true, int, MPI_Ibarrier, (accel_mpi_comm_t comm, accel_mpi_requ
 ACCEL_MPI_SYMBOL(true, int, MPI_Isend, (const void *buf, int count, accel_mpi_datatype_t datatype, int dest, int tag, accel_mpi_comm_t comm, accel_mpi_request_t *request), NULL)
 ACCEL_MPI_SYMBOL(true, int, MPI_Irecv, (void *buf, int count, accel_mpi_datatype_t datatype, int source, int tag, accel_mpi_comm_t comm, accel_mpi_request_t *request), NULL)
 ACCEL_MPI_SYMBOL(true, int, MPI_Test, (accel_mpi_request_t *request, int *flag, accel_mpi_status_t *status), NULL)
+
+/* blocking collectives: communicators without a timeout (timeout_s infinite) */
+ACCEL_MPI_SYMBOL(true, int, MPI_Allreduce, (const void *sendbuf, void *recvbuf, int count, accel_mpi_datatype_t datatype, accel_mpi_op_t op, accel_mpi_comm_t comm), NULL)
+ACCEL_MPI_SYMBOL(true, int, MPI_Allgather, (const void *sendbuf, int sendcount, accel_mpi_datatype_t sendtype, void *recvbuf, int recvcount, accel_mpi_datatype_t recvtype, accel_mpi_comm_t comm), NULL)
+ACCEL_MPI_SYMBOL(true, int, MPI_Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, accel_mpi_datatype_t datatype, accel_mpi_op_t op, accel_mpi_comm_t comm), NULL)
+ACCEL_MPI_SYMBOL(true, int, MPI_Bcast, (void *buffer, int count, accel_mpi_datatype_t datatype, int root, accel_mpi_comm_t comm), NULL)
+ACCEL_MPI_SYMBOL(true, int, MPI_Reduce, (const void *sendbuf, void *recvbuf, int count, accel_mpi_datatype_t datatype, accel_mpi_op_t op, int root, accel_mpi_comm_t comm), NULL)
+ACCEL_MPI_SYMBOL(true, int, MPI_Barrier, (accel_mpi_comm_t comm), NULL)
 #endif
 
 #ifdef ACCEL_MPI_HANDLE
