@@ -12,7 +12,7 @@
 #include "comm/mpi/loader.h"
 
 static pthread_once_t mpi_once = PTHREAD_ONCE_INIT;
-static accel_mpi_api_t mpi_api;
+accel_mpi_api_t accel_mpi_table;
 static bool mpi_loaded;
 static char mpi_reason[400];
 
@@ -43,8 +43,9 @@ static void mpi_load(void)
         return;
     }
 #define ACCEL_MPI_SYMBOL(required, ret, name, params, export)                                      \
-    ACCEL_SYMBOL_ENTRY(mpi_api, required, name, export),
-#define ACCEL_MPI_HANDLE(type, global, mpi_name) {#global, NULL, (void *)&mpi_api.global, true},
+    ACCEL_SYMBOL_ENTRY(accel_mpi_table, required, name, export),
+#define ACCEL_MPI_HANDLE(type, global, mpi_name)                                                   \
+    {#global, NULL, (void *)&accel_mpi_table.global, true},
     const accel_symbol_t symbols[] = {
 #include "comm/mpi/symbols.h"
     };
@@ -59,12 +60,13 @@ static void mpi_load(void)
         dlclose(library);
         return;
     }
-    mpi_promote_global(mpi_api.MPI_Init_thread);
+    mpi_promote_global(accel_mpi_table.MPI_Init_thread);
     int length = 0;
-    if (mpi_api.MPI_Get_library_version(mpi_api.version, &length) != ACCEL_MPI_SUCCESS)
-        snprintf(mpi_api.version, sizeof mpi_api.version, "unknown version");
-    mpi_api.version[strcspn(mpi_api.version, ",\n")] = '\0';
-    mpi_api.library = library;
+    if (accel_mpi_table.MPI_Get_library_version(accel_mpi_table.version, &length) !=
+        ACCEL_MPI_SUCCESS)
+        snprintf(accel_mpi_table.version, sizeof accel_mpi_table.version, "unknown version");
+    accel_mpi_table.version[strcspn(accel_mpi_table.version, ",\n")] = '\0';
+    accel_mpi_table.library = library;
     mpi_loaded = true;
 }
 
@@ -72,7 +74,7 @@ const accel_mpi_api_t *accel_mpi_api(char *reason, size_t cap)
 {
     pthread_once(&mpi_once, mpi_load);
     if (mpi_loaded)
-        return &mpi_api;
+        return &accel_mpi_table;
     if (reason != NULL && cap > 0)
         snprintf(reason, cap, "%s", mpi_reason);
     return NULL;
@@ -96,8 +98,8 @@ void accel_mpi_error_text(const accel_mpi_api_t *api, int code, char *out, size_
 static void mpi_finalize_at_exit(void)
 {
     int finalized = 1;
-    if (mpi_api.MPI_Finalized(&finalized) == ACCEL_MPI_SUCCESS && !finalized)
-        mpi_api.MPI_Finalize();
+    if (accel_mpi_table.MPI_Finalized(&finalized) == ACCEL_MPI_SUCCESS && !finalized)
+        accel_mpi_table.MPI_Finalize();
 }
 
 static pthread_mutex_t mpi_init_lock = PTHREAD_MUTEX_INITIALIZER;

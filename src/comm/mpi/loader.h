@@ -25,6 +25,11 @@ typedef struct accel_mpi_api {
  * override ACCEL_MPI_LIBRARY and every place tried, or the missing symbol). */
 const accel_mpi_api_t *accel_mpi_api(char *reason, size_t cap);
 
+/* The same table, for the engine's calls once accel_mpi_api has returned it
+ * (every engine communicator is made after that): written only inside the
+ * pthread_once of the first accel_mpi_api, read-only afterwards. */
+extern accel_mpi_api_t accel_mpi_table;
+
 /* MPI initialised with MPI_THREAD_MULTIPLE when nobody did it yet (accel
  * then finalises it at process exit, see loader.c); a library that was
  * initialised by the caller is used as it is. `require_initialised`: the
