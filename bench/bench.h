@@ -101,6 +101,12 @@ void bench_measure(bench_ctx_t *ctx, bench_figure_t *figure, bench_fn_t measured
                    bench_fn_t baseline, void *arg, const char *baseline_name,
                    const char *baseline_note);
 
+/* For suites that time their own repetitions (comm: every rank must run the
+ * same iterations, so the harness's per-process calibration cannot be used):
+ * with `reps` samples of seconds per operation filled in (and baseline ones
+ * when has_baseline), compute the spreads and the ratio as bench_measure does. */
+void bench_figure_finish(bench_figure_t *figure, int reps);
+
 /* Mark a figure failed, with the library's last error (or `why`). */
 void bench_figure_fail(bench_figure_t *figure, const char *why);
 
@@ -120,6 +126,10 @@ typedef struct bench_suite {
 extern const bench_suite_t bench_suites[];
 extern const size_t bench_suite_count;
 
+/* Whether a plain `accel bench` (no suite named) runs `suite`: every suite
+ * but comm, which starts MPI ranks and runs only when named. */
+bool bench_suite_runs_by_default(const bench_suite_t *suite);
+
 void bench_suite_startup(bench_ctx_t *ctx);
 void bench_suite_dispatch(bench_ctx_t *ctx);
 void bench_suite_alloc(bench_ctx_t *ctx);
@@ -128,6 +138,7 @@ void bench_suite_rng(bench_ctx_t *ctx);
 void bench_suite_stream(bench_ctx_t *ctx);
 void bench_suite_optim(bench_ctx_t *ctx);
 void bench_suite_aio(bench_ctx_t *ctx);
+void bench_suite_comm(bench_ctx_t *ctx);
 
 /* The child side of the startup figures: pick the accelerator, exit code. */
 int bench_startup_child(int argc, char **argv);

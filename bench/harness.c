@@ -143,13 +143,18 @@ void bench_measure(bench_ctx_t *ctx, bench_figure_t *f, bench_fn_t measured, ben
         if (baseline)
             f->baseline.samples[r] = tb / (double)iters_b;
     }
-    f->measured.reps = ctx->reps;
+    bench_figure_finish(f, ctx->reps);
+}
+
+void bench_figure_finish(bench_figure_t *f, int reps)
+{
+    f->measured.reps = reps;
     bench_series_finish(&f->measured);
-    if (!baseline) {
+    if (!f->has_baseline) {
         f->ratio_status = BENCH_RATIO_NONE;
         return;
     }
-    f->baseline.reps = ctx->reps;
+    f->baseline.reps = reps;
     bench_series_finish(&f->baseline);
     if (f->measured.spread > BENCH_NOISE_THRESHOLD || f->baseline.spread > BENCH_NOISE_THRESHOLD) {
         f->ratio_status = BENCH_RATIO_NOISY;
@@ -171,5 +176,12 @@ const bench_suite_t bench_suites[] = {
     {"optim", "CPU Adam/Adagrad/Lion steps vs a plain C loop and the memory roofline",
      bench_suite_optim},
     {"aio", "async_io read/write GB/s of one file vs dd with O_DIRECT", bench_suite_aio},
+    {"comm", "all_reduce latency and bus bandwidth vs MPI_Allreduce (2 ranks, mpirun)",
+     bench_suite_comm},
 };
 const size_t bench_suite_count = sizeof bench_suites / sizeof bench_suites[0];
+
+bool bench_suite_runs_by_default(const bench_suite_t *suite)
+{
+    return suite->run != bench_suite_comm;
+}

@@ -60,7 +60,10 @@ typedef struct accel_comm_engine {
     const char *name; /* "mpi", "nccl", "hccl", "habana-hccl", "cncl", "oneccl", "tccl" */
     accel_comm_engine_kind_t kind;
     /* accel backends this engine serves (NULL-terminated; "*" for any
-     * backend whose memory is host memory, i.e. no native_stream slot). */
+     * backend whose memory is host memory, i.e. whose DLPack device type is
+     * kDLCPU: a backend without native_stream may still have device memory
+     * the host cannot address, as opencl does). A plugin "xpu.external"
+     * matches "xpu". */
     const char *const *backends;
 
     /* Load the library once. UNAVAILABLE, with a sentence naming the library,

@@ -75,6 +75,23 @@ def check_aio(figures):
             fail(f"aio figure {name}: note {figure['note']!r} lacks the I/O path")
 
 
+def check_comm(figures):
+    """The comm suite's --quick figures: all_reduce at 8 B, 4 KiB and 1 MiB,
+    each with the default timeout (against MPI_Iallreduce+Test) and without
+    one (against MPI_Allreduce), measured by 2 ranks under mpirun."""
+    expected = set()
+    for size in ("8 B latency", "4 KiB latency", "1 MiB busbw"):
+        expected |= {f"all_reduce {size}", f"all_reduce {size} no timeout"}
+    names = {f["name"] for f in figures}
+    if names != expected:
+        fail(f"comm figures {sorted(names)}, expected {sorted(expected)}")
+    for figure in figures:
+        if figure["failed"] or not (figure["baseline_name"] or "").startswith("MPI_"):
+            fail(f"comm figure {figure['name']}: failed or no MPI baseline: {figure}")
+        if "2 ranks" not in figure["note"]:
+            fail(f"comm figure {figure['name']}: not measured by 2 ranks: {figure['note']}")
+
+
 def main():
     if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--suite"):
         fail("usage: check_bench_json.py PATH_TO_ACCEL [--suite NAME]")
@@ -116,6 +133,8 @@ def main():
         check_optim(report["figures"])
     if suite == "aio":
         check_aio(report["figures"])
+    if suite == "comm":
+        check_comm(report["figures"])
     print(f"ok: {report['backend']}, {len(report['figures'])} figures in {len(suites)} suites")
 
 

@@ -31,7 +31,8 @@ static void bench_usage(FILE *out)
             "suites:\n",
             BENCH_NOISE_THRESHOLD * 100);
     for (size_t i = 0; i < bench_suite_count; i++)
-        fprintf(out, "  %-10s %s\n", bench_suites[i].name, bench_suites[i].summary);
+        fprintf(out, "  %-10s %s%s\n", bench_suites[i].name, bench_suites[i].summary,
+                bench_suite_runs_by_default(&bench_suites[i]) ? "" : " (only when named)");
 }
 
 /* ---------------------------------------------------------------- table */
@@ -335,7 +336,7 @@ int accel_cli_bench(int argc, char **argv)
            accel_selection_method(ctx.acc), ctx.reps, ctx.quick ? " (--quick)" : "");
     fflush(stdout);
     for (size_t i = 0; i < bench_suite_count; i++)
-        if (!any_selected || selected[i])
+        if (any_selected ? selected[i] : bench_suite_runs_by_default(&bench_suites[i]))
             bench_suites[i].run(&ctx);
     bench_print_table(&ctx, stdout);
 

@@ -1,6 +1,8 @@
 /* env_cmd.c: `accel env --devices LIST [--backend NAME]`: the shell lines a
  * launcher evaluates before starting a worker: the backend's visible-devices
- * variables set to LIST, then every set variable under its export prefixes. */
+ * variables set to LIST, then every set variable under its export prefixes,
+ * then the multi-node launcher's variables that are set (where the ranks
+ * meet, the job's size, accel's collectives timeout). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,12 +160,40 @@ static bool env_print_exported(const char *const *prefixes, size_t prefix_count,
     return true;
 }
 
+/* What a worker on another host needs to join the job (docs/comm.md): the
+ * rendezvous (torch.distributed's MASTER_ADDR/MASTER_PORT, or an engine's
+ * own variable), the job's size, and accel's collectives settings. Each
+ * rank's RANK and LOCAL_RANK are the launcher's to set, per worker. */
+static const char *const env_launcher_vars[] = {
+    "MASTER_ADDR",  "MASTER_PORT",  "WORLD_SIZE",         "NNODES",
+    "NCCL_COMM_ID", "HCCL_COMM_ID", "ACCEL_COMM_TIMEOUT", NULL,
+};
+
+static bool env_has_prefix(const char *name, const char *const *prefixes, size_t prefix_count)
+{
+    for (size_t k = 0; k < prefix_count; k++)
+        if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+            return true;
+    return false;
+}
+
+static void env_print_launcher(const char *const *prefixes, size_t prefix_count)
+{
+    for (size_t i = 0; env_launcher_vars[i] != NULL; i++) {
+        const char *value = getenv(env_launcher_vars[i]);
+        if (value != NULL && !env_has_prefix(env_launcher_vars[i], prefixes, prefix_count))
+            env_print_export(NULL, env_launcher_vars[i], value);
+    }
+}
+
 static void env_usage(FILE *out)
 {
     fprintf(out, "usage: accel env --devices LIST [--backend NAME]\n"
                  "  Print the `export VAR=value` lines a launcher needs for a worker that\n"
                  "  should see devices LIST (e.g. 0,2): the backend's visible-devices\n"
-                 "  variables, then every set variable under its export prefixes.\n"
+                 "  variables, then every set variable under its export prefixes, then the\n"
+                 "  multi-node launcher's variables that are set (MASTER_ADDR, MASTER_PORT,\n"
+                 "  WORLD_SIZE, NNODES, NCCL_COMM_ID, HCCL_COMM_ID, ACCEL_COMM_TIMEOUT).\n"
                  "  Use as: eval \"$(accel env --devices 0,2)\"\n"
                  "  --backend NAME  use backend NAME instead of the process-wide choice\n");
 }
@@ -212,8 +242,10 @@ int accel_cli_env(int argc, char **argv)
         accel_cli_fail("setting visible devices variables");
     else if (accel_export_envs(acc, &prefixes, &prefix_count) != ACCEL_OK)
         accel_cli_fail("export prefixes");
-    else if (env_print_exported(prefixes, prefix_count, &printed))
+    else if (env_print_exported(prefixes, prefix_count, &printed)) {
+        env_print_launcher(prefixes, prefix_count);
         rc = ACCEL_CLI_EXIT_OK;
+    }
     accel_cli_close(acc, owned);
     return rc;
 }

@@ -1,5 +1,5 @@
 /* main.c: the `accel` command-line tool: picks the subcommand (report, env,
- * demo, bench, version) and prints usage. Every subcommand uses only the
+ * demo, bench, launch, version) and prints usage. Every subcommand uses only the
  * public API in <accel/accel.h>. */
 #include <string.h>
 
@@ -19,6 +19,8 @@ static void usage(FILE *out)
                  "  bench [SUITE...] [--quick] [--json FILE] [--svg FILE]\n"
                  "                           the performance suite, each figure next to its\n"
                  "                           baseline measured in the same run\n"
+                 "  launch -n N PROGRAM ...  run PROGRAM as N ranks with mpirun, for the\n"
+                 "                           collectives (accel_comm.h)\n"
                  "  version                  print the tool and library versions\n"
                  "\n"
                  "`accel <command> --help` describes a command's options. The backend is\n"
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
         return accel_cli_report(argc - 1, argv + 1);
     if (strcmp(command, "env") == 0)
         return accel_cli_env(argc - 1, argv + 1);
+    if (strcmp(command, "launch") == 0)
+        return accel_cli_launch(argc - 1, argv + 1);
     if (strcmp(command, "demo") == 0)
         return accel_cli_demo(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0)

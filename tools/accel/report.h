@@ -6,6 +6,8 @@
 #ifndef ACCEL_TOOLS_REPORT_H
 #define ACCEL_TOOLS_REPORT_H
 
+#include <accel/accel_comm.h>
+
 #include "cli.h"
 
 #define REPORT_MAX_CANDIDATES 64
@@ -76,6 +78,10 @@ typedef struct report {
     report_query_t communication_backend_query;
     char communication_backend_version[48]; /* "2.21.5" or "unknown" */
     report_query_t communication_backend_version_query;
+    /* The collectives engine the communication backend maps to here and
+     * whether its library loads (accel_comm_engine_info). */
+    accel_comm_engine_info_t comm_engine;
+    report_query_t comm_engine_query;
     const char *compile_backend;
     report_query_t compile_backend_query;
 

@@ -84,6 +84,8 @@ static void report_collect_identity(report_t *r)
     report_check(r, &r->communication_backend_version_query,
                  accel_communication_backend_version(r->acc, r->communication_backend_version,
                                                      sizeof r->communication_backend_version));
+    r->comm_engine.struct_size = sizeof r->comm_engine;
+    report_check(r, &r->comm_engine_query, accel_comm_engine_info(r->acc, &r->comm_engine));
     report_check(r, &r->compile_backend_query,
                  accel_get_compile_backend(r->acc, &r->compile_backend));
     report_check(r, &r->visible_devices_envs_query,

@@ -179,6 +179,17 @@ static void json_environment_names(const report_t *r, json_writer_t *w)
     json_key(w, "communication_backend_version");
     if (!json_query_failed(w, &r->communication_backend_version_query))
         json_string(w, r->communication_backend_version);
+    json_key(w, "communication_engine");
+    if (!json_query_failed(w, &r->comm_engine_query)) {
+        json_object_begin(w);
+        json_key(w, "engine");
+        json_string(w, r->comm_engine.engine);
+        json_key(w, "available");
+        json_bool(w, r->comm_engine.available);
+        json_key(w, "detail");
+        json_string(w, r->comm_engine.detail);
+        json_object_end(w);
+    }
     json_key(w, "compile_backend");
     if (!json_query_failed(w, &r->compile_backend_query))
         json_string(w, r->compile_backend);

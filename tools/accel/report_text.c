@@ -195,6 +195,17 @@ static void text_environment_names(const report_t *r, FILE *out)
     if (!text_query_failed(out, 0, "communication backend version",
                            &r->communication_backend_version_query))
         text_row(out, 0, "communication backend version", "%s", r->communication_backend_version);
+    /* "communication engine ..... mpi [YES] libmpi loaded: Open MPI v4.1.4" */
+    if (!text_query_failed(out, 0, "communication engine", &r->comm_engine_query)) {
+        const accel_comm_engine_info_t *e = &r->comm_engine;
+        if (e->engine == NULL)
+            text_row(out, 0, "communication engine", "none (%s)", e->detail);
+        else
+            text_row(out, 0, "communication engine", "%s %s%s%s %s", e->engine,
+                     accel_cli_color(out, e->available ? ACCEL_CLI_GREEN : ACCEL_CLI_RED),
+                     e->available ? "[YES]" : "[NO]", accel_cli_color(out, ACCEL_CLI_RESET),
+                     e->detail);
+    }
     if (!text_query_failed(out, 0, "compile backend", &r->compile_backend_query))
         text_row(out, 0, "compile backend", "%s", text_or(r->compile_backend, "n/a"));
     if (!text_query_failed(out, 0, "visible devices variables", &r->visible_devices_envs_query)) {

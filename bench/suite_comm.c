@@ -1,0 +1,265 @@
+/* suite_comm.c: accel_all_reduce (f32 sum, cpu, the mpi engine) against
+ * calling MPI directly in the same processes, from 8 B to 256 MiB: latency
+ * below 64 KiB, bus bandwidth (nccl-tests' busbw: bytes * 2(n-1)/n per
+ * second) from there. Two figures per size: a communicator with the default
+ * timeout (MPI_Iallreduce polled with MPI_Test) against those two MPI calls
+ * made directly, and one without a timeout (blocking MPI_Allreduce) against
+ * MPI_Allreduce. Needs 2 ranks: run by hand under mpirun
+ * (`mpirun -n 2 accel bench --suite comm`), or plainly (`accel bench
+ * --suite comm`), when the suite re-runs the same command through `accel
+ * launch -n 2` and reads the figures rank 0 wrote into a temporary file.
+ * Every rank runs the same iterations (fixed by the size, not calibrated per
+ * process) and rank 0's times are reported; ranks other than 0 print
+ * nothing. The MPI baseline uses the libmpi accel loaded (dlsym). */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <accel/accel_comm.h>
+
+#include "bench.h"
+
+#define COMM_OUT_ENV "ACCEL_BENCH_COMM_OUT" /* the file rank 0 writes its figures to */
+#define COMM_MAGIC   0x61636d62u
+
+extern char **environ;
+
+typedef struct comm_mpi {
+    int (*allreduce)(const void *, void *, int, void *, void *, void *);
+    int (*iallreduce)(const void *, void *, int, void *, void *, void *, void **);
+    int (*test)(void **, int *, void *);
+    int (*barrier)(void *);
+    void *world, *f32, *sum;
+} comm_mpi_t;
+
+typedef struct comm_arg {
+    accel_comm_t *comm;         /* default timeout: MPI_Iallreduce + MPI_Test */
+    accel_comm_t *comm_forever; /* no timeout: MPI_Allreduce */
+    comm_mpi_t mpi;
+    float *send, *recv;
+    size_t count;
+} comm_arg_t;
+
+/* What one timed loop calls. */
+typedef enum comm_side {
+    COMM_ACCEL,
+    COMM_ACCEL_FOREVER,
+    COMM_MPI_NONBLOCKING,
+    COMM_MPI_BLOCKING,
+} comm_side_t;
+
+static bool comm_bind_mpi(comm_mpi_t *mpi)
+{
+    void *lib = dlopen("libmpi.so.40", RTLD_NOW | RTLD_NOLOAD);
+    if (lib == NULL)
+        return false;
+    *(void **)&mpi->allreduce = dlsym(lib, "MPI_Allreduce");
+    *(void **)&mpi->iallreduce = dlsym(lib, "MPI_Iallreduce");
+    *(void **)&mpi->test = dlsym(lib, "MPI_Test");
+    *(void **)&mpi->barrier = dlsym(lib, "MPI_Barrier");
+    mpi->world = dlsym(lib, "ompi_mpi_comm_world");
+    mpi->f32 = dlsym(lib, "ompi_mpi_float");
+    mpi->sum = dlsym(lib, "ompi_mpi_op_sum");
+    return mpi->allreduce && mpi->iallreduce && mpi->test && mpi->barrier && mpi->world &&
+           mpi->f32 && mpi->sum;
+}
+
+static bool comm_once(comm_arg_t *a, comm_side_t side)
+{
+    const comm_mpi_t *m = &a->mpi;
+    void *request = NULL;
+    int done = 0;
+    switch (side) {
+    case COMM_ACCEL:
+    case COMM_ACCEL_FOREVER:
+        return accel_all_reduce(side == COMM_ACCEL ? a->comm : a->comm_forever, a->send, a->recv,
+                                a->count, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL) == ACCEL_OK;
+    case COMM_MPI_BLOCKING:
+        return m->allreduce(a->send, a->recv, (int)a->count, m->f32, m->sum, m->world) == 0;
+    case COMM_MPI_NONBLOCKING:
+        if (m->iallreduce(a->send, a->recv, (int)a->count, m->f32, m->sum, m->world, &request) != 0)
+            return false;
+        while (!done)
+            if (m->test(&request, &done, NULL) != 0)
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* Seconds for `iters` all_reduces on this rank (after a barrier), or < 0. */
+static double comm_time(comm_arg_t *a, size_t iters, comm_side_t side)
+{
+    a->mpi.barrier(a->mpi.world);
+    double start = bench_now();
+    for (size_t i = 0; i < iters; i++)
+        if (!comm_once(a, side))
+            return -1;
+    return bench_now() - start;
+}
+
+static void comm_figure(bench_ctx_t *ctx, comm_arg_t *a, size_t bytes, int size, bool forever)
+{
+    char name[64];
+    bool latency = bytes < (64u << 10);
+    const char *unit = bytes >= (1u << 20) ? "MiB" : bytes >= 1024 ? "KiB" : "B";
+    size_t shown = bytes >= (1u << 20) ? bytes >> 20 : bytes >= 1024 ? bytes >> 10 : bytes;
+    comm_side_t measured = forever ? COMM_ACCEL_FOREVER : COMM_ACCEL;
+    comm_side_t baseline = forever ? COMM_MPI_BLOCKING : COMM_MPI_NONBLOCKING;
+    snprintf(name, sizeof name, "all_reduce %zu %s %s%s", shown, unit,
+             latency ? "latency" : "busbw", forever ? " no timeout" : "");
+    bench_figure_t *f = latency ? bench_figure_add(ctx, "comm", name, BENCH_TIME, "us", 1e6, 0)
+                                : bench_figure_add(ctx, "comm", name, BENCH_RATE, "GB/s", 1,
+                                                   (double)bytes * 2.0 * (size - 1) / size);
+    if (f == NULL)
+        return;
+    /* Same iterations on every rank: about 64 MiB of payload per repetition. */
+    size_t iters = (ctx->quick ? (16u << 20) : (64u << 20)) / bytes;
+    iters = iters < 3 ? 3 : iters > 2000 ? 2000 : iters;
+    a->count = bytes / sizeof(float);
+    f->has_baseline = true;
+    f->has_goal = true;
+    f->goal = 0.95;
+    snprintf(f->baseline_name, sizeof f->baseline_name, "%s",
+             forever ? "MPI_Allreduce" : "MPI_Iallreduce+Test");
+    snprintf(f->note, sizeof f->note, "%d ranks, f32 sum, %zu calls per repetition", size, iters);
+    if (comm_time(a, 1, measured) < 0 || comm_time(a, 1, baseline) < 0) { /* warm-up */
+        bench_figure_fail(f, NULL);
+        return;
+    }
+    for (int r = 0; r < ctx->reps; r++) {
+        double tm = comm_time(a, iters, measured), tb = comm_time(a, iters, baseline);
+        if (tm < 0 || tb < 0) {
+            bench_figure_fail(f, NULL);
+            return;
+        }
+        f->measured.samples[r] = tm / (double)iters;
+        f->baseline.samples[r] = tb / (double)iters;
+    }
+    bench_figure_finish(f, ctx->reps);
+}
+
+/* Rank 0's figures into the file the parent named (raw records: the parent
+ * is this same program). */
+static void comm_write_figures(const bench_ctx_t *ctx, int first, const char *path)
+{
+    FILE *out = fopen(path, "wb");
+    unsigned magic = COMM_MAGIC;
+    int count = ctx->figure_count - first;
+    if (out == NULL)
+        return;
+    fwrite(&magic, sizeof magic, 1, out);
+    fwrite(&count, sizeof count, 1, out);
+    fwrite(&ctx->figures[first], sizeof ctx->figures[0], (size_t)count, out);
+    fclose(out);
+}
+
+static void comm_run_ranks(bench_ctx_t *ctx)
+{
+    accel_comm_t *comm = NULL;
+    comm_arg_t a = {0};
+    int rank = 0, size = 0, first = ctx->figure_count;
+    static const size_t full[] = {8,          64,       512,       4u << 10,  32u << 10,
+                                  256u << 10, 2u << 20, 16u << 20, 256u << 20};
+    static const size_t quick[] = {8, 4u << 10, 1u << 20};
+    const size_t *sizes = ctx->quick ? quick : full;
+    size_t size_count = ctx->quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+    accel_comm_options_t forever = {.struct_size = sizeof forever, .timeout_s = INFINITY};
+    if (accel_comm_init(ctx->acc, NULL, &comm) != ACCEL_OK ||
+        accel_comm_init(ctx->acc, &forever, &a.comm_forever) != ACCEL_OK ||
+        !comm_bind_mpi(&a.mpi)) {
+        bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce", BENCH_TIME, "us", 1e6, 0);
+        if (f != NULL)
+            bench_figure_fail(f, a.comm_forever == NULL ? NULL : "libmpi's symbols not found");
+        if (comm != NULL)
+            accel_comm_destroy(comm);
+        if (a.comm_forever != NULL)
+            accel_comm_destroy(a.comm_forever);
+        return;
+    }
+    accel_comm_rank(comm, &rank);
+    accel_comm_size(comm, &size);
+    if (rank != 0 && freopen("/dev/null", "w", stdout) == NULL)
+        return;
+    a.comm = comm;
+    a.send = malloc(sizes[size_count - 1]);
+    a.recv = malloc(sizes[size_count - 1]);
+    if (a.send != NULL && a.recv != NULL) {
+        memset(a.send, 0, sizes[size_count - 1]); /* zeros: sums stay finite */
+        memset(a.recv, 0, sizes[size_count - 1]);
+        for (size_t i = 0; i < size_count; i++) {
+            comm_figure(ctx, &a, sizes[i], size, false);
+            comm_figure(ctx, &a, sizes[i], size, true);
+        }
+    }
+    free(a.send);
+    free(a.recv);
+    accel_comm_destroy(comm);
+    accel_comm_destroy(a.comm_forever);
+    const char *path = getenv(COMM_OUT_ENV);
+    if (rank == 0 && path != NULL)
+        comm_write_figures(ctx, first, path);
+}
+
+/* Not under mpirun: run `accel launch -n 2 accel bench --suite comm
+ * [--quick]` and take rank 0's figures from the file it writes. */
+static void comm_relaunch(bench_ctx_t *ctx)
+{
+    char path[] = "/tmp/accel-bench-comm-XXXXXX", why[160] = "";
+    int fd = mkstemp(path), status = 0;
+    pid_t pid;
+    char *argv[] = {ctx->self_exe, "launch",      "-n",
+                    "2",           ctx->self_exe, "bench",
+                    "--suite",     "comm",        ctx->quick ? "--quick" : NULL,
+                    NULL};
+    posix_spawn_file_actions_t actions;
+    if (fd < 0) {
+        snprintf(why, sizeof why, "cannot make a temporary file in /tmp");
+    } else {
+        close(fd);
+        setenv(COMM_OUT_ENV, path, 1);
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+        if (posix_spawn(&pid, ctx->self_exe, &actions, NULL, argv, environ) != 0 ||
+            waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            snprintf(why, sizeof why,
+                     "`accel launch -n 2 accel bench --suite comm` failed (exit %d; is mpirun "
+                     "installed?)",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        posix_spawn_file_actions_destroy(&actions);
+        unsetenv(COMM_OUT_ENV);
+    }
+    FILE *in = why[0] ? NULL : fopen(path, "rb");
+    unsigned magic = 0;
+    int count = 0;
+    if (in != NULL && fread(&magic, sizeof magic, 1, in) == 1 && magic == COMM_MAGIC &&
+        fread(&count, sizeof count, 1, in) == 1 && count > 0 &&
+        count <= BENCH_MAX_FIGURES - ctx->figure_count &&
+        fread(&ctx->figures[ctx->figure_count], sizeof ctx->figures[0], (size_t)count, in) ==
+            (size_t)count)
+        ctx->figure_count += count;
+    else if (!why[0])
+        snprintf(why, sizeof why, "the ranks wrote no figures");
+    if (in != NULL)
+        fclose(in);
+    if (fd >= 0)
+        unlink(path);
+    if (why[0]) {
+        bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce", BENCH_TIME, "us", 1e6, 0);
+        if (f != NULL)
+            bench_figure_fail(f, why);
+    }
+}
+
+void bench_suite_comm(bench_ctx_t *ctx)
+{
+    if (getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL)
+        comm_run_ranks(ctx);
+    else
+        comm_relaunch(ctx);
+}

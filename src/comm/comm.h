@@ -1,0 +1,77 @@
+/* comm.h: the private layout of accel_comm_t and what the files of the
+ * communicator layer (the .c files of src/comm/) share: the engine table, argument
+ * checks, stream resolution, group state. Nothing here is public.
+ *
+ * Ownership: a communicator owns its engine communicator; it points at its
+ * accel_t, which must outlive it. Live communicators are recorded in a
+ * process-wide list so a destroyed or foreign handle is refused without
+ * reading freed memory.
+ * Threads: `lock` is held around every engine call on the communicator
+ * (engine.h); the fields other than `lock` are set at creation and
+ * read-only afterwards. */
+#ifndef ACCEL_COMM_COMM_H
+#define ACCEL_COMM_COMM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "comm/engine.h"
+#include "core/core.h"
+
+struct accel_comm {
+    accel_comm_t *next_live; /* the live list (comm_init.c) */
+    accel_t *acc;
+    const accel_comm_engine_t *engine;
+    void *engine_comm;
+    int rank, size, device;
+    double timeout_s;
+    pthread_mutex_t lock;
+};
+
+/* ---- engines.c: the engine table */
+
+/* Every engine built in, NULL-terminated. */
+extern const accel_comm_engine_t *const accel_comm_engines[];
+/* The engine called `name`, or NULL. */
+const accel_comm_engine_t *accel_comm_engine_find(const char *name);
+/* The engine name that DeepSpeed's communication backend name stands for on
+ * `backend` ("nccl" -> "nccl", "gloo" on cpu -> "mpi", "hccl" on hpu ->
+ * "habana-hccl"...), or NULL when none does. */
+const char *accel_comm_engine_for(const char *backend, const char *comm_backend);
+/* Whether `engine` serves `acc`'s backend (its list, or "*" for host memory). */
+bool accel_comm_engine_serves(const accel_comm_engine_t *engine, const accel_t *acc);
+
+/* ---- comm_init.c */
+
+/* INVALID_ARGUMENT with a sentence unless `comm` is a live communicator. */
+accel_status_t accel_comm_check(const accel_comm_t *comm);
+/* Wrap an engine communicator into a new live accel_comm_t (rank, size,
+ * device and timeout as given); destroys the engine's on failure. */
+accel_status_t accel_comm_wrap(accel_t *acc, const accel_comm_engine_t *engine, void *engine_comm,
+                               int rank, int size, int device, double timeout_s,
+                               accel_comm_t **out);
+
+/* ---- comm_stream.c */
+
+/* The stream a call on `comm` is ordered on: `stream`, or the calling
+ * thread's current stream of the communicator's device when NULL; and, for
+ * a device engine, its vendor stream (native_stream) in *native. For a host
+ * engine the stream's earlier work is waited for here. */
+accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, accel_stream_t **out,
+                                void **native);
+/* Check a buffer of `bytes` given to a call on `comm` (what: "send buffer"):
+ * NULL refused when bytes > 0; memory accel's allocator knows must hold the
+ * whole range and be on the communicator's device; device engines accept
+ * only such memory. */
+accel_status_t accel_comm_check_buffer(accel_comm_t *comm, const void *ptr, size_t bytes,
+                                       const char *what);
+
+/* ---- group.c */
+
+/* Called before each engine call: inside a group, starts the engine's group
+ * on first use in this group. */
+accel_status_t accel_comm_group_join(const accel_comm_engine_t *engine);
+/* Whether the calling thread is inside a group. */
+bool accel_comm_group_open(void);
+
+#endif /* ACCEL_COMM_COMM_H */

@@ -1,0 +1,105 @@
+/* comm_single.c: what accel_comm_init decides before any rank talks to
+ * another, in one process without mpirun: the engine for the backend (and
+ * refusing one that does not serve it), bad options and launcher variables,
+ * and a one-rank communicator (MPI's singleton start) whose collectives
+ * still compute (avg of one rank, f16 widening, split, groups). */
+#include "comm_check.h"
+
+static void test_refusals(accel_t *acc)
+{
+    accel_comm_t *comm = NULL;
+    accel_comm_options_t options = {.struct_size = sizeof options};
+    options.engine = "bogus";
+    CHECK_FAILS(accel_comm_init(acc, &options, &comm), ACCEL_ERROR_UNAVAILABLE,
+                "no engine for bogus in this build");
+    options.engine = NULL;
+    setenv("ACCEL_COMM_TIMEOUT", "soon", 1);
+    CHECK_FAILS(accel_comm_init(acc, NULL, &comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "ACCEL_COMM_TIMEOUT=soon is not a positive number");
+    unsetenv("ACCEL_COMM_TIMEOUT");
+    setenv("WORLD_SIZE", "2", 1);
+    setenv("RANK", "1", 1);
+    CHECK_FAILS(accel_comm_init(acc, NULL, &comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "WORLD_SIZE=2 but this process was not started by mpirun");
+    setenv("RANK", "one", 1);
+    CHECK_FAILS(accel_comm_init(acc, NULL, &comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "RANK=one is not a rank number");
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+    CHECK(comm == NULL, "a refused init made a communicator");
+    CHECK_FAILS(accel_comm_init(acc, NULL, NULL), ACCEL_ERROR_INVALID_ARGUMENT, "output pointer");
+    CHECK_FAILS(accel_comm_init(NULL, NULL, &comm), ACCEL_ERROR_INVALID_ARGUMENT, "");
+}
+
+/* A backend whose memory the host cannot address: MPI does not serve it. */
+static void test_device_memory_backend(void)
+{
+    accel_t *opencl = NULL;
+    accel_comm_t *comm = NULL;
+    accel_comm_engine_info_t info = {.struct_size = sizeof info};
+    accel_comm_options_t options = {.struct_size = sizeof options, .engine = "mpi"};
+    if (accel_open("opencl", &opencl) != ACCEL_OK) {
+        printf("opencl not available here (%s): its refusal is not checked\n", accel_last_error());
+        return;
+    }
+    CHECK_OK(accel_comm_engine_info(opencl, &info));
+    CHECK(info.engine == NULL && !info.available, "opencl got engine %s", info.engine);
+    CHECK(strstr(info.detail, "no collectives engine serves the opencl backend") != NULL,
+          "opencl detail: %s", info.detail);
+    CHECK_FAILS(accel_comm_init(opencl, &options, &comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "the mpi engine does not serve the opencl backend (it works on host memory only)");
+    accel_close(opencl);
+}
+
+static void test_one_rank(accel_t *acc)
+{
+    accel_comm_t *comm = NULL, *sub = NULL;
+    int rank = -1, size = -1;
+    uint16_t half[3], half_out[3];
+    int64_t ints[2] = {7, -7};
+    CHECK_OK(accel_comm_init(acc, NULL, &comm));
+    if (comm == NULL)
+        return;
+    CHECK_OK(accel_comm_rank(comm, &rank));
+    CHECK_OK(accel_comm_size(comm, &size));
+    CHECK(rank == 0 && size == 1, "a single process is rank %d of %d", rank, size);
+    for (int i = 0; i < 3; i++)
+        check_store(half, (size_t)i, ACCEL_DTYPE_F16, i * 1.5 - 1);
+    CHECK_OK(accel_all_reduce(comm, half, half_out, 3, ACCEL_DTYPE_F16, ACCEL_REDUCE_AVG, NULL));
+    CHECK(memcmp(half, half_out, sizeof half) == 0, "avg of one rank changed f16 values");
+    CHECK_OK(accel_all_reduce(comm, ints, ints, 2, ACCEL_DTYPE_I64, ACCEL_REDUCE_PROD, NULL));
+    CHECK(ints[0] == 7 && ints[1] == -7, "prod of one rank: %lld %lld", (long long)ints[0],
+          (long long)ints[1]);
+    CHECK_OK(accel_comm_split(comm, 3, 0, &sub));
+    CHECK(sub != NULL, "split of one rank");
+    if (sub != NULL) {
+        CHECK_OK(accel_barrier(sub, NULL));
+        CHECK_OK(accel_comm_destroy(sub));
+    }
+    CHECK_OK(accel_comm_destroy(comm));
+}
+
+int main(void)
+{
+    accel_t *acc = NULL;
+    accel_comm_engine_info_t info = {.struct_size = sizeof info};
+    if (accel_open("cpu", &acc) != ACCEL_OK) {
+        fprintf(stderr, "accel_open(cpu): %s\n", accel_last_error());
+        return 1;
+    }
+    CHECK_OK(accel_comm_engine_info(acc, &info));
+    CHECK(info.backend_name != NULL && strcmp(info.backend_name, "gloo") == 0, "cpu's name %s",
+          info.backend_name);
+    CHECK(info.engine != NULL && strcmp(info.engine, "mpi") == 0, "cpu's engine %s", info.engine);
+    if (!info.available) {
+        printf("skipped: the mpi engine does not load here: %s\n", info.detail);
+        return 77;
+    }
+    test_refusals(acc);
+    test_device_memory_backend();
+    test_one_rank(acc);
+    accel_close(acc);
+    if (check_failures == 0)
+        printf("every check passed\n");
+    return check_failures == 0 ? 0 : 1;
+}
