@@ -4,11 +4,18 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "comm/vendor_engines.h"
 
 extern const accel_comm_engine_t accel_comm_engine_mpi;
 
 const accel_comm_engine_t *const accel_comm_engines[] = {
-    &accel_comm_engine_mpi,
+    &accel_comm_engine_mpi,         /* cpu, and any backend whose memory is host memory */
+    &accel_comm_engine_nccl,        /* cuda */
+    &accel_comm_engine_hccl,        /* npu (Ascend) */
+    &accel_comm_engine_habana_hccl, /* hpu ("habana-hccl") */
+    &accel_comm_engine_cncl,        /* mlu */
+    &accel_comm_engine_tccl,        /* sdaa */
+    &accel_comm_engine_oneccl,      /* xpu: finds the library, refuses communicators */
     NULL,
 };
 
