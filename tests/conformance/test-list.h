@@ -122,6 +122,7 @@
     X(test_events_query_unrecorded)                                                                \
     X(test_events_record_on_current_stream)                                                        \
     X(test_events_query_not_ready_while_blocked)                                                   \
+    X(test_events_rerecord_refers_to_new_record)                                                   \
     X(test_events_elapsed_timing)                                                                  \
     X(test_events_elapsed_needs_timing)                                                            \
     X(test_events_elapsed_null_out)                                                                \

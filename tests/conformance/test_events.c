@@ -115,6 +115,38 @@ void test_events_query_not_ready_while_blocked(void **state)
     conf_gate_destroy(&gate);
 }
 
+/* Recording an event again makes synchronize and query refer to the new
+ * record: once synchronize returns, the work queued before that record is
+ * done and the event reads complete. (A runtime that resets the event only
+ * when the stream reaches the new record would let synchronize return on the
+ * previous record's signal; the sims' slow-streams runs make that visible.) */
+void test_events_rerecord_refers_to_new_record(void **state)
+{
+    enum { BYTES = 1 << 16 };
+    static unsigned char host[BYTES];
+    accel_event_t *event;
+    accel_stream_t *stream;
+    void *device = NULL;
+    (void)state;
+    conf_require_events();
+    conf_require_streams();
+    event = events_create(ACCEL_EVENT_DEFAULT);
+    stream = events_stream();
+    assert_ok(accel_malloc(conformance_acc, BYTES, &device));
+    for (int i = 1; i <= 8; i++) {
+        assert_ok(accel_memset_async(conformance_acc, device, i, BYTES, stream));
+        assert_ok(accel_event_record(event, stream));
+        assert_ok(accel_event_synchronize(event));
+        assert_ok(accel_event_query(event));
+        assert_ok(accel_memcpy(conformance_acc, host, device, BYTES, ACCEL_COPY_DEVICE_TO_HOST));
+        assert_int_equal(host[0], i);
+        assert_int_equal(host[BYTES - 1], i);
+    }
+    assert_ok(accel_free(conformance_acc, device));
+    assert_ok(accel_stream_destroy(stream));
+    assert_ok(accel_event_destroy(event));
+}
+
 void test_events_elapsed_timing(void **state)
 {
     accel_event_t *start, *end;

@@ -112,6 +112,7 @@ accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsign
     pthread_mutex_init(&stream->lock, NULL);
     pthread_cond_init(&stream->callbacks_changed, NULL);
     pthread_mutex_lock(&xpu->lock);
+    stream->id = ++xpu->stream_ids;
     stream->next = xpu->streams;
     xpu->streams = stream;
     pthread_mutex_unlock(&xpu->lock);
@@ -376,21 +377,61 @@ accel_status_t accel_xpu_event_record(void *self, int device, void *handle, void
     accel_xpu_stream_t *stream = accel_xpu_stream(xpu, device, handle);
     accel_xpu_event_t *ev = event;
     accel_status_t status = accel_xpu_usable();
+    bool again = atomic_load(&ev->recorded);
+    uint64_t at = 0;
 
     if (status != ACCEL_OK)
         return status;
     pthread_mutex_lock(&stream->lock);
-    if (atomic_load(&ev->recorded))
+    if (again)
         status = accel_xpu_check(xpu->ze->zeCommandListAppendEventReset(stream->list, ev->handle),
                                  "zeCommandListAppendEventReset (event record)");
     if (status == ACCEL_OK)
         status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list, ev->handle),
                                  "zeCommandListAppendSignalEvent (event record)");
     if (status == ACCEL_OK) {
-        stream->appended++;
+        at = ++stream->appended;
         atomic_store(&ev->recorded, true);
     }
     pthread_mutex_unlock(&stream->lock);
+    if (status == ACCEL_OK) {
+        pthread_mutex_lock(&xpu->lock);
+        ev->reset_pending = again;
+        ev->record_stream = stream->id;
+        ev->record_at = at;
+        pthread_mutex_unlock(&xpu->lock);
+    }
+    return status;
+}
+
+/* Whether the stream of a re-recorded event has passed its reset, so the
+ * handle shows this record and not the previous one; with `wait`, drain the
+ * stream until it has (the wait may cover later work too). A stream that is
+ * gone was drained when destroyed. */
+static accel_status_t xpu_event_reset_passed(accel_xpu_backend_t *xpu, accel_xpu_event_t *ev,
+                                             bool wait)
+{
+    accel_status_t status = ACCEL_OK;
+    accel_xpu_stream_t *stream = NULL;
+    /* The backend's lock keeps the stream alive while it is drained or
+     * queried, as in accel_xpu_synchronize. */
+    pthread_mutex_lock(&xpu->lock);
+    if (ev->reset_pending)
+        for (stream = xpu->streams; stream != NULL && stream->id != ev->record_stream;)
+            stream = stream->next;
+    if (stream != NULL) {
+        status = wait ? accel_xpu_stream_drain(xpu, stream)
+                      : accel_xpu_stream_query(xpu, stream->device, stream);
+        if (status == ACCEL_ERROR_NOT_READY) {
+            pthread_mutex_lock(&stream->lock);
+            if (stream->completed >= ev->record_at)
+                status = ACCEL_OK;
+            pthread_mutex_unlock(&stream->lock);
+        }
+    }
+    if (status == ACCEL_OK)
+        ev->reset_pending = false;
+    pthread_mutex_unlock(&xpu->lock);
     return status;
 }
 
@@ -401,6 +442,8 @@ accel_status_t accel_xpu_event_synchronize(void *self, int device, void *event)
     accel_status_t status = accel_xpu_usable();
     (void)device;
     if (status != ACCEL_OK || !atomic_load(&ev->recorded))
+        return status;
+    if ((status = xpu_event_reset_passed(xpu, ev, true)) != ACCEL_OK)
         return status;
     return accel_xpu_check(xpu->ze->zeEventHostSynchronize(ev->handle, UINT64_MAX),
                            "zeEventHostSynchronize");
@@ -414,6 +457,8 @@ accel_status_t accel_xpu_event_query(void *self, int device, void *event)
     accel_ze_result_t code;
     (void)device;
     if (status != ACCEL_OK || !atomic_load(&ev->recorded))
+        return status;
+    if ((status = xpu_event_reset_passed(xpu, ev, false)) != ACCEL_OK)
         return status;
     code = xpu->ze->zeEventQueryStatus(ev->handle);
     if (code == ACCEL_ZE_NOT_READY)

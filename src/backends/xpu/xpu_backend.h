@@ -65,6 +65,13 @@ typedef struct accel_xpu_event {
     atomic_bool recorded;         /* recorded at least once (else: complete) */
     struct accel_xpu_event *next; /* in a stream's marker lists */
     uint64_t at;                  /* as a marker: the stream's `appended` when signalled */
+    /* As a user event re-recorded: the reset is appended to the stream ahead
+     * of the new signal, so until the stream has passed `record_at` the
+     * handle may still show the previous record's signal. Under the
+     * backend's `lock`. */
+    bool reset_pending;
+    uint64_t record_stream; /* the stream's id */
+    uint64_t record_at;     /* the stream's `appended` after the signal */
 } accel_xpu_event_t;
 
 /* A host callback on a stream: the stream signals `reached`, then waits for
@@ -80,10 +87,11 @@ typedef struct accel_xpu_callback {
 typedef struct accel_xpu_stream {
     accel_ze_list_t list;
     int device;
-    pthread_mutex_t lock;          /* guards the list and everything below */
-    uint64_t appended;             /* commands appended so far */
-    uint64_t marked;               /* `appended` when the newest query marker was appended */
-    uint64_t completed;            /* the largest `appended` a signalled marker covered */
+    uint64_t id;          /* unique in the backend (a destroyed stream's address may be reused) */
+    pthread_mutex_t lock; /* guards the list and everything below */
+    uint64_t appended;    /* commands appended so far */
+    uint64_t marked;      /* `appended` when the newest query marker was appended */
+    uint64_t completed;   /* the largest `appended` a signalled marker covered */
     accel_xpu_event_t *pending;    /* query markers still in flight, oldest first */
     accel_xpu_event_t *idle;       /* reset markers ready for reuse */
     struct accel_xpu_stream *next; /* in the backend's list (backend `lock`) */
@@ -122,6 +130,7 @@ typedef struct accel_xpu_backend {
 
     pthread_mutex_t lock;            /* guards everything below */
     accel_xpu_stream_t *streams;     /* every live stream, default ones included */
+    uint64_t stream_ids;             /* the last stream id given */
     accel_range_map_t device_ranges; /* device USM: payload int device */
     accel_range_map_t host_ranges;   /* host USM (pinned): no payload */
     uint64_t *allocated;             /* per device: bytes in device USM */
