@@ -351,9 +351,12 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
     CHECK_FAILS(accel_comm_init(acc, &options, &other), ACCEL_ERROR_INVALID_ARGUMENT,
                 "timeout_s -1");
     options.timeout_s = 0;
-    options.engine = "nccl";
+    options.engine = "nccl"; /* built in since the vendor engines joined the table */
+    CHECK_FAILS(accel_comm_init(acc, &options, &other), ACCEL_ERROR_INVALID_ARGUMENT,
+                "the nccl engine does not serve the cpu backend");
+    options.engine = "gloo";
     CHECK_FAILS(accel_comm_init(acc, &options, &other), ACCEL_ERROR_UNAVAILABLE,
-                "no engine for nccl");
+                "no engine for gloo");
     CHECK_FAILS(accel_comm_init_mpi(acc, NULL, NULL, &other), ACCEL_ERROR_INVALID_ARGUMENT,
                 "mpi_comm is NULL");
     CHECK(other == NULL, "a failed init left a communicator");
