@@ -144,35 +144,32 @@ accel_status_t accel_comm_split(accel_comm_t *comm, int color, int key, accel_co
 
 /* ---------------------------------------------------------------- barrier */
 
-/* Engines without barrier: an all_reduce of one element. Lock held. */
+/* Engines without barrier: an all_reduce of one zeroed element, in scratch
+ * that the layer frees after the call (inside a group: after its end, when
+ * the engine has issued it). Lock held. */
 static accel_status_t comm_barrier_by_all_reduce(accel_comm_t *comm, accel_stream_t *stream,
                                                  void *native)
 {
     const accel_comm_engine_t *engine = comm->engine;
     int code = ACCEL_COMM_NO_CODE;
-    int64_t host = 0;
-    void *buffer = &host;
+    void *buffer, *job;
     accel_status_t status;
     for (int d = 0; d < ACCEL_DTYPE_COUNT_ && code == ACCEL_COMM_NO_CODE; d++)
         code = engine->dtype_codes[d];
     if (code == ACCEL_COMM_NO_CODE || engine->op_codes[ACCEL_REDUCE_SUM] == ACCEL_COMM_NO_CODE)
         return accel_error(ACCEL_ERROR_INTERNAL, "the %s engine has no barrier and no sum",
                            engine->name);
-    if (engine->kind == ACCEL_COMM_ENGINE_DEVICE) {
-        status = accel_malloc_async(comm->acc, sizeof host, stream, &buffer);
-        if (status != ACCEL_OK)
-            return status;
-        status = accel_memset_async(comm->acc, buffer, 0, sizeof host, stream);
-        if (status != ACCEL_OK) {
-            accel_free_async(comm->acc, buffer, stream);
-            return status;
-        }
-    }
-    status = engine->all_reduce(comm->engine_comm, buffer, buffer, 1, code,
-                                engine->op_codes[ACCEL_REDUCE_SUM], native);
-    if (buffer != &host)
-        accel_free_async(comm->acc, buffer, stream);
-    return status;
+    status = accel_comm_scratch(comm, stream, sizeof(int64_t), NULL, &buffer, &job);
+    if (status != ACCEL_OK)
+        return status;
+    if (engine->kind == ACCEL_COMM_ENGINE_DEVICE)
+        status = accel_memset_async(comm->acc, buffer, 0, sizeof(int64_t), stream);
+    else
+        memset(buffer, 0, sizeof(int64_t));
+    if (status == ACCEL_OK)
+        status = engine->all_reduce(comm->engine_comm, buffer, buffer, 1, code,
+                                    engine->op_codes[ACCEL_REDUCE_SUM], native);
+    return accel_comm_scratch_done(job, status);
 }
 
 accel_status_t accel_barrier(accel_comm_t *comm, accel_stream_t *stream)
