@@ -314,6 +314,34 @@ static void test_point_to_point(accel_comm_t *comm, int size, int rank)
     CHECK_OK(accel_synchronize(acc, ACCEL_CURRENT_DEVICE));
 }
 
+/* ---------------------------------------------------------------- streams */
+
+/* On a stream of the caller's: the input arrives by a copy queued on it just
+ * before the collective, the emulated avg's scale runs on it, the result is
+ * read after that stream alone is synchronized. */
+static void test_stream(accel_comm_t *comm, int size, int rank, int device)
+{
+    size_t count = 517, bytes = count * sizeof(float);
+    accel_stream_t *stream = NULL;
+    float *host = host_buffer(bytes), *pinned = NULL;
+    void *data = device_buffer(bytes);
+    CHECK_OK(accel_stream_create(acc, device, 0, &stream));
+    CHECK_OK(accel_host_alloc(acc, bytes, (void **)&pinned));
+    if (stream == NULL || pinned == NULL)
+        die("accel_stream_create / accel_host_alloc");
+    fill(pinned, rank, 0, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG);
+    CHECK_OK(accel_memcpy_async(acc, data, pinned, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream));
+    CHECK_OK(accel_all_reduce(comm, data, data, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG, stream));
+    CHECK_OK(accel_memcpy_async(acc, host, data, bytes, ACCEL_COPY_DEVICE_TO_HOST, stream));
+    CHECK_OK(accel_stream_synchronize(stream));
+    verify("avg on a created stream", host, 0, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG, size,
+           NULL);
+    CHECK_OK(accel_stream_destroy(stream));
+    CHECK_OK(accel_host_free(acc, pinned));
+    accel_free(acc, data);
+    free(host);
+}
+
 /* ---------------------------------------------------------------- split */
 
 static void test_split(accel_comm_t *world, int size, int rank)
@@ -375,6 +403,26 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
                 ACCEL_ERROR_INVALID_ARGUMENT, "recv buffer needs");
     CHECK_FAILS(accel_send(comm, (char *)small + 60, 2, ACCEL_DTYPE_F32, (rank + 1) % size, NULL),
                 ACCEL_ERROR_INVALID_ARGUMENT, "at offset 60");
+    /* Memory and streams of the other device. */
+    int devices = 0, device = -1;
+    CHECK_OK(accel_device_count(acc, &devices));
+    CHECK_OK(accel_comm_device(comm, &device));
+    if (devices > 1) {
+        int other = (device + 1) % devices;
+        void *elsewhere = NULL;
+        accel_stream_t *stream = NULL;
+        CHECK_OK(accel_set_device(acc, other));
+        CHECK_OK(accel_malloc(acc, 64, &elsewhere));
+        CHECK_OK(accel_stream_create(acc, other, 0, &stream));
+        CHECK_OK(accel_set_device(acc, device));
+        CHECK_FAILS(accel_all_gather(comm, elsewhere, small, 1, ACCEL_DTYPE_F32, NULL),
+                    ACCEL_ERROR_INVALID_ARGUMENT, "lives on device");
+        CHECK_FAILS(accel_all_reduce(comm, small, small, 1, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM,
+                                     stream),
+                    ACCEL_ERROR_INVALID_ARGUMENT, "the stream is on device");
+        CHECK_OK(accel_stream_destroy(stream));
+        CHECK_OK(accel_free(acc, elsewhere));
+    }
     if (!reduces(ACCEL_DTYPE_F64))
         CHECK_FAILS(accel_all_reduce(comm, small, small, 2, ACCEL_DTYPE_F64, ACCEL_REDUCE_MAX,
                                      NULL),
@@ -405,11 +453,16 @@ int main(int argc, char **argv)
     CHECK_OK(accel_comm_engine_name(comm, &name));
     check_rank = rank;
     CHECK(name != NULL && strcmp(name, engine) == 0, "engine %s, expected %s", name, engine);
+    accel_comm_engine_info_t info = {.struct_size = sizeof info};
+    CHECK_OK(accel_comm_engine_info(acc, &info));
+    CHECK(info.engine != NULL && strcmp(info.engine, engine) == 0 && info.available,
+          "engine info: %s, %s", info.engine != NULL ? info.engine : "NULL", info.detail);
     if (accel_set_device(acc, device) != ACCEL_OK)
         die("accel_set_device");
     test_reductions(comm, size, rank);
     test_movement(comm, size, rank);
     test_point_to_point(comm, size, rank);
+    test_stream(comm, size, rank, device);
     test_split(comm, size, rank);
     test_bad_input(comm, size, rank);
     CHECK_OK(accel_barrier(comm, NULL));
