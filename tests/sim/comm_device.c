@@ -8,8 +8,9 @@
  * the unique-id bootstrap by MPI broadcast, avg emulated on the device
  * (sum, then a scale through pinned host memory), the in-place-only
  * broadcast, the barrier fallback, split by a new unique id per color,
- * send/recv rings in groups, and the device-buffer checks. Exits 1 when any
- * check failed on this rank. */
+ * send/recv rings in groups, and the device-buffer checks. With a second
+ * argument, a bootstrap whose unique id cannot be made (run_root_fails).
+ * Exits 1 when any check failed on this rank. */
 #include "comm_check.h"
 
 static accel_t *acc;
@@ -430,6 +431,41 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
     accel_free(acc, small);
 }
 
+/* ---------------------------------------------------------------- a failed bootstrap */
+
+/* Run with the sim failing the first unique-id call (ACCEL_SIM_FAIL): rank 0
+ * cannot make the id, and every rank's accel_comm_init must fail saying so,
+ * the others promptly instead of waiting out the timeout for an id that
+ * never comes. Then it works. */
+static int run_root_fails(const char *function)
+{
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_comm_t *comm = NULL;
+    accel_status_t status;
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK");
+    check_rank = rank_text != NULL ? atoi(rank_text) : -1;
+    if (accel_get(&acc) != ACCEL_OK)
+        die("accel_get");
+    status = accel_comm_init(acc, &options, &comm);
+    CHECK(status != ACCEL_OK && comm == NULL, "accel_comm_init returned %s",
+          accel_status_name(status));
+    if (check_rank == 0)
+        CHECK(strstr(accel_last_error(), function) != NULL, "rank 0's sentence: %s",
+              accel_last_error());
+    else
+        CHECK(strstr(accel_last_error(), "rank 0 could not make") != NULL, "the sentence: %s",
+              accel_last_error());
+    /* The next attempt finds the library working again. */
+    CHECK_OK(accel_comm_init(acc, &options, &comm));
+    if (comm != NULL) {
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+    if (check_failures == 0)
+        printf("rank %d: a failed %s failed every rank's init\n", check_rank, function);
+    return check_failures == 0 ? 0 : 1;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -438,8 +474,11 @@ int main(int argc, char **argv)
     accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
     const char *name = NULL;
     int rank = -1, size = -1, device = -1;
+    if (argc == 3)
+        return run_root_fails(argv[2]);
     if (argc != 2) {
-        fprintf(stderr, "usage: %s <engine>\n", argv[0]);
+        fprintf(stderr, "usage: %s <engine> [<unique-id function failing on rank 0>]\n",
+                argv[0]);
         return 2;
     }
     engine = argv[1];
