@@ -12,7 +12,8 @@
 #include "core/error.h"
 
 /* all[r * bytes ..] = rank r's `mine` (bytes each), on host memory; device
- * engines go through device scratch on the current stream. Lock held. */
+ * engines go through device scratch on the communicator's device's current
+ * stream. Lock held. */
 static accel_status_t comm_exchange(accel_comm_t *comm, const void *mine, size_t bytes, void *all)
 {
     const accel_comm_engine_t *engine = comm->engine;
@@ -29,7 +30,9 @@ static accel_status_t comm_exchange(accel_comm_t *comm, const void *mine, size_t
         return status;
     if (engine->kind == ACCEL_COMM_ENGINE_HOST)
         return engine->all_gather(comm->engine_comm, mine, all, bytes, code, NULL);
-    status = accel_malloc(comm->acc, total + bytes, &scratch);
+    /* On the stream, so on the communicator's device whatever the calling
+     * thread's current device is. */
+    status = accel_malloc_async(comm->acc, total + bytes, stream, &scratch);
     if (status != ACCEL_OK)
         return status;
     status = accel_memcpy_async(comm->acc, scratch, mine, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream);
@@ -39,12 +42,9 @@ static accel_status_t comm_exchange(accel_comm_t *comm, const void *mine, size_t
     if (status == ACCEL_OK)
         status = accel_memcpy_async(comm->acc, all, (char *)scratch + bytes, total,
                                     ACCEL_COPY_DEVICE_TO_HOST, stream);
-    if (status == ACCEL_OK)
-        status = accel_stream_synchronize(stream);
-    else
-        accel_stream_synchronize(stream);
-    accel_free(comm->acc, scratch);
-    return status;
+    accel_free_async(comm->acc, scratch, stream);
+    accel_status_t synced = accel_stream_synchronize(stream);
+    return status != ACCEL_OK ? status : synced;
 }
 
 typedef struct comm_member {
@@ -70,31 +70,49 @@ static void comm_split_place(const comm_member_t *all, int size, int rank, int *
 }
 
 /* Engines without split: every color's leader makes a unique id, the ids go
- * around, and each member initialises with its leader's. */
+ * around, and each member initialises with its leader's. Each rank's entry
+ * is one byte saying whether it made its id (1; 0 when it failed or has
+ * none to make), then the id: a member whose leader failed fails at once,
+ * saying so, instead of initialising with an id nobody made. */
 static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *all, int color,
                                        int new_size, int new_rank, int leader, void **out)
 {
     const accel_comm_engine_t *engine = comm->engine;
-    size_t id_size = engine->unique_id_size;
+    size_t entry = 1 + engine->unique_id_size;
     accel_comm_engine_ctx_t ctx = {comm->acc->ops, comm->acc->self, comm->device, comm->timeout_s};
-    unsigned char *mine = calloc(1, id_size), *ids = calloc((size_t)comm->size, id_size);
+    unsigned char *mine = calloc(1, entry), *ids = calloc((size_t)comm->size, entry);
     accel_status_t status = ACCEL_OK;
+    char made[512] = "";
     (void)all;
     if (engine->unique_id == NULL || engine->init == NULL)
         status = accel_error(ACCEL_ERROR_INTERNAL, "the %s engine has neither split nor init",
                              engine->name);
     else if (mine == NULL || ids == NULL)
         status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for split's unique ids");
-    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0)
-        status = engine->unique_id(mine);
+    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0) {
+        status = engine->unique_id(mine + 1);
+        mine[0] = status == ACCEL_OK;
+    }
+    if (status != ACCEL_OK)
+        accel_error_copy(made, sizeof made);
     /* Every rank takes part in the exchange, even after a local failure, so
-     * that the others are not left waiting: a failed rank sends zeros. */
+     * that the others are not left waiting. */
     accel_status_t exchanged =
-        mine != NULL && ids != NULL ? comm_exchange(comm, mine, id_size, ids) : status;
-    if (status == ACCEL_OK)
+        mine != NULL && ids != NULL ? comm_exchange(comm, mine, entry, ids) : status;
+    if (status != ACCEL_OK)
+        accel_error(status, "%s", made); /* this rank's own failure */
+    else
         status = exchanged;
-    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE)
-        status = engine->init(&ctx, new_size, new_rank, ids + (size_t)leader * id_size, out);
+    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE) {
+        const unsigned char *theirs = ids + (size_t)leader * entry;
+        if (theirs[0] != 1)
+            status = accel_error(ACCEL_ERROR_DEVICE_ERROR,
+                                 "split: rank %d, the first of color %d, could not make the %s "
+                                 "unique id (its own error says why): no communicator was made",
+                                 leader, color, engine->name);
+        else
+            status = engine->init(&ctx, new_size, new_rank, theirs + 1, out);
+    }
     free(mine);
     free(ids);
     return status;

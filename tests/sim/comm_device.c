@@ -433,10 +433,11 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
 
 /* ---------------------------------------------------------------- a failed bootstrap */
 
-/* Run with the sim failing the first unique-id call (ACCEL_SIM_FAIL): rank 0
- * cannot make the id, and every rank's accel_comm_init must fail saying so,
- * the others promptly instead of waiting out the timeout for an id that
- * never comes. Then it works. */
+/* Run with the sim failing the first and third unique-id calls of each
+ * process (ACCEL_SIM_FAIL): rank 0 cannot make the id, and every rank's
+ * accel_comm_init must fail saying so, the others promptly instead of
+ * waiting out the timeout for an id that never comes. Then it works, and a
+ * split fails the same way, then works. */
 static int run_root_fails(const char *function)
 {
     accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
@@ -446,6 +447,8 @@ static int run_root_fails(const char *function)
     check_rank = rank_text != NULL ? atoi(rank_text) : -1;
     if (accel_get(&acc) != ACCEL_OK)
         die("accel_get");
+    /* The calling thread's current device stays 0 while ranks 1 and 3 are
+     * on device 1: the layer's own scratch must follow the communicator. */
     status = accel_comm_init(acc, &options, &comm);
     CHECK(status != ACCEL_OK && comm == NULL, "accel_comm_init returned %s",
           accel_status_name(status));
@@ -457,10 +460,23 @@ static int run_root_fails(const char *function)
               accel_last_error());
     /* The next attempt finds the library working again. */
     CHECK_OK(accel_comm_init(acc, &options, &comm));
-    if (comm != NULL) {
-        CHECK_OK(accel_barrier(comm, NULL));
-        CHECK_OK(accel_comm_destroy(comm));
+    if (comm == NULL)
+        return 1;
+    /* A split whose leaders (world ranks 0 and 1) cannot make their ids
+     * (the rule for their third and first calls): they fail with their own
+     * error, their members saying why; the next split works. */
+    accel_comm_t *half = NULL;
+    status = accel_comm_split(comm, check_rank % 2, check_rank, &half);
+    CHECK(status != ACCEL_OK && half == NULL, "split returned %s", accel_status_name(status));
+    CHECK(strstr(accel_last_error(), check_rank < 2 ? function : "could not make") != NULL,
+          "the split's sentence: %s", accel_last_error());
+    CHECK_OK(accel_comm_split(comm, check_rank % 2, check_rank, &half));
+    if (half != NULL) {
+        CHECK_OK(accel_barrier(half, NULL));
+        CHECK_OK(accel_comm_destroy(half));
     }
+    CHECK_OK(accel_barrier(comm, NULL));
+    CHECK_OK(accel_comm_destroy(comm));
     if (check_failures == 0)
         printf("rank %d: a failed %s failed every rank's init\n", check_rank, function);
     return check_failures == 0 ? 0 : 1;
