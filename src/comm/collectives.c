@@ -190,10 +190,10 @@ accel_status_t accel_comm_scratch(accel_comm_t *comm, accel_stream_t *stream, si
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for a scratch job");
     if (comm_on_host(comm)) {
         scratch = malloc(bytes);
-        status = scratch != NULL ? ACCEL_OK
-                                 : accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                               "out of memory for a %zu-byte scratch buffer",
-                                               bytes);
+        status = scratch != NULL
+                     ? ACCEL_OK
+                     : accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "out of memory for a %zu-byte scratch buffer", bytes);
     } else {
         status = accel_malloc_async(comm->acc, bytes, stream, &scratch);
     }
@@ -219,9 +219,8 @@ static accel_status_t comm_reduce_by_all_reduce(accel_comm_t *comm, const comm_c
 {
     size_t bytes = call->count * call->elem;
     void *scratch, *job;
-    accel_status_t status =
-        accel_comm_scratch(comm, call->stream, bytes,
-                           comm->rank == call->root ? call->recv : NULL, &scratch, &job);
+    accel_status_t status = accel_comm_scratch(
+        comm, call->stream, bytes, comm->rank == call->root ? call->recv : NULL, &scratch, &job);
     if (status != ACCEL_OK)
         return status;
     status = comm->engine->all_reduce(comm->engine_comm, call->send, scratch, call->count,

@@ -114,8 +114,8 @@ static void test_all_reduce_one(accel_comm_t *comm, int size, const int *ranks, 
     to_device(send, host, bytes);
     status = accel_all_reduce(comm, send, recv, count, dtype, op, NULL);
     if (!refused(status, dtype, count)) {
-        CHECK(status == ACCEL_OK, "all_reduce %s %s count %zu returned %s",
-              accel_dtype_name(dtype), accel_reduce_op_name(op), count, accel_status_name(status));
+        CHECK(status == ACCEL_OK, "all_reduce %s %s count %zu returned %s", accel_dtype_name(dtype),
+              accel_reduce_op_name(op), count, accel_status_name(status));
         memset(host, 0, bytes);
         to_host(host, recv, bytes);
         verify(in_place ? "all_reduce in place" : "all_reduce", host, 0, count, dtype, op, size,
@@ -418,16 +418,16 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
         CHECK_OK(accel_set_device(acc, device));
         CHECK_FAILS(accel_all_gather(comm, elsewhere, small, 1, ACCEL_DTYPE_F32, NULL),
                     ACCEL_ERROR_INVALID_ARGUMENT, "lives on device");
-        CHECK_FAILS(accel_all_reduce(comm, small, small, 1, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM,
-                                     stream),
-                    ACCEL_ERROR_INVALID_ARGUMENT, "the stream is on device");
+        CHECK_FAILS(
+            accel_all_reduce(comm, small, small, 1, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, stream),
+            ACCEL_ERROR_INVALID_ARGUMENT, "the stream is on device");
         CHECK_OK(accel_stream_destroy(stream));
         CHECK_OK(accel_free(acc, elsewhere));
     }
     if (!reduces(ACCEL_DTYPE_F64))
-        CHECK_FAILS(accel_all_reduce(comm, small, small, 2, ACCEL_DTYPE_F64, ACCEL_REDUCE_MAX,
-                                     NULL),
-                    ACCEL_ERROR_UNSUPPORTED, engine);
+        CHECK_FAILS(
+            accel_all_reduce(comm, small, small, 2, ACCEL_DTYPE_F64, ACCEL_REDUCE_MAX, NULL),
+            ACCEL_ERROR_UNSUPPORTED, engine);
     accel_free(acc, small);
 }
 
@@ -493,8 +493,7 @@ int main(int argc, char **argv)
     if (argc == 3)
         return run_root_fails(argv[2]);
     if (argc != 2) {
-        fprintf(stderr, "usage: %s <engine> [<unique-id function failing on rank 0>]\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s <engine> [<unique-id function failing on rank 0>]\n", argv[0]);
         return 2;
     }
     engine = argv[1];
