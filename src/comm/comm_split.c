@@ -71,8 +71,8 @@ static void comm_split_place(const comm_member_t *all, int size, int rank, int *
 
 /* Engines without split: every color's leader makes a unique id, the ids go
  * around, and each member initialises with its leader's. Each rank's entry
- * is one byte saying whether it made its id (1; 0 when it failed or has
- * none to make), then the id: a member whose leader failed fails at once,
+ * is the id, then one byte saying whether it made it (1; 0 when it failed
+ * or has none to make): a member whose leader failed fails at once,
  * saying so, instead of initialising with an id nobody made. */
 static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *all, int color,
                                        int new_size, int new_rank, int leader, void **out)
@@ -90,8 +90,8 @@ static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *
     else if (mine == NULL || ids == NULL)
         status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for split's unique ids");
     if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0) {
-        status = engine->unique_id(mine + 1);
-        mine[0] = status == ACCEL_OK;
+        status = engine->unique_id(mine);
+        mine[entry - 1] = status == ACCEL_OK;
     }
     if (status != ACCEL_OK)
         accel_error_copy(made, sizeof made);
@@ -105,13 +105,13 @@ static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *
         status = exchanged;
     if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE) {
         const unsigned char *theirs = ids + (size_t)leader * entry;
-        if (theirs[0] != 1)
+        if (theirs[entry - 1] != 1)
             status = accel_error(ACCEL_ERROR_DEVICE_ERROR,
                                  "split: rank %d, the first of color %d, could not make the %s "
                                  "unique id (its own error says why): no communicator was made",
                                  leader, color, engine->name);
-        else
-            status = engine->init(&ctx, new_size, new_rank, theirs + 1, out);
+        else /* into `mine`: malloc's alignment, as the engine's id type wants */
+            status = engine->init(&ctx, new_size, new_rank, memcpy(mine, theirs, entry - 1), out);
     }
     free(mine);
     free(ids);
