@@ -128,44 +128,104 @@ static bool comm_on_host(const accel_comm_t *comm)
     return comm->engine->kind == ACCEL_COMM_ENGINE_HOST;
 }
 
-/* dst = src, `bytes` of the communicator's memory, ordered on the call's stream. */
-static accel_status_t comm_copy(accel_comm_t *comm, const comm_call_t *call, void *dst,
+/* reduce for engines without one: all_reduce into scratch, then on the
+ * root the scratch copied into recv, then the scratch freed; inside a group
+ * the copy and the free wait for the group's end (comm_scratch_finish). */
+typedef struct comm_scratch_job {
+    accel_comm_t *comm;
+    accel_stream_t *stream;
+    void *scratch; /* owned by the job */
+    void *copy_to; /* NULL: nothing to copy (not the root, or a barrier's word) */
+    size_t bytes;
+} comm_scratch_job_t;
+
+static void comm_scratch_free(accel_comm_t *comm, void *scratch, accel_stream_t *stream)
+{
+    if (comm_on_host(comm))
+        free(scratch);
+    else
+        accel_free_async(comm->acc, scratch, stream);
+}
+
+/* dst = src, `bytes` of the communicator's memory, ordered on `stream`. */
+static accel_status_t comm_copy(accel_comm_t *comm, accel_stream_t *stream, void *dst,
                                 const void *src, size_t bytes)
 {
     if (comm_on_host(comm)) {
         memmove(dst, src, bytes);
         return ACCEL_OK;
     }
-    return accel_memcpy_async(comm->acc, dst, src, bytes, ACCEL_COPY_DEVICE_TO_DEVICE,
-                              call->stream);
+    return accel_memcpy_async(comm->acc, dst, src, bytes, ACCEL_COPY_DEVICE_TO_DEVICE, stream);
 }
 
-/* reduce for engines without one: all_reduce into scratch, copied on the root. */
-static accel_status_t comm_reduce_by_all_reduce(accel_comm_t *comm, const comm_call_t *call)
+/* The copy out of scratch (when `ok`) and the free; takes the job. Called
+ * with the communicator's lock held, or from a group's end (it locks). */
+static accel_status_t comm_scratch_run(comm_scratch_job_t *job, bool ok)
 {
-    const accel_comm_engine_t *engine = comm->engine;
-    size_t bytes = call->count * call->elem;
+    accel_status_t status = ACCEL_OK;
+    if (ok && job->copy_to != NULL)
+        status = comm_copy(job->comm, job->stream, job->copy_to, job->scratch, job->bytes);
+    comm_scratch_free(job->comm, job->scratch, job->stream);
+    free(job);
+    return status;
+}
+
+static accel_status_t comm_scratch_finish(void *ctx, bool ok)
+{
+    comm_scratch_job_t *job = ctx;
+    accel_comm_t *comm = job->comm;
+    pthread_mutex_lock(&comm->lock);
+    accel_status_t status = comm_scratch_run(job, ok);
+    pthread_mutex_unlock(&comm->lock);
+    return status;
+}
+
+accel_status_t accel_comm_scratch(accel_comm_t *comm, accel_stream_t *stream, size_t bytes,
+                                  void *copy_to, void **scratch_out, void **job_out)
+{
+    comm_scratch_job_t *job = calloc(1, sizeof *job);
     void *scratch = NULL;
     accel_status_t status;
+    if (job == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for a scratch job");
     if (comm_on_host(comm)) {
         scratch = malloc(bytes);
-        if (scratch == NULL)
-            return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                               "reduce: out of memory for a %zu-byte scratch buffer", bytes);
+        status = scratch != NULL
+                     ? ACCEL_OK
+                     : accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "out of memory for a %zu-byte scratch buffer", bytes);
     } else {
-        status = accel_malloc_async(comm->acc, bytes, call->stream, &scratch);
-        if (status != ACCEL_OK)
-            return status;
+        status = accel_malloc_async(comm->acc, bytes, stream, &scratch);
     }
-    status = engine->all_reduce(comm->engine_comm, call->send, scratch, call->count,
-                                call->dtype_code, call->op_code, call->native);
-    if (status == ACCEL_OK && comm->rank == call->root)
-        status = comm_copy(comm, call, call->recv, scratch, bytes);
-    if (comm_on_host(comm))
-        free(scratch);
-    else
-        accel_free_async(comm->acc, scratch, call->stream);
-    return status;
+    if (status != ACCEL_OK) {
+        free(job);
+        return status;
+    }
+    *job = (comm_scratch_job_t){comm, stream, scratch, copy_to, bytes};
+    *scratch_out = scratch;
+    *job_out = job;
+    return ACCEL_OK;
+}
+
+accel_status_t accel_comm_scratch_done(void *job, accel_status_t called)
+{
+    if (called == ACCEL_OK && accel_comm_group_open())
+        return accel_comm_group_defer(comm_scratch_finish, job);
+    accel_status_t finished = comm_scratch_run(job, called == ACCEL_OK);
+    return called != ACCEL_OK ? called : finished;
+}
+
+static accel_status_t comm_reduce_by_all_reduce(accel_comm_t *comm, const comm_call_t *call)
+{
+    size_t bytes = call->count * call->elem;
+    void *scratch, *job;
+    accel_status_t status = accel_comm_scratch(
+        comm, call->stream, bytes, comm->rank == call->root ? call->recv : NULL, &scratch, &job);
+    if (status != ACCEL_OK)
+        return status;
+    status = comm->engine->all_reduce(comm->engine_comm, call->send, scratch, call->count,
+                                      call->dtype_code, call->op_code, call->native);
+    return accel_comm_scratch_done(job, status);
 }
 
 static accel_status_t comm_engine_call(accel_comm_t *comm, const comm_call_t *call)
@@ -188,7 +248,8 @@ static accel_status_t comm_engine_call(accel_comm_t *comm, const comm_call_t *ca
             return engine->broadcast(ec, call->send, call->recv, call->count, call->dtype_code,
                                      call->root, call->native);
         if (comm->rank == call->root && call->send != call->recv) {
-            status = comm_copy(comm, call, call->recv, call->send, call->count * call->elem);
+            status =
+                comm_copy(comm, call->stream, call->recv, call->send, call->count * call->elem);
             if (status != ACCEL_OK)
                 return status;
         }
@@ -235,45 +296,80 @@ static void comm_scale_callback(void *user_data)
 /* Device engines' avg, the slow path: the sum is copied into pinned host
  * memory, scaled by a host callback and copied back, all on the stream; the
  * call then waits for the stream, so the pinned buffer can be freed. */
-static accel_status_t comm_scale_on_device(accel_comm_t *comm, const comm_call_t *call,
-                                           size_t count)
+static accel_status_t comm_scale_on_device(accel_comm_t *comm, accel_stream_t *stream, void *recv,
+                                           size_t count, accel_dtype_t dtype)
 {
     accel_t *acc = comm->acc;
-    size_t bytes = count * accel_comm_dtype_size(call->dtype);
-    comm_scale_job_t job = {NULL, count, call->dtype, comm->size};
+    size_t bytes = count * accel_comm_dtype_size(dtype);
+    comm_scale_job_t job = {NULL, count, dtype, comm->size};
     bool callbacks = false;
     accel_status_t status = accel_host_alloc(acc, bytes, &job.host), copied;
     if (status != ACCEL_OK)
         return status;
     accel_query_flag(acc, ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED, &callbacks);
-    status = accel_memcpy_async(acc, job.host, call->recv, bytes, ACCEL_COPY_DEVICE_TO_HOST,
-                                call->stream);
+    status = accel_memcpy_async(acc, job.host, recv, bytes, ACCEL_COPY_DEVICE_TO_HOST, stream);
     if (status == ACCEL_OK && callbacks) {
-        status = accel_stream_add_callback(call->stream, comm_scale_callback, &job);
+        status = accel_stream_add_callback(stream, comm_scale_callback, &job);
     } else if (status == ACCEL_OK) {
-        status = accel_stream_synchronize(call->stream);
+        status = accel_stream_synchronize(stream);
         if (status == ACCEL_OK)
             comm_scale_callback(&job);
     }
     if (status == ACCEL_OK)
-        status = accel_memcpy_async(acc, call->recv, job.host, bytes, ACCEL_COPY_HOST_TO_DEVICE,
-                                    call->stream);
+        status = accel_memcpy_async(acc, recv, job.host, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream);
     /* Whatever was queued must finish before the pinned buffer goes. */
-    copied = accel_stream_synchronize(call->stream);
+    copied = accel_stream_synchronize(stream);
     accel_host_free(acc, job.host);
     return status != ACCEL_OK ? status : copied;
 }
 
-static accel_status_t comm_finish_avg(accel_comm_t *comm, const comm_call_t *call)
+/* The scale of an emulated avg, once the sum is in `recv`. */
+typedef struct comm_avg_job {
+    accel_comm_t *comm;
+    accel_stream_t *stream;
+    void *recv;
+    size_t count;
+    accel_dtype_t dtype;
+} comm_avg_job_t;
+
+static accel_status_t comm_avg_run(const comm_avg_job_t *job)
 {
-    size_t count = comm_result_count(comm, call);
-    if (count == 0)
-        return ACCEL_OK;
-    if (comm_on_host(comm)) {
-        accel_comm_scale(call->recv, count, call->dtype, comm->size);
+    if (comm_on_host(job->comm)) {
+        accel_comm_scale(job->recv, job->count, job->dtype, job->comm->size);
         return ACCEL_OK;
     }
-    return comm_scale_on_device(comm, call, count);
+    return comm_scale_on_device(job->comm, job->stream, job->recv, job->count, job->dtype);
+}
+
+/* At a group's end: the grouped sum has been issued by now. */
+static accel_status_t comm_avg_finish(void *ctx, bool ok)
+{
+    comm_avg_job_t *job = ctx;
+    accel_status_t status = ACCEL_OK;
+    if (ok) {
+        pthread_mutex_lock(&job->comm->lock);
+        status = comm_avg_run(job);
+        pthread_mutex_unlock(&job->comm->lock);
+    }
+    free(job);
+    return status;
+}
+
+static accel_status_t comm_finish_avg(accel_comm_t *comm, const comm_call_t *call)
+{
+    comm_avg_job_t job = {comm, call->stream, call->recv, comm_result_count(comm, call),
+                          call->dtype};
+    comm_avg_job_t *later;
+    if (job.count == 0)
+        return ACCEL_OK;
+    if (!accel_comm_group_open())
+        return comm_avg_run(&job);
+    /* Inside a group the engine issues the sum only at the group's end. */
+    later = malloc(sizeof *later);
+    if (later == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory deferring avg's scale");
+    *later = job;
+    return accel_comm_group_defer(comm_avg_finish, later);
 }
 
 /* f16 / bf16 reductions on a host engine without those types: reduced in

@@ -66,6 +66,17 @@ accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, acce
 accel_status_t accel_comm_check_buffer(accel_comm_t *comm, const void *ptr, size_t bytes,
                                        const char *what);
 
+/* ---- collectives.c: scratch for the layer's fallbacks */
+
+/* `bytes` of scratch in the communicator's memory (host for a host engine,
+ * else device memory ordered on `stream`) and a job that owns it. After the
+ * engine call that writes the scratch, accel_comm_scratch_done(job, status
+ * of that call) copies the scratch into `copy_to` (unless NULL, or the call
+ * failed) and frees it, now or, inside a group, at the group's end. Lock held. */
+accel_status_t accel_comm_scratch(accel_comm_t *comm, accel_stream_t *stream, size_t bytes,
+                                  void *copy_to, void **scratch, void **job);
+accel_status_t accel_comm_scratch_done(void *job, accel_status_t called);
+
 /* ---- group.c */
 
 /* Called before each engine call: inside a group, starts the engine's group
@@ -73,5 +84,15 @@ accel_status_t accel_comm_check_buffer(accel_comm_t *comm, const void *ptr, size
 accel_status_t accel_comm_group_join(const accel_comm_engine_t *engine);
 /* Whether the calling thread is inside a group. */
 bool accel_comm_group_open(void);
+/* Work that must follow a call issued inside a group (avg's scale, a
+ * fallback's copy out of scratch, freeing that scratch): device engines run
+ * a group's calls only at its end, so `finish(ctx, ok)` runs on this thread
+ * after the outermost accel_comm_group_end has ended the engines' groups (ok:
+ * they all succeeded; else it only frees). In order of deferral; no
+ * communicator lock is held when it runs. Takes `ctx` in every case: when it
+ * cannot be recorded, finish(ctx, false) runs at once and OUT_OF_MEMORY comes
+ * back. */
+typedef accel_status_t (*accel_comm_finish_fn)(void *ctx, bool ok);
+accel_status_t accel_comm_group_defer(accel_comm_finish_fn finish, void *ctx);
 
 #endif /* ACCEL_COMM_COMM_H */

@@ -271,25 +271,45 @@ static accel_status_t comm_setup(accel_t *acc, const accel_comm_options_t *optio
 
 /* A unique-id engine's communicator: the id of rank 0 reaches every rank
  * through `carrier` (an MPI communicator: broadcast), or each rank makes it
- * from the rendezvous address the engine reads (carrier NULL). */
+ * from the rendezvous address the engine reads (carrier NULL). Over MPI the
+ * id travels with one byte saying whether rank 0 could make it, so that
+ * when it could not every rank fails at once instead of waiting out the
+ * timeout for an id that never comes. */
 static accel_status_t comm_init_unique_id(const comm_setup_t *setup,
                                           const accel_comm_engine_ctx_t *ctx, void *carrier,
                                           int rank, int size, void **out_comm)
 {
     const accel_comm_engine_t *engine = setup->engine;
     const accel_comm_engine_t *mpi = accel_comm_engine_find("mpi");
-    unsigned char *id = calloc(1, engine->unique_id_size);
+    /* The id first (malloc's alignment, as the engine's id type wants), then
+     * the byte. */
+    unsigned char *message = calloc(1, engine->unique_id_size + 1), *id = message;
     accel_status_t status = ACCEL_OK;
-    if (id == NULL)
+    if (message == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for a unique id");
+    unsigned char *made_flag = message + engine->unique_id_size;
     if (carrier == NULL || rank == 0)
         status = engine->unique_id(id);
-    if (status == ACCEL_OK && carrier != NULL)
-        status = mpi->broadcast(carrier, id, id, engine->unique_id_size,
-                                mpi->dtype_codes[ACCEL_DTYPE_U8], 0, NULL);
+    if (carrier != NULL) {
+        char made[512] = "";
+        *made_flag = status == ACCEL_OK;
+        if (status != ACCEL_OK)
+            accel_error_copy(made, sizeof made);
+        accel_status_t sent = mpi->broadcast(carrier, message, message, 1 + engine->unique_id_size,
+                                             mpi->dtype_codes[ACCEL_DTYPE_U8], 0, NULL);
+        if (status != ACCEL_OK)
+            accel_error(status, "%s", made); /* rank 0: its own failure */
+        else if (sent != ACCEL_OK)
+            status = sent;
+        else if (*made_flag != 1)
+            status = accel_error(ACCEL_ERROR_DEVICE_ERROR,
+                                 "rank 0 could not make the %s unique id (its own error says "
+                                 "why): no communicator was made",
+                                 engine->name);
+    }
     if (status == ACCEL_OK)
         status = engine->init(ctx, size, rank, id, out_comm);
-    free(id);
+    free(message);
     return status;
 }
 

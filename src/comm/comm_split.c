@@ -12,7 +12,8 @@
 #include "core/error.h"
 
 /* all[r * bytes ..] = rank r's `mine` (bytes each), on host memory; device
- * engines go through device scratch on the current stream. Lock held. */
+ * engines go through device scratch on the communicator's device's current
+ * stream. Lock held. */
 static accel_status_t comm_exchange(accel_comm_t *comm, const void *mine, size_t bytes, void *all)
 {
     const accel_comm_engine_t *engine = comm->engine;
@@ -29,7 +30,9 @@ static accel_status_t comm_exchange(accel_comm_t *comm, const void *mine, size_t
         return status;
     if (engine->kind == ACCEL_COMM_ENGINE_HOST)
         return engine->all_gather(comm->engine_comm, mine, all, bytes, code, NULL);
-    status = accel_malloc(comm->acc, total + bytes, &scratch);
+    /* On the stream, so on the communicator's device whatever the calling
+     * thread's current device is. */
+    status = accel_malloc_async(comm->acc, total + bytes, stream, &scratch);
     if (status != ACCEL_OK)
         return status;
     status = accel_memcpy_async(comm->acc, scratch, mine, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream);
@@ -39,12 +42,9 @@ static accel_status_t comm_exchange(accel_comm_t *comm, const void *mine, size_t
     if (status == ACCEL_OK)
         status = accel_memcpy_async(comm->acc, all, (char *)scratch + bytes, total,
                                     ACCEL_COPY_DEVICE_TO_HOST, stream);
-    if (status == ACCEL_OK)
-        status = accel_stream_synchronize(stream);
-    else
-        accel_stream_synchronize(stream);
-    accel_free(comm->acc, scratch);
-    return status;
+    accel_free_async(comm->acc, scratch, stream);
+    accel_status_t synced = accel_stream_synchronize(stream);
+    return status != ACCEL_OK ? status : synced;
 }
 
 typedef struct comm_member {
@@ -70,31 +70,49 @@ static void comm_split_place(const comm_member_t *all, int size, int rank, int *
 }
 
 /* Engines without split: every color's leader makes a unique id, the ids go
- * around, and each member initialises with its leader's. */
+ * around, and each member initialises with its leader's. Each rank's entry
+ * is the id, then one byte saying whether it made it (1; 0 when it failed
+ * or has none to make): a member whose leader failed fails at once,
+ * saying so, instead of initialising with an id nobody made. */
 static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *all, int color,
                                        int new_size, int new_rank, int leader, void **out)
 {
     const accel_comm_engine_t *engine = comm->engine;
-    size_t id_size = engine->unique_id_size;
+    size_t entry = 1 + engine->unique_id_size;
     accel_comm_engine_ctx_t ctx = {comm->acc->ops, comm->acc->self, comm->device, comm->timeout_s};
-    unsigned char *mine = calloc(1, id_size), *ids = calloc((size_t)comm->size, id_size);
+    unsigned char *mine = calloc(1, entry), *ids = calloc((size_t)comm->size, entry);
     accel_status_t status = ACCEL_OK;
+    char made[512] = "";
     (void)all;
     if (engine->unique_id == NULL || engine->init == NULL)
         status = accel_error(ACCEL_ERROR_INTERNAL, "the %s engine has neither split nor init",
                              engine->name);
     else if (mine == NULL || ids == NULL)
         status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for split's unique ids");
-    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0)
+    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0) {
         status = engine->unique_id(mine);
+        mine[entry - 1] = status == ACCEL_OK;
+    }
+    if (status != ACCEL_OK)
+        accel_error_copy(made, sizeof made);
     /* Every rank takes part in the exchange, even after a local failure, so
-     * that the others are not left waiting: a failed rank sends zeros. */
+     * that the others are not left waiting. */
     accel_status_t exchanged =
-        mine != NULL && ids != NULL ? comm_exchange(comm, mine, id_size, ids) : status;
-    if (status == ACCEL_OK)
+        mine != NULL && ids != NULL ? comm_exchange(comm, mine, entry, ids) : status;
+    if (status != ACCEL_OK)
+        accel_error(status, "%s", made); /* this rank's own failure */
+    else
         status = exchanged;
-    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE)
-        status = engine->init(&ctx, new_size, new_rank, ids + (size_t)leader * id_size, out);
+    if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE) {
+        const unsigned char *theirs = ids + (size_t)leader * entry;
+        if (theirs[entry - 1] != 1)
+            status = accel_error(ACCEL_ERROR_DEVICE_ERROR,
+                                 "split: rank %d, the first of color %d, could not make the %s "
+                                 "unique id (its own error says why): no communicator was made",
+                                 leader, color, engine->name);
+        else /* into `mine`: malloc's alignment, as the engine's id type wants */
+            status = engine->init(&ctx, new_size, new_rank, memcpy(mine, theirs, entry - 1), out);
+    }
     free(mine);
     free(ids);
     return status;
@@ -144,35 +162,32 @@ accel_status_t accel_comm_split(accel_comm_t *comm, int color, int key, accel_co
 
 /* ---------------------------------------------------------------- barrier */
 
-/* Engines without barrier: an all_reduce of one element. Lock held. */
+/* Engines without barrier: an all_reduce of one zeroed element, in scratch
+ * that the layer frees after the call (inside a group: after its end, when
+ * the engine has issued it). Lock held. */
 static accel_status_t comm_barrier_by_all_reduce(accel_comm_t *comm, accel_stream_t *stream,
                                                  void *native)
 {
     const accel_comm_engine_t *engine = comm->engine;
     int code = ACCEL_COMM_NO_CODE;
-    int64_t host = 0;
-    void *buffer = &host;
+    void *buffer, *job;
     accel_status_t status;
     for (int d = 0; d < ACCEL_DTYPE_COUNT_ && code == ACCEL_COMM_NO_CODE; d++)
         code = engine->dtype_codes[d];
     if (code == ACCEL_COMM_NO_CODE || engine->op_codes[ACCEL_REDUCE_SUM] == ACCEL_COMM_NO_CODE)
         return accel_error(ACCEL_ERROR_INTERNAL, "the %s engine has no barrier and no sum",
                            engine->name);
-    if (engine->kind == ACCEL_COMM_ENGINE_DEVICE) {
-        status = accel_malloc_async(comm->acc, sizeof host, stream, &buffer);
-        if (status != ACCEL_OK)
-            return status;
-        status = accel_memset_async(comm->acc, buffer, 0, sizeof host, stream);
-        if (status != ACCEL_OK) {
-            accel_free_async(comm->acc, buffer, stream);
-            return status;
-        }
-    }
-    status = engine->all_reduce(comm->engine_comm, buffer, buffer, 1, code,
-                                engine->op_codes[ACCEL_REDUCE_SUM], native);
-    if (buffer != &host)
-        accel_free_async(comm->acc, buffer, stream);
-    return status;
+    status = accel_comm_scratch(comm, stream, sizeof(int64_t), NULL, &buffer, &job);
+    if (status != ACCEL_OK)
+        return status;
+    if (engine->kind == ACCEL_COMM_ENGINE_DEVICE)
+        status = accel_memset_async(comm->acc, buffer, 0, sizeof(int64_t), stream);
+    else
+        memset(buffer, 0, sizeof(int64_t));
+    if (status == ACCEL_OK)
+        status = engine->all_reduce(comm->engine_comm, buffer, buffer, 1, code,
+                                    engine->op_codes[ACCEL_REDUCE_SUM], native);
+    return accel_comm_scratch_done(job, status);
 }
 
 accel_status_t accel_barrier(accel_comm_t *comm, accel_stream_t *stream)

@@ -1,7 +1,10 @@
-/* group.c: accel_comm_group_start/_end: per-thread nesting, and the groups
- * of the engines the calls inside touch (an engine's group is started
- * lazily, at the first call on one of its communicators, and ended at the
- * outermost end). Thread-local state only. */
+/* group.c: accel_comm_group_start/_end: per-thread nesting, the groups of
+ * the engines the calls inside touch (an engine's group is started lazily,
+ * at the first call on one of its communicators, and ended at the outermost
+ * end), and the layer's work deferred to after that end. Thread-local state
+ * only; the deferred list owns its entries until they have run. */
+#include <stdlib.h>
+
 #include "comm/comm.h"
 #include "core/error.h"
 
@@ -10,6 +13,32 @@
 static _Thread_local int group_depth;
 static _Thread_local const accel_comm_engine_t *group_engines[COMM_GROUP_ENGINES];
 static _Thread_local size_t group_engine_count;
+
+typedef struct comm_deferred {
+    accel_comm_finish_fn finish;
+    void *ctx;
+    struct comm_deferred *next;
+} comm_deferred_t;
+static _Thread_local comm_deferred_t *deferred_head, *deferred_tail;
+
+accel_status_t accel_comm_group_defer(accel_comm_finish_fn finish, void *ctx)
+{
+    comm_deferred_t *entry = malloc(sizeof *entry);
+    if (entry == NULL) {
+        finish(ctx, false);
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "out of memory recording the work that follows a grouped call");
+    }
+    entry->finish = finish;
+    entry->ctx = ctx;
+    entry->next = NULL;
+    if (deferred_tail != NULL)
+        deferred_tail->next = entry;
+    else
+        deferred_head = entry;
+    deferred_tail = entry;
+    return ACCEL_OK;
+}
 
 bool accel_comm_group_open(void)
 {
@@ -61,7 +90,22 @@ accel_status_t accel_comm_group_end(void)
             accel_error_copy(first_error, sizeof first_error);
         }
     }
-    if (status != ACCEL_OK && engines > 1)
+    /* Then what the layer deferred to after the grouped calls: run when the
+     * groups ended well, else only freed. */
+    bool ok = status == ACCEL_OK;
+    comm_deferred_t *entry = deferred_head;
+    deferred_head = deferred_tail = NULL;
+    while (entry != NULL) {
+        comm_deferred_t *next = entry->next;
+        accel_status_t finished = entry->finish(entry->ctx, ok);
+        if (finished != ACCEL_OK && status == ACCEL_OK) {
+            status = finished;
+            accel_error_copy(first_error, sizeof first_error);
+        }
+        free(entry);
+        entry = next;
+    }
+    if (status != ACCEL_OK)
         accel_error(status, "%s", first_error);
     return status;
 }

@@ -351,10 +351,10 @@ static void test_bad_input(accel_comm_t *comm, int size, int rank)
     CHECK_FAILS(accel_comm_init(acc, &options, &other), ACCEL_ERROR_INVALID_ARGUMENT,
                 "timeout_s -1");
     options.timeout_s = 0;
-    options.engine = "nccl"; /* built in, but an engine for cuda */
+    options.engine = "nccl"; /* built in since the vendor engines joined the table */
     CHECK_FAILS(accel_comm_init(acc, &options, &other), ACCEL_ERROR_INVALID_ARGUMENT,
                 "the nccl engine does not serve the cpu backend");
-    options.engine = "gloo"; /* a backend name, not an engine */
+    options.engine = "gloo";
     CHECK_FAILS(accel_comm_init(acc, &options, &other), ACCEL_ERROR_UNAVAILABLE,
                 "no engine for gloo");
     CHECK_FAILS(accel_comm_init_mpi(acc, NULL, NULL, &other), ACCEL_ERROR_INVALID_ARGUMENT,
