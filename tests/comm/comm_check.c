@@ -79,3 +79,24 @@ double check_load(const void *buffer, size_t index, accel_dtype_t dtype)
     default: return (double)((const int64_t *)buffer)[index];
     }
 }
+
+void check_fill(void *buffer, int rank, size_t first, size_t count, accel_dtype_t dtype,
+                accel_reduce_op_t op)
+{
+    for (size_t i = 0; i < count; i++)
+        check_store(buffer, i, dtype, check_input(rank, first + i, dtype, op));
+}
+
+void check_verify(const char *what, const void *buffer, size_t first, size_t count,
+                  accel_dtype_t dtype, accel_reduce_op_t op, int size, const int *ranks)
+{
+    for (size_t i = 0; i < count; i++) {
+        double want = check_expected(size, first + i, dtype, op, ranks);
+        double got = check_load(buffer, i, dtype);
+        if (got != want) {
+            CHECK(got == want, "%s %s %s count %zu: element %zu is %g, expected %g", what,
+                  accel_dtype_name(dtype), accel_reduce_op_name(op), count, i, got, want);
+            return;
+        }
+    }
+}

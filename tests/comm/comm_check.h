@@ -96,5 +96,13 @@ static inline double check_expected(int size, size_t index, accel_dtype_t dtype,
 size_t check_dtype_size(accel_dtype_t dtype);
 void check_store(void *buffer, size_t index, accel_dtype_t dtype, double value);
 double check_load(const void *buffer, size_t index, accel_dtype_t dtype);
+/* Inputs of `rank` for `op` at elements [first, first + count) into
+ * buffer[0..count). */
+void check_fill(void *buffer, int rank, size_t first, size_t count, accel_dtype_t dtype,
+                accel_reduce_op_t op);
+/* buffer[0..count) against `op` over `ranks` (NULL: 0..size-1) at
+ * [first, first + count); the first wrong element is one failed check. */
+void check_verify(const char *what, const void *buffer, size_t first, size_t count,
+                  accel_dtype_t dtype, accel_reduce_op_t op, int size, const int *ranks);
 
 #endif /* ACCEL_TESTS_COMM_CHECK_H */

@@ -32,30 +32,6 @@ static void *buffer(size_t count, accel_dtype_t dtype)
     return p;
 }
 
-/* Inputs of `rank` for `op` at [first, first + count) into buf[0..count). */
-static void fill(void *buf, int rank, size_t first, size_t count, accel_dtype_t dtype,
-                 accel_reduce_op_t op)
-{
-    for (size_t i = 0; i < count; i++)
-        check_store(buf, i, dtype, check_input(rank, first + i, dtype, op));
-}
-
-/* Compare buf[0..count) with `op` over `ranks` at [first, first + count). */
-static int verify(const char *what, const void *buf, size_t first, size_t count,
-                  accel_dtype_t dtype, accel_reduce_op_t op, int size, const int *ranks)
-{
-    for (size_t i = 0; i < count; i++) {
-        double want = check_expected(size, first + i, dtype, op, ranks);
-        double got = check_load(buf, i, dtype);
-        if (got != want) {
-            CHECK(got == want, "%s %s %s count %zu: element %zu is %g, expected %g", what,
-                  accel_dtype_name(dtype), accel_reduce_op_name(op), count, i, got, want);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- all_reduce */
 
 static void test_all_reduce_one(accel_comm_t *comm, int size, const int *ranks, int my_rank,
@@ -63,9 +39,10 @@ static void test_all_reduce_one(accel_comm_t *comm, int size, const int *ranks, 
                                 bool in_place)
 {
     void *send = buffer(count, dtype), *recv = in_place ? send : buffer(count, dtype);
-    fill(send, my_rank, 0, count, dtype, op);
+    check_fill(send, my_rank, 0, count, dtype, op);
     CHECK_OK(accel_all_reduce(comm, send, recv, count, dtype, op, NULL));
-    verify(in_place ? "all_reduce in place" : "all_reduce", recv, 0, count, dtype, op, size, ranks);
+    check_verify(in_place ? "all_reduce in place" : "all_reduce", recv, 0, count, dtype, op, size,
+                 ranks);
     if (!in_place)
         free(recv);
     free(send);
@@ -96,7 +73,7 @@ static void test_all_gather_one(accel_comm_t *comm, int size, int rank, accel_dt
     void *recv = buffer(count * (size_t)size, dtype);
     void *send = in_place ? (char *)recv + (size_t)rank * count * elem : buffer(count, dtype);
     /* Rank r's block: its sum inputs at [r * count, (r + 1) * count). */
-    fill(send, rank, (size_t)rank * count, count, dtype, ACCEL_REDUCE_SUM);
+    check_fill(send, rank, (size_t)rank * count, count, dtype, ACCEL_REDUCE_SUM);
     CHECK_OK(accel_all_gather(comm, send, recv, count, dtype, NULL));
     for (int r = 0; r < size; r++) {
         for (size_t i = 0; i < count; i++) {
@@ -122,10 +99,10 @@ static void test_reduce_scatter_one(accel_comm_t *comm, int size, const int *ran
     size_t elem = check_dtype_size(dtype);
     void *send = buffer(count * (size_t)size, dtype);
     void *recv = in_place ? (char *)send + (size_t)rank * count * elem : buffer(count, dtype);
-    fill(send, ranks != NULL ? ranks[rank] : rank, 0, count * (size_t)size, dtype, op);
+    check_fill(send, ranks != NULL ? ranks[rank] : rank, 0, count * (size_t)size, dtype, op);
     CHECK_OK(accel_reduce_scatter(comm, send, recv, count, dtype, op, NULL));
-    verify(in_place ? "reduce_scatter in place" : "reduce_scatter", recv, (size_t)rank * count,
-           count, dtype, op, size, ranks);
+    check_verify(in_place ? "reduce_scatter in place" : "reduce_scatter", recv,
+                 (size_t)rank * count, count, dtype, op, size, ranks);
     if (!in_place)
         free(recv);
     free(send);
@@ -160,7 +137,7 @@ static void test_broadcast_reduce(accel_comm_t *comm, int size, const int *ranks
             int root = (int)(count % (size_t)size);
             for (int in_place = 0; in_place < 2; in_place++) {
                 void *recv = buffer(count, dtype), *send = in_place ? recv : buffer(count, dtype);
-                fill(send, rank, 0, count, dtype, ACCEL_REDUCE_MIN);
+                check_fill(send, rank, 0, count, dtype, ACCEL_REDUCE_MIN);
                 CHECK_OK(accel_broadcast(comm, rank == root ? send : NULL, recv, count, dtype, root,
                                          NULL));
                 for (size_t i = 0; i < count; i++) {
@@ -178,13 +155,14 @@ static void test_broadcast_reduce(accel_comm_t *comm, int size, const int *ranks
             for (int op = 0; op < ACCEL_REDUCE_COUNT_ && count < 100000; op++) {
                 int reduce_root = (int)((count + 1) % (size_t)size);
                 void *send = buffer(count, dtype), *recv = buffer(count, dtype);
-                fill(send, ranks != NULL ? ranks[rank] : rank, 0, count, dtype,
-                     (accel_reduce_op_t)op);
+                check_fill(send, ranks != NULL ? ranks[rank] : rank, 0, count, dtype,
+                           (accel_reduce_op_t)op);
                 /* recv is written on the root only: others pass NULL. */
                 CHECK_OK(accel_reduce(comm, send, rank == reduce_root ? recv : NULL, count, dtype,
                                       (accel_reduce_op_t)op, reduce_root, NULL));
                 if (rank == reduce_root)
-                    verify("reduce", recv, 0, count, dtype, (accel_reduce_op_t)op, size, ranks);
+                    check_verify("reduce", recv, 0, count, dtype, (accel_reduce_op_t)op, size,
+                                 ranks);
                 free(send);
                 free(recv);
             }

@@ -66,27 +66,6 @@ static void to_host(void *host, const void *dev, size_t bytes)
         die("accel_memcpy to the host");
 }
 
-static void fill(void *buf, int rank, size_t first, size_t count, accel_dtype_t dtype,
-                 accel_reduce_op_t op)
-{
-    for (size_t i = 0; i < count; i++)
-        check_store(buf, i, dtype, check_input(rank, first + i, dtype, op));
-}
-
-static void verify(const char *what, const void *buf, size_t first, size_t count,
-                   accel_dtype_t dtype, accel_reduce_op_t op, int size, const int *ranks)
-{
-    for (size_t i = 0; i < count; i++) {
-        double want = check_expected(size, first + i, dtype, op, ranks);
-        double got = check_load(buf, i, dtype);
-        if (got != want) {
-            CHECK(got == want, "%s %s %s count %zu: element %zu is %g, expected %g", what,
-                  accel_dtype_name(dtype), accel_reduce_op_name(op), count, i, got, want);
-            return;
-        }
-    }
-}
-
 /* A reduction of a dtype the engine lacks: UNSUPPORTED naming the engine
  * (count 0 stays a no-op that succeeds). */
 static bool refused(accel_status_t status, accel_dtype_t dtype, size_t count)
@@ -110,7 +89,7 @@ static void test_all_reduce_one(accel_comm_t *comm, int size, const int *ranks, 
     void *host = host_buffer(bytes), *send = device_buffer(bytes);
     void *recv = in_place ? send : device_buffer(bytes);
     accel_status_t status;
-    fill(host, rank, 0, count, dtype, op);
+    check_fill(host, rank, 0, count, dtype, op);
     to_device(send, host, bytes);
     status = accel_all_reduce(comm, send, recv, count, dtype, op, NULL);
     if (!refused(status, dtype, count)) {
@@ -118,8 +97,8 @@ static void test_all_reduce_one(accel_comm_t *comm, int size, const int *ranks, 
               accel_reduce_op_name(op), count, accel_status_name(status));
         memset(host, 0, bytes);
         to_host(host, recv, bytes);
-        verify(in_place ? "all_reduce in place" : "all_reduce", host, 0, count, dtype, op, size,
-               ranks);
+        check_verify(in_place ? "all_reduce in place" : "all_reduce", host, 0, count, dtype, op,
+                     size, ranks);
     }
     if (!in_place)
         accel_free(acc, recv);
@@ -133,13 +112,13 @@ static void test_reduce_scatter_one(accel_comm_t *comm, int size, int rank, acce
     size_t bytes = count * check_dtype_size(dtype), all = bytes * (size_t)size;
     void *host = host_buffer(all), *send = device_buffer(all), *recv = device_buffer(bytes);
     accel_status_t status;
-    fill(host, rank, 0, count * (size_t)size, dtype, op);
+    check_fill(host, rank, 0, count * (size_t)size, dtype, op);
     to_device(send, host, all);
     status = accel_reduce_scatter(comm, send, recv, count, dtype, op, NULL);
     if (!refused(status, dtype, count)) {
         CHECK(status == ACCEL_OK, "reduce_scatter returned %s", accel_status_name(status));
         to_host(host, recv, bytes);
-        verify("reduce_scatter", host, (size_t)rank * count, count, dtype, op, size, NULL);
+        check_verify("reduce_scatter", host, (size_t)rank * count, count, dtype, op, size, NULL);
     }
     accel_free(acc, recv);
     accel_free(acc, send);
@@ -153,7 +132,7 @@ static void test_reduce_one(accel_comm_t *comm, int size, int rank, accel_dtype_
     int root = (int)((count + 1) % (size_t)size);
     void *host = host_buffer(bytes), *send = device_buffer(bytes), *recv = device_buffer(bytes);
     accel_status_t status;
-    fill(host, rank, 0, count, dtype, op);
+    check_fill(host, rank, 0, count, dtype, op);
     to_device(send, host, bytes);
     /* recv is written on the root only: the others pass NULL. */
     status = accel_reduce(comm, send, rank == root ? recv : NULL, count, dtype, op, root, NULL);
@@ -162,7 +141,7 @@ static void test_reduce_one(accel_comm_t *comm, int size, int rank, accel_dtype_
               accel_reduce_op_name(op), accel_status_name(status));
         to_host(host, recv, bytes);
         if (rank == root)
-            verify("reduce", host, 0, count, dtype, op, size, NULL);
+            check_verify("reduce", host, 0, count, dtype, op, size, NULL);
     }
     accel_free(acc, recv);
     accel_free(acc, send);
@@ -190,7 +169,7 @@ static void test_all_gather(accel_comm_t *comm, int size, int rank, accel_dtype_
 {
     size_t bytes = count * check_dtype_size(dtype), all = bytes * (size_t)size;
     void *host = host_buffer(all), *send = device_buffer(bytes), *recv = device_buffer(all);
-    fill(host, rank, (size_t)rank * count, count, dtype, ACCEL_REDUCE_SUM);
+    check_fill(host, rank, (size_t)rank * count, count, dtype, ACCEL_REDUCE_SUM);
     to_device(send, host, bytes);
     CHECK_OK(accel_all_gather(comm, send, recv, count, dtype, NULL));
     to_host(host, recv, all);
@@ -216,7 +195,7 @@ static void test_broadcast(accel_comm_t *comm, int size, int rank, accel_dtype_t
     void *host = host_buffer(bytes), *recv = device_buffer(bytes);
     void *send = in_place ? recv : device_buffer(bytes);
     /* Every rank's send holds its own values; only the root's may arrive. */
-    fill(host, rank, 0, count, dtype, ACCEL_REDUCE_MIN);
+    check_fill(host, rank, 0, count, dtype, ACCEL_REDUCE_MIN);
     to_device(send, host, bytes);
     CHECK_OK(accel_broadcast(comm, rank == root || in_place ? send : NULL, recv, count, dtype, root,
                              NULL));
@@ -232,7 +211,7 @@ static void test_broadcast(accel_comm_t *comm, int size, int rank, accel_dtype_t
     }
     if (!in_place) {
         /* The root's send is unchanged; nobody else's is read. */
-        fill(host, rank, 0, count, dtype, ACCEL_REDUCE_MIN);
+        check_fill(host, rank, 0, count, dtype, ACCEL_REDUCE_MIN);
         void *back = host_buffer(bytes);
         to_host(back, send, bytes);
         CHECK(memcmp(back, host, bytes) == 0, "broadcast changed a send buffer");
@@ -288,9 +267,9 @@ static void test_grouped(accel_comm_t *comm, int size, int rank)
     size_t count = 333, bytes = count * sizeof(int32_t);
     int32_t *host = host_buffer(bytes);
     void *a = device_buffer(bytes), *b = device_buffer(bytes);
-    fill(host, rank, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_AVG);
+    check_fill(host, rank, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_AVG);
     to_device(a, host, bytes);
-    fill(host, rank, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX);
+    check_fill(host, rank, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX);
     to_device(b, host, bytes);
     CHECK_OK(accel_comm_group_start());
     CHECK_OK(accel_all_reduce(comm, a, a, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_AVG, NULL));
@@ -298,9 +277,9 @@ static void test_grouped(accel_comm_t *comm, int size, int rank)
     CHECK_OK(accel_all_reduce(comm, b, b, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX, NULL));
     CHECK_OK(accel_comm_group_end());
     to_host(host, a, bytes);
-    verify("avg in a group", host, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_AVG, size, NULL);
+    check_verify("avg in a group", host, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_AVG, size, NULL);
     to_host(host, b, bytes);
-    verify("max in a group", host, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX, size, NULL);
+    check_verify("max in a group", host, 0, count, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX, size, NULL);
     accel_free(acc, b);
     accel_free(acc, a);
     free(host);
@@ -330,13 +309,13 @@ static void test_stream(accel_comm_t *comm, int size, int rank, int device)
     CHECK_OK(accel_host_alloc(acc, bytes, (void **)&pinned));
     if (stream == NULL || pinned == NULL)
         die("accel_stream_create / accel_host_alloc");
-    fill(pinned, rank, 0, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG);
+    check_fill(pinned, rank, 0, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG);
     CHECK_OK(accel_memcpy_async(acc, data, pinned, bytes, ACCEL_COPY_HOST_TO_DEVICE, stream));
     CHECK_OK(accel_all_reduce(comm, data, data, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG, stream));
     CHECK_OK(accel_memcpy_async(acc, host, data, bytes, ACCEL_COPY_DEVICE_TO_HOST, stream));
     CHECK_OK(accel_stream_synchronize(stream));
-    verify("avg on a created stream", host, 0, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG, size,
-           NULL);
+    check_verify("avg on a created stream", host, 0, count, ACCEL_DTYPE_F32, ACCEL_REDUCE_AVG, size,
+                 NULL);
     CHECK_OK(accel_stream_destroy(stream));
     CHECK_OK(accel_host_free(acc, pinned));
     accel_free(acc, data);
