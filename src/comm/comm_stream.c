@@ -3,7 +3,6 @@
  * given against what accel's allocator knows. Stateless; any thread. */
 #include "comm/comm.h"
 #include "core/error.h"
-#include "core/thread_state.h"
 
 accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, accel_stream_t **out,
                                 void **native)
@@ -12,25 +11,16 @@ accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, acce
     accel_status_t status;
     *native = NULL;
     if (stream == NULL) {
-        accel_thread_state_t *state = accel_thread_state(acc);
-        if (state == NULL)
-            return ACCEL_ERROR_OUT_OF_MEMORY;
-        stream = state->current_streams[comm->device];
-        if (stream == NULL)
-            stream = acc->devices[comm->device].default_stream;
+        status = accel_current_stream(acc, comm->device, &stream);
     } else {
-        status = accel_check_stream(stream);
-        if (status != ACCEL_OK)
-            return status;
-        if (stream->acc != acc)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "the stream belongs to a different accelerator handle than the "
-                               "communicator");
-        if (stream->device != comm->device)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "the stream is on device %d but the communicator's device is %d",
-                               stream->device, comm->device);
+        status = accel_resolve_stream(acc, stream, &stream);
+        if (status == ACCEL_OK && stream->device != comm->device)
+            status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                 "the stream is on device %d but the communicator's device is %d",
+                                 stream->device, comm->device);
     }
+    if (status != ACCEL_OK)
+        return status;
     *out = stream;
     if (comm->engine->kind == ACCEL_COMM_ENGINE_HOST)
         return accel_stream_synchronize(stream); /* the engine runs on this thread */

@@ -117,6 +117,7 @@ typedef struct accel_mlu_backend {
     accel_mlu_callback_t *callback_head, *callback_tail;
     const void *callback_running_key; /* NULL when none runs */
     int callback_running_device;
+    uint64_t callback_running_seq;
     uint64_t callback_added; /* seq of the last callback added */
     uint64_t callback_done;  /* every callback with a seq up to this has returned */
 

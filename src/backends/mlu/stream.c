@@ -183,7 +183,7 @@ static void *mlu_callback_main(void *arg)
             mlu->callback_tail = NULL;
         mlu->callback_running_key = c->key;
         mlu->callback_running_device = c->device;
-        seq = c->seq;
+        mlu->callback_running_seq = seq = c->seq;
         pthread_mutex_unlock(&mlu->callback_lock);
         if (accel_mlu_activate(mlu, c->device) == ACCEL_OK)
             code = mlu->cnrt->cnrtWaitNotifier(c->done);
@@ -296,7 +296,7 @@ static uint64_t mlu_callbacks_last(accel_mlu_backend_t *mlu, const void *key)
 {
     uint64_t last = 0;
     if (mlu->callback_running_key == key)
-        last = mlu->callback_done + 1; /* the running one: callbacks run in seq order */
+        last = mlu->callback_running_seq;
     for (accel_mlu_callback_t *c = mlu->callback_head; c != NULL; c = c->next)
         if (c->key == key)
             last = c->seq;
