@@ -87,6 +87,13 @@ int main(void)
         fprintf(stderr, "accel_open(cpu): %s\n", accel_last_error());
         return 1;
     }
+    /* Op names, and none for an op that does not exist. */
+    CHECK(strcmp(accel_reduce_op_name(ACCEL_REDUCE_SUM), "sum") == 0 &&
+              strcmp(accel_reduce_op_name(ACCEL_REDUCE_AVG), "avg") == 0,
+          "reduce op names");
+    CHECK(accel_reduce_op_name(ACCEL_REDUCE_COUNT_) == NULL &&
+              accel_reduce_op_name((accel_reduce_op_t)-1) == NULL,
+          "an unknown reduce op has a name");
     CHECK_OK(accel_comm_engine_info(acc, &info));
     CHECK(info.backend_name != NULL && strcmp(info.backend_name, "gloo") == 0, "cpu's name %s",
           info.backend_name);
