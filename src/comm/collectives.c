@@ -56,11 +56,13 @@ const char *accel_reduce_op_name(accel_reduce_op_t op)
 
 /* ---------------------------------------------------------------- checks */
 
-static accel_status_t comm_validate(accel_comm_t *comm, const comm_call_t *call)
+/* Also sets call->elem (the dtype's size). */
+static accel_status_t comm_validate(accel_comm_t *comm, comm_call_t *call)
 {
     const char *name = comm_kind_names[call->kind];
     size_t elem = accel_comm_dtype_size(call->dtype), bytes, all;
     accel_status_t status;
+    call->elem = elem;
     if (elem == 0)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", name,
                            (int)call->dtype);
@@ -82,16 +84,14 @@ static accel_status_t comm_validate(accel_comm_t *comm, const comm_call_t *call)
                                "same group (accel_comm_group_start/_end)",
                                name, call->root);
     }
-    if (call->count > SIZE_MAX / elem)
+    if (__builtin_mul_overflow(call->count, elem, &bytes))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: count %zu of %s elements overflows a byte size", name, call->count,
                            accel_dtype_name(call->dtype));
-    bytes = call->count * elem;
-    if (bytes > SIZE_MAX / (size_t)comm->size)
+    if (__builtin_mul_overflow(bytes, (size_t)comm->size, &all))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: count %zu of %s elements times %d ranks overflows a byte size",
                            name, call->count, accel_dtype_name(call->dtype), comm->size);
-    all = bytes * (size_t)comm->size;
     bool root = comm->rank == call->root;
     switch (call->kind) {
     case COMM_ALL_REDUCE:
@@ -418,7 +418,6 @@ static accel_status_t comm_dispatch(accel_comm_t *comm, comm_call_t *call)
     bool avg = reduces && call->op == ACCEL_REDUCE_AVG &&
                engine->op_codes[ACCEL_REDUCE_AVG] == ACCEL_COMM_NO_CODE;
     accel_status_t status;
-    call->elem = accel_comm_dtype_size(call->dtype);
     call->dtype_code = engine->dtype_codes[call->dtype];
     call->op_code = reduces ? engine->op_codes[avg ? ACCEL_REDUCE_SUM : call->op] : 0;
     if (reduces && call->op_code == ACCEL_COMM_NO_CODE)

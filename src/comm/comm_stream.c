@@ -3,15 +3,20 @@
  * given against what accel's allocator knows. Stateless; any thread. */
 #include "comm/comm.h"
 #include "core/error.h"
+#include "core/thread_state.h"
 
 accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, accel_stream_t **out,
                                 void **native)
 {
     accel_t *acc = comm->acc;
-    accel_status_t status;
+    accel_status_t status = ACCEL_OK;
     *native = NULL;
     if (stream == NULL) {
-        status = accel_current_stream(acc, comm->device, &stream);
+        /* The communicator was made on this live, initialised acc and
+         * device, so the thread's current stream needs no checks. */
+        stream = accel_thread_stream(acc, comm->device);
+        if (stream == NULL)
+            return ACCEL_ERROR_OUT_OF_MEMORY;
     } else {
         status = accel_resolve_stream(acc, stream, &stream);
         if (status == ACCEL_OK && stream->device != comm->device)
@@ -23,7 +28,7 @@ accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, acce
         return status;
     *out = stream;
     if (comm->engine->kind == ACCEL_COMM_ENGINE_HOST)
-        return accel_stream_synchronize(stream); /* the engine runs on this thread */
+        return accel_stream_wait(stream); /* the engine runs on this thread */
     if (!ACCEL_BACKEND_HAS(acc->ops, native_stream))
         return accel_error(ACCEL_ERROR_UNSUPPORTED,
                            "the %s backend gives no vendor stream (native_stream) for the %s "

@@ -120,8 +120,16 @@ static void free_remove(accel_allocator_t *allocator, alloc_block_t *block)
     *root = accel_alloc_tree_remove(*root, &block->node);
 }
 
+/* The live set changed (or is about to vanish): cached lookups are stale. */
+static void live_changed(accel_allocator_t *allocator)
+{
+    if (allocator->device.generation != NULL)
+        atomic_fetch_add_explicit(allocator->device.generation, 1, memory_order_release);
+}
+
 static void live_insert(accel_allocator_t *allocator, alloc_block_t *block)
 {
+    live_changed(allocator);
     block->node.left = block->node.right = NULL;
     block->node.key = block->addr;
     block->node.tie = 0;
@@ -130,6 +138,7 @@ static void live_insert(accel_allocator_t *allocator, alloc_block_t *block)
 
 static void live_remove(accel_allocator_t *allocator, alloc_block_t *block)
 {
+    live_changed(allocator);
     allocator->live = accel_alloc_tree_remove(allocator->live, &block->node);
 }
 
@@ -567,6 +576,7 @@ static void allocator_free_all(accel_allocator_t *allocator, bool release_memory
 {
     if (!allocator)
         return;
+    live_changed(allocator);
     while (allocator->pending) {
         alloc_event_t *event = allocator->pending;
         allocator->pending = event->next;

@@ -21,6 +21,9 @@
 #ifndef ACCEL_CORE_ALLOCATOR_H
 #define ACCEL_CORE_ALLOCATOR_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "accel/accel.h"
 
 typedef struct accel_allocator accel_allocator_t;
@@ -40,6 +43,11 @@ typedef struct accel_allocator_device {
      * needs no event, since nothing queued on that stream can still use it
      * (the cpu default stream always answers true). NULL: always record. */
     bool (*stream_idle)(void *ctx, void *stream);
+    /* (optional) a counter the allocator bumps (release order) whenever its
+     * set of live blocks changes, so a cached lookup answer can be checked
+     * for staleness without the lock; it may be shared by several
+     * allocators and must outlive this one. */
+    _Atomic uint64_t *generation;
 } accel_allocator_device_t;
 
 accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bool caching,

@@ -92,6 +92,11 @@ accel_status_t accel_stream_synchronize(accel_stream_t *stream)
     status = accel_ensure_init(stream->acc);
     if (status != ACCEL_OK)
         return status;
+    return accel_stream_wait(stream);
+}
+
+accel_status_t accel_stream_wait(accel_stream_t *stream)
+{
     if (!ACCEL_BACKEND_HAS(stream->acc->ops, stream_synchronize))
         return stream->acc->ops->synchronize(stream->acc->self, stream->device);
     return stream->acc->ops->stream_synchronize(stream->acc->self, stream->device, stream->impl);
@@ -166,7 +171,6 @@ accel_status_t accel_default_stream(accel_t *acc, int device, accel_stream_t **o
 
 accel_status_t accel_current_stream(accel_t *acc, int device, accel_stream_t **out)
 {
-    accel_thread_state_t *state;
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
@@ -175,12 +179,8 @@ accel_status_t accel_current_stream(accel_t *acc, int device, accel_stream_t **o
     status = accel_resolve_device(acc, device, &device);
     if (status != ACCEL_OK)
         return status;
-    state = accel_thread_state(acc);
-    if (state == NULL)
-        return ACCEL_ERROR_OUT_OF_MEMORY;
-    *out = state->current_streams[device] != NULL ? state->current_streams[device]
-                                                  : acc->devices[device].default_stream;
-    return ACCEL_OK;
+    *out = accel_thread_stream(acc, device);
+    return *out != NULL ? ACCEL_OK : ACCEL_ERROR_OUT_OF_MEMORY;
 }
 
 accel_status_t accel_set_current_stream(accel_t *acc, accel_stream_t *stream)

@@ -90,6 +90,13 @@ struct accel {
     size_t builder_count;
 
     accel_handles_t handles; /* the user's streams, events and graphs */
+
+    /* accel_find_block's per-thread cache (dispatch.c): every device's
+     * allocator bumps `block_generation` when its live blocks change, and
+     * `serial` (unique in the process, set at open) tells this accel_t from
+     * a later one at the same address. */
+    _Atomic uint64_t block_generation;
+    uint64_t serial;
 };
 
 struct accel_stream {
@@ -154,6 +161,9 @@ accel_status_t accel_check_has_devices(const accel_t *acc);
 /* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */
 accel_status_t accel_resolve_device(accel_t *acc, int device, int *out);
 accel_status_t accel_check_stream(const accel_stream_t *stream);
+/* accel_stream_synchronize without its checks, for a stream core already
+ * holds as live on an initialised accel_t (a hot path's own checks done). */
+accel_status_t accel_stream_wait(accel_stream_t *stream);
 accel_status_t accel_check_event(const accel_event_t *event);
 /* The stream to queue on: `stream` itself, or the thread's current stream on
  * the current device when NULL. Checks that it belongs to `acc`. */

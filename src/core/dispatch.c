@@ -5,6 +5,7 @@
  * All functions are thread-safe; the thread state is touched only by its
  * own thread. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
 #include "error.h"
@@ -116,13 +117,58 @@ accel_status_t accel_resolve_stream(accel_t *acc, accel_stream_t *stream, accel_
     return ACCEL_OK;
 }
 
+/* accel_find_block's recent answers on this thread, found blocks and
+ * pointers in none, all for one accel_t at one block generation (core.h):
+ * while that generation is unchanged they are still true, so repeated
+ * checks of the same buffers (a training loop's collectives and copies)
+ * take no allocator lock. */
+#define FIND_CACHE_SIZE 4
+static _Thread_local struct {
+    const accel_t *acc;
+    uint64_t serial, generation;
+    unsigned next;
+    struct {
+        uintptr_t base;
+        size_t size; /* 0: `base` is a pointer in no block (or an empty slot) */
+        int device;
+    } entries[FIND_CACHE_SIZE];
+} find_cache;
+
 accel_status_t accel_find_block(accel_t *acc, const void *ptr, int *out_device, void **out_base,
                                 size_t *out_size)
 {
+    uintptr_t at = (uintptr_t)ptr;
+    uint64_t generation = atomic_load_explicit(&acc->block_generation, memory_order_acquire);
+    if (find_cache.acc == acc && find_cache.serial == acc->serial &&
+        find_cache.generation == generation) {
+        for (int i = 0; i < FIND_CACHE_SIZE; i++) {
+            uintptr_t base = find_cache.entries[i].base;
+            size_t size = find_cache.entries[i].size;
+            if (size != 0 && at - base < size) {
+                *out_device = find_cache.entries[i].device;
+                *out_base = (void *)base;
+                *out_size = size;
+                return ACCEL_OK;
+            }
+            if (size == 0 && base == at && at != 0)
+                return ACCEL_ERROR_NOT_FOUND;
+        }
+    } else {
+        memset(&find_cache, 0, sizeof find_cache);
+        find_cache.acc = acc;
+        find_cache.serial = acc->serial;
+        find_cache.generation = generation;
+    }
+    unsigned slot = find_cache.next++ % FIND_CACHE_SIZE;
+    find_cache.entries[slot].base = at;
+    find_cache.entries[slot].size = 0;
     for (int d = 0; d < acc->device_count; d++) {
         if (accel_allocator_lookup(acc->devices[d].allocator, ptr, out_base, out_size) ==
             ACCEL_OK) {
             *out_device = d;
+            find_cache.entries[slot].base = *out_size != 0 ? (uintptr_t)*out_base : 0;
+            find_cache.entries[slot].size = *out_size;
+            find_cache.entries[slot].device = d;
             return ACCEL_OK;
         }
     }

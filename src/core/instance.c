@@ -104,6 +104,7 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
         .event_query = has_events ? allocator_event_query : NULL,
         .event_destroy = has_events ? allocator_event_destroy : NULL,
         .stream_idle = ACCEL_BACKEND_HAS(ops, stream_query) ? allocator_stream_idle : NULL,
+        .generation = &acc->block_generation,
     };
     accel_status_t status = accel_allocator_create(&dev, caching, &acc->devices[device].allocator);
     if (status != ACCEL_OK) {
@@ -168,9 +169,11 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     accel_t *acc = calloc(1, sizeof *acc);
     if (acc == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory opening %s", ops->name);
+    static _Atomic uint64_t next_serial = 1;
     acc->tag = ACCEL_TAG_ACCEL;
     acc->ops = ops;
     acc->selection_method = method;
+    acc->serial = atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed);
     pthread_mutex_init(&acc->lock, NULL);
     accel_pinned_init(&acc->pinned);
     accel_handles_init(&acc->handles);

@@ -17,4 +17,17 @@ typedef struct accel_thread_state {
  * out of memory (error set). */
 accel_thread_state_t *accel_thread_state(accel_t *acc);
 
+/* The calling thread's current stream on `device` (in range, unchecked) of
+ * a live, initialised `acc`: what accel_current_stream answers, for core's
+ * own hot paths that have checked their arguments already. NULL only when
+ * out of memory (error set). */
+static inline accel_stream_t *accel_thread_stream(accel_t *acc, int device)
+{
+    accel_thread_state_t *state = accel_thread_state(acc);
+    if (state == NULL)
+        return NULL;
+    return state->current_streams[device] != NULL ? state->current_streams[device]
+                                                  : acc->devices[device].default_stream;
+}
+
 #endif

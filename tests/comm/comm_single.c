@@ -75,6 +75,9 @@ static void test_one_rank(accel_t *acc)
     if (sub != NULL) {
         CHECK_OK(accel_barrier(sub, NULL));
         CHECK_OK(accel_comm_destroy(sub));
+        /* Just used, then destroyed: no answer about it may be remembered. */
+        CHECK_FAILS(accel_all_reduce(sub, ints, ints, 2, ACCEL_DTYPE_I64, ACCEL_REDUCE_SUM, NULL),
+                    ACCEL_ERROR_INVALID_ARGUMENT, "not a live communicator");
     }
     CHECK_OK(accel_comm_destroy(comm));
 }
