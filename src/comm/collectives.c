@@ -66,7 +66,7 @@ static accel_status_t comm_validate(accel_comm_t *comm, comm_call_t *call)
     if (elem == 0)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", name,
                            (int)call->dtype);
-    if (comm_reduces(call->kind) && accel_reduce_op_name(call->op) == NULL)
+    if (comm_reduces(call->kind) && (unsigned)call->op >= ACCEL_REDUCE_COUNT_)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "%s: unknown reduce op %d (sum, prod, min, max or avg)", name,
                            (int)call->op);
@@ -96,8 +96,9 @@ static accel_status_t comm_validate(accel_comm_t *comm, comm_call_t *call)
     switch (call->kind) {
     case COMM_ALL_REDUCE:
         status = accel_comm_check_buffer(comm, call->send, bytes, "send buffer");
-        return status != ACCEL_OK ? status
-                                  : accel_comm_check_buffer(comm, call->recv, bytes, "recv buffer");
+        return status != ACCEL_OK || call->recv == call->send
+                   ? status
+                   : accel_comm_check_buffer(comm, call->recv, bytes, "recv buffer");
     case COMM_ALL_GATHER:
         status = accel_comm_check_buffer(comm, call->send, bytes, "send buffer");
         return status != ACCEL_OK ? status
