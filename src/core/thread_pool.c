@@ -1,20 +1,31 @@
 /* thread_pool.c: the host thread pool of accel/accel_backend_utils.h, used
  * by the CPU optimizer ops, the Philox fill and any backend. Workers are
- * started once (signals blocked) and sleep on a condition variable between
- * runs; a run hands each of them one contiguous chunk, the caller takes chunk 0.
+ * started once (signals blocked); a run hands each of them one contiguous
+ * chunk, the caller takes chunk 0. Between runs a worker first watches the
+ * generation for a short while (POOL_SPIN_NS, so back-to-back runs, such as
+ * an optimizer step's tensors, do not pay a futex wake-up each), then sleeps
+ * on a condition variable; the caller waits for the last chunk the same way.
  * Locking: run_lock serialises runs (try-locked: a busy pool means the caller
- * works alone); `lock` guards the job fields, the generation and `pending`. */
+ * works alone); `lock` guards the job fields and every change of the
+ * generation and `pending`, which are atomic only so that spinners may read
+ * them without it. */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "accel/accel_backend_utils.h"
 
 #define POOL_MAX_THREADS 256
+/* How long a worker watches for the next run, and the caller for the last
+ * chunk, before sleeping: long enough to bridge the gap between the runs of
+ * one optimizer step or one fill, short enough not to hold a core idle. */
+#define POOL_SPIN_NS 50000
 
 typedef struct pool_job {
     accel_thread_pool_fn_t fn;
@@ -31,9 +42,9 @@ static struct {
     pthread_cond_t work_done;
     bool started;
     size_t threads; /* workers + the caller */
-    uint64_t generation;
+    _Atomic uint64_t generation;
     pool_job_t job;
-    size_t pending; /* workers still running this generation's chunks */
+    _Atomic size_t pending; /* workers still running this generation's chunks */
 } pool = {PTHREAD_MUTEX_INITIALIZER,
           PTHREAD_MUTEX_INITIALIZER,
           PTHREAD_COND_INITIALIZER,
@@ -54,23 +65,71 @@ static void job_run_part(const pool_job_t *job, size_t part)
         job->fn(job->ctx, begin, end);
 }
 
+static uint64_t pool_now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static inline void pool_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spin up to POOL_SPIN_NS until `done(arg)`; whether it became true. */
+static bool pool_spin_until(bool (*done)(uint64_t), uint64_t arg)
+{
+    uint64_t start = 0;
+    for (unsigned spins = 0;; spins++) {
+        if (done(arg))
+            return true;
+        pool_cpu_relax();
+        if ((spins & 255) != 255)
+            continue;
+        if (start == 0)
+            start = pool_now_ns();
+        else if (pool_now_ns() - start > POOL_SPIN_NS)
+            return false;
+    }
+}
+
+static bool pool_generation_moved(uint64_t seen)
+{
+    return atomic_load_explicit(&pool.generation, memory_order_acquire) != seen;
+}
+
+static bool pool_chunks_done(uint64_t unused)
+{
+    (void)unused;
+    return atomic_load_explicit(&pool.pending, memory_order_acquire) == 0;
+}
+
 static void *pool_worker(void *arg)
 {
     size_t index = (size_t)(uintptr_t)arg;
     uint64_t seen = 0;
-    pthread_mutex_lock(&pool.lock);
     for (;;) {
-        while (pool.generation == seen)
+        pool_spin_until(pool_generation_moved, seen);
+        pthread_mutex_lock(&pool.lock);
+        while (atomic_load_explicit(&pool.generation, memory_order_relaxed) == seen)
             pthread_cond_wait(&pool.work_ready, &pool.lock);
-        seen = pool.generation;
-        if (index >= pool.job.parts)
+        seen = atomic_load_explicit(&pool.generation, memory_order_relaxed);
+        if (index >= pool.job.parts) {
+            pthread_mutex_unlock(&pool.lock);
             continue;
+        }
         pool_job_t job = pool.job;
         pthread_mutex_unlock(&pool.lock);
         job_run_part(&job, index);
         pthread_mutex_lock(&pool.lock);
-        if (--pool.pending == 0)
+        if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_release) == 1)
             pthread_cond_signal(&pool.work_done);
+        pthread_mutex_unlock(&pool.lock);
     }
     return NULL;
 }
@@ -166,15 +225,15 @@ void accel_thread_pool_run(size_t count, size_t grain, size_t min_per_thread,
     if (job.parts > 1) {
         pthread_mutex_lock(&pool.lock);
         pool.job = job;
-        pool.pending = job.parts - 1;
-        pool.generation++;
+        atomic_store_explicit(&pool.pending, job.parts - 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
         pthread_cond_broadcast(&pool.work_ready);
         pthread_mutex_unlock(&pool.lock);
     }
     job_run_part(&job, 0);
-    if (job.parts > 1) {
+    if (job.parts > 1 && !pool_spin_until(pool_chunks_done, 0)) {
         pthread_mutex_lock(&pool.lock);
-        while (pool.pending > 0)
+        while (atomic_load_explicit(&pool.pending, memory_order_relaxed) > 0)
             pthread_cond_wait(&pool.work_done, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
     }
