@@ -4,6 +4,7 @@
 #   scripts/fetch-vendor-headers.sh npu   -> prints the include folder
 #   scripts/fetch-vendor-headers.sh hpu   -> prints the include folder
 #   scripts/fetch-vendor-headers.sh habana-hccl -> prints the include folder
+#   scripts/fetch-vendor-headers.sh oneccl -> prints the include folder
 # npu: CANN's ACL and HCCL headers as the torch-npu wheel on PyPI ships them
 # (torch_npu/include/third_party/{acl,hccl}/inc). The wheel is downloaded once
 # with `pip download --no-deps torch-npu` into the cache
@@ -14,6 +15,10 @@
 # values; GitHub over https with curl) into ${cache}/headers/synapse, and the
 # habana-pyhlml wheel (HLML's ctypes bindings, `pip download --no-deps`)
 # unpacked into ${cache}/headers/synapse/pyhlml when pip can fetch it.
+# oneccl: oneCCL's C API headers (oneapi/ccl.h, oneapi/ccl/v2/types.h, ...)
+# from the oneccl-devel wheel of the release the engine was checked against
+# (`pip download --no-deps oneccl-devel==2022.2.0`, 32 MB, kept in
+# ${cache}/wheels), its include/ folder unpacked into ${cache}/headers/oneccl.
 # Exit status: 0 with the folder on stdout; 77 (ctest's skip) with the reason
 # on stderr when the headers cannot be had here.
 set -eu
@@ -66,7 +71,40 @@ habana-hccl)
     echo "$headers"
     exit 0
     ;;
-*) echo "usage: $0 npu|hpu|habana-hccl" >&2; exit 2 ;;
+oneccl)
+    version=2022.2.0
+    wheels=$cache/wheels
+    headers=$cache/headers/oneccl
+    if [ ! -f "$headers/oneapi/ccl.h" ]; then
+        mkdir -p "$wheels" "$cache/headers" 2>/dev/null || skip "cannot create the cache folder $cache"
+        wheel=$(ls "$wheels"/oneccl_devel-"$version"-*.whl 2>/dev/null | tail -n 1 || true)
+        if [ -z "$wheel" ]; then
+            pip=$(command -v pip || command -v pip3 || true)
+            [ -n "$pip" ] || skip "neither pip nor pip3 is installed, so the oneccl-devel wheel cannot be fetched"
+            log=$wheels/pip-download-oneccl.log
+            # The wheel is pure data (headers, static libraries): any platform's pip may fetch it.
+            timeout 600 "$pip" download --no-deps --disable-pip-version-check --only-binary=:all: \
+                --platform manylinux_2_28_x86_64 -d "$wheels" "oneccl-devel==$version" >"$log" 2>&1 ||
+                skip "pip download --no-deps oneccl-devel==$version failed (no network?; see $log)"
+            wheel=$(ls "$wheels"/oneccl_devel-"$version"-*.whl 2>/dev/null | tail -n 1 || true)
+            [ -n "$wheel" ] || skip "pip download left no oneccl_devel-$version wheel in $wheels"
+        fi
+        command -v unzip >/dev/null 2>&1 || skip "unzip is not installed; cannot unpack $wheel"
+        tmp=$(mktemp -d "$cache/headers/.unpack.XXXXXX")
+        if ! unzip -q -o "$wheel" "oneccl_devel-$version.data/data/include/*" -d "$tmp"; then
+            rm -rf "$tmp"
+            skip "$wheel holds no headers under oneccl_devel-$version.data/data/include"
+        fi
+        rm -rf "$headers"
+        mv "$tmp/oneccl_devel-$version.data/data/include" "$headers"
+        rm -rf "$tmp"
+        basename "$wheel" >"$headers/WHEEL"
+    fi
+    [ -f "$headers/oneapi/ccl/v2/types.h" ] || skip "oneapi/ccl/v2/types.h missing from $headers"
+    echo "$headers"
+    exit 0
+    ;;
+*) echo "usage: $0 npu|hpu|habana-hccl|oneccl" >&2; exit 2 ;;
 esac
 
 wheels=$cache/wheels

@@ -15,7 +15,9 @@
  * a library that does not load (ACCEL_<ENGINE>_LIBRARY names a missing file),
  * `test_ccl_engines lacks <engine> <symbol>` one that lacks a symbol, and
  * `test_ccl_engines nogroups cncl` a CNCL without the optional group calls,
- * `test_ccl_engines native <backend>` the backend's native_stream slot.
+ * `test_ccl_engines native <backend>` the backend's native_stream slot, and
+ * `test_ccl_engines refuses oneccl` an engine that loads its real library
+ * but refuses communicators (ACCEL_ONECCL_LIBRARY names it).
  * Exit 0 when every check passed on every rank. */
 #include <dlfcn.h>
 #include <math.h>
@@ -576,6 +578,29 @@ static int run_missing(const char *engine_name, const char *variable, const char
     return 0;
 }
 
+/* An engine that loads its library and refuses every communicator (oneccl):
+ * load is OK with a detail naming the file and the refusal; unique_id and
+ * init fail with UNSUPPORTED and the reason, and make nothing. */
+static int run_refuses(const char *engine_name, const char *reason)
+{
+    const accel_comm_engine_t *engine = engine_named(engine_name);
+    char detail[640] = "", id[8192];
+    void *comm = (void *)1;
+    if (engine == NULL || engine->unique_id_size > sizeof id)
+        return 2;
+    CHECK(engine->load(detail, sizeof detail) == ACCEL_OK, "%s loads", engine_name);
+    CHECK(strstr(detail, "communicators refused") != NULL && strstr(detail, reason) != NULL,
+          "the detail says why communicators are refused: %s", detail);
+    CHECK(engine->unique_id(id) == ACCEL_ERROR_UNSUPPORTED, "unique_id refused");
+    CHECK(strstr(accel_last_error(), reason) != NULL, "the sentence says why");
+    memset(id, 0, engine->unique_id_size);
+    CHECK(engine->init(NULL, 2, 0, id, &comm) == ACCEL_ERROR_UNSUPPORTED, "init refused");
+    CHECK(comm == NULL && strstr(accel_last_error(), reason) != NULL, "nothing made, and why");
+    CHECK(engine->destroy(NULL) == ACCEL_OK, "destroy(NULL)");
+    printf("%s: %s\n%s: %s\n", engine_name, detail, engine_name, accel_last_error());
+    return 0;
+}
+
 /* The backend's native_stream on its simulated runtime: the default stream
  * (NULL in, the runtime's default out: NULL where the runtime has one,
  * `default_is_null`) and a created stream (a handle of its own). */
@@ -612,7 +637,7 @@ int main(int argc, char **argv)
             {"habana-hccl", "ACCEL_HABANA_HCCL_LIBRARY", "libhcl.so"},
             {"cncl", "ACCEL_CNCL_LIBRARY", "libcncl.so"},
             {"tccl", "ACCEL_TCCL_LIBRARY", "libtccl.so"},
-            {"oneccl", "ACCEL_ONECCL_LIBRARY", "libccl.so.1"},
+            {"oneccl", "ACCEL_ONECCL_LIBRARY", "libccl.so.2"},
         };
         for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
             if (strcmp(rows[i][0], argv[2]) == 0) {
@@ -629,6 +654,10 @@ int main(int argc, char **argv)
         CHECK(strstr(accel_last_error(), argv[3]) != NULL, "the sentence names %s", argv[3]);
         printf("%s: %s\n", argv[2], accel_last_error());
         return failures == 0 ? 0 : 1;
+    }
+    if (argc >= 3 && strcmp(argv[1], "refuses") == 0) {
+        code = run_refuses(argv[2], "sycl::queue");
+        return failures > 0 ? 1 : code;
     }
     if (argc >= 3 && strcmp(argv[1], "native") == 0) {
         code = run_native(argv[2], strcmp(argv[2], "hpu") != 0);
@@ -649,7 +678,7 @@ int main(int argc, char **argv)
     if (argc < 3) {
         fprintf(stderr,
                 "usage: %s <backend> <engine> | missing <engine> | lacks <engine> "
-                "<symbol> | nogroups <engine> | native <backend>\n",
+                "<symbol> | nogroups <engine> | native <backend> | refuses <engine>\n",
                 argv[0]);
         return 2;
     }

@@ -1,19 +1,27 @@
 /* engine.c: the oneccl collectives engine (src/comm/engine.h) for the xpu
- * backend: it finds and identifies oneCCL's NCCL-like C API (libccl.so.1),
- * and refuses to make communicators, saying why.
+ * backend: it finds oneCCL's NCCL-like C API (libccl.so.2 since the C API
+ * came; the legacy C++ library libccl.so.1 depends on it), checks that every
+ * entry point the engine would call is there, and refuses to make
+ * communicators, saying why.
  *
- * Why it refuses: every oneCCL collective takes its stream as a
- * sycl::queue*, a C++ SYCL object that accel (C over Level Zero) cannot
- * make or wrap from the xpu backend's command lists; passing NULL instead
- * (oneCCL's own queue) would leave the collective unordered with accel's
- * streams and with no way to wait for it. The unique id's size also
- * differs between releases (1032 or 4096 bytes), so it cannot be passed
- * by value safely. README.md says what would make it usable.
+ * Why it refuses (oneapi/ccl.h, checked by oneccl.declarations): every
+ * collective's last parameter is a void * that, for device buffers, must
+ * point to a sycl::queue (a C++ SYCL object accel, C over Level Zero, cannot
+ * make from the xpu backend's command lists); NULL is allowed for host
+ * buffers only. Nothing in the C API takes a Level Zero queue, command list
+ * or event, or returns anything to wait on (onecclCommFinalize waits, but
+ * only to end the communicator), so a collective could not be ordered on an
+ * accel stream. README.md says what would make it usable.
  *
- * Library: ACCEL_ONECCL_LIBRARY, then $CCL_ROOT/lib/libccl.so.1, then
- * libccl.so.1 and libccl.so on the loader's path; loaded once per process
- * (pthread_once) and never unloaded. Threads: the table is written once
- * under pthread_once and read-only afterwards. */
+ * No oneCCL function is ever called, not even onecclGetVersion: its first
+ * call loads oneCCL's plugins (libccl_legacy.so with libccl.so.1 and the
+ * SYCL runtime), and where they do not load it fails and prints an error
+ * block to stderr.
+ *
+ * Library: ACCEL_ONECCL_LIBRARY, then $CCL_ROOT/lib/libccl.so.2, then
+ * libccl.so.2 on the loader's path; loaded once per process (pthread_once)
+ * and never unloaded. Threads: the table is written once under pthread_once
+ * and read-only afterwards. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,19 +30,14 @@
 
 #include "accel/accel_backend_utils.h"
 #include "comm/engine.h"
+#include "comm/oneccl/types.h"
 #include "comm/vendor_engines.h"
 
-typedef int accel_oneccl_result_t; /* onecclResult_t: Success 0 (unconfirmed: [I] in the spec) */
-
-/* What identifies the NCCL-like C API; the entries the engine would call
- * are resolved only to say whether they are there. Prototypes as oneCCL's
- * implementation and its Python wrappers use them (no header read). */
+/* Resolved to say that the library is a complete C API; never called. */
 typedef struct oneccl_api {
-    accel_oneccl_result_t (*onecclGetVersion)(int *version);
-    void (*onecclGetUniqueId)(void);
-    void (*onecclCommInitRank)(void);
-    void (*onecclAllReduce)(void);
-    void (*onecclAllGather)(void);
+#define ACCEL_ONECCL_SYMBOL(required, ret, name, params, export) ret(*name) params;
+#include "comm/oneccl/symbols.h"
+#undef ACCEL_ONECCL_SYMBOL
 } oneccl_api_t;
 
 static pthread_once_t oneccl_once = PTHREAD_ONCE_INIT;
@@ -42,39 +45,36 @@ static oneccl_api_t oneccl;
 static accel_comm_vendor_lib_t oneccl_lib;
 
 #define ONECCL_REFUSAL                                                                             \
-    "oneCCL's C API takes its stream as a sycl::queue*, which accel (C over Level Zero) cannot "   \
-    "make, so its collectives could not be ordered on accel streams"
+    "oneCCL's collectives take their stream as a void * that must point to a sycl::queue for "     \
+    "device memory (NULL only for host memory), and its C API takes no Level Zero queue or "       \
+    "event and gives nothing to wait on, so accel could not order them on xpu streams"
 
 static void oneccl_load_once(void)
 {
     static char home[200];
     const char *root = getenv("CCL_ROOT");
-    const char *candidates[4];
-    int version = 0;
+    const char *candidates[3];
     size_t n = 0;
+#define ACCEL_ONECCL_SYMBOL(required, ret, name, params, export)                                   \
+    ACCEL_SYMBOL_ENTRY(oneccl, required, name, export),
     const accel_symbol_t symbols[] = {
-        ACCEL_SYMBOL_ENTRY(oneccl, true, onecclGetVersion, NULL),
-        ACCEL_SYMBOL_ENTRY(oneccl, true, onecclGetUniqueId, NULL),
-        ACCEL_SYMBOL_ENTRY(oneccl, true, onecclCommInitRank, NULL),
-        ACCEL_SYMBOL_ENTRY(oneccl, true, onecclAllReduce, NULL),
-        ACCEL_SYMBOL_ENTRY(oneccl, true, onecclAllGather, NULL),
+#include "comm/oneccl/symbols.h"
     };
+#undef ACCEL_ONECCL_SYMBOL
     if (root != NULL && root[0] != '\0' &&
-        snprintf(home, sizeof home, "%s/lib/libccl.so.1", root) < (int)sizeof home)
+        snprintf(home, sizeof home, "%s/lib/libccl.so.2", root) < (int)sizeof home)
         candidates[n++] = home;
-    candidates[n++] = "libccl.so.1";
-    candidates[n++] = "libccl.so";
+    candidates[n++] = "libccl.so.2";
     candidates[n] = NULL;
-    if (accel_comm_vendor_open(&oneccl_lib, "oneccl", "Intel oneCCL (libccl.so.1)",
+    if (accel_comm_vendor_open(&oneccl_lib, "oneccl", "oneCCL C API library (libccl.so.2)",
                                "ACCEL_ONECCL_LIBRARY", candidates, symbols,
                                sizeof symbols / sizeof symbols[0],
-                               "a oneCCL without the NCCL-like C API?") == NULL)
+                               "a oneCCL older than its C API?") == NULL)
         return;
-    if (oneccl.onecclGetVersion(&version) != 0)
-        version = 0;
     snprintf(oneccl_lib.detail, sizeof oneccl_lib.detail,
-             "%s (oneCCL version code %d); communicators refused: " ONECCL_REFUSAL,
-             accel_comm_vendor_file(*(void **)&oneccl.onecclGetVersion, "libccl.so.1"), version);
+             "%s (version not asked: oneCCL's first call loads its plugins and SYCL); "
+             "communicators refused: " ONECCL_REFUSAL,
+             accel_comm_vendor_file(*(void **)&oneccl.onecclGetVersion, "libccl.so.2"));
     oneccl_lib.ok = true;
 }
 
@@ -151,8 +151,8 @@ static accel_status_t oneccl_recv(void *comm, void *buf, size_t count, int dtype
 
 static const char *const oneccl_backends[] = {"xpu", NULL};
 
-/* The codes are oneCCL's (NCCL's numbering, [I] in the spec), kept so that
- * the tables are right the day the stream question is solved. */
+/* The codes are oneCCL's (types.h, checked against its header), kept so
+ * that the tables are right the day the stream question is solved. */
 const accel_comm_engine_t accel_comm_engine_oneccl = {
     .name = "oneccl",
     .kind = ACCEL_COMM_ENGINE_DEVICE,
@@ -160,25 +160,25 @@ const accel_comm_engine_t accel_comm_engine_oneccl = {
     .load = oneccl_load,
     .dtype_codes =
         {
-            [ACCEL_DTYPE_F32] = 7,
-            [ACCEL_DTYPE_F16] = 6,
-            [ACCEL_DTYPE_BF16] = 9,
-            [ACCEL_DTYPE_F64] = 8,
-            [ACCEL_DTYPE_U8] = 1,
-            [ACCEL_DTYPE_I32] = 2,
-            [ACCEL_DTYPE_I64] = 4,
+            [ACCEL_DTYPE_F32] = ACCEL_ONECCL_FLOAT32,
+            [ACCEL_DTYPE_F16] = ACCEL_ONECCL_FLOAT16,
+            [ACCEL_DTYPE_BF16] = ACCEL_ONECCL_BFLOAT16,
+            [ACCEL_DTYPE_F64] = ACCEL_ONECCL_FLOAT64,
+            [ACCEL_DTYPE_U8] = ACCEL_ONECCL_UINT8,
+            [ACCEL_DTYPE_I32] = ACCEL_ONECCL_INT32,
+            [ACCEL_DTYPE_I64] = ACCEL_ONECCL_INT64,
         },
     .op_codes =
         {
-            [ACCEL_REDUCE_SUM] = 0,
-            [ACCEL_REDUCE_PROD] = 1,
-            [ACCEL_REDUCE_MIN] = 3,
-            [ACCEL_REDUCE_MAX] = 2,
-            [ACCEL_REDUCE_AVG] = 4,
+            [ACCEL_REDUCE_SUM] = ACCEL_ONECCL_SUM,
+            [ACCEL_REDUCE_PROD] = ACCEL_ONECCL_PROD,
+            [ACCEL_REDUCE_MIN] = ACCEL_ONECCL_MIN,
+            [ACCEL_REDUCE_MAX] = ACCEL_ONECCL_MAX,
+            [ACCEL_REDUCE_AVG] = ACCEL_ONECCL_AVG,
         },
-    /* 1032 or 4096 bytes by release; the larger, so that the layer takes
-     * the unique-id path (and meets the refusal) rather than init_world. */
-    .unique_id_size = 4096,
+    /* onecclUniqueId (4096 bytes, by value): the layer takes the unique-id
+     * path and meets the refusal in unique_id / init. */
+    .unique_id_size = ACCEL_ONECCL_UNIQUE_ID_BYTES,
     .rendezvous_env = NULL,
     .unique_id = oneccl_unique_id,
     .init = oneccl_init,
