@@ -14,7 +14,8 @@
  * Without mpirun: `test_ccl_engines missing <engine>` checks the sentence of
  * a library that does not load (ACCEL_<ENGINE>_LIBRARY names a missing file),
  * `test_ccl_engines lacks <engine> <symbol>` one that lacks a symbol, and
- * `test_ccl_engines nogroups cncl` a CNCL without the optional group calls,
+ * `test_ccl_engines nogroups <engine>` a CNCL or TCCL without the optional
+ * group calls,
  * `test_ccl_engines native <backend>` the backend's native_stream slot.
  * Exit 0 when every check passed on every rank. */
 #include <dlfcn.h>
@@ -479,6 +480,12 @@ static const engine_case_t cases[] = {
       "hcclBroadcast", "hcclReduce", "hcclSend", "hcclRecv", "hcclBarrier", "hcclGroupStart",
       "hcclGroupEnd", "hcclCommDestroy"},
      6},
+    {"tccl",
+     "ACCEL_TCCL_LIBRARY",
+     {"tcclGetUniqueId", "tcclCommInitRank", "tcclAllReduce", "tcclAllGather", "tcclReduceScatter",
+      "tcclBroadcast", "tcclReduce", "tcclSend", "tcclRecv", NULL, "tcclGroupStart", "tcclGroupEnd",
+      "tcclCommDestroy"},
+     3},
 };
 
 static int run_collectives(const char *backend, const char *engine_name)
