@@ -128,6 +128,37 @@ static tcclResult_t tccl_check_same_or_apart(const char *what, const void *send,
     return tcclSuccess;
 }
 
+/* A collective is queued on a stream of the communicator's device. The sim
+ * asks more than NCCL-like libraries do (they switch to the communicator's
+ * device themselves): the thread's SDAA device must already be the
+ * communicator's, as the sdaa sim asks of every stream's work, so that a
+ * binding that made the wrong device current at init or at the call is
+ * caught. It also makes the NULL stream mean the communicator's device's
+ * default stream, as it does on the device. */
+static tcclResult_t tccl_check_device(const char *what, tcclComm_t comm)
+{
+    int current = -1, code;
+    if (comm == NULL)
+        return tcclSuccess; /* the core refuses it */
+    code = sdaaGetDevice(&current);
+    if (code != 0)
+        return tccl_refuse(tcclUnhandledSdaaError, "tccl sim: %s: sdaaGetDevice failed with %d",
+                           what, code);
+    if (current != ccl_sim_comm_device((const ccl_sim_comm_t *)comm))
+        return tccl_refuse(tcclInvalidUsage,
+                           "tccl sim: %s: the communicator belongs to SDAA device %d but the "
+                           "thread's device is %d",
+                           what, ccl_sim_comm_device((const ccl_sim_comm_t *)comm), current);
+    return tcclSuccess;
+}
+
+#define TCCL_DEVICE(what, comm)                                                                    \
+    do {                                                                                           \
+        tcclResult_t device_result_ = tccl_check_device(what, comm);                               \
+        if (device_result_ != tcclSuccess)                                                         \
+            return device_result_;                                                                 \
+    } while (0)
+
 /* ---------------------------------------------------------------- library and communicators */
 
 SIM_EXPORT tcclResult_t tcclGetVersion(int *version)
@@ -242,6 +273,7 @@ SIM_EXPORT tcclResult_t tcclAllReduce(const void *sendbuff, void *recvbuff, size
 {
     tcclResult_t result;
     TCCL_ENTER("tcclAllReduce");
+    TCCL_DEVICE("tcclAllReduce", comm);
     TCCL_TYPE(datatype, type);
     TCCL_OP(op, sim_op);
     result =
@@ -258,6 +290,7 @@ SIM_EXPORT tcclResult_t tcclBroadcast(const void *sendbuff, void *recvbuff, size
                                       sdaaStream_t stream)
 {
     TCCL_ENTER("tcclBroadcast");
+    TCCL_DEVICE("tcclBroadcast", comm);
     TCCL_TYPE(datatype, type);
     if (comm != NULL && ccl_sim_comm_rank((const ccl_sim_comm_t *)comm) == root) {
         tcclResult_t result = tccl_check_same_or_apart("tcclBroadcast", sendbuff, recvbuff,
@@ -275,6 +308,7 @@ SIM_EXPORT tcclResult_t tcclReduce(const void *sendbuff, void *recvbuff, size_t 
                                    sdaaStream_t stream)
 {
     TCCL_ENTER("tcclReduce");
+    TCCL_DEVICE("tcclReduce", comm);
     TCCL_TYPE(datatype, type);
     TCCL_OP(op, sim_op);
     if (comm != NULL && ccl_sim_comm_rank((const ccl_sim_comm_t *)comm) == root) {
@@ -294,6 +328,7 @@ SIM_EXPORT tcclResult_t tcclReduceScatter(const void *sendbuff, void *recvbuff, 
                                           sdaaStream_t stream)
 {
     TCCL_ENTER("tcclReduceScatter");
+    TCCL_DEVICE("tcclReduceScatter", comm);
     TCCL_TYPE(datatype, type);
     TCCL_OP(op, sim_op);
     return tccl_result(ccl_sim_reduce_scatter((ccl_sim_comm_t *)comm, sendbuff, recvbuff, recvcount,
@@ -306,6 +341,7 @@ SIM_EXPORT tcclResult_t tcclAllGather(const void *sendbuff, void *recvbuff, size
                                       uint32_t datatype, tcclComm_t comm, sdaaStream_t stream)
 {
     TCCL_ENTER("tcclAllGather");
+    TCCL_DEVICE("tcclAllGather", comm);
     TCCL_TYPE(datatype, type);
     if (comm != NULL) {
         const ccl_sim_comm_t *c = (const ccl_sim_comm_t *)comm;
@@ -325,6 +361,7 @@ SIM_EXPORT tcclResult_t tcclSend(const void *sendbuff, size_t count, uint32_t da
                                  tcclComm_t comm, sdaaStream_t stream)
 {
     TCCL_ENTER("tcclSend");
+    TCCL_DEVICE("tcclSend", comm);
     TCCL_TYPE(datatype, type);
     return tccl_result(
         ccl_sim_send((ccl_sim_comm_t *)comm, sendbuff, count, type, peer, tccl_sync, stream));
@@ -334,6 +371,7 @@ SIM_EXPORT tcclResult_t tcclRecv(void *recvbuff, size_t count, uint32_t datatype
                                  tcclComm_t comm, sdaaStream_t stream)
 {
     TCCL_ENTER("tcclRecv");
+    TCCL_DEVICE("tcclRecv", comm);
     TCCL_TYPE(datatype, type);
     return tccl_result(
         ccl_sim_recv((ccl_sim_comm_t *)comm, recvbuff, count, type, peer, tccl_sync, stream));
