@@ -14,10 +14,11 @@
  * Without mpirun: `test_ccl_engines missing <engine>` checks the sentence of
  * a library that does not load (ACCEL_<ENGINE>_LIBRARY names a missing file),
  * `test_ccl_engines lacks <engine> <symbol>` one that lacks a symbol, and
- * `test_ccl_engines nogroups cncl` a CNCL without the optional group calls,
- * `test_ccl_engines native <backend>` the backend's native_stream slot, and
- * `test_ccl_engines refuses oneccl` an engine that loads its real library
- * but refuses communicators (ACCEL_ONECCL_LIBRARY names it).
+ * `test_ccl_engines nogroups <engine>` a CNCL or TCCL without the optional
+ * group calls, `test_ccl_engines native <backend>` the backend's
+ * native_stream slot, and `test_ccl_engines refuses oneccl` an engine that
+ * loads its real library but refuses communicators (ACCEL_ONECCL_LIBRARY
+ * names it).
  * Exit 0 when every check passed on every rank. */
 #include <dlfcn.h>
 #include <math.h>
@@ -318,6 +319,41 @@ static void check_reduce(env_t *env, accel_dtype_t dtype, accel_reduce_op_t op, 
     free(host);
 }
 
+static void expect_fault(const char *function, int code, accel_status_t status);
+
+/* NCCL's buffer rules, for a library that follows them: an all-gather in
+ * place (send is this rank's block of recv) works, and one whose send
+ * overlaps recv anywhere else is refused by the library with `code`, the
+ * sentence naming the function. */
+static void check_all_gather_buffers(env_t *env, const char *function, int code)
+{
+    enum { count = 5 };
+    size_t bytes = count * sizeof(float), all = bytes * (size_t)world_size;
+    float *host = malloc(all);
+    char *recv = device_buffer(env, all + bytes);
+    int f32 = env->engine->dtype_codes[ACCEL_DTYPE_F32];
+    char *own = recv + bytes * (size_t)world_rank;
+    for (size_t i = 0; i < count; i++)
+        host[i] = (float)value_of(world_rank, i, 6);
+    upload(env, own, host, bytes);
+    CHECK(env->engine->all_gather(env->comm, own, recv, count, f32, env->native) == ACCEL_OK,
+          "all_gather in place");
+    download(env, host, recv, all);
+    for (int r = 0; r < world_size; r++)
+        for (size_t i = 0; i < count; i++)
+            if (host[(size_t)r * count + i] != (float)value_of(r, i, 6)) {
+                CHECK(false, "all_gather in place: rank %d's element %zu is wrong", r, i);
+                r = world_size;
+                break;
+            }
+    /* Half a block past this rank's own: overlapping, not in place. */
+    accel_status_t status =
+        env->engine->all_gather(env->comm, own + bytes / 2, recv, count, f32, env->native);
+    expect_fault(function, code, status);
+    accel_free(env->acc, recv);
+    free(host);
+}
+
 /* A ring in one group: each rank sends to the next and receives from the
  * previous; the sends come first, which deadlocks without group semantics
  * once the messages are large. */
@@ -462,6 +498,13 @@ typedef struct engine_case {
     int fault_code;
 } engine_case_t;
 
+/* The code with which a library that follows NCCL's in-place rules refuses
+ * other overlapping buffers (0: not checked for this engine). */
+static int overlap_code_of(const char *engine)
+{
+    return strcmp(engine, "tccl") == 0 ? 4 /* tcclInvalidArgument */ : 0;
+}
+
 static const engine_case_t cases[] = {
     {"hccl",
      "ACCEL_HCCL_LIBRARY",
@@ -481,6 +524,12 @@ static const engine_case_t cases[] = {
       "hcclBroadcast", "hcclReduce", "hcclSend", "hcclRecv", "hcclBarrier", "hcclGroupStart",
       "hcclGroupEnd", "hcclCommDestroy"},
      6},
+    {"tccl",
+     "ACCEL_TCCL_LIBRARY",
+     {"tcclGetUniqueId", "tcclCommInitRank", "tcclAllReduce", "tcclAllGather", "tcclReduceScatter",
+      "tcclBroadcast", "tcclReduce", "tcclSend", "tcclRecv", NULL, "tcclGroupStart", "tcclGroupEnd",
+      "tcclCommDestroy"},
+     3},
 };
 
 static int run_collectives(const char *backend, const char *engine_name)
@@ -537,6 +586,8 @@ static int run_collectives(const char *backend, const char *engine_name)
         check_broadcast(&env, (accel_dtype_t)d, 1000, world_size - 1);
     }
     check_all_reduce(&env, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, 0, false); /* a no-op */
+    if (overlap_code_of(engine_name) != 0)
+        check_all_gather_buffers(&env, c->sites[3], overlap_code_of(engine_name));
     check_send_recv_ring(&env, 1 << 20);
     check_stream_order(&env);
     if (env.engine->barrier != NULL)
