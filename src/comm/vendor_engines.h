@@ -98,4 +98,26 @@ static inline accel_status_t accel_comm_vendor_loaded(const accel_comm_vendor_li
                    : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", engine, lib->detail);
 }
 
+/* Engines whose library may lack group calls (cncl, tccl: the calls are
+ * unconfirmed). Such a library runs each call of a group as it comes, so a
+ * send and its matching receive in one group, which accel_comm.h promises
+ * cannot deadlock, could wait for each other forever: those engines refuse
+ * point-to-point calls inside a group instead, with this sentence. Their
+ * group_start/_end keep `*grouped` (a thread-local of the engine) true
+ * while the calling thread's group is open. */
+static inline accel_status_t accel_comm_vendor_p2p_check(bool grouped, bool has_group_calls,
+                                                         const char *engine, const char *call,
+                                                         const char *group_call)
+{
+    if (!grouped || has_group_calls)
+        return ACCEL_OK;
+    return accel_backend_error(ACCEL_ERROR_UNSUPPORTED,
+                               "%s: %s inside a group needs the library's %s, which the loaded "
+                               "library lacks, and without it the calls of a group run one by "
+                               "one, so a send and its receive could wait for each other forever; "
+                               "issue point-to-point calls outside groups, in an order whose sends "
+                               "and receives match",
+                               engine, call, group_call);
+}
+
 #endif /* ACCEL_COMM_VENDOR_ENGINES_H */

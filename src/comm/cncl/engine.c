@@ -166,10 +166,17 @@ static accel_status_t cncl_reduce(void *comm, const void *send, void *recv, size
     return ACCEL_OK;
 }
 
+/* This thread is inside a group (group_start ran, group_end not yet). */
+static _Thread_local bool cncl_grouped;
+
 /* cnclSend's buffer is not const in its prototype; it only reads it. */
 static accel_status_t cncl_send(void *comm, const void *buf, size_t count, int dtype, int peer,
                                 void *stream)
 {
+    accel_status_t allowed = accel_comm_vendor_p2p_check(cncl_grouped, cncl.cnclGroupStart != NULL,
+                                                         "cncl", "cnclSend", "cnclGroupStart/End");
+    if (allowed != ACCEL_OK)
+        return allowed;
     CNCL_CHECK(cncl.cnclSend((void *)buf, count, (accel_cncl_dtype_t)dtype, peer, comm, stream),
                "cnclSend");
     return ACCEL_OK;
@@ -178,15 +185,20 @@ static accel_status_t cncl_send(void *comm, const void *buf, size_t count, int d
 static accel_status_t cncl_recv(void *comm, void *buf, size_t count, int dtype, int peer,
                                 void *stream)
 {
+    accel_status_t allowed = accel_comm_vendor_p2p_check(cncl_grouped, cncl.cnclGroupStart != NULL,
+                                                         "cncl", "cnclRecv", "cnclGroupStart/End");
+    if (allowed != ACCEL_OK)
+        return allowed;
     CNCL_CHECK(cncl.cnclRecv(buf, count, (accel_cncl_dtype_t)dtype, peer, comm, stream),
                "cnclRecv");
     return ACCEL_OK;
 }
 
-/* Without the (unconfirmed) group calls a group's calls run as they come,
- * what the layer does for an engine without group slots. */
+/* Without the (unconfirmed) group calls a group's collectives run as they
+ * come, and its sends and receives are refused (accel_comm_vendor_p2p_check). */
 static accel_status_t cncl_group_start(void)
 {
+    cncl_grouped = true;
     if (cncl.cnclGroupStart != NULL)
         CNCL_CHECK(cncl.cnclGroupStart(), "cnclGroupStart");
     return ACCEL_OK;
@@ -194,6 +206,7 @@ static accel_status_t cncl_group_start(void)
 
 static accel_status_t cncl_group_end(void)
 {
+    cncl_grouped = false;
     if (cncl.cnclGroupEnd != NULL)
         CNCL_CHECK(cncl.cnclGroupEnd(), "cnclGroupEnd");
     return ACCEL_OK;

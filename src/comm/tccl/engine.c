@@ -155,9 +155,16 @@ static accel_status_t tccl_reduce(void *comm, const void *send, void *recv, size
     return ACCEL_OK;
 }
 
+/* This thread is inside a group (group_start ran, group_end not yet). */
+static _Thread_local bool tccl_grouped;
+
 static accel_status_t tccl_send(void *comm, const void *buf, size_t count, int dtype, int peer,
                                 void *stream)
 {
+    accel_status_t allowed = accel_comm_vendor_p2p_check(tccl_grouped, tccl.tcclGroupStart != NULL,
+                                                         "tccl", "tcclSend", "tcclGroupStart/End");
+    if (allowed != ACCEL_OK)
+        return allowed;
     TCCL_CHECK(tccl.tcclSend(buf, count, (accel_tccl_dtype_t)dtype, peer, comm, stream), "tcclSend",
                comm);
     return ACCEL_OK;
@@ -166,15 +173,20 @@ static accel_status_t tccl_send(void *comm, const void *buf, size_t count, int d
 static accel_status_t tccl_recv(void *comm, void *buf, size_t count, int dtype, int peer,
                                 void *stream)
 {
+    accel_status_t allowed = accel_comm_vendor_p2p_check(tccl_grouped, tccl.tcclGroupStart != NULL,
+                                                         "tccl", "tcclRecv", "tcclGroupStart/End");
+    if (allowed != ACCEL_OK)
+        return allowed;
     TCCL_CHECK(tccl.tcclRecv(buf, count, (accel_tccl_dtype_t)dtype, peer, comm, stream), "tcclRecv",
                comm);
     return ACCEL_OK;
 }
 
-/* Without the (unconfirmed) group calls a group's calls run as they come,
- * what the layer does for an engine without group slots. */
+/* Without the (unconfirmed) group calls a group's collectives run as they
+ * come, and its sends and receives are refused (accel_comm_vendor_p2p_check). */
 static accel_status_t tccl_group_start(void)
 {
+    tccl_grouped = true;
     if (tccl.tcclGroupStart != NULL)
         TCCL_CHECK(tccl.tcclGroupStart(), "tcclGroupStart", NULL);
     return ACCEL_OK;
@@ -182,6 +194,7 @@ static accel_status_t tccl_group_start(void)
 
 static accel_status_t tccl_group_end(void)
 {
+    tccl_grouped = false;
     if (tccl.tcclGroupEnd != NULL)
         TCCL_CHECK(tccl.tcclGroupEnd(), "tcclGroupEnd", NULL);
     return ACCEL_OK;
