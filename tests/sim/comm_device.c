@@ -8,8 +8,10 @@
  * the unique-id bootstrap by MPI broadcast, avg emulated on the device
  * (sum, then a scale through pinned host memory), the in-place-only
  * broadcast, the barrier fallback, split by a new unique id per color,
- * send/recv rings in groups, and the device-buffer checks. With a second
- * argument, a bootstrap whose unique id cannot be made (run_root_fails).
+ * send/recv rings in groups, and the device-buffer checks. A second
+ * argument runs one part instead: `reduce`, accel_reduce alone (on a sim
+ * without the vendor's reduce: the layer's fallback), or the name of the
+ * unique-id function that fails on rank 0 (run_root_fails).
  * Exits 1 when any check failed on this rank. */
 #include "comm_check.h"
 
@@ -148,6 +150,65 @@ static void test_reduce_one(accel_comm_t *comm, int size, int rank, accel_dtype_
     free(host);
 }
 
+/* Every op of `dtype` as reduces in one group, each to its own root (op
+ * modulo the size). Every rank passes a recv buffer holding a marker: only
+ * the roots' may change. On an engine without reduce the layer's fallback
+ * defers its copies out of scratch (and avg's scale after them) to the
+ * group's end. */
+static void test_reduce_grouped(accel_comm_t *comm, int size, int rank, accel_dtype_t dtype)
+{
+    size_t count = 129, bytes = count * check_dtype_size(dtype);
+    unsigned char *host = host_buffer(bytes), *marker = host_buffer(bytes);
+    void *send[ACCEL_REDUCE_COUNT_], *recv[ACCEL_REDUCE_COUNT_];
+    if (!reduces(dtype)) {
+        free(marker);
+        free(host);
+        return;
+    }
+    memset(marker, 0xa5, bytes);
+    for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++) {
+        send[op] = device_buffer(bytes);
+        recv[op] = device_buffer(bytes);
+        check_fill(host, rank, 0, count, dtype, (accel_reduce_op_t)op);
+        to_device(send[op], host, bytes);
+        to_device(recv[op], marker, bytes);
+    }
+    CHECK_OK(accel_comm_group_start());
+    for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++)
+        CHECK_OK(accel_reduce(comm, send[op], recv[op], count, dtype, (accel_reduce_op_t)op,
+                              op % size, NULL));
+    CHECK_OK(accel_comm_group_end());
+    for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++) {
+        to_host(host, recv[op], bytes);
+        if (rank == op % size)
+            check_verify("reduce in a group", host, 0, count, dtype, (accel_reduce_op_t)op, size,
+                         NULL);
+        else
+            CHECK(memcmp(host, marker, bytes) == 0,
+                  "reduce %s %s in a group to root %d changed rank %d's recv",
+                  accel_dtype_name(dtype), accel_reduce_op_name((accel_reduce_op_t)op), op % size,
+                  rank);
+        accel_free(acc, recv[op]);
+        accel_free(acc, send[op]);
+    }
+    free(marker);
+    free(host);
+}
+
+/* accel_reduce alone: every dtype, op and count, roots and non-roots (the
+ * root moves with the count), outside and inside groups. On the sim without
+ * HcclReduce (hccl.sim_comm_no_reduce) this is the layer's fallback end to
+ * end. */
+static void test_reduce_only(accel_comm_t *comm, int size, int rank)
+{
+    for (size_t d = 0; d < DTYPE_COUNT; d++) {
+        for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++)
+            for (size_t c = 0; c < COUNT_COUNT; c++)
+                test_reduce_one(comm, size, rank, dtypes[d], (accel_reduce_op_t)op, counts[c]);
+        test_reduce_grouped(comm, size, rank, dtypes[d]);
+    }
+}
+
 static void test_reductions(accel_comm_t *comm, int size, int rank)
 {
     for (size_t d = 0; d < DTYPE_COUNT; d++)
@@ -160,6 +221,8 @@ static void test_reductions(accel_comm_t *comm, int size, int rank)
                                         counts[c]);
                 test_reduce_one(comm, size, rank, dtypes[d], (accel_reduce_op_t)op, counts[c]);
             }
+    for (size_t d = 0; d < DTYPE_COUNT; d++)
+        test_reduce_grouped(comm, size, rank, dtypes[d]);
 }
 
 /* ---------------------------------------------------------------- data movement */
@@ -467,14 +530,17 @@ int main(int argc, char **argv)
 {
     accel_comm_t *comm = NULL;
     accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
-    const char *name = NULL;
+    const char *name = NULL, *mode = argc == 3 ? argv[2] : NULL;
     int rank = -1, size = -1, device = -1;
-    if (argc == 3)
-        return run_root_fails(argv[2]);
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <engine> [<unique-id function failing on rank 0>]\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr,
+                "usage: %s <engine> [reduce | <unique-id function failing on rank 0>]\n"
+                "  reduce: accel_reduce only (every dtype, op, count, root; in groups)\n",
+                argv[0]);
         return 2;
     }
+    if (mode != NULL && strcmp(mode, "reduce") != 0)
+        return run_root_fails(mode);
     engine = argv[1];
     if (accel_get(&acc) != ACCEL_OK)
         die("accel_get");
@@ -492,12 +558,16 @@ int main(int argc, char **argv)
           "engine info: %s, %s", info.engine != NULL ? info.engine : "NULL", info.detail);
     if (accel_set_device(acc, device) != ACCEL_OK)
         die("accel_set_device");
-    test_reductions(comm, size, rank);
-    test_movement(comm, size, rank);
-    test_point_to_point(comm, size, rank);
-    test_stream(comm, size, rank, device);
-    test_split(comm, size, rank);
-    test_bad_input(comm, size, rank);
+    if (mode != NULL) {
+        test_reduce_only(comm, size, rank);
+    } else {
+        test_reductions(comm, size, rank);
+        test_movement(comm, size, rank);
+        test_point_to_point(comm, size, rank);
+        test_stream(comm, size, rank, device);
+        test_split(comm, size, rank);
+        test_bad_input(comm, size, rank);
+    }
     CHECK_OK(accel_barrier(comm, NULL));
     CHECK_OK(accel_comm_destroy(comm));
     if (check_failures == 0)

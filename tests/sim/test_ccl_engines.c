@@ -15,6 +15,7 @@
  * a library that does not load (ACCEL_<ENGINE>_LIBRARY names a missing file),
  * `test_ccl_engines lacks <engine> <symbol>` one that lacks a symbol, and
  * `test_ccl_engines nogroups cncl` a CNCL without the optional group calls,
+ * `test_ccl_engines noreduce hccl` an Ascend HCCL without HcclReduce,
  * `test_ccl_engines native <backend>` the backend's native_stream slot.
  * Exit 0 when every check passed on every rank. */
 #include <dlfcn.h>
@@ -646,10 +647,24 @@ int main(int argc, char **argv)
         printf("%s: %s\n", argv[2], detail);
         return failures == 0 ? 0 : 1;
     }
+    if (argc >= 3 && strcmp(argv[1], "noreduce") == 0) {
+        const accel_comm_engine_t *engine = engine_named(argv[2]);
+        char detail[320] = "";
+        if (engine == NULL)
+            return 2;
+        /* It loads, and its reduce slot is empty so that the layer emulates
+         * reduce (comm_device's reduce mode checks the emulation). */
+        CHECK(engine->load(detail, sizeof detail) == ACCEL_OK, "%s loads", argv[2]);
+        CHECK(strstr(detail, "without HcclReduce") != NULL, "detail: %s", detail);
+        CHECK(engine->reduce == NULL, "%s still has a reduce slot", argv[2]);
+        CHECK(engine->all_reduce != NULL, "%s has no all_reduce", argv[2]);
+        printf("%s: %s\n", argv[2], detail);
+        return failures == 0 ? 0 : 1;
+    }
     if (argc < 3) {
         fprintf(stderr,
                 "usage: %s <backend> <engine> | missing <engine> | lacks <engine> "
-                "<symbol> | nogroups <engine> | native <backend>\n",
+                "<symbol> | nogroups <engine> | noreduce <engine> | native <backend>\n",
                 argv[0]);
         return 2;
     }

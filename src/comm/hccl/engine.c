@@ -13,8 +13,11 @@
  * init first makes the communicator's device current (native_stream:
  * aclrtSetDevice), and every collective gets the aclrtStream it gave.
  * What HCCL lacks and the layer supplies: average (op_codes[AVG] is
- * ACCEL_COMM_NO_CODE) and a broadcast from one buffer to another
- * (broadcast_in_place_only). */
+ * ACCEL_COMM_NO_CODE), a broadcast from one buffer to another
+ * (broadcast_in_place_only) and, on a libhccl without HcclReduce, reduce:
+ * the engine's table is the one engine table that is not constant, because
+ * load clears its `reduce` slot then (once, under pthread_once, before any
+ * communicator can exist; read-only afterwards). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -59,10 +62,15 @@ static void hccl_load_once(void)
                                "ACCEL_HCCL_LIBRARY", candidates, symbols,
                                sizeof symbols / sizeof symbols[0], "CANN too old?") == NULL)
         return;
+    /* Without HcclReduce the layer's fallback (all_reduce into scratch, the
+     * copy on the root) takes over: the slot must read NULL. */
+    if (hccl.HcclReduce == NULL)
+        accel_comm_engine_hccl.reduce = NULL;
     /* HCCL has no version call: CANN's version is the ACL runtime's. */
-    snprintf(hccl_lib.detail, sizeof hccl_lib.detail, "%s (Ascend HCCL%s)",
+    snprintf(hccl_lib.detail, sizeof hccl_lib.detail, "%s (Ascend HCCL%s%s)",
              accel_comm_vendor_file(*(void **)&hccl.HcclGetRootInfo, "libhccl.so"),
-             hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls");
+             hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls",
+             hccl.HcclReduce != NULL ? "" : ", without HcclReduce: reduce emulated");
     hccl_lib.ok = true;
 }
 
@@ -243,7 +251,9 @@ static accel_status_t hccl_group_end(void)
 
 static const char *const hccl_backends[] = {"npu", NULL};
 
-const accel_comm_engine_t accel_comm_engine_hccl = {
+/* Not const: hccl_load_once clears `reduce` for a libhccl without HcclReduce
+ * (vendor_engines.h). */
+accel_comm_engine_t accel_comm_engine_hccl = {
     .name = "hccl",
     .kind = ACCEL_COMM_ENGINE_DEVICE,
     .backends = hccl_backends,
@@ -278,7 +288,7 @@ const accel_comm_engine_t accel_comm_engine_hccl = {
     .reduce_scatter = hccl_reduce_scatter,
     .broadcast = hccl_broadcast,
     .broadcast_in_place_only = true,
-    .reduce = hccl_reduce,
+    .reduce = hccl_reduce, /* NULL after load when libhccl lacks HcclReduce */
     .send = hccl_send,
     .recv = hccl_recv,
     .barrier = hccl_barrier,
