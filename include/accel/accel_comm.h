@@ -62,7 +62,9 @@ typedef struct accel_comm_options {
     int device;
     bool use_local_rank;
     /* Seconds a collective may wait for the other ranks before failing
-     * (MPI engine); 0: ACCEL_COMM_TIMEOUT from the environment, else 300.
+     * (MPI engine), and Ascend HCCL's connect timeout at init when
+     * HCCL_CONNECT_TIMEOUT is unset (clamped into HCCL's 120..7200 s,
+     * docs/comm.md); 0: ACCEL_COMM_TIMEOUT from the environment, else 300.
      * INFINITY (ACCEL_COMM_TIMEOUT=inf): no timeout; the MPI engine then
      * calls MPI's blocking collectives, faster for small messages, and a
      * rank that leaves makes the others hang (or mpirun end the job). */

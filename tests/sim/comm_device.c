@@ -11,8 +11,12 @@
  * send/recv rings in groups, and the device-buffer checks. A second
  * argument runs one part instead: `reduce`, accel_reduce alone (on a sim
  * without the vendor's reduce: the layer's fallback), or the name of the
- * unique-id function that fails on rank 0 (run_root_fails).
+ * unique-id function that fails on rank 0 (run_root_fails), or
+ * `join_timeout`: HCCL's connect timeout (run_join_timeout).
  * Exits 1 when any check failed on this rank. */
+#include <dlfcn.h>
+#include <math.h>
+
 #include "comm_check.h"
 
 static accel_t *acc;
@@ -524,6 +528,93 @@ static int run_root_fails(const char *function)
     return check_failures == 0 ? 0 : 1;
 }
 
+/* ---------------------------------------------------------------- a rank that never joins */
+
+/* A communicator made and freed with `timeout_s` in the options; the
+ * HCCL_CONNECT_TIMEOUT the init left behind is compared with `want`. */
+static void join_and_check(double timeout_s, const char *want)
+{
+    accel_comm_options_t options = {
+        .struct_size = sizeof options, .use_local_rank = true, .timeout_s = timeout_s};
+    accel_comm_t *comm = NULL;
+    const char *now;
+    CHECK_OK(accel_comm_init(acc, &options, &comm));
+    now = getenv("HCCL_CONNECT_TIMEOUT");
+    CHECK(now != NULL && strcmp(now, want) == 0,
+          "timeout_s %g left HCCL_CONNECT_TIMEOUT=%s, expected %s", timeout_s,
+          now != NULL ? now : "(unset)", want);
+    if (comm != NULL) {
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+}
+
+/* `failing` rank's next HcclCommInitRootInfo fails (sim_fault, through the
+ * loaded sim's accel_sim_fault_set); every rank's accel_comm_init must fail:
+ * that rank with the injected code, the others with HCCL_E_TIMEOUT once
+ * HCCL_CONNECT_TIMEOUT has passed, instead of waiting for ever. */
+static void join_without(int failing)
+{
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_comm_t *comm = NULL;
+    accel_status_t status;
+    if (check_rank == failing) {
+        /* The sim accel loaded (the first init loaded it): its next
+         * HcclCommInitRootInfo returns HCCL_E_INTERNAL. */
+        void *sim = dlopen(getenv("ACCEL_HCCL_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+        int (*fault_set)(const char *) = NULL;
+        if (sim != NULL)
+            *(void **)&fault_set = dlsym(sim, "accel_sim_fault_set");
+        if (fault_set == NULL || fault_set("HcclCommInitRootInfo:1:4") != 0)
+            die("the loaded sim's accel_sim_fault_set");
+        dlclose(sim);
+    }
+    status = accel_comm_init(acc, &options, &comm);
+    CHECK(status != ACCEL_OK && comm == NULL, "rank %d of a job whose rank %d never joins: %s",
+          check_rank, failing, accel_status_name(status));
+    if (check_rank == failing)
+        CHECK(strstr(accel_last_error(), "HcclCommInitRootInfo failed with HcclResult 4") != NULL,
+              "the failing rank's sentence: %s", accel_last_error());
+    else
+        CHECK(strstr(accel_last_error(), "HCCL_E_TIMEOUT") != NULL &&
+                  strstr(accel_last_error(), "HCCL_CONNECT_TIMEOUT") != NULL,
+              "the sentence of a rank that waited: %s", accel_last_error());
+}
+
+/* Run with HCCL_CONNECT_TIMEOUT unset: accel puts the communicator's
+ * timeout there (rounded up, clamped into CANN's [120, 7200]); once the
+ * user has set it, accel leaves it alone. Then, with it set to 3 s, a rank
+ * whose init fails (a member, then rank 0) makes the others fail after it
+ * instead of hanging them; then a communicator is made again. */
+static int run_join_timeout(void)
+{
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK");
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_comm_t *comm = NULL;
+    check_rank = rank_text != NULL ? atoi(rank_text) : -1;
+    if (accel_get(&acc) != ACCEL_OK)
+        die("accel_get");
+    CHECK(getenv("HCCL_CONNECT_TIMEOUT") == NULL, "run this with HCCL_CONNECT_TIMEOUT unset");
+    join_and_check(300.5, "301");
+    join_and_check(2, "120");
+    join_and_check(INFINITY, "7200");
+    join_and_check(0, "120"); /* ACCEL_COMM_TIMEOUT=120 in the test's environment */
+    /* The user's value stays. */
+    setenv("HCCL_CONNECT_TIMEOUT", "3", 1);
+    join_and_check(500, "3");
+    join_without(2);
+    join_without(0);
+    CHECK_OK(accel_comm_init(acc, &options, &comm));
+    if (comm != NULL) {
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+    if (check_failures == 0)
+        printf("rank %d: a rank that never joined failed the others after HCCL_CONNECT_TIMEOUT\n",
+               check_rank);
+    return check_failures == 0 ? 0 : 1;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -534,11 +625,14 @@ int main(int argc, char **argv)
     int rank = -1, size = -1, device = -1;
     if (argc != 2 && argc != 3) {
         fprintf(stderr,
-                "usage: %s <engine> [reduce | <unique-id function failing on rank 0>]\n"
+                "usage: %s <engine> [reduce | join_timeout | <unique-id function failing on rank "
+                "0>]\n"
                 "  reduce: accel_reduce only (every dtype, op, count, root; in groups)\n",
                 argv[0]);
         return 2;
     }
+    if (mode != NULL && strcmp(mode, "join_timeout") == 0)
+        return run_join_timeout();
     if (mode != NULL && strcmp(mode, "reduce") != 0)
         return run_root_fails(mode);
     engine = argv[1];
