@@ -76,8 +76,9 @@ typedef struct accel_comm_options {
  * and DeepSpeed's launcher set them, or the ones mpirun sets
  * (OMPI_COMM_WORLD_RANK, PMI_RANK, ...). How the ranks meet is the engine's
  * own mechanism: MPI when the job was started by mpirun (or `accel launch`);
- * otherwise the engine's unique-id rendezvous at MASTER_ADDR:MASTER_PORT
- * where the engine has one (NCCL_COMM_ID, HCCL_COMM_ID). accel has no
+ * otherwise (or with ACCEL_COMM_BOOTSTRAP=env) the engine's unique-id
+ * rendezvous at MASTER_ADDR:MASTER_PORT where the engine has one
+ * (NCCL_COMM_ID, Habana HCCL's HCCL_COMM_ID; docs/comm.md). accel has no
  * transport of its own. Collective: every rank calls it. `options` may be
  * NULL (defaults). */
 ACCEL_API accel_status_t accel_comm_init(accel_t *acc, const accel_comm_options_t *options,

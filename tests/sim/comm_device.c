@@ -12,7 +12,9 @@
  * argument runs one part instead: `reduce`, accel_reduce alone (on a sim
  * without the vendor's reduce: the layer's fallback), or the name of the
  * unique-id function that fails on rank 0 (run_root_fails), or
- * `join_timeout`: HCCL's connect timeout (run_join_timeout).
+ * `join_timeout`: HCCL's connect timeout (run_join_timeout), or
+ * `env_bootstrap` / `env_mismatch`: ACCEL_COMM_BOOTSTRAP=env under mpirun
+ * (run_env_bootstrap).
  * Exits 1 when any check failed on this rank. */
 #include <dlfcn.h>
 #include <math.h>
@@ -595,6 +597,12 @@ static int run_join_timeout(void)
     if (accel_get(&acc) != ACCEL_OK)
         die("accel_get");
     CHECK(getenv("HCCL_CONNECT_TIMEOUT") == NULL, "run this with HCCL_CONNECT_TIMEOUT unset");
+    /* Ascend HCCL has no rendezvous variable: ACCEL_COMM_BOOTSTRAP=env is
+     * refused, saying so, before any rank waits. */
+    setenv("ACCEL_COMM_BOOTSTRAP", "env", 1);
+    CHECK_FAILS(accel_comm_init(acc, &options, &comm), ACCEL_ERROR_UNSUPPORTED,
+                "hccl engine has no rendezvous of its own: unset it");
+    unsetenv("ACCEL_COMM_BOOTSTRAP");
     join_and_check(300.5, "301");
     join_and_check(2, "120");
     join_and_check(INFINITY, "7200");
@@ -615,6 +623,90 @@ static int run_join_timeout(void)
     return check_failures == 0 ? 0 : 1;
 }
 
+/* ---------------------------------------------------------------- the engine's own rendezvous */
+
+/* How many times the loaded sim of the engine's library has had `function`
+ * called (sim_fault's accel_sim_calls). */
+static unsigned long sim_calls(const char *variable, const char *function)
+{
+    void *sim = dlopen(getenv(variable), RTLD_NOW | RTLD_NOLOAD);
+    unsigned long (*calls)(const char *) = NULL, n;
+    if (sim != NULL)
+        *(void **)&calls = dlsym(sim, "accel_sim_calls");
+    if (calls == NULL)
+        die("the loaded sim's accel_sim_calls");
+    n = calls(function);
+    dlclose(sim);
+    return n;
+}
+
+/* ACCEL_COMM_BOOTSTRAP=env under mpirun, on the habana-hccl sim, run with
+ * MASTER_ADDR and MASTER_PORT set and HCCL_COMM_ID unset: accel takes rank
+ * and size from mpirun's variables, sets HCCL_COMM_ID to
+ * MASTER_ADDR:MASTER_PORT and each rank calls hcclGetUniqueId itself (no
+ * MPI broadcast); the sim then joins only ranks that derived the same id
+ * from it. `mismatch`: rank 3 has another MASTER_PORT, so every rank's init
+ * must fail, saying the ids differ. */
+static int run_env_bootstrap(bool mismatch)
+{
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_t *cpu = NULL;
+    accel_comm_t *world = NULL, *comm = NULL;
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK"), *variable = "HCCL_COMM_ID", *now;
+    char want[300];
+    int rank = -1, size = -1;
+    accel_status_t status;
+    check_rank = rank_text != NULL ? atoi(rank_text) : -1;
+    /* The sim moves its bytes with MPI, which this bootstrap does not
+     * start: a cpu communicator (accel's MPI engine) does. */
+    if (accel_open("cpu", &cpu) != ACCEL_OK || accel_comm_init(cpu, NULL, &world) != ACCEL_OK)
+        die("an MPI communicator on cpu");
+    if (accel_get(&acc) != ACCEL_OK)
+        die("accel_get");
+    setenv("ACCEL_COMM_BOOTSTRAP", "envy", 1);
+    CHECK_FAILS(accel_comm_init(acc, &options, &comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "ACCEL_COMM_BOOTSTRAP=envy is not a bootstrap");
+    setenv("ACCEL_COMM_BOOTSTRAP", "env", 1);
+    if (mismatch && check_rank == 3)
+        setenv("MASTER_PORT", "29599", 1);
+    snprintf(want, sizeof want, "%s:%s", getenv("MASTER_ADDR"), getenv("MASTER_PORT"));
+    status = accel_comm_init(acc, &options, &comm);
+    now = getenv(variable);
+    CHECK(now != NULL && strcmp(now, want) == 0, "%s is %s, not %s", variable,
+          now != NULL ? now : "unset", want);
+    CHECK(sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId") == 1,
+          "this rank called hcclGetUniqueId %lu times, not once",
+          sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId"));
+    if (mismatch) {
+        CHECK(status != ACCEL_OK && comm == NULL, "init with another MASTER_PORT on rank 3: %s",
+              accel_status_name(status));
+        CHECK(strstr(accel_last_error(), "derived different unique ids") != NULL,
+              "the sentence: %s", accel_last_error());
+    } else {
+        CHECK(status == ACCEL_OK, "init: %s", accel_last_error());
+    }
+    if (comm != NULL) {
+        int device = -1;
+        CHECK_OK(accel_comm_rank(comm, &rank));
+        CHECK_OK(accel_comm_size(comm, &size));
+        CHECK_OK(accel_comm_device(comm, &device));
+        CHECK(rank == check_rank && size == 4, "rank %d of %d", rank, size);
+        if (accel_set_device(acc, device) != ACCEL_OK)
+            die("accel_set_device");
+        test_all_reduce_one(comm, size, NULL, rank, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, 1021, false);
+        test_split(comm, size, rank);
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+    CHECK_OK(accel_comm_destroy(world));
+    accel_close(cpu);
+    if (check_failures == 0)
+        printf("rank %d: ACCEL_COMM_BOOTSTRAP=env: %s\n", check_rank,
+               mismatch ? "ranks with different addresses failed alike"
+                        : "every rank derived the same id from HCCL_COMM_ID");
+    return check_failures == 0 ? 0 : 1;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -625,14 +717,18 @@ int main(int argc, char **argv)
     int rank = -1, size = -1, device = -1;
     if (argc != 2 && argc != 3) {
         fprintf(stderr,
-                "usage: %s <engine> [reduce | join_timeout | <unique-id function failing on rank "
-                "0>]\n"
+                "usage: %s <engine> [reduce | join_timeout | env_bootstrap | env_mismatch | "
+                "<unique-id function failing on rank 0>]\n"
                 "  reduce: accel_reduce only (every dtype, op, count, root; in groups)\n",
                 argv[0]);
         return 2;
     }
     if (mode != NULL && strcmp(mode, "join_timeout") == 0)
         return run_join_timeout();
+    if (mode != NULL && strncmp(mode, "env_", 4) == 0) {
+        engine = argv[1];
+        return run_env_bootstrap(strcmp(mode, "env_mismatch") == 0);
+    }
     if (mode != NULL && strcmp(mode, "reduce") != 0)
         return run_root_fails(mode);
     engine = argv[1];

@@ -87,6 +87,13 @@ size_t ccl_sim_type_size(ccl_sim_type_t type);
 
 /* Write a fresh id into `id` (`size` bytes, the rest zeroed). */
 ccl_sim_status_t ccl_sim_unique_id(void *id, size_t size);
+/* The id every process derives alike from a rendezvous `address` (Habana's
+ * HCCL_COMM_ID): it names no creator, so joining its communicator takes
+ * every process of the MPI job (the sim has no address to meet at; an
+ * MPI_Allgather stands in), checks that they all derived the same id (the
+ * same address) and holds each CCL rank once, and fails every member alike
+ * with INVALID, saying which ranks differ, when not. No deadline. */
+ccl_sim_status_t ccl_sim_unique_id_at(const char *address, void *id, size_t size);
 /* Join the communicator the id names as `rank` of `nranks` (collective over
  * its members), waiting for the others as long as it takes. */
 ccl_sim_status_t ccl_sim_comm_init(const void *id, int nranks, int rank, int device,

@@ -89,7 +89,8 @@ typedef struct sim_id {
     uint32_t reserved;
 } sim_id_t;
 
-#define SIM_ID_MAGIC 0x4c43434dU /* "MCCL" */
+#define SIM_ID_MAGIC    0x4c43434dU /* "MCCL" */
+#define SIM_ID_AT_MAGIC 0x41434d43U /* "CMCA": derived from an address, no creator */
 _Static_assert(sizeof(sim_id_t) == CCL_SIM_ID_BYTES, "id layout");
 
 static atomic_uint sim_serial;
@@ -107,6 +108,56 @@ ccl_sim_status_t ccl_sim_unique_id(void *id, size_t size)
     memset(id, 0, size);
     memcpy(id, &head, sizeof head);
     return CCL_SIM_OK;
+}
+
+ccl_sim_status_t ccl_sim_unique_id_at(const char *address, void *id, size_t size)
+{
+    sim_id_t head = {SIM_ID_AT_MAGIC, -1, 2166136261U, 0};
+    if (address == NULL || id == NULL || size < sizeof head)
+        return sim_fail(CCL_SIM_INVALID, "sim: no address or no room for a unique id");
+    for (const char *c = address; *c != '\0'; c++) /* FNV-1a of the address */
+        head.serial = (head.serial ^ (unsigned char)*c) * 16777619U;
+    memset(id, 0, size);
+    memcpy(id, &head, sizeof head);
+    return CCL_SIM_OK;
+}
+
+/* Join the communicator of an address-derived id (ccl_sim_unique_id_at):
+ * every process of the job says its CCL rank and the id it holds. */
+static ccl_sim_status_t sim_comm_init_at(const sim_id_t *id, int nranks, int rank,
+                                         ccl_sim_comm_t *comm)
+{
+    int world_size, mine[2] = {rank, (int)id->serial}, *all, *seen;
+    ccl_sim_status_t status;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (nranks != world_size)
+        return sim_fail(CCL_SIM_INVALID,
+                        "sim: an id derived from a rendezvous address spans the whole MPI job "
+                        "(%d processes), not %d ranks",
+                        world_size, nranks);
+    all = malloc(sizeof *all * 2 * (size_t)nranks);
+    seen = calloc((size_t)nranks, sizeof *seen);
+    if (all == NULL || seen == NULL) {
+        free(all);
+        free(seen);
+        return sim_fail(CCL_SIM_INTERNAL, "sim: out of memory");
+    }
+    status = sim_mpi(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD),
+                     "MPI_Allgather (joining at an address)");
+    for (int w = 0; w < world_size && status == CCL_SIM_OK; w++) {
+        if (all[2 * w + 1] != all[1])
+            status = sim_fail(CCL_SIM_INVALID,
+                              "sim: processes 0 and %d derived different unique ids (%08x, %08x) "
+                              "from their rendezvous addresses: they would never meet",
+                              w, (unsigned)all[1], (unsigned)all[2 * w + 1]);
+        else if (seen[all[2 * w]]++ > 0)
+            status = sim_fail(CCL_SIM_INVALID, "sim: two processes joined as rank %d", all[2 * w]);
+    }
+    if (status == CCL_SIM_OK)
+        status = sim_mpi(MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &comm->mpi), "MPI_Comm_split");
+    free(seen);
+    free(all);
+    return status;
 }
 
 static int sim_tag(const sim_id_t *id, int which)
@@ -172,11 +223,24 @@ ccl_sim_status_t ccl_sim_comm_init_within(const void *id_bytes, int nranks, int 
     memcpy(&id, id_bytes, sizeof id);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (id.magic != SIM_ID_MAGIC || id.creator < 0 || id.creator >= world_size)
-        return sim_fail(CCL_SIM_INVALID, "sim: the unique id was not made by this sim");
     if (nranks < 1 || nranks > world_size || rank < 0 || rank >= nranks)
         return sim_fail(CCL_SIM_INVALID, "sim: rank %d of %d ranks (the MPI job has %d)", rank,
                         nranks, world_size);
+    if (id.magic == SIM_ID_AT_MAGIC) {
+        comm = calloc(1, sizeof *comm);
+        if (comm == NULL)
+            return sim_fail(CCL_SIM_INTERNAL, "sim: out of memory");
+        status = sim_comm_init_at(&id, nranks, rank, comm);
+        if (status != CCL_SIM_OK) {
+            free(comm);
+            return status;
+        }
+        *comm = (ccl_sim_comm_t){comm->mpi, rank, nranks, device};
+        *out = comm;
+        return CCL_SIM_OK;
+    }
+    if (id.magic != SIM_ID_MAGIC || id.creator < 0 || id.creator >= world_size)
+        return sim_fail(CCL_SIM_INVALID, "sim: the unique id was not made by this sim");
     if ((rank == 0) != (world_rank == id.creator))
         return sim_fail(CCL_SIM_USAGE, "sim: rank 0 must be the process that made the unique id");
     table = malloc(sizeof *table * (size_t)nranks);
