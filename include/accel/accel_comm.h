@@ -62,7 +62,9 @@ typedef struct accel_comm_options {
     int device;
     bool use_local_rank;
     /* Seconds a collective may wait for the other ranks before failing
-     * (MPI engine); 0: ACCEL_COMM_TIMEOUT from the environment, else 300.
+     * (MPI engine), and Ascend HCCL's connect timeout at init when
+     * HCCL_CONNECT_TIMEOUT is unset (clamped into HCCL's 120..7200 s,
+     * docs/comm.md); 0: ACCEL_COMM_TIMEOUT from the environment, else 300.
      * INFINITY (ACCEL_COMM_TIMEOUT=inf): no timeout; the MPI engine then
      * calls MPI's blocking collectives, faster for small messages, and a
      * rank that leaves makes the others hang (or mpirun end the job). */
@@ -74,8 +76,9 @@ typedef struct accel_comm_options {
  * and DeepSpeed's launcher set them, or the ones mpirun sets
  * (OMPI_COMM_WORLD_RANK, PMI_RANK, ...). How the ranks meet is the engine's
  * own mechanism: MPI when the job was started by mpirun (or `accel launch`);
- * otherwise the engine's unique-id rendezvous at MASTER_ADDR:MASTER_PORT
- * where the engine has one (NCCL_COMM_ID, HCCL_COMM_ID). accel has no
+ * otherwise (or with ACCEL_COMM_BOOTSTRAP=env) the engine's unique-id
+ * rendezvous at MASTER_ADDR:MASTER_PORT where the engine has one
+ * (NCCL_COMM_ID, Habana HCCL's HCCL_COMM_ID; docs/comm.md). accel has no
  * transport of its own. Collective: every rank calls it. `options` may be
  * NULL (defaults). */
 ACCEL_API accel_status_t accel_comm_init(accel_t *acc, const accel_comm_options_t *options,

@@ -349,14 +349,37 @@ static accel_status_t comm_check_env_agrees(int rank, int size)
     return ACCEL_OK;
 }
 
+/* ACCEL_COMM_BOOTSTRAP: how a unique-id engine's ranks get rank 0's id.
+ * Unset or "auto": through MPI when the job was started by mpirun, else the
+ * engine's rendezvous; "env": the engine's rendezvous (MASTER_ADDR and
+ * MASTER_PORT, each rank calling unique_id) under mpirun too. */
+static accel_status_t comm_bootstrap_by_env(bool *out)
+{
+    const char *text = accel_env_get("ACCEL_COMM_BOOTSTRAP");
+    *out = text != NULL && strcmp(text, "env") == 0;
+    if (text == NULL || *out || strcmp(text, "auto") == 0)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "ACCEL_COMM_BOOTSTRAP=%s is not a bootstrap: auto (MPI under mpirun, "
+                       "else the engine's rendezvous) or env (the engine's rendezvous at "
+                       "MASTER_ADDR:MASTER_PORT, under mpirun too)",
+                       text);
+}
+
 /* Rendezvous without MPI: MASTER_ADDR:MASTER_PORT into the engine's variable
- * (NCCL_COMM_ID...) unless the user set that variable already. */
-static accel_status_t comm_rendezvous_env(const accel_comm_engine_t *engine, long size)
+ * (NCCL_COMM_ID...) unless the user set that variable already. `forced`:
+ * chosen by ACCEL_COMM_BOOTSTRAP=env under mpirun. */
+static accel_status_t comm_rendezvous_env(const accel_comm_engine_t *engine, long size, bool forced)
 {
     const char *addr = accel_env_get("MASTER_ADDR"), *port = accel_env_get("MASTER_PORT");
     char value[300];
     if (size <= 1)
         return ACCEL_OK; /* one process: nothing to meet */
+    if (engine->rendezvous_env == NULL && forced)
+        return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                           "ACCEL_COMM_BOOTSTRAP=env, but the %s engine has no rendezvous of "
+                           "its own: unset it so that MPI hands out the unique id",
+                           engine->name);
     if (engine->rendezvous_env == NULL)
         return accel_error(ACCEL_ERROR_UNSUPPORTED,
                            "the %s engine has no rendezvous of its own: start the job with "
@@ -382,13 +405,15 @@ static accel_status_t comm_bootstrap(accel_t *acc, const comm_setup_t *setup, co
 {
     const accel_comm_engine_t *engine = setup->engine, *mpi = accel_comm_engine_find("mpi");
     accel_comm_engine_ctx_t ctx = {acc->ops, acc->self, setup->device, setup->timeout_s};
-    bool use_mpi = mpi_comm != NULL || comm_under_mpi();
+    bool use_mpi = mpi_comm != NULL || comm_under_mpi(), by_env = false;
     long env_rank, env_size;
     const char *rank_var, *size_var;
     void *carrier = NULL;
     accel_status_t status = comm_env_int(comm_rank_vars, &env_rank, &rank_var);
     if (status == ACCEL_OK)
         status = comm_env_int(comm_size_vars, &env_size, &size_var);
+    if (status == ACCEL_OK)
+        status = comm_bootstrap_by_env(&by_env);
     if (status != ACCEL_OK)
         return status;
     if (engine->init_world != NULL) {
@@ -406,6 +431,12 @@ static accel_status_t comm_bootstrap(accel_t *acc, const comm_setup_t *setup, co
         }
         return status;
     }
+    /* ACCEL_COMM_BOOTSTRAP=env: the launcher's rank and size (mpirun's
+     * OMPI_COMM_WORLD_* among them) and the engine's rendezvous; never for
+     * the caller's own MPI communicator. */
+    bool forced = by_env && use_mpi && mpi_comm == NULL;
+    if (forced)
+        use_mpi = false;
     if (use_mpi) { /* rank 0's unique id travels over MPI */
         char detail[320];
         if (mpi == NULL || mpi->load(detail, sizeof detail) != ACCEL_OK)
@@ -417,7 +448,7 @@ static accel_status_t comm_bootstrap(accel_t *acc, const comm_setup_t *setup, co
         if (status != ACCEL_OK)
             return status;
     } else {
-        status = comm_rendezvous_env(engine, env_size);
+        status = comm_rendezvous_env(engine, env_size, forced);
         if (status != ACCEL_OK)
             return status;
         *rank = env_rank < 0 ? 0 : (int)env_rank;

@@ -14,9 +14,12 @@
 #include "accel/accel_backend_utils.h"
 #include "comm/engine.h"
 
-/* The engines (src/comm/<folder>/engine.c); constant, process lifetime. */
+/* The engines (src/comm/<folder>/engine.c); process lifetime, constant but
+ * for hccl's, whose load() clears its optional `reduce` slot once (under its
+ * pthread_once, before any communicator exists) when libhccl lacks
+ * HcclReduce. */
 extern const accel_comm_engine_t accel_comm_engine_nccl;
-extern const accel_comm_engine_t accel_comm_engine_hccl;
+extern accel_comm_engine_t accel_comm_engine_hccl;
 extern const accel_comm_engine_t accel_comm_engine_habana_hccl;
 extern const accel_comm_engine_t accel_comm_engine_cncl;
 extern const accel_comm_engine_t accel_comm_engine_oneccl;

@@ -8,9 +8,17 @@
  * the unique-id bootstrap by MPI broadcast, avg emulated on the device
  * (sum, then a scale through pinned host memory), the in-place-only
  * broadcast, the barrier fallback, split by a new unique id per color,
- * send/recv rings in groups, and the device-buffer checks. With a second
- * argument, a bootstrap whose unique id cannot be made (run_root_fails).
+ * send/recv rings in groups, and the device-buffer checks. A second
+ * argument runs one part instead: `reduce`, accel_reduce alone (on a sim
+ * without the vendor's reduce: the layer's fallback), or the name of the
+ * unique-id function that fails on rank 0 (run_root_fails), or
+ * `join_timeout`: HCCL's connect timeout (run_join_timeout), or
+ * `env_bootstrap` / `env_mismatch`: ACCEL_COMM_BOOTSTRAP=env under mpirun
+ * (run_env_bootstrap).
  * Exits 1 when any check failed on this rank. */
+#include <dlfcn.h>
+#include <math.h>
+
 #include "comm_check.h"
 
 static accel_t *acc;
@@ -148,6 +156,65 @@ static void test_reduce_one(accel_comm_t *comm, int size, int rank, accel_dtype_
     free(host);
 }
 
+/* Every op of `dtype` as reduces in one group, each to its own root (op
+ * modulo the size). Every rank passes a recv buffer holding a marker: only
+ * the roots' may change. On an engine without reduce the layer's fallback
+ * defers its copies out of scratch (and avg's scale after them) to the
+ * group's end. */
+static void test_reduce_grouped(accel_comm_t *comm, int size, int rank, accel_dtype_t dtype)
+{
+    size_t count = 129, bytes = count * check_dtype_size(dtype);
+    unsigned char *host = host_buffer(bytes), *marker = host_buffer(bytes);
+    void *send[ACCEL_REDUCE_COUNT_], *recv[ACCEL_REDUCE_COUNT_];
+    if (!reduces(dtype)) {
+        free(marker);
+        free(host);
+        return;
+    }
+    memset(marker, 0xa5, bytes);
+    for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++) {
+        send[op] = device_buffer(bytes);
+        recv[op] = device_buffer(bytes);
+        check_fill(host, rank, 0, count, dtype, (accel_reduce_op_t)op);
+        to_device(send[op], host, bytes);
+        to_device(recv[op], marker, bytes);
+    }
+    CHECK_OK(accel_comm_group_start());
+    for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++)
+        CHECK_OK(accel_reduce(comm, send[op], recv[op], count, dtype, (accel_reduce_op_t)op,
+                              op % size, NULL));
+    CHECK_OK(accel_comm_group_end());
+    for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++) {
+        to_host(host, recv[op], bytes);
+        if (rank == op % size)
+            check_verify("reduce in a group", host, 0, count, dtype, (accel_reduce_op_t)op, size,
+                         NULL);
+        else
+            CHECK(memcmp(host, marker, bytes) == 0,
+                  "reduce %s %s in a group to root %d changed rank %d's recv",
+                  accel_dtype_name(dtype), accel_reduce_op_name((accel_reduce_op_t)op), op % size,
+                  rank);
+        accel_free(acc, recv[op]);
+        accel_free(acc, send[op]);
+    }
+    free(marker);
+    free(host);
+}
+
+/* accel_reduce alone: every dtype, op and count, roots and non-roots (the
+ * root moves with the count), outside and inside groups. On the sim without
+ * HcclReduce (hccl.sim_comm_no_reduce) this is the layer's fallback end to
+ * end. */
+static void test_reduce_only(accel_comm_t *comm, int size, int rank)
+{
+    for (size_t d = 0; d < DTYPE_COUNT; d++) {
+        for (int op = 0; op < ACCEL_REDUCE_COUNT_; op++)
+            for (size_t c = 0; c < COUNT_COUNT; c++)
+                test_reduce_one(comm, size, rank, dtypes[d], (accel_reduce_op_t)op, counts[c]);
+        test_reduce_grouped(comm, size, rank, dtypes[d]);
+    }
+}
+
 static void test_reductions(accel_comm_t *comm, int size, int rank)
 {
     for (size_t d = 0; d < DTYPE_COUNT; d++)
@@ -160,6 +227,8 @@ static void test_reductions(accel_comm_t *comm, int size, int rank)
                                         counts[c]);
                 test_reduce_one(comm, size, rank, dtypes[d], (accel_reduce_op_t)op, counts[c]);
             }
+    for (size_t d = 0; d < DTYPE_COUNT; d++)
+        test_reduce_grouped(comm, size, rank, dtypes[d]);
 }
 
 /* ---------------------------------------------------------------- data movement */
@@ -461,20 +530,207 @@ static int run_root_fails(const char *function)
     return check_failures == 0 ? 0 : 1;
 }
 
+/* ---------------------------------------------------------------- a rank that never joins */
+
+/* A communicator made and freed with `timeout_s` in the options; the
+ * HCCL_CONNECT_TIMEOUT the init left behind is compared with `want`. */
+static void join_and_check(double timeout_s, const char *want)
+{
+    accel_comm_options_t options = {
+        .struct_size = sizeof options, .use_local_rank = true, .timeout_s = timeout_s};
+    accel_comm_t *comm = NULL;
+    const char *now;
+    CHECK_OK(accel_comm_init(acc, &options, &comm));
+    now = getenv("HCCL_CONNECT_TIMEOUT");
+    CHECK(now != NULL && strcmp(now, want) == 0,
+          "timeout_s %g left HCCL_CONNECT_TIMEOUT=%s, expected %s", timeout_s,
+          now != NULL ? now : "(unset)", want);
+    if (comm != NULL) {
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+}
+
+/* `failing` rank's next HcclCommInitRootInfo fails (sim_fault, through the
+ * loaded sim's accel_sim_fault_set); every rank's accel_comm_init must fail:
+ * that rank with the injected code, the others with HCCL_E_TIMEOUT once
+ * HCCL_CONNECT_TIMEOUT has passed, instead of waiting for ever. */
+static void join_without(int failing)
+{
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_comm_t *comm = NULL;
+    accel_status_t status;
+    if (check_rank == failing) {
+        /* The sim accel loaded (the first init loaded it): its next
+         * HcclCommInitRootInfo returns HCCL_E_INTERNAL. */
+        void *sim = dlopen(getenv("ACCEL_HCCL_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+        int (*fault_set)(const char *) = NULL;
+        if (sim != NULL)
+            *(void **)&fault_set = dlsym(sim, "accel_sim_fault_set");
+        if (fault_set == NULL || fault_set("HcclCommInitRootInfo:1:4") != 0)
+            die("the loaded sim's accel_sim_fault_set");
+        dlclose(sim);
+    }
+    status = accel_comm_init(acc, &options, &comm);
+    CHECK(status != ACCEL_OK && comm == NULL, "rank %d of a job whose rank %d never joins: %s",
+          check_rank, failing, accel_status_name(status));
+    if (check_rank == failing)
+        CHECK(strstr(accel_last_error(), "HcclCommInitRootInfo failed with HcclResult 4") != NULL,
+              "the failing rank's sentence: %s", accel_last_error());
+    else
+        CHECK(strstr(accel_last_error(), "HCCL_E_TIMEOUT") != NULL &&
+                  strstr(accel_last_error(), "HCCL_CONNECT_TIMEOUT") != NULL,
+              "the sentence of a rank that waited: %s", accel_last_error());
+}
+
+/* Run with HCCL_CONNECT_TIMEOUT unset: accel puts the communicator's
+ * timeout there (rounded up, clamped into CANN's [120, 7200]); once the
+ * user has set it, accel leaves it alone. Then, with it set to 3 s, a rank
+ * whose init fails (a member, then rank 0) makes the others fail after it
+ * instead of hanging them; then a communicator is made again. */
+static int run_join_timeout(void)
+{
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK");
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_comm_t *comm = NULL;
+    check_rank = rank_text != NULL ? atoi(rank_text) : -1;
+    if (accel_get(&acc) != ACCEL_OK)
+        die("accel_get");
+    CHECK(getenv("HCCL_CONNECT_TIMEOUT") == NULL, "run this with HCCL_CONNECT_TIMEOUT unset");
+    /* Ascend HCCL has no rendezvous variable: ACCEL_COMM_BOOTSTRAP=env is
+     * refused, saying so, before any rank waits. */
+    setenv("ACCEL_COMM_BOOTSTRAP", "env", 1);
+    CHECK_FAILS(accel_comm_init(acc, &options, &comm), ACCEL_ERROR_UNSUPPORTED,
+                "hccl engine has no rendezvous of its own: unset it");
+    unsetenv("ACCEL_COMM_BOOTSTRAP");
+    join_and_check(300.5, "301");
+    join_and_check(2, "120");
+    join_and_check(INFINITY, "7200");
+    join_and_check(0, "120"); /* ACCEL_COMM_TIMEOUT=120 in the test's environment */
+    /* The user's value stays. */
+    setenv("HCCL_CONNECT_TIMEOUT", "3", 1);
+    join_and_check(500, "3");
+    join_without(2);
+    join_without(0);
+    CHECK_OK(accel_comm_init(acc, &options, &comm));
+    if (comm != NULL) {
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+    if (check_failures == 0)
+        printf("rank %d: a rank that never joined failed the others after HCCL_CONNECT_TIMEOUT\n",
+               check_rank);
+    return check_failures == 0 ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------- the engine's own rendezvous */
+
+/* How many times the loaded sim of the engine's library has had `function`
+ * called (sim_fault's accel_sim_calls). */
+static unsigned long sim_calls(const char *variable, const char *function)
+{
+    void *sim = dlopen(getenv(variable), RTLD_NOW | RTLD_NOLOAD);
+    unsigned long (*calls)(const char *) = NULL, n;
+    if (sim != NULL)
+        *(void **)&calls = dlsym(sim, "accel_sim_calls");
+    if (calls == NULL)
+        die("the loaded sim's accel_sim_calls");
+    n = calls(function);
+    dlclose(sim);
+    return n;
+}
+
+/* ACCEL_COMM_BOOTSTRAP=env under mpirun, on the habana-hccl sim, run with
+ * MASTER_ADDR and MASTER_PORT set and HCCL_COMM_ID unset: accel takes rank
+ * and size from mpirun's variables, sets HCCL_COMM_ID to
+ * MASTER_ADDR:MASTER_PORT and each rank calls hcclGetUniqueId itself (no
+ * MPI broadcast); the sim then joins only ranks that derived the same id
+ * from it. `mismatch`: rank 3 has another MASTER_PORT, so every rank's init
+ * must fail, saying the ids differ. */
+static int run_env_bootstrap(bool mismatch)
+{
+    accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
+    accel_t *cpu = NULL;
+    accel_comm_t *world = NULL, *comm = NULL;
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK"), *variable = "HCCL_COMM_ID", *now;
+    char want[300];
+    int rank = -1, size = -1;
+    accel_status_t status;
+    check_rank = rank_text != NULL ? atoi(rank_text) : -1;
+    /* The sim moves its bytes with MPI, which this bootstrap does not
+     * start: a cpu communicator (accel's MPI engine) does. */
+    if (accel_open("cpu", &cpu) != ACCEL_OK || accel_comm_init(cpu, NULL, &world) != ACCEL_OK)
+        die("an MPI communicator on cpu");
+    if (accel_get(&acc) != ACCEL_OK)
+        die("accel_get");
+    setenv("ACCEL_COMM_BOOTSTRAP", "envy", 1);
+    CHECK_FAILS(accel_comm_init(acc, &options, &comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "ACCEL_COMM_BOOTSTRAP=envy is not a bootstrap");
+    setenv("ACCEL_COMM_BOOTSTRAP", "env", 1);
+    if (mismatch && check_rank == 3)
+        setenv("MASTER_PORT", "29599", 1);
+    snprintf(want, sizeof want, "%s:%s", getenv("MASTER_ADDR"), getenv("MASTER_PORT"));
+    status = accel_comm_init(acc, &options, &comm);
+    now = getenv(variable);
+    CHECK(now != NULL && strcmp(now, want) == 0, "%s is %s, not %s", variable,
+          now != NULL ? now : "unset", want);
+    CHECK(sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId") == 1,
+          "this rank called hcclGetUniqueId %lu times, not once",
+          sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId"));
+    if (mismatch) {
+        CHECK(status != ACCEL_OK && comm == NULL, "init with another MASTER_PORT on rank 3: %s",
+              accel_status_name(status));
+        CHECK(strstr(accel_last_error(), "derived different unique ids") != NULL,
+              "the sentence: %s", accel_last_error());
+    } else {
+        CHECK(status == ACCEL_OK, "init: %s", accel_last_error());
+    }
+    if (comm != NULL) {
+        int device = -1;
+        CHECK_OK(accel_comm_rank(comm, &rank));
+        CHECK_OK(accel_comm_size(comm, &size));
+        CHECK_OK(accel_comm_device(comm, &device));
+        CHECK(rank == check_rank && size == 4, "rank %d of %d", rank, size);
+        if (accel_set_device(acc, device) != ACCEL_OK)
+            die("accel_set_device");
+        test_all_reduce_one(comm, size, NULL, rank, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, 1021, false);
+        test_split(comm, size, rank);
+        CHECK_OK(accel_barrier(comm, NULL));
+        CHECK_OK(accel_comm_destroy(comm));
+    }
+    CHECK_OK(accel_comm_destroy(world));
+    accel_close(cpu);
+    if (check_failures == 0)
+        printf("rank %d: ACCEL_COMM_BOOTSTRAP=env: %s\n", check_rank,
+               mismatch ? "ranks with different addresses failed alike"
+                        : "every rank derived the same id from HCCL_COMM_ID");
+    return check_failures == 0 ? 0 : 1;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
 {
     accel_comm_t *comm = NULL;
     accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
-    const char *name = NULL;
+    const char *name = NULL, *mode = argc == 3 ? argv[2] : NULL;
     int rank = -1, size = -1, device = -1;
-    if (argc == 3)
-        return run_root_fails(argv[2]);
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <engine> [<unique-id function failing on rank 0>]\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr,
+                "usage: %s <engine> [reduce | join_timeout | env_bootstrap | env_mismatch | "
+                "<unique-id function failing on rank 0>]\n"
+                "  reduce: accel_reduce only (every dtype, op, count, root; in groups)\n",
+                argv[0]);
         return 2;
     }
+    if (mode != NULL && strcmp(mode, "join_timeout") == 0)
+        return run_join_timeout();
+    if (mode != NULL && strncmp(mode, "env_", 4) == 0) {
+        engine = argv[1];
+        return run_env_bootstrap(strcmp(mode, "env_mismatch") == 0);
+    }
+    if (mode != NULL && strcmp(mode, "reduce") != 0)
+        return run_root_fails(mode);
     engine = argv[1];
     if (accel_get(&acc) != ACCEL_OK)
         die("accel_get");
@@ -492,12 +748,16 @@ int main(int argc, char **argv)
           "engine info: %s, %s", info.engine != NULL ? info.engine : "NULL", info.detail);
     if (accel_set_device(acc, device) != ACCEL_OK)
         die("accel_set_device");
-    test_reductions(comm, size, rank);
-    test_movement(comm, size, rank);
-    test_point_to_point(comm, size, rank);
-    test_stream(comm, size, rank, device);
-    test_split(comm, size, rank);
-    test_bad_input(comm, size, rank);
+    if (mode != NULL) {
+        test_reduce_only(comm, size, rank);
+    } else {
+        test_reductions(comm, size, rank);
+        test_movement(comm, size, rank);
+        test_point_to_point(comm, size, rank);
+        test_stream(comm, size, rank, device);
+        test_split(comm, size, rank);
+        test_bad_input(comm, size, rank);
+    }
     CHECK_OK(accel_barrier(comm, NULL));
     CHECK_OK(accel_comm_destroy(comm));
     if (check_failures == 0)

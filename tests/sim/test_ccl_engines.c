@@ -15,7 +15,8 @@
  * a library that does not load (ACCEL_<ENGINE>_LIBRARY names a missing file),
  * `test_ccl_engines lacks <engine> <symbol>` one that lacks a symbol, and
  * `test_ccl_engines nogroups <engine>` a CNCL or TCCL without the optional
- * group calls, `test_ccl_engines native <backend>` the backend's
+ * group calls, `test_ccl_engines noreduce hccl` an Ascend HCCL without
+ * HcclReduce, `test_ccl_engines native <backend>` the backend's
  * native_stream slot, and `test_ccl_engines refuses oneccl` an engine that
  * loads its real library but refuses communicators (ACCEL_ONECCL_LIBRARY
  * names it).
@@ -738,10 +739,25 @@ int main(int argc, char **argv)
         printf("%s: %s\n", argv[2], detail);
         return failures == 0 ? 0 : 1;
     }
+    if (argc >= 3 && strcmp(argv[1], "noreduce") == 0) {
+        const accel_comm_engine_t *engine = engine_named(argv[2]);
+        char detail[320] = "";
+        if (engine == NULL)
+            return 2;
+        /* It loads, and its reduce slot is empty so that the layer emulates
+         * reduce (comm_device's reduce mode checks the emulation). */
+        CHECK(engine->load(detail, sizeof detail) == ACCEL_OK, "%s loads", argv[2]);
+        CHECK(strstr(detail, "without HcclReduce") != NULL, "detail: %s", detail);
+        CHECK(engine->reduce == NULL, "%s still has a reduce slot", argv[2]);
+        CHECK(engine->all_reduce != NULL, "%s has no all_reduce", argv[2]);
+        printf("%s: %s\n", argv[2], detail);
+        return failures == 0 ? 0 : 1;
+    }
     if (argc < 3) {
         fprintf(stderr,
                 "usage: %s <backend> <engine> | missing <engine> | lacks <engine> "
-                "<symbol> | nogroups <engine> | native <backend> | refuses <engine>\n",
+                "<symbol> | nogroups <engine> | noreduce <engine> | native <backend> | "
+                "refuses <engine>\n",
                 argv[0]);
         return 2;
     }

@@ -15,8 +15,9 @@
 /* Variables forwarded to every rank (-x) when set: what accel and its
  * engines read at start-up. The local ranks inherit the environment anyway. */
 static const char *const launch_forwarded[] = {
-    "ACCEL_ACCELERATOR", "DS_ACCELERATOR", "ACCEL_COMM_TIMEOUT", "ACCEL_LOG",
-    "ACCEL_MPI_LIBRARY", "MASTER_ADDR",    "MASTER_PORT",        NULL,
+    "ACCEL_ACCELERATOR",    "DS_ACCELERATOR", "ACCEL_COMM_TIMEOUT",
+    "ACCEL_COMM_BOOTSTRAP", "ACCEL_LOG",      "ACCEL_MPI_LIBRARY",
+    "MASTER_ADDR",          "MASTER_PORT",    NULL,
 };
 
 static void launch_usage(FILE *out)

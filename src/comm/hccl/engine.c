@@ -13,13 +13,17 @@
  * init first makes the communicator's device current (native_stream:
  * aclrtSetDevice), and every collective gets the aclrtStream it gave.
  * What HCCL lacks and the layer supplies: average (op_codes[AVG] is
- * ACCEL_COMM_NO_CODE) and a broadcast from one buffer to another
- * (broadcast_in_place_only). */
+ * ACCEL_COMM_NO_CODE), a broadcast from one buffer to another
+ * (broadcast_in_place_only) and, on a libhccl without HcclReduce, reduce:
+ * the engine's table is the one engine table that is not constant, because
+ * load clears its `reduce` slot then (once, under pthread_once, before any
+ * communicator can exist; read-only afterwards). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "accel/accel_backend_utils.h"
 #include "comm/engine.h"
@@ -59,10 +63,15 @@ static void hccl_load_once(void)
                                "ACCEL_HCCL_LIBRARY", candidates, symbols,
                                sizeof symbols / sizeof symbols[0], "CANN too old?") == NULL)
         return;
+    /* Without HcclReduce the layer's fallback (all_reduce into scratch, the
+     * copy on the root) takes over: the slot must read NULL. */
+    if (hccl.HcclReduce == NULL)
+        accel_comm_engine_hccl.reduce = NULL;
     /* HCCL has no version call: CANN's version is the ACL runtime's. */
-    snprintf(hccl_lib.detail, sizeof hccl_lib.detail, "%s (Ascend HCCL%s)",
+    snprintf(hccl_lib.detail, sizeof hccl_lib.detail, "%s (Ascend HCCL%s%s)",
              accel_comm_vendor_file(*(void **)&hccl.HcclGetRootInfo, "libhccl.so"),
-             hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls");
+             hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls",
+             hccl.HcclReduce != NULL ? "" : ", without HcclReduce: reduce emulated");
     hccl_lib.ok = true;
 }
 
@@ -128,11 +137,56 @@ static accel_status_t hccl_unique_id(void *out)
     return ACCEL_OK;
 }
 
+/* How long HcclCommInitRootInfo waits for the other ranks is
+ * HCCL_CONNECT_TIMEOUT, in whole seconds: CANN's environment-variable
+ * reference gives [120, 7200], default 120 (recent releases wait 20 s more
+ * than the value); HcclCommConfig has no such field (the torch-npu 2.14
+ * wheel's hccl_types.h). Unless the user set the variable, accel puts the
+ * communicator's own timeout there (options.timeout_s, ACCEL_COMM_TIMEOUT,
+ * else 300), rounded up and clamped into that range (no timeout: 7200).
+ * Unconfirmed: what HCCL does with a value outside the range, and whether it
+ * reads the variable again for each communicator or once per process.
+ * The variable is the user's when it was set and is not the value accel
+ * set last (`hccl_timeout_ours`). setenv is not safe against getenv in
+ * other threads; the lock only orders the inits. */
+#define HCCL_CONNECT_TIMEOUT_MIN 120
+#define HCCL_CONNECT_TIMEOUT_MAX 7200
+static pthread_mutex_t hccl_timeout_lock = PTHREAD_MUTEX_INITIALIZER;
+static char hccl_timeout_ours[24];
+
+static accel_status_t hccl_connect_timeout(double timeout_s)
+{
+    long seconds = HCCL_CONNECT_TIMEOUT_MAX;
+    char value[24];
+    accel_status_t status = ACCEL_OK;
+    if (timeout_s < HCCL_CONNECT_TIMEOUT_MAX) {
+        seconds = (long)timeout_s;
+        seconds += (double)seconds < timeout_s;
+        if (seconds < HCCL_CONNECT_TIMEOUT_MIN)
+            seconds = HCCL_CONNECT_TIMEOUT_MIN;
+    }
+    snprintf(value, sizeof value, "%ld", seconds);
+    pthread_mutex_lock(&hccl_timeout_lock);
+    const char *now = getenv("HCCL_CONNECT_TIMEOUT");
+    bool ours =
+        now == NULL || (hccl_timeout_ours[0] != '\0' && strcmp(now, hccl_timeout_ours) == 0);
+    if (ours && (now == NULL || strcmp(now, value) != 0) &&
+        setenv("HCCL_CONNECT_TIMEOUT", value, 1) != 0)
+        status = accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                     "hccl: cannot set HCCL_CONNECT_TIMEOUT=%s", value);
+    else if (ours)
+        snprintf(hccl_timeout_ours, sizeof hccl_timeout_ours, "%s", value);
+    pthread_mutex_unlock(&hccl_timeout_lock);
+    return status;
+}
+
 static accel_status_t hccl_init(const accel_comm_engine_ctx_t *ctx, int nranks, int rank,
                                 const void *unique_id, void **out_comm)
 {
     accel_hccl_comm_t comm = NULL;
     accel_status_t status = accel_comm_vendor_activate(ctx, "hccl");
+    if (status == ACCEL_OK)
+        status = hccl_connect_timeout(ctx->timeout_s);
     if (status != ACCEL_OK)
         return status;
     /* The root info is read in place (HCCL takes it by pointer). */
@@ -243,7 +297,9 @@ static accel_status_t hccl_group_end(void)
 
 static const char *const hccl_backends[] = {"npu", NULL};
 
-const accel_comm_engine_t accel_comm_engine_hccl = {
+/* Not const: hccl_load_once clears `reduce` for a libhccl without HcclReduce
+ * (vendor_engines.h). */
+accel_comm_engine_t accel_comm_engine_hccl = {
     .name = "hccl",
     .kind = ACCEL_COMM_ENGINE_DEVICE,
     .backends = hccl_backends,
@@ -278,7 +334,7 @@ const accel_comm_engine_t accel_comm_engine_hccl = {
     .reduce_scatter = hccl_reduce_scatter,
     .broadcast = hccl_broadcast,
     .broadcast_in_place_only = true,
-    .reduce = hccl_reduce,
+    .reduce = hccl_reduce, /* NULL after load when libhccl lacks HcclReduce */
     .send = hccl_send,
     .recv = hccl_recv,
     .barrier = hccl_barrier,

@@ -27,7 +27,9 @@ ACCEL_HCCL_SYMBOL(true, accel_hccl_result_t, HcclReduceScatter,
 ACCEL_HCCL_SYMBOL(true, accel_hccl_result_t, HcclBroadcast,
                   (void *buf, uint64_t count, accel_hccl_dtype_t data_type, uint32_t root,
                    accel_hccl_comm_t comm, accel_hccl_stream_t stream), NULL)
-ACCEL_HCCL_SYMBOL(true, accel_hccl_result_t, HcclReduce,
+/* Optional: missing from older CANN releases (which: unconfirmed); without
+ * it the engine has no reduce slot and the layer reduces with all_reduce. */
+ACCEL_HCCL_SYMBOL(false, accel_hccl_result_t, HcclReduce,
                   (void *send_buf, void *recv_buf, uint64_t count, accel_hccl_dtype_t data_type,
                    accel_hccl_op_t op, uint32_t root, accel_hccl_comm_t comm,
                    accel_hccl_stream_t stream), NULL)

@@ -19,6 +19,14 @@
  * rank 0 must be the creator. The members meet on MPI_COMM_WORLD with
  * point-to-point messages (tags from CCL_SIM_TAG_BASE up) and then make their
  * own MPI communicator with MPI_Comm_create_group, ranks in the CCL order.
+ * The meeting may have a deadline (ccl_sim_comm_init_within, as a library's
+ * connect timeout): rank 0 waits that long for every member to say hello,
+ * each member as long for rank 0's answer, then gives up with TIMEOUT (its
+ * pending receive cancelled). A member that fails before joining therefore
+ * fails the others after the timeout instead of hanging them. Not covered:
+ * a member whose hello reaches rank 0 just before the deadline while rank
+ * 0's answer reaches it just after (rank 0 then waits in
+ * MPI_Comm_create_group for it).
  * Threads: a communicator is used by one thread at a time (as with the real
  * libraries); MPI is called only from the calling thread. */
 #ifndef ACCEL_TESTS_SIM_CCL_SIM_H
@@ -35,6 +43,7 @@ typedef enum ccl_sim_status {
     CCL_SIM_USAGE,    /* MPI not initialised, wrong rank for the id, unmatched group end */
     CCL_SIM_STREAM,   /* the stream could not be synchronized */
     CCL_SIM_INTERNAL, /* MPI failed or memory ran out */
+    CCL_SIM_TIMEOUT,  /* the other members did not all join in time */
 } ccl_sim_status_t;
 
 /* Element kinds the core reduces (each library maps its dtype codes). */
@@ -78,10 +87,23 @@ size_t ccl_sim_type_size(ccl_sim_type_t type);
 
 /* Write a fresh id into `id` (`size` bytes, the rest zeroed). */
 ccl_sim_status_t ccl_sim_unique_id(void *id, size_t size);
+/* The id every process derives alike from a rendezvous `address` (Habana's
+ * HCCL_COMM_ID): it names no creator, so joining its communicator takes
+ * every process of the MPI job (the sim has no address to meet at; an
+ * MPI_Allgather stands in), checks that they all derived the same id (the
+ * same address) and holds each CCL rank once, and fails every member alike
+ * with INVALID, saying which ranks differ, when not. No deadline. */
+ccl_sim_status_t ccl_sim_unique_id_at(const char *address, void *id, size_t size);
 /* Join the communicator the id names as `rank` of `nranks` (collective over
- * its members). */
+ * its members), waiting for the others as long as it takes. */
 ccl_sim_status_t ccl_sim_comm_init(const void *id, int nranks, int rank, int device,
                                    ccl_sim_comm_t **out);
+/* The same, giving up with TIMEOUT after `timeout_s` seconds (0 or less, or
+ * infinite: no deadline); `source` names what set the timeout, for the
+ * error sentence ("HCCL_CONNECT_TIMEOUT"). */
+ccl_sim_status_t ccl_sim_comm_init_within(const void *id, int nranks, int rank, int device,
+                                          double timeout_s, const char *source,
+                                          ccl_sim_comm_t **out);
 /* Free the communicator (not collective). */
 ccl_sim_status_t ccl_sim_comm_free(ccl_sim_comm_t *comm);
 int ccl_sim_comm_rank(const ccl_sim_comm_t *comm);

@@ -6,12 +6,14 @@
  * Threads: the id serial is atomic; groups and the last error are per
  * thread; a communicator is used by one thread at a time. */
 #include <limits.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ccl_sim.h"
 
@@ -87,7 +89,8 @@ typedef struct sim_id {
     uint32_t reserved;
 } sim_id_t;
 
-#define SIM_ID_MAGIC 0x4c43434dU /* "MCCL" */
+#define SIM_ID_MAGIC    0x4c43434dU /* "MCCL" */
+#define SIM_ID_AT_MAGIC 0x41434d43U /* "CMCA": derived from an address, no creator */
 _Static_assert(sizeof(sim_id_t) == CCL_SIM_ID_BYTES, "id layout");
 
 static atomic_uint sim_serial;
@@ -107,14 +110,107 @@ ccl_sim_status_t ccl_sim_unique_id(void *id, size_t size)
     return CCL_SIM_OK;
 }
 
+ccl_sim_status_t ccl_sim_unique_id_at(const char *address, void *id, size_t size)
+{
+    sim_id_t head = {SIM_ID_AT_MAGIC, -1, 2166136261U, 0};
+    if (address == NULL || id == NULL || size < sizeof head)
+        return sim_fail(CCL_SIM_INVALID, "sim: no address or no room for a unique id");
+    for (const char *c = address; *c != '\0'; c++) /* FNV-1a of the address */
+        head.serial = (head.serial ^ (unsigned char)*c) * 16777619U;
+    memset(id, 0, size);
+    memcpy(id, &head, sizeof head);
+    return CCL_SIM_OK;
+}
+
+/* Join the communicator of an address-derived id (ccl_sim_unique_id_at):
+ * every process of the job says its CCL rank and the id it holds. */
+static ccl_sim_status_t sim_comm_init_at(const sim_id_t *id, int nranks, int rank,
+                                         ccl_sim_comm_t *comm)
+{
+    int world_size, mine[2] = {rank, (int)id->serial}, *all, *seen;
+    ccl_sim_status_t status;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (nranks != world_size)
+        return sim_fail(CCL_SIM_INVALID,
+                        "sim: an id derived from a rendezvous address spans the whole MPI job "
+                        "(%d processes), not %d ranks",
+                        world_size, nranks);
+    all = malloc(sizeof *all * 2 * (size_t)nranks);
+    seen = calloc((size_t)nranks, sizeof *seen);
+    if (all == NULL || seen == NULL) {
+        free(all);
+        free(seen);
+        return sim_fail(CCL_SIM_INTERNAL, "sim: out of memory");
+    }
+    status = sim_mpi(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD),
+                     "MPI_Allgather (joining at an address)");
+    for (int w = 0; w < world_size && status == CCL_SIM_OK; w++) {
+        if (all[2 * w + 1] != all[1])
+            status = sim_fail(CCL_SIM_INVALID,
+                              "sim: processes 0 and %d derived different unique ids (%08x, %08x) "
+                              "from their rendezvous addresses: they would never meet",
+                              w, (unsigned)all[1], (unsigned)all[2 * w + 1]);
+        else if (seen[all[2 * w]]++ > 0)
+            status = sim_fail(CCL_SIM_INVALID, "sim: two processes joined as rank %d", all[2 * w]);
+    }
+    if (status == CCL_SIM_OK)
+        status = sim_mpi(MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &comm->mpi), "MPI_Comm_split");
+    free(seen);
+    free(all);
+    return status;
+}
+
 static int sim_tag(const sim_id_t *id, int which)
 {
     return CCL_SIM_TAG_BASE + (int)(id->serial % 1024) * 2 + which;
 }
 
+static double sim_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* Receive into `buffer` (`count` ints from `source`, `tag`) until
+ * `deadline` (sim_now's clock; 0: no deadline). At the deadline the receive
+ * is cancelled: TIMEOUT, unless it completed meanwhile. */
+static ccl_sim_status_t sim_recv_by(int *buffer, int count, int source, int tag, double deadline)
+{
+    MPI_Request request;
+    MPI_Status status;
+    int done = 0, cancelled = 0;
+    ccl_sim_status_t result = sim_mpi(
+        MPI_Irecv(buffer, count, MPI_INT, source, tag, MPI_COMM_WORLD, &request), "MPI_Irecv");
+    while (result == CCL_SIM_OK && !done) {
+        result = sim_mpi(MPI_Test(&request, &done, &status), "MPI_Test");
+        if (result != CCL_SIM_OK || done)
+            break;
+        if (deadline > 0 && sim_now() >= deadline) {
+            MPI_Cancel(&request);
+            MPI_Wait(&request, &status);
+            MPI_Test_cancelled(&status, &cancelled);
+            if (cancelled)
+                return CCL_SIM_TIMEOUT;
+            break; /* it arrived as it was being cancelled */
+        }
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+    }
+    return result;
+}
+
 ccl_sim_status_t ccl_sim_comm_init(const void *id_bytes, int nranks, int rank, int device,
                                    ccl_sim_comm_t **out)
 {
+    return ccl_sim_comm_init_within(id_bytes, nranks, rank, device, 0, NULL, out);
+}
+
+ccl_sim_status_t ccl_sim_comm_init_within(const void *id_bytes, int nranks, int rank, int device,
+                                          double timeout_s, const char *source,
+                                          ccl_sim_comm_t **out)
+{
+    double deadline = timeout_s > 0 && isfinite(timeout_s) ? sim_now() + timeout_s : 0;
+    int joined = 1;
     sim_id_t id;
     int world_rank, world_size, *table = NULL;
     MPI_Group world_group, group;
@@ -127,11 +223,24 @@ ccl_sim_status_t ccl_sim_comm_init(const void *id_bytes, int nranks, int rank, i
     memcpy(&id, id_bytes, sizeof id);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (id.magic != SIM_ID_MAGIC || id.creator < 0 || id.creator >= world_size)
-        return sim_fail(CCL_SIM_INVALID, "sim: the unique id was not made by this sim");
     if (nranks < 1 || nranks > world_size || rank < 0 || rank >= nranks)
         return sim_fail(CCL_SIM_INVALID, "sim: rank %d of %d ranks (the MPI job has %d)", rank,
                         nranks, world_size);
+    if (id.magic == SIM_ID_AT_MAGIC) {
+        comm = calloc(1, sizeof *comm);
+        if (comm == NULL)
+            return sim_fail(CCL_SIM_INTERNAL, "sim: out of memory");
+        status = sim_comm_init_at(&id, nranks, rank, comm);
+        if (status != CCL_SIM_OK) {
+            free(comm);
+            return status;
+        }
+        *comm = (ccl_sim_comm_t){comm->mpi, rank, nranks, device};
+        *out = comm;
+        return CCL_SIM_OK;
+    }
+    if (id.magic != SIM_ID_MAGIC || id.creator < 0 || id.creator >= world_size)
+        return sim_fail(CCL_SIM_INVALID, "sim: the unique id was not made by this sim");
     if ((rank == 0) != (world_rank == id.creator))
         return sim_fail(CCL_SIM_USAGE, "sim: rank 0 must be the process that made the unique id");
     table = malloc(sizeof *table * (size_t)nranks);
@@ -142,20 +251,26 @@ ccl_sim_status_t ccl_sim_comm_init(const void *id_bytes, int nranks, int rank, i
         return sim_fail(CCL_SIM_INTERNAL, "sim: out of memory");
     }
     /* Every member tells the creator its world rank; the creator answers
-     * with the whole table. */
+     * with the whole table. (The sends are a few ints: MPI sends them
+     * eagerly, so they never wait for the receiver.) */
     if (rank == 0) {
         table[0] = world_rank;
         for (int i = 1; i < nranks && status == CCL_SIM_OK; i++) {
             int hello[2];
-            status = sim_mpi(MPI_Recv(hello, 2, MPI_INT, MPI_ANY_SOURCE, sim_tag(&id, 0),
-                                      MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-                             "MPI_Recv (joining)");
+            status = sim_recv_by(hello, 2, MPI_ANY_SOURCE, sim_tag(&id, 0), deadline);
             if (status == CCL_SIM_OK && (hello[0] <= 0 || hello[0] >= nranks))
                 status = sim_fail(CCL_SIM_INVALID, "sim: a member joined as rank %d of %d",
                                   hello[0], nranks);
-            if (status == CCL_SIM_OK)
+            if (status == CCL_SIM_OK) {
                 table[hello[0]] = hello[1];
+                joined++;
+            }
         }
+        if (status == CCL_SIM_TIMEOUT)
+            sim_fail(status,
+                     "sim: rank 0: only %d of %d ranks joined the communicator within %g s (%s); "
+                     "the others never came",
+                     joined, nranks, timeout_s, source != NULL ? source : "the connect timeout");
         for (int i = 1; i < nranks && status == CCL_SIM_OK; i++)
             status =
                 sim_mpi(MPI_Send(table, nranks, MPI_INT, table[i], sim_tag(&id, 1), MPI_COMM_WORLD),
@@ -165,9 +280,12 @@ ccl_sim_status_t ccl_sim_comm_init(const void *id_bytes, int nranks, int rank, i
         status = sim_mpi(MPI_Send(hello, 2, MPI_INT, id.creator, sim_tag(&id, 0), MPI_COMM_WORLD),
                          "MPI_Send (joining)");
         if (status == CCL_SIM_OK)
-            status = sim_mpi(MPI_Recv(table, nranks, MPI_INT, id.creator, sim_tag(&id, 1),
-                                      MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-                             "MPI_Recv (joining)");
+            status = sim_recv_by(table, nranks, id.creator, sim_tag(&id, 1), deadline);
+        if (status == CCL_SIM_TIMEOUT)
+            sim_fail(status,
+                     "sim: rank %d: rank 0 did not complete the communicator of %d ranks within "
+                     "%g s (%s): a rank never joined",
+                     rank, nranks, timeout_s, source != NULL ? source : "the connect timeout");
     }
     if (status == CCL_SIM_OK) {
         MPI_Comm_group(MPI_COMM_WORLD, &world_group);

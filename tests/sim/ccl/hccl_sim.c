@@ -4,9 +4,16 @@
  * links the simulated libascendcl.so: a communicator needs the thread's ACL
  * device (aclrtSetDevice), and every operation first synchronizes its
  * aclrtStream there. Faults: every exported call goes through sim_fault
- * (ACCEL_SIM_FAIL=HcclAllReduce:1:4 ...). Threads: as ccl_sim.h. */
+ * (ACCEL_SIM_FAIL=HcclAllReduce:1:4 ...). Connect timeout: as the real
+ * library, HcclCommInitRootInfo waits HCCL_CONNECT_TIMEOUT seconds (default
+ * 120) for the other ranks, then fails with HCCL_E_TIMEOUT; the sim accepts
+ * any whole number of seconds from 1, where CANN documents [120, 7200] (and,
+ * in recent releases, 20 s more than the value), so that a test need not
+ * wait two minutes. Threads: as ccl_sim.h. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ccl_sim.h"
 #include "hccl_sim.h"
@@ -35,6 +42,7 @@ static HcclResult hccl_result(ccl_sim_status_t status)
     case CCL_SIM_OK: return HCCL_SUCCESS;
     case CCL_SIM_INVALID: return HCCL_E_PARA;
     case CCL_SIM_STREAM: return HCCL_E_RUNTIME;
+    case CCL_SIM_TIMEOUT: return HCCL_E_TIMEOUT;
     default: return HCCL_E_INTERNAL;
     }
 }
@@ -79,19 +87,38 @@ SIM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     return hccl_result(ccl_sim_unique_id(rootInfo, sizeof *rootInfo));
 }
 
+/* HCCL_CONNECT_TIMEOUT in seconds: 120 when unset; a whole number from 1
+ * (the sim's lower bound, see above) up to 7200, else 0 (refused). */
+static long hccl_connect_timeout(void)
+{
+    const char *text = getenv("HCCL_CONNECT_TIMEOUT");
+    char *end = NULL;
+    long seconds;
+    if (text == NULL || text[0] == '\0')
+        return 120;
+    seconds = strtol(text, &end, 10);
+    return end != text && *end == '\0' && seconds >= 1 && seconds <= 7200 ? seconds : 0;
+}
+
 SIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo,
                                            uint32_t rank, HcclComm *comm)
 {
     int32_t device = -1;
     ccl_sim_comm_t *made = NULL;
     HcclResult result;
+    long timeout_s;
     HCCL_ENTER("HcclCommInitRootInfo");
     if (rootInfo == NULL || comm == NULL)
         return HCCL_E_PTR;
+    timeout_s = hccl_connect_timeout();
+    if (timeout_s == 0)
+        return HCCL_E_PARA;
     /* HCCL binds the communicator to the thread's ACL device. */
     if (aclrtGetDevice(&device) != 0)
         return HCCL_E_RUNTIME;
-    result = hccl_result(ccl_sim_comm_init(rootInfo, (int)nRanks, (int)rank, device, &made));
+    result =
+        hccl_result(ccl_sim_comm_init_within(rootInfo, (int)nRanks, (int)rank, device,
+                                             (double)timeout_s, "HCCL_CONNECT_TIMEOUT", &made));
     if (result == HCCL_SUCCESS)
         *comm = made;
     return result;

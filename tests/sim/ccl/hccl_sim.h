@@ -22,6 +22,7 @@ enum {
     HCCL_E_PTR = 2,
     HCCL_E_INTERNAL = 4,
     HCCL_E_NOT_SUPPORT = 5,
+    HCCL_E_TIMEOUT = 9,
     HCCL_E_RUNTIME = 15,
 };
 

@@ -5,8 +5,13 @@
  * the simulated libSynapse.so: every operation first synchronizes its
  * synStreamHandle there (synStreamSynchronize). Buffers are device
  * addresses, host memory in the sim. Faults: every exported call goes
- * through sim_fault. Threads: as ccl_sim.h. */
+ * through sim_fault. Rendezvous: as HabanaAI/HCL's hccl_context::
+ * get_unique_id, the process's first hcclGetUniqueId with HCCL_COMM_ID set
+ * gives the id of that address, the same on every process
+ * (ccl_sim_unique_id_at); later ones are fresh ids. Threads: as ccl_sim.h. */
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccl_sim.h"
@@ -100,12 +105,20 @@ SIM_EXPORT const char *hcclGetLastErrorMessage(void)
     return last[0] != '\0' ? last : NULL;
 }
 
+static atomic_bool hcl_address_used; /* the first id came from HCCL_COMM_ID */
+
 SIM_EXPORT hcclResult_t hcclGetUniqueId(hcclUniqueId *uniqueId)
 {
+    const char *address = getenv("HCCL_COMM_ID");
     HCL_ENTER("hcclGetUniqueId");
     if (uniqueId == NULL)
         return hcclInvalidArgument;
     uniqueId->length = CCL_SIM_ID_BYTES;
+    if (address != NULL && address[0] != '\0' && !atomic_exchange(&hcl_address_used, true))
+        return strchr(address, ':') != NULL
+                   ? hcl_result(ccl_sim_unique_id_at(address, uniqueId->internal,
+                                                     sizeof uniqueId->internal))
+                   : hcclInvalidArgument; /* not IP:PORT */
     return hcl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
 }
 
