@@ -14,7 +14,9 @@
  * Ranks: this process alone (a 1-rank communicator, no MPI needed) and, with
  * 2 or more devices, one rank per device started through `accel launch`
  * (MPI hands out the direct communicator's unique id, the barriers before
- * each timed loop and the agreement on sizes and failures).
+ * each timed loop and the agreement on sizes and failures; a rank whose call
+ * fails inside a timed loop leaves the others waiting in NCCL, so
+ * scripts/gpu-check.sh bounds the run with a timeout).
  * The CUstream: the public API gives no vendor stream, so this file reads
  * accel's private handle layout (src/core/core.h) to call native_stream, as
  * tests/sim/test_ccl_engines.c does. Single-threaded: everything runs on the
@@ -392,8 +394,9 @@ static void nccl_run(bench_ctx_t *ctx, bool ranks, const accel_comm_options_t *o
     if (b.size > 1)
         snprintf(b.label, sizeof b.label, " %d ranks", b.size);
     if (!ok) {
-        bench_figure_t *f =
-            bench_figure_add(ctx, "comm", "nccl all_reduce", BENCH_TIME, "us", 1e6, 0);
+        char name[64];
+        snprintf(name, sizeof name, "nccl%s all_reduce", b.label);
+        bench_figure_t *f = bench_figure_add(ctx, "comm", name, BENCH_TIME, "us", 1e6, 0);
         if (f != NULL)
             bench_figure_fail(f, b.why);
         nccl_teardown(&b);
