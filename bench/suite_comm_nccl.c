@@ -104,17 +104,26 @@ static bool nccl_usable(bench_ctx_t *ctx, int *devices, char *why, size_t cap)
 
 static bool nccl_direct_load(nccl_direct_t *d, char *why, size_t cap)
 {
-    /* The library the engine loaded (ACCEL_NCCL_LIBRARY, then the soname):
-     * dlopen of a loaded object's name returns that object. */
-    const char *file = getenv("ACCEL_NCCL_LIBRARY");
-    bool named = file != NULL && file[0] != '\0';
-    void *nccl = dlopen(named ? file : "libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (nccl == NULL && !named)
-        nccl = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (nccl == NULL || cuda == NULL) {
-        snprintf(why, cap, "cannot dlopen %s for the direct calls: %s",
-                 nccl == NULL ? (named ? file : "libnccl.so.2") : "libcuda.so.1", dlerror());
+    /* The library the engine loaded, found the way it finds it
+     * (ACCEL_NCCL_LIBRARY, then the default names): dlopen of an object
+     * that is loaded already returns that object. */
+    const char *names[] = {getenv("ACCEL_NCCL_LIBRARY"), "libnccl.so.2", "libnccl.so"};
+    const char *error = "no library name";
+    void *nccl = NULL, *cuda;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && nccl == NULL; i++) {
+        if (names[i] == NULL || names[i][0] == '\0')
+            continue;
+        nccl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (nccl == NULL)
+            error = dlerror();
+    }
+    if (nccl == NULL) {
+        snprintf(why, cap, "cannot dlopen libnccl for the direct calls: %s", error);
+        return false;
+    }
+    cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (cuda == NULL) {
+        snprintf(why, cap, "cannot dlopen libcuda.so.1 for the direct calls: %s", dlerror());
         return false;
     }
 #define NCCL_LOAD(lib, field, name)                                                                \
@@ -345,8 +354,8 @@ static void nccl_figure(nccl_bench_t *b, size_t bytes, bool latency, bool sync_e
     f->goal = 0.95;
     snprintf(f->baseline_name, sizeof f->baseline_name, "%s",
              sync_each ? "ncclAllReduce+cuStreamSynchronize" : "ncclAllReduce");
-    snprintf(f->note, sizeof f->note, "%d rank%s (a GPU each), f32 sum, %zu calls per repetition%s",
-             b->size, b->size > 1 ? "s" : "", iters,
+    snprintf(f->note, sizeof f->note, "%d rank%s, f32 sum, %zu calls per repetition%s", b->size,
+             b->size > 1 ? "s (a GPU each)" : "", iters,
              sync_each ? ", each synchronized" : ", one synchronize");
     /* Warm-up (NCCL sets up a size's algorithm on first use), then the
      * two sides alternately. */
