@@ -319,9 +319,10 @@ void bench_comm_relaunch(bench_ctx_t *ctx, const char *part, int ranks, const ch
     if (fd >= 0)
         unlink(path);
     if (why[0]) {
-        bench_figure_t *f = bench_figure_add(
-            ctx, "comm", strcmp(part, "nccl") == 0 ? "nccl all_reduce" : "all_reduce", BENCH_TIME,
-            "us", 1e6, 0);
+        char name[64] = "all_reduce";
+        if (strcmp(part, "nccl") == 0)
+            snprintf(name, sizeof name, "nccl %d ranks all_reduce", ranks);
+        bench_figure_t *f = bench_figure_add(ctx, "comm", name, BENCH_TIME, "us", 1e6, 0);
         if (f != NULL)
             bench_figure_fail(f, why);
     }
