@@ -98,6 +98,11 @@ run philox_cross "$BUILD/tests/cuda/cuda_philox_cross"
 # mpirun (the checks' exact averages need a power-of-two rank count). A hung
 # collective ends at the timeout (exit 124).
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# One host: NCCL's bootstrap and Open MPI's launcher over loopback, so that a
+# machine without a network (or with one that is down) still runs them.
+export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}
+export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-lo}
+export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo}
 run comm_nccl env ACCEL_ACCELERATOR=cuda timeout 600 "$BUILD/tests/cuda/cuda_comm_nccl" nccl
 case $gpus in
 2 | 4 | 8)
