@@ -8,7 +8,9 @@
  * (baseline time / accel time, or accel GB/s / baseline GB/s), so > 1 means
  * accel is faster and 1.0 means "as fast as the raw call".
  * Threads: a bench_ctx_t belongs to the thread running the suites; suites may
- * start their own threads internally. Uses only the public API. */
+ * start their own threads internally. Uses only the public API, except
+ * suite_comm_nccl.c, which reads accel's private stream layout to get the
+ * CUstream its direct NCCL baseline must share (see that file). */
 #ifndef ACCEL_BENCH_BENCH_H
 #define ACCEL_BENCH_BENCH_H
 

@@ -176,7 +176,9 @@ const bench_suite_t bench_suites[] = {
     {"optim", "CPU Adam/Adagrad/Lion steps vs a plain C loop and the memory roofline",
      bench_suite_optim},
     {"aio", "async_io read/write GB/s of one file vs dd with O_DIRECT", bench_suite_aio},
-    {"comm", "all_reduce latency and bus bandwidth vs MPI_Allreduce (2 ranks, mpirun)",
+    {"comm",
+     "all_reduce latency and bus bandwidth vs MPI_Allreduce (2 ranks, mpirun), and on cuda vs "
+     "ncclAllReduce",
      bench_suite_comm},
 };
 const size_t bench_suite_count = sizeof bench_suites / sizeof bench_suites[0];

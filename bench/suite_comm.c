@@ -10,7 +10,9 @@
  * launch -n 2` and reads the figures rank 0 wrote into a temporary file.
  * Every rank runs the same iterations (fixed by the size, not calibrated per
  * process) and rank 0's times are reported; ranks other than 0 print
- * nothing. The MPI baseline uses the libmpi accel loaded (dlsym). */
+ * nothing. The MPI baseline uses the libmpi accel loaded (dlsym). On a
+ * backend whose memory is not host memory (cuda...) the MPI figures are
+ * measured on the cpu backend; the NCCL figures are suite_comm_nccl.c's. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
@@ -22,27 +24,20 @@
 
 #include <accel/accel_comm.h>
 
-#include "bench.h"
+#include "suite_comm.h"
 
 #define COMM_OUT_ENV "ACCEL_BENCH_COMM_OUT" /* the file rank 0 writes its figures to */
 #define COMM_MAGIC   0x61636d62u
 
 extern char **environ;
 
-typedef struct comm_mpi {
-    int (*allreduce)(const void *, void *, int, void *, void *, void *);
-    int (*iallreduce)(const void *, void *, int, void *, void *, void *, void **);
-    int (*test)(void **, int *, void *);
-    int (*barrier)(void *);
-    void *world, *f32, *sum;
-} comm_mpi_t;
-
 typedef struct comm_arg {
     accel_comm_t *comm;         /* default timeout: MPI_Iallreduce + MPI_Test */
     accel_comm_t *comm_forever; /* no timeout: MPI_Allreduce */
-    comm_mpi_t mpi;
+    bench_comm_mpi_t mpi;
     float *send, *recv;
     size_t count;
+    bool on_cpu; /* measured on the cpu backend (the suite's backend is not host memory) */
 } comm_arg_t;
 
 /* What one timed loop calls. */
@@ -53,7 +48,7 @@ typedef enum comm_side {
     COMM_MPI_BLOCKING,
 } comm_side_t;
 
-static bool comm_bind_mpi(comm_mpi_t *mpi)
+bool bench_comm_bind_mpi(bench_comm_mpi_t *mpi)
 {
     void *lib = dlopen("libmpi.so.40", RTLD_NOW | RTLD_NOLOAD);
     if (lib == NULL)
@@ -62,16 +57,45 @@ static bool comm_bind_mpi(comm_mpi_t *mpi)
     *(void **)&mpi->iallreduce = dlsym(lib, "MPI_Iallreduce");
     *(void **)&mpi->test = dlsym(lib, "MPI_Test");
     *(void **)&mpi->barrier = dlsym(lib, "MPI_Barrier");
+    *(void **)&mpi->bcast = dlsym(lib, "MPI_Bcast");
     mpi->world = dlsym(lib, "ompi_mpi_comm_world");
     mpi->f32 = dlsym(lib, "ompi_mpi_float");
+    mpi->i32 = dlsym(lib, "ompi_mpi_int");
+    mpi->byte = dlsym(lib, "ompi_mpi_byte");
     mpi->sum = dlsym(lib, "ompi_mpi_op_sum");
-    return mpi->allreduce && mpi->iallreduce && mpi->test && mpi->barrier && mpi->world &&
-           mpi->f32 && mpi->sum;
+    mpi->min = dlsym(lib, "ompi_mpi_op_min");
+    return mpi->allreduce && mpi->iallreduce && mpi->test && mpi->barrier && mpi->bcast &&
+           mpi->world && mpi->f32 && mpi->i32 && mpi->byte && mpi->sum && mpi->min;
+}
+
+void bench_comm_size_name(size_t bytes, char *out, size_t cap)
+{
+    if (bytes >= (1u << 20))
+        snprintf(out, cap, "%zu MiB", bytes >> 20);
+    else if (bytes >= 1024)
+        snprintf(out, cap, "%zu KiB", bytes >> 10);
+    else
+        snprintf(out, cap, "%zu B", bytes);
+}
+
+size_t bench_comm_iters(const bench_ctx_t *ctx, size_t bytes)
+{
+    size_t iters = (ctx->quick ? (16u << 20) : (64u << 20)) / bytes;
+    return iters < 3 ? 3 : iters > 2000 ? 2000 : iters;
+}
+
+void bench_comm_skip(bench_ctx_t *ctx, const char *name, const char *why)
+{
+    bench_figure_t *f = bench_figure_add(ctx, "comm", name, BENCH_TIME, "us", 1e6, 0);
+    if (f == NULL)
+        return;
+    f->failed = true; /* nothing measured: no value, no ratio */
+    snprintf(f->note, sizeof f->note, "skipped: %s", why);
 }
 
 static bool comm_once(comm_arg_t *a, comm_side_t side)
 {
-    const comm_mpi_t *m = &a->mpi;
+    const bench_comm_mpi_t *m = &a->mpi;
     void *request = NULL;
     int done = 0;
     switch (side) {
@@ -105,29 +129,28 @@ static double comm_time(comm_arg_t *a, size_t iters, comm_side_t side)
 
 static void comm_figure(bench_ctx_t *ctx, comm_arg_t *a, size_t bytes, int size, bool forever)
 {
-    char name[64];
+    char name[64], shown[16];
     bool latency = bytes < (64u << 10);
-    const char *unit = bytes >= (1u << 20) ? "MiB" : bytes >= 1024 ? "KiB" : "B";
-    size_t shown = bytes >= (1u << 20) ? bytes >> 20 : bytes >= 1024 ? bytes >> 10 : bytes;
     comm_side_t measured = forever ? COMM_ACCEL_FOREVER : COMM_ACCEL;
     comm_side_t baseline = forever ? COMM_MPI_BLOCKING : COMM_MPI_NONBLOCKING;
-    snprintf(name, sizeof name, "all_reduce %zu %s %s%s", shown, unit,
-             latency ? "latency" : "busbw", forever ? " no timeout" : "");
+    bench_comm_size_name(bytes, shown, sizeof shown);
+    snprintf(name, sizeof name, "all_reduce %s %s%s", shown, latency ? "latency" : "busbw",
+             forever ? " no timeout" : "");
     bench_figure_t *f = latency ? bench_figure_add(ctx, "comm", name, BENCH_TIME, "us", 1e6, 0)
                                 : bench_figure_add(ctx, "comm", name, BENCH_RATE, "GB/s", 1,
                                                    (double)bytes * 2.0 * (size - 1) / size);
     if (f == NULL)
         return;
     /* Same iterations on every rank: about 64 MiB of payload per repetition. */
-    size_t iters = (ctx->quick ? (16u << 20) : (64u << 20)) / bytes;
-    iters = iters < 3 ? 3 : iters > 2000 ? 2000 : iters;
+    size_t iters = bench_comm_iters(ctx, bytes);
     a->count = bytes / sizeof(float);
     f->has_baseline = true;
     f->has_goal = true;
     f->goal = 0.95;
     snprintf(f->baseline_name, sizeof f->baseline_name, "%s",
              forever ? "MPI_Allreduce" : "MPI_Iallreduce+Test");
-    snprintf(f->note, sizeof f->note, "%d ranks, f32 sum, %zu calls per repetition", size, iters);
+    snprintf(f->note, sizeof f->note, "%d ranks, f32 sum, %zu calls per repetition%s", size, iters,
+             a->on_cpu ? ", cpu backend" : "");
     if (comm_time(a, 1, measured) < 0 || comm_time(a, 1, baseline) < 0) { /* warm-up */
         bench_figure_fail(f, NULL);
         return;
@@ -159,20 +182,34 @@ static void comm_write_figures(const bench_ctx_t *ctx, int first, const char *pa
     fclose(out);
 }
 
-static void comm_run_ranks(bench_ctx_t *ctx)
+/* Whether the communicators of `acc` are MPI's (its memory is host memory). */
+static bool comm_is_mpi(accel_t *acc)
 {
+    accel_comm_engine_info_t info = {.struct_size = sizeof info};
+    return accel_comm_engine_info(acc, &info) == ACCEL_OK && info.engine != NULL &&
+           strcmp(info.engine, "mpi") == 0;
+}
+
+/* This rank's MPI figures (2 or more ranks under a launcher). */
+static void comm_run_mpi(bench_ctx_t *ctx)
+{
+    accel_t *acc = ctx->acc, *cpu = NULL;
     accel_comm_t *comm = NULL;
     comm_arg_t a = {0};
-    int rank = 0, size = 0, first = ctx->figure_count;
+    int size = 0;
     static const size_t full[] = {8,          64,       512,       4u << 10,  32u << 10,
                                   256u << 10, 2u << 20, 16u << 20, 256u << 20};
     static const size_t quick[] = {8, 4u << 10, 1u << 20};
     const size_t *sizes = ctx->quick ? quick : full;
     size_t size_count = ctx->quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
     accel_comm_options_t forever = {.struct_size = sizeof forever, .timeout_s = INFINITY};
-    if (accel_comm_init(ctx->acc, NULL, &comm) != ACCEL_OK ||
-        accel_comm_init(ctx->acc, &forever, &a.comm_forever) != ACCEL_OK ||
-        !comm_bind_mpi(&a.mpi)) {
+    /* MPI works on host memory: a device backend's figures come from cpu. */
+    a.on_cpu = !comm_is_mpi(ctx->acc);
+    if (a.on_cpu && accel_open("cpu", &cpu) == ACCEL_OK)
+        acc = cpu;
+    if ((a.on_cpu && cpu == NULL) || accel_comm_init(acc, NULL, &comm) != ACCEL_OK ||
+        accel_comm_init(acc, &forever, &a.comm_forever) != ACCEL_OK ||
+        !bench_comm_bind_mpi(&a.mpi)) {
         bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce", BENCH_TIME, "us", 1e6, 0);
         if (f != NULL)
             bench_figure_fail(f, a.comm_forever == NULL ? NULL : "libmpi's symbols not found");
@@ -180,12 +217,11 @@ static void comm_run_ranks(bench_ctx_t *ctx)
             accel_comm_destroy(comm);
         if (a.comm_forever != NULL)
             accel_comm_destroy(a.comm_forever);
+        if (cpu != NULL)
+            accel_close(cpu);
         return;
     }
-    accel_comm_rank(comm, &rank);
     accel_comm_size(comm, &size);
-    if (rank != 0 && freopen("/dev/null", "w", stdout) == NULL)
-        return;
     a.comm = comm;
     a.send = malloc(sizes[size_count - 1]);
     a.recv = malloc(sizes[size_count - 1]);
@@ -201,38 +237,71 @@ static void comm_run_ranks(bench_ctx_t *ctx)
     free(a.recv);
     accel_comm_destroy(comm);
     accel_comm_destroy(a.comm_forever);
-    const char *path = getenv(COMM_OUT_ENV);
-    if (rank == 0 && path != NULL)
+    if (cpu != NULL)
+        accel_close(cpu);
+}
+
+/* Under a launcher: the part BENCH_COMM_PART_ENV names (both when unset);
+ * rank 0 prints, or writes its figures where COMM_OUT_ENV says. */
+static void comm_run_ranks(bench_ctx_t *ctx)
+{
+    const char *part = getenv(BENCH_COMM_PART_ENV), *path = getenv(COMM_OUT_ENV);
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK");
+    int first = ctx->figure_count;
+    bool rank0;
+    if (rank_text == NULL)
+        rank_text = getenv("PMI_RANK");
+    rank0 = rank_text == NULL || atoi(rank_text) == 0;
+    if (!rank0 && freopen("/dev/null", "w", stdout) == NULL)
+        return;
+    if (part == NULL || strcmp(part, "nccl") != 0)
+        comm_run_mpi(ctx);
+    if (part == NULL || strcmp(part, "mpi") != 0)
+        bench_comm_nccl_ranks(ctx);
+    if (rank0 && path != NULL)
         comm_write_figures(ctx, first, path);
 }
 
-/* Not under mpirun: run `accel launch -n 2 accel bench --suite comm
- * [--quick]` and take rank 0's figures from the file it writes. */
-static void comm_relaunch(bench_ctx_t *ctx)
+void bench_comm_relaunch(bench_ctx_t *ctx, const char *part, int ranks, const char *backend)
 {
-    char path[] = "/tmp/accel-bench-comm-XXXXXX", why[160] = "";
-    int fd = mkstemp(path), status = 0;
+    char path[] = "/tmp/accel-bench-comm-XXXXXX", why[200] = "", ranks_text[16];
+    int fd = mkstemp(path), status = 0, argc = 0;
     pid_t pid;
-    char *argv[] = {ctx->self_exe, "launch",      "-n",
-                    "2",           ctx->self_exe, "bench",
-                    "--suite",     "comm",        ctx->quick ? "--quick" : NULL,
-                    NULL};
+    char *argv[16];
     posix_spawn_file_actions_t actions;
+    snprintf(ranks_text, sizeof ranks_text, "%d", ranks);
+    argv[argc++] = ctx->self_exe;
+    argv[argc++] = "launch";
+    argv[argc++] = "-n";
+    argv[argc++] = ranks_text;
+    argv[argc++] = ctx->self_exe;
+    argv[argc++] = "bench";
+    argv[argc++] = "--suite";
+    argv[argc++] = "comm";
+    if (ctx->quick)
+        argv[argc++] = "--quick";
+    if (backend != NULL) {
+        argv[argc++] = "--backend";
+        argv[argc++] = (char *)backend;
+    }
+    argv[argc] = NULL;
     if (fd < 0) {
         snprintf(why, sizeof why, "cannot make a temporary file in /tmp");
     } else {
         close(fd);
         setenv(COMM_OUT_ENV, path, 1);
+        setenv(BENCH_COMM_PART_ENV, part, 1);
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
         if (posix_spawn(&pid, ctx->self_exe, &actions, NULL, argv, environ) != 0 ||
             waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
             snprintf(why, sizeof why,
-                     "`accel launch -n 2 accel bench --suite comm` failed (exit %d; is mpirun "
-                     "installed?)",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                     "`accel launch -n %d accel bench --suite comm` (%s part) failed (exit %d; "
+                     "is mpirun installed?)",
+                     ranks, part, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         posix_spawn_file_actions_destroy(&actions);
         unsetenv(COMM_OUT_ENV);
+        unsetenv(BENCH_COMM_PART_ENV);
     }
     FILE *in = why[0] ? NULL : fopen(path, "rb");
     unsigned magic = 0;
@@ -250,7 +319,10 @@ static void comm_relaunch(bench_ctx_t *ctx)
     if (fd >= 0)
         unlink(path);
     if (why[0]) {
-        bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce", BENCH_TIME, "us", 1e6, 0);
+        char name[64] = "all_reduce";
+        if (strcmp(part, "nccl") == 0)
+            snprintf(name, sizeof name, "nccl %d ranks all_reduce", ranks);
+        bench_figure_t *f = bench_figure_add(ctx, "comm", name, BENCH_TIME, "us", 1e6, 0);
         if (f != NULL)
             bench_figure_fail(f, why);
     }
@@ -258,8 +330,10 @@ static void comm_relaunch(bench_ctx_t *ctx)
 
 void bench_suite_comm(bench_ctx_t *ctx)
 {
-    if (getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL)
+    if (getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL) {
         comm_run_ranks(ctx);
-    else
-        comm_relaunch(ctx);
+        return;
+    }
+    bench_comm_relaunch(ctx, "mpi", 2, NULL);
+    bench_comm_nccl(ctx);
 }

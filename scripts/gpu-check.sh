@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # gpu-check.sh: what a developer with an NVIDIA GPU runs to check the CUDA
 # backend on real hardware: a Release build, the conformance suite and its
-# threading tests on cuda, the fork check, the CPU-vs-CUDA Philox bit check
-# and the CUDA benchmarks. Works offline; reports missing build dependencies
-# (cmocka, dlpack) instead of fetching them.
+# threading tests on cuda, the fork check, the CPU-vs-CUDA Philox bit check,
+# the collectives end to end on cuda + nccl, the CUDA benchmarks and the comm
+# suite (accel_all_reduce vs ncclAllReduce). Works offline; reports missing
+# build dependencies (cmocka, dlpack) instead of fetching them.
 # Usage: scripts/gpu-check.sh [OUTPUT_DIR]   (default ./gpu-results)
 set -u
 
@@ -92,8 +93,42 @@ else
 fi
 run fork_check "$BUILD/tests/cuda/cuda_fork_check"
 run philox_cross "$BUILD/tests/cuda/cuda_philox_cross"
+# accel_comm.h end to end on cuda + nccl (tests/sim/comm_device.c's checks):
+# one rank, no MPI; then one rank per GPU where there are 2, 4 or 8 GPUs and
+# mpirun (the checks' exact averages need a power-of-two rank count). A hung
+# collective ends at the timeout (exit 124).
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# One host: NCCL's bootstrap and Open MPI's launcher over loopback, so that a
+# machine without a network (or with one that is down) still runs them.
+export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}
+export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-lo}
+export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo}
+run comm_nccl env ACCEL_ACCELERATOR=cuda timeout 600 "$BUILD/tests/cuda/cuda_comm_nccl" nccl
+case $gpus in
+2 | 4 | 8)
+    if command -v mpirun >/dev/null; then
+        run comm_nccl_ranks env ACCEL_ACCELERATOR=cuda timeout 600 "$BUILD/tools/accel/accel" \
+            launch -n "$gpus" "$BUILD/tests/cuda/cuda_comm_nccl" nccl
+    else
+        say "SKIP  comm_nccl_ranks ($gpus GPUs but no mpirun)"
+    fi
+    ;;
+esac
 run cuda_bench "$BUILD/bench/cuda_bench"
 cp "$OUT/cuda_bench.log" "$OUT/cuda_bench.txt" 2>/dev/null
+# The comm suite (issue 18): MPI figures (2 ranks through mpirun, on cpu),
+# then accel_all_reduce against ncclAllReduce on the same CUstream and
+# buffers: 1 rank, and one rank per GPU with 2 or more. Its NCCL lines are
+# copied into the summary.
+if [ -x "$BUILD/tools/accel/accel" ]; then
+    if ACCEL_ACCELERATOR=cuda timeout 900 "$BUILD/tools/accel/accel" bench --suite comm \
+        --json "$OUT/comm_bench.json" >"$OUT/comm_bench.log" 2>&1; then
+        say "PASS  accel bench --suite comm (cuda)"
+    else
+        say "NOTE  accel bench --suite comm (cuda) exit $? (see comm_bench.log)"
+    fi
+    grep -E '^comm +nccl' "$OUT/comm_bench.log" >>"$SUMMARY"
+fi
 if [ -x "$BUILD/tools/accel/accel" ]; then
     ACCEL_ACCELERATOR=cuda "$BUILD/tools/accel/accel" bench >"$OUT/accel_bench.log" 2>&1 &&
         say "PASS  accel bench (cuda)" || say "NOTE  accel bench (cuda) exit $? (see accel_bench.log)"

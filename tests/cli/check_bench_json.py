@@ -75,21 +75,34 @@ def check_aio(figures):
             fail(f"aio figure {name}: note {figure['note']!r} lacks the I/O path")
 
 
-def check_comm(figures):
+def check_comm(figures, backend):
     """The comm suite's --quick figures: all_reduce at 8 B, 4 KiB and 1 MiB,
     each with the default timeout (against MPI_Iallreduce+Test) and without
-    one (against MPI_Allreduce), measured by 2 ranks under mpirun."""
+    one (against MPI_Allreduce), measured by 2 ranks under mpirun (on the cpu
+    backend when the suite's backend is not host memory), then the NCCL
+    part: on a backend other than cuda one line saying it was skipped and
+    why."""
     expected = set()
     for size in ("8 B latency", "4 KiB latency", "1 MiB busbw"):
         expected |= {f"all_reduce {size}", f"all_reduce {size} no timeout"}
-    names = {f["name"] for f in figures}
+    mpi = [f for f in figures if not f["name"].startswith("nccl")]
+    nccl = [f for f in figures if f["name"].startswith("nccl")]
+    names = {f["name"] for f in mpi}
     if names != expected:
         fail(f"comm figures {sorted(names)}, expected {sorted(expected)}")
-    for figure in figures:
+    for figure in mpi:
         if figure["failed"] or not (figure["baseline_name"] or "").startswith("MPI_"):
             fail(f"comm figure {figure['name']}: failed or no MPI baseline: {figure}")
         if "2 ranks" not in figure["note"]:
             fail(f"comm figure {figure['name']}: not measured by 2 ranks: {figure['note']}")
+        if ("cpu backend" in figure["note"]) != (backend != "cpu"):
+            fail(f"comm figure {figure['name']}: backend {backend}, note {figure['note']!r}")
+    if backend != "cuda":
+        if len(nccl) != 1 or nccl[0]["name"] != "nccl all_reduce" or not nccl[0]["failed"]:
+            fail(f"expected one skipped 'nccl all_reduce' line on {backend}: {nccl}")
+        note = nccl[0]["note"]
+        if not note.startswith("skipped: ") or f"the backend is {backend}, not cuda" not in note:
+            fail(f"the NCCL line does not say why it was skipped: {note!r}")
 
 
 def main():
@@ -134,7 +147,7 @@ def main():
     if suite == "aio":
         check_aio(report["figures"])
     if suite == "comm":
-        check_comm(report["figures"])
+        check_comm(report["figures"], report["backend"])
     print(f"ok: {report['backend']}, {len(report['figures'])} figures in {len(suites)} suites")
 
 
