@@ -446,12 +446,67 @@ static accel_status_t comm_dispatch(accel_comm_t *comm, comm_call_t *call)
     return status;
 }
 
+/* The last collective this thread validated, and the state its answer
+ * depended on: the same call on the same communicator is valid again while
+ * no allocation has changed (the accel_t's block generation) and no
+ * communicator was destroyed (the handle could now name another with
+ * another size), so a loop's repeated calls skip the buffer checks.
+ * Point-to-point calls, whose check also depends on the thread's group, are
+ * not remembered. */
+static _Thread_local struct {
+    const accel_comm_t *comm;
+    comm_kind_t kind;
+    const void *send;
+    void *recv;
+    size_t count, elem;
+    accel_dtype_t dtype;
+    accel_reduce_op_t op;
+    int root;
+    uint64_t generation, comm_generation;
+} comm_last_valid;
+
+static bool comm_same_call(const accel_comm_t *comm, const comm_call_t *call, uint64_t generation,
+                           uint64_t comm_generation)
+{
+    return comm_last_valid.comm == comm && comm_last_valid.comm_generation == comm_generation &&
+           comm_last_valid.kind == call->kind && comm_last_valid.send == call->send &&
+           comm_last_valid.recv == call->recv && comm_last_valid.count == call->count &&
+           comm_last_valid.dtype == call->dtype && comm_last_valid.op == call->op &&
+           comm_last_valid.root == call->root && comm_last_valid.generation == generation;
+}
+
+static accel_status_t comm_validate_once(accel_comm_t *comm, comm_call_t *call)
+{
+    uint64_t generation = atomic_load_explicit(&comm->acc->block_generation, memory_order_acquire);
+    uint64_t comm_generation =
+        atomic_load_explicit(&accel_comm_live_generation, memory_order_acquire);
+    if (comm_same_call(comm, call, generation, comm_generation)) {
+        call->elem = comm_last_valid.elem;
+        return ACCEL_OK;
+    }
+    accel_status_t status = comm_validate(comm, call);
+    if (status == ACCEL_OK && call->kind != COMM_SEND && call->kind != COMM_RECV) {
+        comm_last_valid.comm = comm;
+        comm_last_valid.kind = call->kind;
+        comm_last_valid.send = call->send;
+        comm_last_valid.recv = call->recv;
+        comm_last_valid.count = call->count;
+        comm_last_valid.elem = call->elem;
+        comm_last_valid.dtype = call->dtype;
+        comm_last_valid.op = call->op;
+        comm_last_valid.root = call->root;
+        comm_last_valid.generation = generation;
+        comm_last_valid.comm_generation = comm_generation;
+    }
+    return status;
+}
+
 static accel_status_t comm_run(accel_comm_t *comm, comm_call_t *call, accel_stream_t *stream)
 {
     accel_status_t status = accel_comm_check(comm);
     if (status != ACCEL_OK)
         return status;
-    status = comm_validate(comm, call);
+    status = comm_validate_once(comm, call);
     if (status != ACCEL_OK || call->count == 0)
         return status;
     pthread_mutex_lock(&comm->lock);

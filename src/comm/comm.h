@@ -13,6 +13,7 @@
 #define ACCEL_COMM_COMM_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "comm/engine.h"
@@ -45,6 +46,11 @@ bool accel_comm_engine_serves(const accel_comm_engine_t *engine, const accel_t *
 
 /* INVALID_ARGUMENT with a sentence unless `comm` is a live communicator. */
 accel_status_t accel_comm_check(const accel_comm_t *comm);
+/* Bumped whenever a communicator is destroyed, so that a thread's cached
+ * answers about a handle (accel_comm_check's "live", collectives.c's
+ * "this call was valid") are dropped once the handle may name another
+ * communicator. */
+extern _Atomic uint64_t accel_comm_live_generation;
 /* Wrap an engine communicator into a new live accel_comm_t (rank, size,
  * device and timeout as given); destroys the engine's on failure. */
 accel_status_t accel_comm_wrap(accel_t *acc, const accel_comm_engine_t *engine, void *engine_comm,

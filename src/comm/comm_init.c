@@ -17,10 +17,9 @@
 static pthread_mutex_t comm_live_lock = PTHREAD_MUTEX_INITIALIZER;
 static accel_comm_t *comm_live_head;
 
-/* Bumped (under comm_live_lock) whenever a communicator leaves the list, so
- * a thread's last answer "this handle is live" stays good while it is
- * unchanged: the per-call check of a communicator in use takes no lock. */
-static _Atomic uint64_t comm_live_generation;
+/* comm.h: bumped under comm_live_lock whenever a communicator leaves the
+ * list. */
+_Atomic uint64_t accel_comm_live_generation;
 static _Thread_local struct {
     const accel_comm_t *comm;
     uint64_t generation;
@@ -31,7 +30,7 @@ accel_status_t accel_comm_check(const accel_comm_t *comm)
     bool live = false;
     if (comm == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "communicator handle is NULL");
-    uint64_t generation = atomic_load_explicit(&comm_live_generation, memory_order_acquire);
+    uint64_t generation = atomic_load_explicit(&accel_comm_live_generation, memory_order_acquire);
     if (comm_live_seen.comm == comm && comm_live_seen.generation == generation)
         return ACCEL_OK;
     pthread_mutex_lock(&comm_live_lock);
@@ -83,7 +82,7 @@ static bool comm_unlink(accel_comm_t *comm)
     for (accel_comm_t **link = &comm_live_head; *link != NULL; link = &(*link)->next_live) {
         if (*link == comm) {
             *link = comm->next_live;
-            atomic_fetch_add_explicit(&comm_live_generation, 1, memory_order_release);
+            atomic_fetch_add_explicit(&accel_comm_live_generation, 1, memory_order_release);
             found = true;
             break;
         }

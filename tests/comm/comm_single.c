@@ -70,6 +70,21 @@ static void test_one_rank(accel_t *acc)
     CHECK_OK(accel_all_reduce(comm, ints, ints, 2, ACCEL_DTYPE_I64, ACCEL_REDUCE_PROD, NULL));
     CHECK(ints[0] == 7 && ints[1] == -7, "prod of one rank: %lld %lld", (long long)ints[0],
           (long long)ints[1]);
+    /* A call valid a moment ago is checked again once its buffer has been
+     * freed and the bytes handed out again, smaller. */
+    void *block = NULL, *again = NULL;
+    CHECK_OK(accel_malloc(acc, 256, &block));
+    for (int i = 0; i < 2 && block != NULL; i++)
+        CHECK_OK(accel_all_reduce(comm, block, block, 64, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL));
+    CHECK_OK(accel_free(acc, block));
+    CHECK_OK(accel_malloc(acc, 128, &again));
+    if (again != NULL && again == block)
+        CHECK_FAILS(
+            accel_all_reduce(comm, again, again, 64, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL),
+            ACCEL_ERROR_INVALID_ARGUMENT, "holds only 128 bytes");
+    else
+        printf("the allocator did not reuse the block: the stale-check case is not exercised\n");
+    CHECK_OK(accel_free(acc, again));
     CHECK_OK(accel_comm_split(comm, 3, 0, &sub));
     CHECK(sub != NULL, "split of one rank");
     if (sub != NULL) {
