@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include <accel/accel.h>
+#include <accel/accel_comm.h>
 
 #define SKIP_CODE        77
 #define CHILD_DEADLINE_S 20 /* a child that fails at once needs milliseconds */
@@ -212,10 +213,42 @@ static void test_callback_synchronize_refused(void **state)
     assert_int_equal(accel_close(probe.acc), ACCEL_OK);
 }
 
+/* A device whose queue was never made (the accel_t initialised, device 0
+ * never used) has nothing to wait for: closing synchronizes it without the
+ * "could not be synchronized" warning it once printed (clFinish on no
+ * queue). */
+static void test_close_unused_device_quietly(void **state)
+{
+    (void)state;
+    char captured[4096] = "";
+    accel_t *acc;
+    accel_comm_engine_info_t info = {.struct_size = sizeof info};
+    FILE *log = tmpfile();
+    int saved = dup(2);
+    assert_non_null(log);
+    assert_true(saved >= 0);
+    fflush(stderr);
+    dup2(fileno(log), 2);
+    if (accel_open("opencl", &acc) == ACCEL_OK) {
+        accel_comm_engine_info(acc, &info); /* initialises the accel_t, not the device */
+        accel_close(acc);
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(log);
+    size_t got = fread(captured, 1, sizeof captured - 1, log);
+    captured[got] = '\0';
+    fclose(log);
+    if (strstr(captured, "could not be synchronized") != NULL)
+        fail_msg("closing an unused opencl device warned: %s", captured);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_callback_synchronize_refused),
+        cmocka_unit_test(test_close_unused_device_quietly),
         cmocka_unit_test(test_fork_after_open_fails_at_once),
         cmocka_unit_test(test_fork_while_threads_busy),
     };

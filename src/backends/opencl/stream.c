@@ -199,7 +199,8 @@ accel_status_t accel_opencl_stream_query(void *self, int device, void *stream)
     return status;
 }
 
-/* Every queue of `device` (its default queue first), each retained. */
+/* Every queue of `device` (its default queue first, once the device has
+ * been initialised and has one), each retained. */
 static accel_status_t device_queues(accel_opencl_backend_t *cl, int device,
                                     accel_cl_command_queue **out, size_t *out_count)
 {
@@ -210,7 +211,8 @@ static accel_status_t device_queues(accel_opencl_backend_t *cl, int device,
         count += s->device == device;
     queues = malloc(count * sizeof *queues);
     if (queues != NULL) {
-        queues[n++] = cl->devices[device].default_queue.handle;
+        if (cl->devices[device].default_queue.handle != NULL)
+            queues[n++] = cl->devices[device].default_queue.handle;
         for (accel_opencl_stream_t *s = cl->streams; s != NULL; s = s->next_live) {
             if (s->device == device)
                 queues[n++] = s->queue.handle;
