@@ -11,13 +11,8 @@
 set -eu
 cc=$1 src=$2 work=$3
 
-status=0
-headers=$("$src/scripts/fetch-vendor-headers.sh" hpu) || status=$?
-if [ "$status" -ne 0 ]; then
-    [ "$status" -eq 77 ] && echo "hpu.declarations: SKIPPED: Synapse headers unavailable (reason above)"
-    exit "$status"
-fi
-echo "hpu.declarations: checking against $headers ($(cat "$headers/SOURCE" 2>/dev/null || echo 'source unknown'))"
+. "$src/scripts/declarations-lib.sh"
+declarations_fetch hpu.declarations hpu "Synapse headers" SOURCE
 mkdir -p "$work"
 # -O2: the never-called assignment function is dropped, so nothing links Synapse.
 "$cc" -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -Werror=incompatible-pointer-types \

@@ -9,13 +9,8 @@
 set -eu
 cc=$1 src=$2 work=$3
 
-status=0
-headers=$("$src/scripts/fetch-vendor-headers.sh" npu) || status=$?
-if [ "$status" -ne 0 ]; then
-    [ "$status" -eq 77 ] && echo "npu.declarations: SKIPPED: CANN headers unavailable (reason above)"
-    exit "$status"
-fi
-echo "npu.declarations: checking against $headers ($(cat "$headers/WHEEL" 2>/dev/null || echo 'wheel unknown'))"
+. "$src/scripts/declarations-lib.sh"
+declarations_fetch npu.declarations npu "CANN headers" WHEEL
 mkdir -p "$work"
 # -O2: the never-called assignment function is dropped, so nothing links ACL.
 "$cc" -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -Werror=incompatible-pointer-types \

@@ -9,18 +9,9 @@
 set -eu
 src=$1 work=$2
 
-cxx=
-for c in "${CXX:-}" c++ g++ clang++; do
-    [ -n "$c" ] && command -v "$c" >/dev/null 2>&1 && { cxx=$c; break; }
-done
-[ -n "$cxx" ] || { echo "habana_hccl.declarations: SKIPPED: no C++ compiler (the headers are C++)"; exit 77; }
-status=0
-headers=$("$src/scripts/fetch-vendor-headers.sh" habana-hccl) || status=$?
-if [ "$status" -ne 0 ]; then
-    [ "$status" -eq 77 ] && echo "habana_hccl.declarations: SKIPPED: HCCL headers unavailable (reason above)"
-    exit "$status"
-fi
-echo "habana_hccl.declarations: checking against $headers ($(cat "$headers/SOURCE" 2>/dev/null || echo 'source unknown'))"
+. "$src/scripts/declarations-lib.sh"
+declarations_cxx habana_hccl.declarations "the headers are C++"
+declarations_fetch habana_hccl.declarations habana-hccl "HCCL headers" SOURCE
 mkdir -p "$work/synapse"
 # hccl_types.h includes <synapse_api_types.h> for synStreamHandle alone (a
 # callback type the engine does not use); Synapse's own header pulls C++-only

@@ -9,20 +9,11 @@
 set -eu
 src=$1 work=$2
 
-cxx=
-for c in "${CXX:-}" c++ g++ clang++; do
-    [ -n "$c" ] && command -v "$c" >/dev/null 2>&1 && { cxx=$c; break; }
-done
-[ -n "$cxx" ] || { echo "hccl.declarations: SKIPPED: no C++ compiler (HCCL's headers are C++ only)"; exit 77; }
-status=0
-headers=$("$src/scripts/fetch-vendor-headers.sh" npu) || status=$?
-if [ "$status" -ne 0 ]; then
-    [ "$status" -eq 77 ] && echo "hccl.declarations: SKIPPED: CANN headers unavailable (reason above)"
-    exit "$status"
-fi
+. "$src/scripts/declarations-lib.sh"
+declarations_cxx hccl.declarations "HCCL's headers are C++ only"
+declarations_fetch hccl.declarations npu "CANN headers" WHEEL
 [ -f "$headers/hccl/inc/hccl/hccl.h" ] ||
     { echo "hccl.declarations: SKIPPED: $headers has no hccl/inc/hccl/hccl.h"; exit 77; }
-echo "hccl.declarations: checking against $headers ($(cat "$headers/WHEEL" 2>/dev/null || echo 'wheel unknown'))"
 mkdir -p "$work"
 # hccl.h includes "third_party/hccl/inc/hccl/hccl_types.h" (under root/) and <acl/acl.h>.
 "$cxx" -std=c++14 -O2 -Wall -Wextra -Werror -I"$src/src" -I"$src/include" \
