@@ -34,6 +34,7 @@ extern char **environ;
 typedef struct comm_arg {
     accel_comm_t *comm;         /* default timeout: MPI_Iallreduce + MPI_Test */
     accel_comm_t *comm_forever; /* no timeout: MPI_Allreduce */
+    accel_comm_t *comm_self;    /* MPI_COMM_SELF, no timeout: accel's cost per call */
     bench_comm_mpi_t mpi;
     float *send, *recv;
     size_t count;
@@ -46,6 +47,8 @@ typedef enum comm_side {
     COMM_ACCEL_FOREVER,
     COMM_MPI_NONBLOCKING,
     COMM_MPI_BLOCKING,
+    COMM_ACCEL_SELF,
+    COMM_MPI_SELF,
 } comm_side_t;
 
 bool bench_comm_bind_mpi(bench_comm_mpi_t *mpi)
@@ -59,13 +62,14 @@ bool bench_comm_bind_mpi(bench_comm_mpi_t *mpi)
     *(void **)&mpi->barrier = dlsym(lib, "MPI_Barrier");
     *(void **)&mpi->bcast = dlsym(lib, "MPI_Bcast");
     mpi->world = dlsym(lib, "ompi_mpi_comm_world");
+    mpi->self = dlsym(lib, "ompi_mpi_comm_self");
     mpi->f32 = dlsym(lib, "ompi_mpi_float");
     mpi->i32 = dlsym(lib, "ompi_mpi_int");
     mpi->byte = dlsym(lib, "ompi_mpi_byte");
     mpi->sum = dlsym(lib, "ompi_mpi_op_sum");
     mpi->min = dlsym(lib, "ompi_mpi_op_min");
     return mpi->allreduce && mpi->iallreduce && mpi->test && mpi->barrier && mpi->bcast &&
-           mpi->world && mpi->f32 && mpi->i32 && mpi->byte && mpi->sum && mpi->min;
+           mpi->world && mpi->self && mpi->f32 && mpi->i32 && mpi->byte && mpi->sum && mpi->min;
 }
 
 void bench_comm_size_name(size_t bytes, char *out, size_t cap)
@@ -105,6 +109,11 @@ static bool comm_once(comm_arg_t *a, comm_side_t side)
                                 a->count, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL) == ACCEL_OK;
     case COMM_MPI_BLOCKING:
         return m->allreduce(a->send, a->recv, (int)a->count, m->f32, m->sum, m->world) == 0;
+    case COMM_ACCEL_SELF:
+        return accel_all_reduce(a->comm_self, a->send, a->recv, a->count, ACCEL_DTYPE_F32,
+                                ACCEL_REDUCE_SUM, NULL) == ACCEL_OK;
+    case COMM_MPI_SELF:
+        return m->allreduce(a->send, a->recv, (int)a->count, m->f32, m->sum, m->self) == 0;
     case COMM_MPI_NONBLOCKING:
         if (m->iallreduce(a->send, a->recv, (int)a->count, m->f32, m->sum, m->world, &request) != 0)
             return false;
@@ -180,6 +189,48 @@ static void comm_figure(bench_ctx_t *ctx, comm_arg_t *a, size_t bytes, int size,
     bench_figure_finish(f, ctx->reps);
 }
 
+/* accel's own cost per call: an 8-byte all_reduce on a one-rank
+ * communicator (MPI_COMM_SELF, no timeout), where MPI has nothing to wait
+ * for, against MPI_Allreduce on MPI_COMM_SELF: the difference is what the
+ * layer adds (checks, stream order, lock, engine). No goal: a figure to
+ * watch; the 2-rank lines are where it matters. */
+static void comm_figure_self(bench_ctx_t *ctx, comm_arg_t *a)
+{
+    size_t iters = ctx->quick ? 20000 : 100000, slices = 8, per_slice = iters / slices;
+    bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce 8 B, 1 rank (cost per call)",
+                                         BENCH_TIME, "ns", 1e9, 0);
+    if (f == NULL)
+        return;
+    a->count = 2;
+    f->has_baseline = true;
+    snprintf(f->baseline_name, sizeof f->baseline_name, "MPI_Allreduce on MPI_COMM_SELF");
+    snprintf(f->note, sizeof f->note,
+             "%sMPI_COMM_SELF; the difference is accel's per-call work, %zu calls per repetition",
+             a->on_cpu ? "cpu backend; " : "", iters);
+    for (int r = 0; r < ctx->reps; r++) {
+        double tm = 0, tb = 0;
+        for (size_t i = 0; i < slices; i++) {
+            double t0 = bench_now();
+            for (size_t k = 0; k < per_slice; k++)
+                if (!comm_once(a, COMM_ACCEL_SELF)) {
+                    bench_figure_fail(f, NULL);
+                    return;
+                }
+            double t1 = bench_now();
+            for (size_t k = 0; k < per_slice; k++)
+                if (!comm_once(a, COMM_MPI_SELF)) {
+                    bench_figure_fail(f, NULL);
+                    return;
+                }
+            tm += t1 - t0;
+            tb += bench_now() - t1;
+        }
+        f->measured.samples[r] = tm / (double)(per_slice * slices);
+        f->baseline.samples[r] = tb / (double)(per_slice * slices);
+    }
+    bench_figure_finish(f, ctx->reps);
+}
+
 /* Rank 0's figures into the file the parent named (raw records: the parent
  * is this same program). */
 static void comm_write_figures(const bench_ctx_t *ctx, int first, const char *path)
@@ -241,6 +292,15 @@ static void comm_run_mpi(bench_ctx_t *ctx)
     if (a.send != NULL && a.recv != NULL) {
         memset(a.send, 0, sizes[size_count - 1]); /* zeros: sums stay finite */
         memset(a.recv, 0, sizes[size_count - 1]);
+        if (accel_comm_init_mpi(acc, &forever, &a.mpi.self, &a.comm_self) == ACCEL_OK) {
+            comm_figure_self(ctx, &a);
+            accel_comm_destroy(a.comm_self);
+        } else {
+            bench_figure_t *f = bench_figure_add(
+                ctx, "comm", "all_reduce 8 B, 1 rank (cost per call)", BENCH_TIME, "ns", 1e9, 0);
+            if (f != NULL)
+                bench_figure_fail(f, NULL);
+        }
         for (size_t i = 0; i < size_count; i++) {
             comm_figure(ctx, &a, sizes[i], size, false);
             comm_figure(ctx, &a, sizes[i], size, true);

@@ -19,7 +19,7 @@ typedef struct bench_comm_mpi {
     int (*test)(void **, int *, void *);
     int (*barrier)(void *);
     int (*bcast)(void *, int, void *, int, void *);
-    void *world, *f32, *i32, *byte, *sum, *min;
+    void *world, *self, *f32, *i32, *byte, *sum, *min;
 } bench_comm_mpi_t;
 
 /* Binds `mpi` once libmpi is loaded (by an accel communicator); false when

@@ -81,8 +81,9 @@ def check_comm(figures, backend):
     one (against MPI_Allreduce), measured by 2 ranks under mpirun (on the cpu
     backend when the suite's backend is not host memory), then the NCCL
     part: on a backend other than cuda one line saying it was skipped and
-    why."""
-    expected = set()
+    why. First, accel's cost per call: 8 B on a one-rank communicator
+    (MPI_COMM_SELF) against MPI_Allreduce there."""
+    expected = {"all_reduce 8 B, 1 rank (cost per call)"}
     for size in ("8 B latency", "4 KiB latency", "1 MiB busbw"):
         expected |= {f"all_reduce {size}", f"all_reduce {size} no timeout"}
     mpi = [f for f in figures if not f["name"].startswith("nccl")]
@@ -93,7 +94,10 @@ def check_comm(figures, backend):
     for figure in mpi:
         if figure["failed"] or not (figure["baseline_name"] or "").startswith("MPI_"):
             fail(f"comm figure {figure['name']}: failed or no MPI baseline: {figure}")
-        if "2 ranks" not in figure["note"]:
+        one_rank = figure["name"].endswith("(cost per call)")
+        if one_rank and "MPI_COMM_SELF" not in figure["note"]:
+            fail(f"comm figure {figure['name']}: not on MPI_COMM_SELF: {figure['note']}")
+        if not one_rank and "2 ranks" not in figure["note"]:
             fail(f"comm figure {figure['name']}: not measured by 2 ranks: {figure['note']}")
         if ("cpu backend" in figure["note"]) != (backend != "cpu"):
             fail(f"comm figure {figure['name']}: backend {backend}, note {figure['note']!r}")
