@@ -63,6 +63,20 @@ ACCEL_API accel_status_t accel_symbol_table_resolve(void *library, const accel_s
                                                     const char *library_name, char *reason,
                                                     size_t reason_cap);
 
+/* ================================================================ slot bodies
+ *
+ * The bodies several slots share word for word across backends. Stateless:
+ * any thread. */
+
+/* supported_dtypes: copy list[0 .. count) into out[0 .. cap) (as many as
+ * fit) and set *out_count = count, the length of the whole list. With out
+ * NULL and cap > 0: INVALID_ARGUMENT, "<backend>: dtype output array is NULL
+ * but capacity is <cap>", and nothing is written. A slot ends with
+ *   return accel_dtypes_copy_out("mydev", list, n, out, cap, out_count); */
+ACCEL_API accel_status_t accel_dtypes_copy_out(const char *backend, const accel_dtype_t *list,
+                                               size_t count, accel_dtype_t *out, size_t cap,
+                                               size_t *out_count);
+
 /* ================================================================ address ranges
  *
  * accel_range_map_t: non-overlapping [base, base + size) ranges kept in a

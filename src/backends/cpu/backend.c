@@ -257,13 +257,7 @@ static accel_status_t cpu_supported_dtypes(void *self, int device, accel_dtype_t
     accel_cpu_backend_t *cpu = self;
     const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F16};
     size_t n = cpu->fp16_supported ? 3 : 2;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cpu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("cpu", all, n, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

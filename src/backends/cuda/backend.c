@@ -427,13 +427,7 @@ static accel_status_t cuda_supported_dtypes(void *self, int device, accel_dtype_
         all[n++] = ACCEL_DTYPE_F16;
     if (dev->cc_major >= 8)
         all[n++] = ACCEL_DTYPE_BF16;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cuda: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("cuda", all, n, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- NVTX ranges */

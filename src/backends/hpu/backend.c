@@ -756,18 +756,10 @@ static accel_status_t hpu_query_flag(void *self, int device, accel_flag_t flag, 
 static accel_status_t hpu_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
                                            size_t *out_count)
 {
-    accel_dtype_t all[3] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F16};
+    static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F16};
     bool fp16 = false;
-    size_t n;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "hpu: dtype output array is NULL but capacity is %zu", cap);
     hpu_query_flag(self, device, ACCEL_FLAG_FP16_SUPPORTED, &fp16);
-    n = fp16 ? 3 : 2;
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("hpu", all, fp16 ? 3 : 2, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

@@ -470,13 +470,7 @@ static accel_status_t mlu_supported_dtypes(void *self, int device, accel_dtype_t
     accel_mlu_backend_t *mlu = self;
     accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
     size_t count = mlu->bf16[device] ? 3 : 2;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "mlu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < count && i < cap; i++)
-        out[i] = all[i];
-    *out_count = count;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("mlu", all, count, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

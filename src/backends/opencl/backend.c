@@ -442,13 +442,7 @@ static accel_status_t opencl_supported_dtypes(void *self, int device, accel_dtyp
     const accel_opencl_device_t *dev = &((accel_opencl_backend_t *)self)->devices[device];
     const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16};
     size_t n = dev->fp16 ? 2 : 1;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "opencl: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("opencl", all, n, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

@@ -133,13 +133,9 @@ static accel_status_t skeleton_supported_dtypes(void *self, int device, accel_dt
                                                 size_t cap, size_t *out_count)
 {
     static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
-    size_t n = sizeof all / sizeof all[0];
     (void)self;
     (void)device;
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("skeleton", all, sizeof all / sizeof all[0], out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

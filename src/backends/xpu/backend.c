@@ -551,13 +551,7 @@ static accel_status_t xpu_supported_dtypes(void *self, int device, accel_dtype_t
     static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
     (void)self;
     (void)device;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "xpu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < 3 && i < cap; i++)
-        out[i] = all[i];
-    *out_count = 3;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("xpu", all, sizeof all / sizeof all[0], out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */
