@@ -77,6 +77,14 @@ ACCEL_API accel_status_t accel_dtypes_copy_out(const char *backend, const accel_
                                                size_t count, accel_dtype_t *out, size_t cap,
                                                size_t *out_count);
 
+/* device_properties: copy the filled `props` into the caller's `out`, only
+ * the prefix out->struct_size covers (a caller built against an older, shorter
+ * struct gets the fields it knows), leaving out->struct_size as the caller set
+ * it. Returns ACCEL_OK, so a slot ends with
+ *   return accel_device_properties_copy_out(out, &props); */
+ACCEL_API accel_status_t accel_device_properties_copy_out(accel_device_properties_t *out,
+                                                          const accel_device_properties_t *props);
+
 /* ================================================================ address ranges
  *
  * accel_range_map_t: non-overlapping [base, base + size) ranges kept in a

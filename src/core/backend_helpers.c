@@ -17,3 +17,13 @@ accel_status_t accel_dtypes_copy_out(const char *backend, const accel_dtype_t *l
     *out_count = count;
     return ACCEL_OK;
 }
+
+accel_status_t accel_device_properties_copy_out(accel_device_properties_t *out,
+                                                const accel_device_properties_t *props)
+{
+    accel_device_properties_t copy = *props;
+    size_t size = out->struct_size < sizeof copy ? out->struct_size : sizeof copy;
+    copy.struct_size = out->struct_size;
+    memcpy(out, &copy, size);
+    return ACCEL_OK;
+}

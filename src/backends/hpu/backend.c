@@ -718,7 +718,6 @@ static accel_status_t hpu_device_properties(void *self, int device, accel_device
     accel_hpu_backend_t *hpu = self;
     const accel_hpu_device_t *dev = &hpu->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     if (accel_hpu_forked())
         return accel_hpu_fork_error();
     snprintf(props.name, sizeof props.name, "%s (module %u)", hpu_type_name(dev->type),
@@ -728,9 +727,7 @@ static accel_status_t hpu_device_properties(void *self, int device, accel_device
     props.compute_major = props.compute_minor = -1;
     props.multiprocessor_count = -1;
     snprintf(props.driver_version, sizeof props.driver_version, "%s", hpu->driver_version);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: bf16 always; fp16 on Gaudi2 and later; no Triton; no graphs

@@ -402,7 +402,6 @@ static accel_status_t mlu_device_properties(void *self, int device, accel_device
     accel_mlu_backend_t *mlu = self;
     const accel_mlu_api_t *cnrt = mlu->cnrt;
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     /* CNRT 6.0.2's cnrtDeviceProp_t is only the name; later ones are longer */
     _Alignas(16) char buffer[ACCEL_CNRT_DEVICE_PROP_BUFFER] = {0};
     int major = 0, minor = 0, clusters = 0, cores = 0, total_mb = 0;
@@ -440,9 +439,7 @@ static accel_status_t mlu_device_properties(void *self, int device, accel_device
     snprintf(props.driver_version, sizeof props.driver_version, "CNRT %d.%d.%d, driver %d.%d.%d",
              mlu->lib_version[0], mlu->lib_version[1], mlu->lib_version[2], mlu->driver_version[0],
              mlu->driver_version[1], mlu->driver_version[2]);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 always, bf16 from torch_mlu (the device attribute),

@@ -488,7 +488,6 @@ static accel_status_t npu_device_properties(void *self, int device, accel_device
     accel_npu_backend_t *npu = self;
     const accel_npu_api_t *acl = npu->acl;
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     accel_status_t status;
 
     if (accel_npu_forked())
@@ -524,9 +523,7 @@ static accel_status_t npu_device_properties(void *self, int device, accel_device
     }
     snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
              (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 always, bf16 from torch_npu (the SoC), no Triton, no

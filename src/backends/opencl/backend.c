@@ -392,7 +392,6 @@ static accel_status_t opencl_device_properties(void *self, int device,
 {
     const accel_opencl_device_t *dev = &((accel_opencl_backend_t *)self)->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     snprintf(props.name, sizeof props.name, "%s", dev->name);
     snprintf(props.vendor, sizeof props.vendor, "%s", dev->vendor);
     snprintf(props.driver_version, sizeof props.driver_version, "%s", dev->driver_version);
@@ -400,9 +399,7 @@ static accel_status_t opencl_device_properties(void *self, int device,
     props.compute_major = dev->version_major;
     props.compute_minor = dev->version_minor;
     props.multiprocessor_count = dev->compute_units;
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* OpenCL does not report free memory. free = total - what this backend has

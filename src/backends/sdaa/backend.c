@@ -349,7 +349,6 @@ static accel_status_t sdaa_device_properties(void *self, int device, accel_devic
     const accel_sdaa_api_t *rt = sdaa->rt;
     accel_device_properties_t props = {.struct_size = sizeof props};
     accel_sdaa_device_prop_buffer_t raw;
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     accel_status_t status = accel_sdaa_activate(sdaa, device);
 
     if (status != ACCEL_OK)
@@ -372,9 +371,7 @@ static accel_status_t sdaa_device_properties(void *self, int device, accel_devic
     else
         snprintf(props.driver_version, sizeof props.driver_version, "SDAA runtime %d",
                  sdaa->runtime_version);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 always; bf16 from torch.sdaa.is_bf16_supported(), whose

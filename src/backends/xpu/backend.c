@@ -508,7 +508,6 @@ static accel_status_t xpu_device_properties(void *self, int device, accel_device
     accel_xpu_backend_t *xpu = self;
     const accel_xpu_device_t *dev = &xpu->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     accel_status_t status;
 
     if ((status = accel_xpu_usable()) != ACCEL_OK)
@@ -522,9 +521,7 @@ static accel_status_t xpu_device_properties(void *self, int device, accel_device
     props.total_memory = dev->total_memory;
     snprintf(props.driver_version, sizeof props.driver_version, "Level Zero driver %u",
              xpu->driver_version);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: bf16 and fp16 always, Triton through intel-xpu-backend-for-
