@@ -85,6 +85,44 @@ ACCEL_API accel_status_t accel_dtypes_copy_out(const char *backend, const accel_
 ACCEL_API accel_status_t accel_device_properties_copy_out(accel_device_properties_t *out,
                                                           const accel_device_properties_t *props);
 
+/* ================================================================ detection
+ *
+ * The steps that open probe and create in a backend over a vendor runtime
+ * that a forked child may not use: load the runtime (or say why), refuse in
+ * such a child, count the devices without creating a context (or say why).
+ * The backend describes its steps once, in a constant accel_backend_detect_t,
+ * and both slots call the helpers below with it.
+ * Ownership: the descriptor and its strings are the backend's (static).
+ * Threads: as the callbacks: each may run on any thread, several at once. */
+
+typedef struct accel_backend_detect {
+    const char *backend; /* "mydev": prefixes create()'s sentences */
+    /* The loaded runtime's function table (typed by the backend), or NULL
+     * with why in `reason` (always written then). Loads once per process. */
+    const void *(*load)(char *reason, size_t cap);
+    /* True in a child forked after the parent started the runtime. */
+    bool (*forked)(void);
+    const char *forked_reason; /* probe's reason in such a child */
+    /* create()'s refusal in such a child: sets the last error, returns it. */
+    accel_status_t (*fork_error)(void);
+    /* Count the devices of `runtime` (load's answer) without creating a
+     * context: true with how they were counted in `how` (probe's reason),
+     * false with why not. */
+    bool (*count)(const void *runtime, int *count, char *how, size_t cap);
+} accel_backend_detect_t;
+
+/* The whole probe slot: not available with load's reason, forked_reason or
+ * count's reason; else available when count > 0, device_count and count's
+ * sentence on how. */
+ACCEL_API void accel_backend_detect_probe(const accel_backend_detect_t *detect,
+                                          accel_probe_result_t *out);
+/* create()'s first steps: the runtime in *runtime and, when `count` is not
+ * NULL, the device count in *count; ACCEL_OK. Otherwise UNAVAILABLE with
+ * "<backend>: <load's or count's reason>", or fork_error()'s status, and
+ * *count untouched. With count NULL the backend counts itself. */
+ACCEL_API accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
+                                                   const void **runtime, int *count);
+
 /* ================================================================ address ranges
  *
  * accel_range_map_t: non-overlapping [base, base + size) ranges kept in a

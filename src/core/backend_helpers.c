@@ -1,6 +1,9 @@
 /* backend_helpers.c: the small bodies every backend's slots would otherwise
- * write again (accel/accel_backend_utils.h, "slot bodies"): copying out the
- * dtype list and the device properties. Stateless; any thread. */
+ * write again (accel/accel_backend_utils.h, "slot bodies" and "detection"):
+ * copying out the dtype list and the device properties, and the load /
+ * fork / count steps that open probe and create. Stateless (the backend's
+ * callbacks keep their own state); any thread. */
+#include <stdio.h>
 #include <string.h>
 
 #include "accel/accel_backend_utils.h"
@@ -25,5 +28,42 @@ accel_status_t accel_device_properties_copy_out(accel_device_properties_t *out,
     size_t size = out->struct_size < sizeof copy ? out->struct_size : sizeof copy;
     copy.struct_size = out->struct_size;
     memcpy(out, &copy, size);
+    return ACCEL_OK;
+}
+
+void accel_backend_detect_probe(const accel_backend_detect_t *detect, accel_probe_result_t *out)
+{
+    char reason[sizeof out->reason];
+    const void *runtime = detect->load(reason, sizeof reason);
+    int count = 0;
+    out->available = false;
+    if (runtime == NULL) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    if (detect->forked()) {
+        snprintf(out->reason, sizeof out->reason, "%s", detect->forked_reason);
+        return;
+    }
+    if (!detect->count(runtime, &count, reason, sizeof reason)) {
+        snprintf(out->reason, sizeof out->reason, "%s", reason);
+        return;
+    }
+    out->available = count > 0;
+    out->device_count = count;
+    snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
+                                         const void **runtime, int *count)
+{
+    char reason[256];
+    *runtime = detect->load(reason, sizeof reason);
+    if (*runtime == NULL)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", detect->backend, reason);
+    if (detect->forked())
+        return detect->fork_error();
+    if (count != NULL && !detect->count(*runtime, count, reason, sizeof reason))
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", detect->backend, reason);
     return ACCEL_OK;
 }

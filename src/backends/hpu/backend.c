@@ -539,47 +539,54 @@ static void hpu_workaround_text(char *out, size_t cap)
 
 /* ---------------------------------------------------------------- lifecycle */
 
+static const void *hpu_detect_load(char *reason, size_t cap)
+{
+    return accel_hpu_synapse(reason, cap);
+}
+
+/* probe's count: never fails (no device is an answer); `how` also names the
+ * workarounds applied. create counts itself, keeping the module ids. */
+static bool hpu_detect_count(const void *runtime, int *count, char *how, size_t cap)
+{
+    char found[200], workarounds[120];
+    accel_syn_module_id_t modules[ACCEL_HPU_MAX_DEVICES];
+    (void)runtime;
+    hpu_count_devices(count, modules, found, sizeof found);
+    hpu_workaround_text(workarounds, sizeof workarounds);
+    hpu_say(how, cap, "%s; %s; never run on a Gaudi (sims only)", found, workarounds);
+    return true;
+}
+
+/* probe and create: libSynapse, the fork rule, the count. */
+static const accel_backend_detect_t hpu_detect = {
+    .backend = "hpu",
+    .load = hpu_detect_load,
+    .forked = accel_hpu_forked,
+    .forked_reason = "synInitialize ran before fork(); SynapseAI cannot be used in this child",
+    .fork_error = accel_hpu_fork_error,
+    .count = hpu_detect_count,
+};
+
 static void hpu_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason], how[200], workarounds[120];
-    accel_syn_module_id_t modules[ACCEL_HPU_MAX_DEVICES];
-    const accel_hpu_api_t *syn = accel_hpu_synapse(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (syn == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_hpu_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "synInitialize ran before fork(); SynapseAI cannot be used in this child");
-        return;
-    }
-    hpu_count_devices(&count, modules, how, sizeof how);
-    hpu_workaround_text(workarounds, sizeof workarounds);
-    out->available = count > 0;
-    out->device_count = count;
-    hpu_say(out->reason, sizeof out->reason, "%s; %s; never run on a Gaudi (sims only)", how,
-            workarounds);
+    accel_backend_detect_probe(&hpu_detect, out);
 }
 
 static accel_status_t hpu_create(void **out_self)
 {
-    char reason[256];
     accel_syn_module_id_t modules[ACCEL_HPU_MAX_DEVICES];
-    const accel_hpu_api_t *syn = accel_hpu_synapse(reason, sizeof reason);
+    const void *runtime;
     accel_hpu_backend_t *hpu;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&hpu_detect, &runtime, NULL);
 
-    if (syn == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "hpu: %s", reason);
-    if (accel_hpu_forked())
-        return accel_hpu_fork_error();
+    if (status != ACCEL_OK)
+        return status;
     hpu = calloc(1, sizeof *hpu);
     if (hpu == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for state");
     hpu_count_devices(&count, modules, hpu->detection, sizeof hpu->detection);
-    hpu->syn = syn;
+    hpu->syn = runtime;
     hpu->device_count = count;
     for (int i = 0; i < count; i++)
         hpu->devices[i].module = modules[i];

@@ -216,8 +216,9 @@ __attribute__((format(printf, 3, 4))) static void mlu_say(char *out, size_t cap,
 /* cnrtGetDeviceCount: the runtime applies MLU_VISIBLE_DEVICES; no device is
  * made current, so no context exists yet. Returns false with `how` saying
  * why when it fails. */
-static bool mlu_count_devices(const accel_mlu_api_t *cnrt, int *out, char *how, size_t how_cap)
+static bool mlu_count_devices(const void *runtime, int *out, char *how, size_t how_cap)
 {
+    const accel_mlu_api_t *cnrt = runtime;
     unsigned int count = 0;
     accel_cnrt_ret_t code = cnrt->cnrtGetDeviceCount(&count);
     if (code == ACCEL_CNRT_ERROR_NO_DEVICE) {
@@ -239,43 +240,37 @@ static bool mlu_count_devices(const accel_mlu_api_t *cnrt, int *out, char *how, 
     return true;
 }
 
+static const void *mlu_detect_load(char *reason, size_t cap)
+{
+    return accel_mlu_cnrt(reason, cap);
+}
+
+/* probe and create: libcnrt, the fork rule, the count. */
+static const accel_backend_detect_t mlu_detect = {
+    .backend = "mlu",
+    .load = mlu_detect_load,
+    .forked = accel_mlu_forked,
+    .forked_reason = "CNRT was used before fork(); the runtime cannot be used in this child",
+    .fork_error = accel_mlu_fork_error,
+    .count = mlu_count_devices,
+};
+
 static void mlu_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason];
-    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (cnrt == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_mlu_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "CNRT was used before fork(); the runtime cannot be used in this child");
-        return;
-    }
-    if (!mlu_count_devices(cnrt, &count, reason, sizeof reason)) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    out->available = count > 0;
-    out->device_count = count;
-    snprintf(out->reason, sizeof out->reason, "%s", reason);
+    accel_backend_detect_probe(&mlu_detect, out);
 }
 
 static accel_status_t mlu_create(void **out_self)
 {
-    char reason[256];
-    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(reason, sizeof reason);
+    const void *runtime;
+    const accel_mlu_api_t *cnrt;
     accel_mlu_backend_t *mlu;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&mlu_detect, &runtime, &count);
 
-    if (cnrt == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "mlu: %s", reason);
-    if (accel_mlu_forked())
-        return accel_mlu_fork_error();
-    if (!mlu_count_devices(cnrt, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "mlu: %s", reason);
+    if (status != ACCEL_OK)
+        return status;
+    cnrt = runtime;
     mlu = calloc(1, sizeof *mlu);
     if (mlu != NULL && count > 0) {
         mlu->bf16 = calloc((size_t)count, sizeof *mlu->bf16);

@@ -308,8 +308,9 @@ static int npu_count_device_nodes(char *dir_out, size_t dir_cap)
  * device is opened). A runtime that refuses before aclInit is answered by
  * the driver's device nodes instead. Returns false with `how` saying why
  * when neither can count. */
-static bool npu_count_devices(const accel_npu_api_t *acl, int *out, char *how, size_t how_cap)
+static bool npu_count_devices(const void *runtime, int *out, char *how, size_t how_cap)
 {
+    const accel_npu_api_t *acl = runtime;
     uint32_t count = 0;
     accel_acl_error_t code = acl->aclrtGetDeviceCount(&count);
     if (code == ACCEL_ACL_ERROR_RT_NO_DEVICE) {
@@ -342,43 +343,37 @@ static bool npu_count_devices(const accel_npu_api_t *acl, int *out, char *how, s
 
 /* ---------------------------------------------------------------- lifecycle */
 
+static const void *npu_detect_load(char *reason, size_t cap)
+{
+    return accel_npu_acl(reason, cap);
+}
+
+/* probe and create: libascendcl, the fork rule, the count. */
+static const accel_backend_detect_t npu_detect = {
+    .backend = "npu",
+    .load = npu_detect_load,
+    .forked = accel_npu_forked,
+    .forked_reason = "ACL was initialised before fork(); the runtime cannot be used in this child",
+    .fork_error = npu_fork_error,
+    .count = npu_count_devices,
+};
+
 static void npu_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason];
-    const accel_npu_api_t *acl = accel_npu_acl(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (acl == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_npu_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "ACL was initialised before fork(); the runtime cannot be used in this child");
-        return;
-    }
-    if (!npu_count_devices(acl, &count, reason, sizeof reason)) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    out->available = count > 0;
-    out->device_count = count;
-    snprintf(out->reason, sizeof out->reason, "%s", reason);
+    accel_backend_detect_probe(&npu_detect, out);
 }
 
 static accel_status_t npu_create(void **out_self)
 {
-    char reason[256];
-    const accel_npu_api_t *acl = accel_npu_acl(reason, sizeof reason);
+    const void *runtime;
+    const accel_npu_api_t *acl;
     accel_npu_backend_t *npu;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&npu_detect, &runtime, &count);
 
-    if (acl == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "npu: %s", reason);
-    if (accel_npu_forked())
-        return npu_fork_error();
-    if (!npu_count_devices(acl, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "npu: %s", reason);
+    if (status != ACCEL_OK)
+        return status;
+    acl = runtime;
     npu = calloc(1, sizeof *npu);
     if (npu != NULL && count > 0)
         npu->default_subscribed = calloc((size_t)count, sizeof *npu->default_subscribed);

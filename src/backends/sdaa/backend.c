@@ -203,8 +203,9 @@ __attribute__((format(printf, 3, 4))) static void sdaa_say(char *out, size_t cap
 /* sdaaGetDeviceCount, the only counting call the API has. It opens no
  * device; whether it starts more of the runtime than that is not known
  * (README.md). sdaaErrorNoDevice is an answer (zero), not a failure. */
-static bool sdaa_count_devices(const accel_sdaa_api_t *rt, int *out, char *how, size_t how_cap)
+static bool sdaa_count_devices(const void *runtime, int *out, char *how, size_t how_cap)
 {
+    const accel_sdaa_api_t *rt = runtime;
     int count = 0;
     accel_sdaa_error_t code = rt->sdaaGetDeviceCount(&count);
     if (code == ACCEL_SDAA_ERROR_NO_DEVICE || (code == ACCEL_SDAA_SUCCESS && count <= 0)) {
@@ -229,43 +230,37 @@ static bool sdaa_count_devices(const accel_sdaa_api_t *rt, int *out, char *how, 
 
 /* ---------------------------------------------------------------- lifecycle */
 
+static const void *sdaa_detect_load(char *reason, size_t cap)
+{
+    return accel_sdaa_runtime(reason, cap);
+}
+
+/* probe and create: libsdaart, the fork rule, the count. */
+static const accel_backend_detect_t sdaa_detect = {
+    .backend = "sdaa",
+    .load = sdaa_detect_load,
+    .forked = accel_sdaa_forked,
+    .forked_reason = "the SDAA runtime was started before fork(); it cannot be used in this child",
+    .fork_error = sdaa_fork_error,
+    .count = sdaa_count_devices,
+};
+
 static void sdaa_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason];
-    const accel_sdaa_api_t *rt = accel_sdaa_runtime(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (rt == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_sdaa_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "the SDAA runtime was started before fork(); it cannot be used in this child");
-        return;
-    }
-    if (!sdaa_count_devices(rt, &count, reason, sizeof reason)) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    out->available = count > 0;
-    out->device_count = count;
-    snprintf(out->reason, sizeof out->reason, "%s", reason);
+    accel_backend_detect_probe(&sdaa_detect, out);
 }
 
 static accel_status_t sdaa_create(void **out_self)
 {
-    char reason[256];
-    const accel_sdaa_api_t *rt = accel_sdaa_runtime(reason, sizeof reason);
+    const void *runtime;
+    const accel_sdaa_api_t *rt;
     accel_sdaa_backend_t *sdaa;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&sdaa_detect, &runtime, &count);
 
-    if (rt == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "sdaa: %s", reason);
-    if (accel_sdaa_forked())
-        return sdaa_fork_error();
-    if (!sdaa_count_devices(rt, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "sdaa: %s", reason);
+    if (status != ACCEL_OK)
+        return status;
+    rt = runtime;
     sdaa = calloc(1, sizeof *sdaa);
     if (sdaa == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "sdaa: out of host memory for state");
