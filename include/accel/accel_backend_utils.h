@@ -85,6 +85,13 @@ ACCEL_API accel_status_t accel_dtypes_copy_out(const char *backend, const accel_
 ACCEL_API accel_status_t accel_device_properties_copy_out(accel_device_properties_t *out,
                                                           const accel_device_properties_t *props);
 
+/* snprintf for reasons and sentences that may be cut at the buffer's end
+ * (a long library path), which is fine for a message; gcc's
+ * -Wformat-truncation does not flag it as it would a direct snprintf call.
+ * cap 0 writes nothing. */
+ACCEL_API void accel_reason_format(char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ================================================================ detection
  *
  * The steps that open probe and create in a backend over a vendor runtime

@@ -3,6 +3,7 @@
  * copying out the dtype list and the device properties, and the load /
  * fork / count steps that open probe and create. Stateless (the backend's
  * callbacks keep their own state); any thread. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,4 +67,12 @@ accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
     if (count != NULL && !detect->count(*runtime, count, reason, sizeof reason))
         return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", detect->backend, reason);
     return ACCEL_OK;
+}
+
+void accel_reason_format(char *out, size_t cap, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out, cap, fmt, args);
+    va_end(args);
 }

@@ -8,7 +8,6 @@
  * pthread_once and read-only afterwards; every slot may run on any thread. */
 #include <dirent.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,15 +53,6 @@ static const accel_backend_info_t hpu_info = {
 static const char *const hpu_workarounds[] = {"PT_HPU_LAZY_ACC_PAR_MODE",
                                               "PT_HPU_ENABLE_REFINE_DYNAMIC_SHAPES"};
 
-__attribute__((format(printf, 3, 4))) static void hpu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* ---------------------------------------------------------------- loading the libraries */
 
 /* dlerror's "cannot open shared object file: No such file or directory" as
@@ -97,7 +87,7 @@ static void hpu_syn_load(void)
     void *library = accel_backend_load_library("hpu", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
     if (library == NULL) {
-        hpu_say(hpu_syn_reason, sizeof hpu_syn_reason,
+        accel_reason_format(hpu_syn_reason, sizeof hpu_syn_reason,
                 "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)", tried);
         return;
     }
@@ -152,7 +142,7 @@ static void hpu_hlml_load(void)
     void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
     if (library == NULL) {
-        hpu_say(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)", tried);
+        accel_reason_format(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)", tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
@@ -421,7 +411,7 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     bool owned;
     pthread_once(&hpu_hlml_once, hpu_hlml_load);
     if (!hpu_hlml_ok) {
-        hpu_say(how, cap, "%s", hpu_hlml_reason);
+        accel_reason_format(how, cap, "%s", hpu_hlml_reason);
         return false;
     }
     hlml = &hpu_hlml_api;
@@ -430,12 +420,12 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
      * its shutdown); ours is then balanced by no shutdown either. */
     owned = code == ACCEL_HLML_SUCCESS;
     if (code != ACCEL_HLML_SUCCESS && code != ACCEL_HLML_ERROR_ALREADY_INITIALIZED) {
-        hpu_say(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path, code);
+        accel_reason_format(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path, code);
         return false;
     }
     code = hlml->hlml_device_get_count(&n);
     if (code != ACCEL_HLML_SUCCESS) {
-        hpu_say(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d", hlml->path,
+        accel_reason_format(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d", hlml->path,
                 code);
         if (owned)
             hlml->hlml_shutdown();
@@ -450,7 +440,7 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
         if (code == ACCEL_HLML_SUCCESS)
             code = hlml->hlml_device_get_module_id(handle, &module);
         if (code != ACCEL_HLML_SUCCESS) {
-            hpu_say(how, cap, "asking %s for device %u's module id failed with hlml_return_t %d",
+            accel_reason_format(how, cap, "asking %s for device %u's module id failed with hlml_return_t %d",
                     hlml->path, i, code);
             if (owned)
                 hlml->hlml_shutdown();
@@ -461,7 +451,7 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     if (owned)
         hlml->hlml_shutdown();
     *count = (int)n;
-    hpu_say(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n, hlml->path);
+    accel_reason_format(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n, hlml->path);
     return true;
 }
 
@@ -511,10 +501,10 @@ static void hpu_count_devices(int *count, accel_syn_module_id_t *modules, char *
     snprintf(accel_dir, sizeof accel_dir, "%s/accel", dev);
     n = hpu_count_nodes(accel_dir, "accel");
     if (n > 0) {
-        hpu_say(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n, accel_dir);
+        accel_reason_format(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n, accel_dir);
     } else {
         n = hpu_count_nodes(dev, "hl");
-        hpu_say(how, cap, "%s; counted %d hl<N> node(s) in %s%s", hlml_why, n, dev,
+        accel_reason_format(how, cap, "%s; counted %d hl<N> node(s) in %s%s", hlml_why, n, dev,
                 n > 0 ? "" : " (none: no habanalabs driver)");
     }
     if (n > ACCEL_HPU_MAX_DEVICES)
@@ -553,7 +543,7 @@ static bool hpu_detect_count(const void *runtime, int *count, char *how, size_t 
     (void)runtime;
     hpu_count_devices(count, modules, found, sizeof found);
     hpu_workaround_text(workarounds, sizeof workarounds);
-    hpu_say(how, cap, "%s; %s; never run on a Gaudi (sims only)", found, workarounds);
+    accel_reason_format(how, cap, "%s; %s; never run on a Gaudi (sims only)", found, workarounds);
     return true;
 }
 

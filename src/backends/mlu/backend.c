@@ -5,7 +5,6 @@
  * Threads: the CNRT table is filled once per process under pthread_once and
  * read-only afterwards; every slot may be called from any thread. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,17 +201,6 @@ int accel_mlu_thread_device(const accel_mlu_backend_t *mlu)
 
 /* ---------------------------------------------------------------- lifecycle */
 
-/* snprintf for reasons that may be cut at the buffer's end (a long library
- * path), which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void mlu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* cnrtGetDeviceCount: the runtime applies MLU_VISIBLE_DEVICES; no device is
  * made current, so no context exists yet. Returns false with `how` saying
  * why when it fails. */
@@ -223,17 +211,17 @@ static bool mlu_count_devices(const void *runtime, int *out, char *how, size_t h
     accel_cnrt_ret_t code = cnrt->cnrtGetDeviceCount(&count);
     if (code == ACCEL_CNRT_ERROR_NO_DEVICE) {
         *out = 0;
-        mlu_say(how, how_cap, "%s reports no MLU device", cnrt->path);
+        accel_reason_format(how, how_cap, "%s reports no MLU device", cnrt->path);
         return true;
     }
     if (code != ACCEL_CNRT_SUCCESS) {
         const char *name = cnrt->cnrtGetErrorName(code);
-        mlu_say(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)", cnrt->path,
+        accel_reason_format(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)", cnrt->path,
                 code, name != NULL ? name : "unnamed");
         return false;
     }
     *out = (int)count;
-    mlu_say(how, how_cap,
+    accel_reason_format(how, how_cap,
             "devices counted with cnrtGetDeviceCount from %s; bound to CNRT, tested against a "
             "simulated runtime only, never run on Cambricon hardware",
             cnrt->path);

@@ -6,7 +6,6 @@
  * read-only afterwards; every slot may be called from any thread. */
 #include <dirent.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,17 +246,6 @@ int accel_npu_thread_device(const accel_npu_backend_t *npu)
 
 /* ---------------------------------------------------------------- counting devices */
 
-/* snprintf for reasons that may be cut at the buffer's end (a long library
- * path), which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void npu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* The Ascend driver's device nodes, /dev/davinci<N> (ACCEL_NPU_DEVICE_DIR
  * names another folder), counted without touching the runtime; then
  * ASCEND_RT_VISIBLE_DEVICES as CANN reads it: ascending ids below the
@@ -315,26 +303,26 @@ static bool npu_count_devices(const void *runtime, int *out, char *how, size_t h
     accel_acl_error_t code = acl->aclrtGetDeviceCount(&count);
     if (code == ACCEL_ACL_ERROR_RT_NO_DEVICE) {
         *out = 0;
-        npu_say(how, how_cap, "%s reports no Ascend device", acl->path);
+        accel_reason_format(how, how_cap, "%s reports no Ascend device", acl->path);
         return true;
     }
     if (code == ACCEL_ACL_ERROR_UNINITIALIZE) {
         char dir[128];
         int nodes = npu_count_device_nodes(dir, sizeof dir);
         *out = nodes;
-        npu_say(how, how_cap,
+        accel_reason_format(how, how_cap,
                 "%s will not count devices before aclInit; counted %d %s/davinci<N> device "
                 "node(s) instead%s",
                 acl->path, nodes, dir, nodes > 0 ? "" : " (none: no Ascend driver here)");
         return true;
     }
     if (code != ACCEL_ACL_SUCCESS) {
-        npu_say(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)", acl->path,
+        accel_reason_format(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)", acl->path,
                 code, npu_error_name(code));
         return false;
     }
     *out = (int)count;
-    npu_say(how, how_cap,
+    accel_reason_format(how, how_cap,
             "devices counted with aclrtGetDeviceCount from %s, before aclInit; bound to ACL, "
             "tested against a simulated runtime only, never run on Ascend hardware",
             acl->path);

@@ -5,7 +5,6 @@
  * Threads: the runtime table is filled once per process under pthread_once
  * and read-only afterwards; every slot may be called from any thread. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,17 +188,6 @@ int accel_sdaa_thread_device(const accel_sdaa_backend_t *sdaa)
 
 /* ---------------------------------------------------------------- counting devices */
 
-/* snprintf for reasons that may be cut at the buffer's end (a long library
- * path), which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void sdaa_say(char *out, size_t cap, const char *fmt,
-                                                           ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* sdaaGetDeviceCount, the only counting call the API has. It opens no
  * device; whether it starts more of the runtime than that is not known
  * (README.md). sdaaErrorNoDevice is an answer (zero), not a failure. */
@@ -210,18 +198,18 @@ static bool sdaa_count_devices(const void *runtime, int *out, char *how, size_t 
     accel_sdaa_error_t code = rt->sdaaGetDeviceCount(&count);
     if (code == ACCEL_SDAA_ERROR_NO_DEVICE || (code == ACCEL_SDAA_SUCCESS && count <= 0)) {
         *out = 0;
-        sdaa_say(how, how_cap, "%s reports no SDAA device%s", rt->path,
+        accel_reason_format(how, how_cap, "%s reports no SDAA device%s", rt->path,
                  getenv(SDAA_VISIBLE_ENV) != NULL ? " (" SDAA_VISIBLE_ENV " is set)" : "");
         return true;
     }
     if (code != ACCEL_SDAA_SUCCESS) {
         const char *name = rt->sdaaGetErrorName(code);
-        sdaa_say(how, how_cap, "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
+        accel_reason_format(how, how_cap, "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
                  code, name != NULL ? name : "an unnamed code");
         return false;
     }
     *out = count;
-    sdaa_say(how, how_cap,
+    accel_reason_format(how, how_cap,
              "devices counted with sdaaGetDeviceCount from %s; bound to the public SDAA runtime "
              "API, tested against a simulated runtime only, never run on Tecorigin hardware",
              rt->path);

@@ -6,7 +6,6 @@
  * under pthread_once and read-only afterwards; every slot may be called from
  * any thread. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +14,6 @@
 #include "backends/xpu/xpu_backend.h"
 
 #define XPU_VISIBLE_ENV "ZE_AFFINITY_MASK"
-
-/* snprintf that may truncate (reasons are bounded sentences). */
-__attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
 
 /* ---------------------------------------------------------------- static facts */
 
@@ -125,7 +114,7 @@ static void xpu_ze_load(void)
     void *library = accel_backend_load_library("xpu", candidates, tried, sizeof tried);
 
     if (library == NULL) {
-        xpu_say(xpu_ze_reason, sizeof xpu_ze_reason,
+        accel_reason_format(xpu_ze_reason, sizeof xpu_ze_reason,
                 "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
         return;
     }
@@ -136,7 +125,7 @@ static void xpu_ze_load(void)
         return;
     }
     if (dladdr(*(void **)&xpu_ze_api.zeInit, &where) != 0 && where.dli_fname != NULL)
-        xpu_say(xpu_ze_api.path, sizeof xpu_ze_api.path, "%s", where.dli_fname);
+        accel_reason_format(xpu_ze_api.path, sizeof xpu_ze_api.path, "%s", where.dli_fname);
     else
         snprintf(xpu_ze_api.path, sizeof xpu_ze_api.path, "libze_loader.so.1");
     xpu_ze_ok = true; /* the handle stays open for the process */
@@ -230,7 +219,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
 
     pthread_once(&xpu_init_once, xpu_ze_init);
     if (xpu_init_result != ACCEL_ZE_SUCCESS) {
-        xpu_say(why, cap,
+        accel_reason_format(why, cap,
                 "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
                 "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
                 ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
@@ -242,7 +231,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
     if (code == ACCEL_ZE_SUCCESS && count > 0)
         code = ze->zeDriverGet(&count, drivers);
     if (code != ACCEL_ZE_SUCCESS) {
-        xpu_say(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
+        accel_reason_format(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
                 xpu_result_name(code));
         return false;
     }
@@ -251,7 +240,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
         uint32_t devices = 0;
         code = ze->zeDeviceGet(drivers[i], &devices, NULL);
         if (code != ACCEL_ZE_SUCCESS) {
-            xpu_say(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
+            accel_reason_format(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
                     xpu_result_name(code));
             return false;
         }
@@ -261,7 +250,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
             return true;
         }
     }
-    xpu_say(why, cap,
+    accel_reason_format(why, cap,
             "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
             "with a device (check " XPU_VISIBLE_ENV ")",
             count, ze->path);
@@ -284,11 +273,11 @@ static void xpu_probe(accel_probe_result_t *out)
     pthread_once(&xpu_info_once, xpu_info_fill);
     out->available = false;
     if (ze == NULL) {
-        xpu_say(out->reason, sizeof out->reason, "%s", reason);
+        accel_reason_format(out->reason, sizeof out->reason, "%s", reason);
         return;
     }
     if (accel_xpu_usable() != ACCEL_OK) {
-        xpu_say(out->reason, sizeof out->reason,
+        accel_reason_format(out->reason, sizeof out->reason,
                 "zeInit ran before fork(); Level Zero cannot be used in this child");
         return;
     }
@@ -303,7 +292,7 @@ static void xpu_probe(accel_probe_result_t *out)
     out->device_count = (int)devices;
     if (devices == 0)
         return; /* the reason says why */
-    xpu_say(out->reason, sizeof out->reason,
+    accel_reason_format(out->reason, sizeof out->reason,
             "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
             "Zero, tested against a simulated driver only, never run on Intel hardware",
             ze->path);
