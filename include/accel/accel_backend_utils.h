@@ -63,6 +63,14 @@ ACCEL_API accel_status_t accel_symbol_table_resolve(void *library, const accel_s
                                                     const char *library_name, char *reason,
                                                     size_t reason_cap);
 
+/* The file a loaded vendor library lives in (for reports and reasons), found
+ * with dladdr from the address of one of its resolved functions, e.g.
+ *   accel_library_path(*(void **)&api.vendorInit, "libvendor.so", api.path,
+ *                      sizeof api.path);
+ * `fallback` (the name it was loaded by) when dladdr cannot say. Cut at cap. */
+ACCEL_API void accel_library_path(const void *function, const char *fallback, char *out,
+                                  size_t cap);
+
 /* ================================================================ slot bodies
  *
  * The bodies several slots share word for word across backends. Stateless:

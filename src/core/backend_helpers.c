@@ -3,6 +3,7 @@
  * copying out the dtype list and the device properties, and the load /
  * fork / count steps that open probe and create. Stateless (the backend's
  * callbacks keep their own state); any thread. */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,4 +76,13 @@ void accel_reason_format(char *out, size_t cap, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(out, cap, fmt, args);
     va_end(args);
+}
+
+void accel_library_path(const void *function, const char *fallback, char *out, size_t cap)
+{
+    Dl_info where;
+    if (dladdr(function, &where) != 0 && where.dli_fname != NULL)
+        accel_reason_format(out, cap, "%s", where.dli_fname);
+    else
+        accel_reason_format(out, cap, "%s", fallback);
 }

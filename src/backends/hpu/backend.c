@@ -83,7 +83,6 @@ static void hpu_syn_load(void)
     };
 #undef ACCEL_HPU_SYMBOL
     char tried[1024] = ""; /* before shortening */
-    Dl_info where;
     void *library = accel_backend_load_library("hpu", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
     if (library == NULL) {
@@ -97,10 +96,8 @@ static void hpu_syn_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&hpu_syn_api.synInitialize, &where) != 0 && where.dli_fname != NULL)
-        snprintf(hpu_syn_api.path, sizeof hpu_syn_api.path, "%s", where.dli_fname);
-    else
-        snprintf(hpu_syn_api.path, sizeof hpu_syn_api.path, "libSynapse.so");
+    accel_library_path(*(void **)&hpu_syn_api.synInitialize, "libSynapse.so", hpu_syn_api.path,
+                       sizeof hpu_syn_api.path);
     hpu_syn_api.library = library;
     hpu_syn_ok = true;
 }
@@ -137,7 +134,6 @@ static void hpu_hlml_load(void)
     };
 #undef ACCEL_HLML_SYMBOL
     char tried[1024] = ""; /* before shortening */
-    Dl_info where;
     /* ACCEL_HPU_HLML_LIBRARY names a file */
     void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
@@ -151,10 +147,8 @@ static void hpu_hlml_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&hpu_hlml_api.hlml_init, &where) != 0 && where.dli_fname != NULL)
-        snprintf(hpu_hlml_api.path, sizeof hpu_hlml_api.path, "%s", where.dli_fname);
-    else
-        snprintf(hpu_hlml_api.path, sizeof hpu_hlml_api.path, "libhlml.so");
+    accel_library_path(*(void **)&hpu_hlml_api.hlml_init, "libhlml.so", hpu_hlml_api.path,
+                       sizeof hpu_hlml_api.path);
     hpu_hlml_ok = true;
 }
 

@@ -55,7 +55,6 @@ static void mlu_cnrt_load(void)
     const char *root = getenv("NEUWARE_HOME");
     const char *candidates[3];
     char tried[sizeof mlu_cnrt_reason] = "";
-    Dl_info where;
     size_t n = 0;
     void *library;
 #define ACCEL_MLU_SYMBOL(required, ret, name, params, export_name)                                 \
@@ -85,10 +84,8 @@ static void mlu_cnrt_load(void)
     }
     mlu_cnrt_api.memcpy_v2 =
         *(void **)&mlu_cnrt_api.cnrtMemcpyAsync == dlsym(library, "cnrtMemcpyAsync_V2");
-    if (dladdr(*(void **)&mlu_cnrt_api.cnrtGetDeviceCount, &where) != 0 && where.dli_fname != NULL)
-        snprintf(mlu_cnrt_api.path, sizeof mlu_cnrt_api.path, "%s", where.dli_fname);
-    else
-        snprintf(mlu_cnrt_api.path, sizeof mlu_cnrt_api.path, "libcnrt.so");
+    accel_library_path(*(void **)&mlu_cnrt_api.cnrtGetDeviceCount, "libcnrt.so", mlu_cnrt_api.path,
+                       sizeof mlu_cnrt_api.path);
     mlu_cnrt_api.library = library;
     mlu_cnrt_ok = true;
 }

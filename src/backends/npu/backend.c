@@ -59,7 +59,6 @@ static void npu_acl_load(void)
     const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
     const char *candidates[4];
     char tried[sizeof npu_acl_reason] = "";
-    Dl_info where;
     size_t n = 0;
     void *library;
 
@@ -93,10 +92,8 @@ static void npu_acl_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&npu_acl_api.aclInit, &where) != 0 && where.dli_fname != NULL)
-        snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "%s", where.dli_fname);
-    else
-        snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "libascendcl.so");
+    accel_library_path(*(void **)&npu_acl_api.aclInit, "libascendcl.so", npu_acl_api.path,
+                       sizeof npu_acl_api.path);
     npu_acl_api.library = library;
     npu_acl_ok = true;
 }

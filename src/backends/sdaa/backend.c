@@ -66,7 +66,6 @@ static void sdaa_rt_load(void)
 {
     static const char *const candidates[] = {SDAA_DEFAULT_PATH, "libsdaart.so", NULL};
     char tried[sizeof sdaa_rt_reason] = "";
-    Dl_info where;
     void *library = accel_backend_load_library("sdaa", candidates, tried, sizeof tried);
     if (library == NULL) {
         snprintf(sdaa_rt_reason, sizeof sdaa_rt_reason,
@@ -79,10 +78,8 @@ static void sdaa_rt_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&sdaa_rt_api.sdaaGetDeviceCount, &where) != 0 && where.dli_fname != NULL)
-        snprintf(sdaa_rt_api.path, sizeof sdaa_rt_api.path, "%s", where.dli_fname);
-    else
-        snprintf(sdaa_rt_api.path, sizeof sdaa_rt_api.path, "libsdaart.so");
+    accel_library_path(*(void **)&sdaa_rt_api.sdaaGetDeviceCount, "libsdaart.so", sdaa_rt_api.path,
+                       sizeof sdaa_rt_api.path);
     sdaa_rt_api.library = library;
     sdaa_rt_ok = true;
 }

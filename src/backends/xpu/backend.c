@@ -110,7 +110,6 @@ static void xpu_ze_load(void)
 #include "backends/xpu/symbols.h"
 #undef ACCEL_ZE_SYMBOL
     };
-    Dl_info where;
     void *library = accel_backend_load_library("xpu", candidates, tried, sizeof tried);
 
     if (library == NULL) {
@@ -124,10 +123,8 @@ static void xpu_ze_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&xpu_ze_api.zeInit, &where) != 0 && where.dli_fname != NULL)
-        accel_reason_format(xpu_ze_api.path, sizeof xpu_ze_api.path, "%s", where.dli_fname);
-    else
-        snprintf(xpu_ze_api.path, sizeof xpu_ze_api.path, "libze_loader.so.1");
+    accel_library_path(*(void **)&xpu_ze_api.zeInit, "libze_loader.so.1", xpu_ze_api.path,
+                       sizeof xpu_ze_api.path);
     xpu_ze_ok = true; /* the handle stays open for the process */
 }
 
