@@ -115,7 +115,8 @@ typedef struct accel_backend_detect {
     /* The loaded runtime's function table (typed by the backend), or NULL
      * with why in `reason` (always written then). Loads once per process. */
     const void *(*load)(char *reason, size_t cap);
-    /* True in a child forked after the parent started the runtime. */
+    /* True in a child forked after the parent started the runtime. NULL:
+     * the runtime works in a forked child (the two below are then unused). */
     bool (*forked)(void);
     const char *forked_reason; /* probe's reason in such a child */
     /* create()'s refusal in such a child: sets the last error, returns it. */

@@ -43,7 +43,7 @@ void accel_backend_detect_probe(const accel_backend_detect_t *detect, accel_prob
         snprintf(out->reason, sizeof out->reason, "%s", reason);
         return;
     }
-    if (detect->forked()) {
+    if (detect->forked != NULL && detect->forked()) {
         snprintf(out->reason, sizeof out->reason, "%s", detect->forked_reason);
         return;
     }
@@ -63,7 +63,7 @@ accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
     *runtime = detect->load(reason, sizeof reason);
     if (*runtime == NULL)
         return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", detect->backend, reason);
-    if (detect->forked())
+    if (detect->forked != NULL && detect->forked())
         return detect->fork_error();
     if (count != NULL && !detect->count(*runtime, count, reason, sizeof reason))
         return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", detect->backend, reason);
