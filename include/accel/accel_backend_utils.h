@@ -100,6 +100,32 @@ ACCEL_API accel_status_t accel_device_properties_copy_out(accel_device_propertie
 ACCEL_API void accel_reason_format(char *out, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* ================================================================ the fork rule
+ *
+ * For a runtime that a child forked after the parent started it may not use
+ * (its contexts, threads and device handles stay with the parent): one
+ * zero-initialised static accel_fork_rule_t per runtime, started where the
+ * runtime is first initialised; every later call in a forked child asks
+ * accel_fork_rule_forked and refuses with a sentence that says so.
+ * Ownership: the rule is the backend's (static storage, never freed).
+ * Threads: any thread; the fields are read and written atomically by the
+ * functions only (do not touch them). Fork: libaccel installs one
+ * pthread_atfork child handler, with the first start, that marks every
+ * started rule as the parent's. */
+
+typedef struct accel_fork_rule {
+    bool started;        /* accel_fork_rule_start ran in this process or a parent */
+    uint64_t generation; /* which process of the fork chain started it */
+} accel_fork_rule_t;
+
+/* The runtime is (about to be) initialised in this process: from now on a
+ * child forked from it may not use it. Starting again is a no-op. */
+ACCEL_API void accel_fork_rule_start(accel_fork_rule_t *rule);
+/* True in a child forked (directly or further down) after the rule was
+ * started; false in the process that started it or when never started.
+ * Cheap: three relaxed or acquire loads. */
+ACCEL_API bool accel_fork_rule_forked(const accel_fork_rule_t *rule);
+
 /* ================================================================ detection
  *
  * The steps that open probe and create in a backend over a vendor runtime

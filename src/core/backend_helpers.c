@@ -1,9 +1,11 @@
 /* backend_helpers.c: the small bodies every backend's slots would otherwise
  * write again (accel/accel_backend_utils.h, "slot bodies" and "detection"):
- * copying out the dtype list and the device properties, and the load /
- * fork / count steps that open probe and create. Stateless (the backend's
- * callbacks keep their own state); any thread. */
+ * copying out the dtype list and the device properties, the load / fork /
+ * count steps that open probe and create, and the fork rule. Stateless but
+ * for the fork generation below (the backends' callbacks and rules keep
+ * their own state); any thread. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,4 +87,38 @@ void accel_library_path(const void *function, const char *fallback, char *out, s
         accel_reason_format(out, cap, "%s", where.dli_fname);
     else
         accel_reason_format(out, cap, "%s", fallback);
+}
+
+/* How many fork()s separate this process from the one the library was loaded
+ * in: the one child handler (installed with the first started rule) adds 1
+ * in every child. A rule started at another generation is the parent's. */
+static uint64_t fork_generation;
+static pthread_once_t fork_rule_once = PTHREAD_ONCE_INIT;
+
+static void fork_rule_child(void)
+{
+    __atomic_store_n(&fork_generation, __atomic_load_n(&fork_generation, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+}
+
+static void fork_rule_install(void)
+{
+    pthread_atfork(NULL, NULL, fork_rule_child);
+}
+
+void accel_fork_rule_start(accel_fork_rule_t *rule)
+{
+    pthread_once(&fork_rule_once, fork_rule_install);
+    if (__atomic_load_n(&rule->started, __ATOMIC_ACQUIRE))
+        return; /* the first start's generation stands */
+    __atomic_store_n(&rule->generation, __atomic_load_n(&fork_generation, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&rule->started, true, __ATOMIC_RELEASE);
+}
+
+bool accel_fork_rule_forked(const accel_fork_rule_t *rule)
+{
+    return __atomic_load_n(&rule->started, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&rule->generation, __ATOMIC_RELAXED) !=
+               __atomic_load_n(&fork_generation, __ATOMIC_RELAXED);
 }

@@ -226,24 +226,11 @@ accel_status_t accel_hpu_error(const accel_hpu_api_t *syn, accel_syn_status_t co
 
 static pthread_mutex_t hpu_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool hpu_init_ok;             /* under hpu_init_lock */
-static atomic_bool hpu_initialised;  /* synInitialize succeeded in this process */
-static atomic_bool hpu_forked_child; /* set in a child forked after it */
-static pthread_once_t hpu_atfork_once = PTHREAD_ONCE_INIT;
-
-static void hpu_child_after_fork(void)
-{
-    if (atomic_load(&hpu_initialised))
-        atomic_store(&hpu_forked_child, true);
-}
-
-static void hpu_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, hpu_child_after_fork);
-}
+static accel_fork_rule_t hpu_fork_rule; /* started when synInitialize succeeds */
 
 bool accel_hpu_forked(void)
 {
-    return atomic_load_explicit(&hpu_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&hpu_fork_rule);
 }
 
 accel_status_t accel_hpu_fork_error(void)
@@ -261,13 +248,12 @@ accel_status_t accel_hpu_fork_error(void)
 static accel_status_t hpu_syn_init(const accel_hpu_api_t *syn)
 {
     accel_status_t status = ACCEL_OK;
-    pthread_once(&hpu_atfork_once, hpu_register_atfork);
     pthread_mutex_lock(&hpu_init_lock);
     if (!hpu_init_ok) {
         status = accel_hpu_check(syn, syn->synInitialize(), "synInitialize");
         if (status == ACCEL_OK) {
             hpu_init_ok = true;
-            atomic_store(&hpu_initialised, true);
+            accel_fork_rule_start(&hpu_fork_rule);
         }
     }
     pthread_mutex_unlock(&hpu_init_lock);

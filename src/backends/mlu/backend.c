@@ -138,24 +138,11 @@ accel_status_t accel_mlu_error(const accel_mlu_api_t *cnrt, accel_cnrt_ret_t cod
 
 /* ---------------------------------------------------------------- first use and fork */
 
-static atomic_bool mlu_used;         /* a CNRT context may exist in this process */
-static atomic_bool mlu_forked_child; /* set in a child forked after that */
-static pthread_once_t mlu_atfork_once = PTHREAD_ONCE_INIT;
-
-static void mlu_child_after_fork(void)
-{
-    if (atomic_load(&mlu_used))
-        atomic_store(&mlu_forked_child, true);
-}
-
-static void mlu_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, mlu_child_after_fork);
-}
+static accel_fork_rule_t mlu_fork_rule; /* started when a CNRT context may exist */
 
 bool accel_mlu_forked(void)
 {
-    return atomic_load_explicit(&mlu_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&mlu_fork_rule);
 }
 
 accel_status_t accel_mlu_fork_error(void)
@@ -324,8 +311,7 @@ static accel_status_t mlu_init(void *self)
 
     if (accel_mlu_forked())
         return accel_mlu_fork_error();
-    pthread_once(&mlu_atfork_once, mlu_register_atfork);
-    atomic_store(&mlu_used, true);
+    accel_fork_rule_start(&mlu_fork_rule);
     status = accel_mlu_check(cnrt, cnrt->cnrtGetDeviceCount(&counted), "cnrtGetDeviceCount");
     if (status != ACCEL_OK)
         return status;

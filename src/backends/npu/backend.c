@@ -162,24 +162,11 @@ accel_status_t accel_npu_error(const accel_npu_api_t *acl, accel_acl_error_t cod
 
 static pthread_mutex_t npu_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool npu_init_ok;             /* under npu_init_lock */
-static atomic_bool npu_initialised;  /* aclInit succeeded in this process */
-static atomic_bool npu_forked_child; /* set in a child forked after it */
-static pthread_once_t npu_atfork_once = PTHREAD_ONCE_INIT;
-
-static void npu_child_after_fork(void)
-{
-    if (atomic_load(&npu_initialised))
-        atomic_store(&npu_forked_child, true);
-}
-
-static void npu_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, npu_child_after_fork);
-}
+static accel_fork_rule_t npu_fork_rule; /* started when aclInit succeeds */
 
 bool accel_npu_forked(void)
 {
-    return atomic_load_explicit(&npu_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&npu_fork_rule);
 }
 
 static accel_status_t npu_fork_error(void)
@@ -196,13 +183,12 @@ static accel_status_t npu_fork_error(void)
 static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
 {
     accel_status_t status = ACCEL_OK;
-    pthread_once(&npu_atfork_once, npu_register_atfork);
     pthread_mutex_lock(&npu_init_lock);
     if (!npu_init_ok) {
         accel_acl_error_t code = acl->aclInit(NULL);
         if (code == ACCEL_ACL_SUCCESS || code == ACCEL_ACL_ERROR_REPEAT_INITIALIZE) {
             npu_init_ok = true;
-            atomic_store(&npu_initialised, true);
+            accel_fork_rule_start(&npu_fork_rule);
         } else {
             status = accel_npu_error(acl, code, "aclInit");
         }

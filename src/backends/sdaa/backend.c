@@ -114,25 +114,12 @@ accel_status_t accel_sdaa_error(const accel_sdaa_api_t *rt, accel_sdaa_error_t c
 
 /* ---------------------------------------------------------------- start, fork, callbacks */
 
-static atomic_bool sdaa_started;      /* a device was opened in this process */
-static atomic_bool sdaa_forked_child; /* set in a child forked after that */
-static pthread_once_t sdaa_atfork_once = PTHREAD_ONCE_INIT;
+static accel_fork_rule_t sdaa_fork_rule; /* started when a device is opened */
 static _Thread_local bool sdaa_in_callback;
-
-static void sdaa_child_after_fork(void)
-{
-    if (atomic_load(&sdaa_started))
-        atomic_store(&sdaa_forked_child, true);
-}
-
-static void sdaa_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, sdaa_child_after_fork);
-}
 
 bool accel_sdaa_forked(void)
 {
-    return atomic_load_explicit(&sdaa_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&sdaa_fork_rule);
 }
 
 void accel_sdaa_callback_mark(bool inside)
@@ -282,8 +269,7 @@ static accel_status_t sdaa_init(void *self)
 
     if (accel_sdaa_forked())
         return sdaa_fork_error();
-    pthread_once(&sdaa_atfork_once, sdaa_register_atfork);
-    atomic_store(&sdaa_started, true);
+    accel_fork_rule_start(&sdaa_fork_rule);
     status = accel_sdaa_check(rt, rt->sdaaGetDeviceCount(&counted), "sdaaGetDeviceCount");
     if (status != ACCEL_OK)
         return status;

@@ -178,24 +178,19 @@ accel_status_t accel_xpu_error(accel_ze_result_t code, const char *what)
 
 static pthread_once_t xpu_init_once = PTHREAD_ONCE_INIT;
 static accel_ze_result_t xpu_init_result = ACCEL_ZE_ERROR_UNINITIALIZED;
-static atomic_bool xpu_forked_child; /* set in a child forked after zeInit */
-
-static void xpu_child_after_fork(void)
-{
-    atomic_store(&xpu_forked_child, true);
-}
+static accel_fork_rule_t xpu_fork_rule; /* started as zeInit is called */
 
 /* zeInit(0) once per process (GPU and VPU drivers alike). Its result is the
  * process's: Level Zero does not retry a failed driver load either. */
 static void xpu_ze_init(void)
 {
-    pthread_atfork(NULL, NULL, xpu_child_after_fork);
+    accel_fork_rule_start(&xpu_fork_rule);
     xpu_init_result = xpu_ze_api.zeInit(0);
 }
 
 accel_status_t accel_xpu_usable(void)
 {
-    if (!atomic_load_explicit(&xpu_forked_child, memory_order_relaxed))
+    if (!accel_fork_rule_forked(&xpu_fork_rule))
         return ACCEL_OK;
     return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
                                "xpu: cannot use Level Zero in a forked child process: zeInit "
