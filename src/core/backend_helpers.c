@@ -58,8 +58,8 @@ void accel_backend_detect_probe(const accel_backend_detect_t *detect, accel_prob
     snprintf(out->reason, sizeof out->reason, "%s", reason);
 }
 
-accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
-                                         const void **runtime, int *count)
+accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect, const void **runtime,
+                                         int *count)
 {
     char reason[256];
     *runtime = detect->load(reason, sizeof reason);

@@ -87,7 +87,8 @@ static void hpu_syn_load(void)
     hpu_shorten_tried(tried);
     if (library == NULL) {
         accel_reason_format(hpu_syn_reason, sizeof hpu_syn_reason,
-                "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)", tried);
+                            "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)",
+                            tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
@@ -138,7 +139,8 @@ static void hpu_hlml_load(void)
     void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
     if (library == NULL) {
-        accel_reason_format(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)", tried);
+        accel_reason_format(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)",
+                            tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
@@ -225,7 +227,7 @@ accel_status_t accel_hpu_error(const accel_hpu_api_t *syn, accel_syn_status_t co
 /* ---------------------------------------------------------------- synInitialize and fork */
 
 static pthread_mutex_t hpu_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool hpu_init_ok;             /* under hpu_init_lock */
+static bool hpu_init_ok;                /* under hpu_init_lock */
 static accel_fork_rule_t hpu_fork_rule; /* started when synInitialize succeeds */
 
 bool accel_hpu_forked(void)
@@ -400,13 +402,14 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
      * its shutdown); ours is then balanced by no shutdown either. */
     owned = code == ACCEL_HLML_SUCCESS;
     if (code != ACCEL_HLML_SUCCESS && code != ACCEL_HLML_ERROR_ALREADY_INITIALIZED) {
-        accel_reason_format(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path, code);
+        accel_reason_format(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path,
+                            code);
         return false;
     }
     code = hlml->hlml_device_get_count(&n);
     if (code != ACCEL_HLML_SUCCESS) {
-        accel_reason_format(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d", hlml->path,
-                code);
+        accel_reason_format(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d",
+                            hlml->path, code);
         if (owned)
             hlml->hlml_shutdown();
         return false;
@@ -420,8 +423,9 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
         if (code == ACCEL_HLML_SUCCESS)
             code = hlml->hlml_device_get_module_id(handle, &module);
         if (code != ACCEL_HLML_SUCCESS) {
-            accel_reason_format(how, cap, "asking %s for device %u's module id failed with hlml_return_t %d",
-                    hlml->path, i, code);
+            accel_reason_format(how, cap,
+                                "asking %s for device %u's module id failed with hlml_return_t %d",
+                                hlml->path, i, code);
             if (owned)
                 hlml->hlml_shutdown();
             return false;
@@ -431,7 +435,8 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     if (owned)
         hlml->hlml_shutdown();
     *count = (int)n;
-    accel_reason_format(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n, hlml->path);
+    accel_reason_format(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n,
+                        hlml->path);
     return true;
 }
 
@@ -481,11 +486,12 @@ static void hpu_count_devices(int *count, accel_syn_module_id_t *modules, char *
     snprintf(accel_dir, sizeof accel_dir, "%s/accel", dev);
     n = hpu_count_nodes(accel_dir, "accel");
     if (n > 0) {
-        accel_reason_format(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n, accel_dir);
+        accel_reason_format(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n,
+                            accel_dir);
     } else {
         n = hpu_count_nodes(dev, "hl");
         accel_reason_format(how, cap, "%s; counted %d hl<N> node(s) in %s%s", hlml_why, n, dev,
-                n > 0 ? "" : " (none: no habanalabs driver)");
+                            n > 0 ? "" : " (none: no habanalabs driver)");
     }
     if (n > ACCEL_HPU_MAX_DEVICES)
         n = ACCEL_HPU_MAX_DEVICES;

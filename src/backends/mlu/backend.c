@@ -200,15 +200,16 @@ static bool mlu_count_devices(const void *runtime, int *out, char *how, size_t h
     }
     if (code != ACCEL_CNRT_SUCCESS) {
         const char *name = cnrt->cnrtGetErrorName(code);
-        accel_reason_format(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)", cnrt->path,
-                code, name != NULL ? name : "unnamed");
+        accel_reason_format(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)",
+                            cnrt->path, code, name != NULL ? name : "unnamed");
         return false;
     }
     *out = (int)count;
-    accel_reason_format(how, how_cap,
-            "devices counted with cnrtGetDeviceCount from %s; bound to CNRT, tested against a "
-            "simulated runtime only, never run on Cambricon hardware",
-            cnrt->path);
+    accel_reason_format(
+        how, how_cap,
+        "devices counted with cnrtGetDeviceCount from %s; bound to CNRT, tested against a "
+        "simulated runtime only, never run on Cambricon hardware",
+        cnrt->path);
     return true;
 }
 

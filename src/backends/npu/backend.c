@@ -161,7 +161,7 @@ accel_status_t accel_npu_error(const accel_npu_api_t *acl, accel_acl_error_t cod
 /* ---------------------------------------------------------------- aclInit and fork */
 
 static pthread_mutex_t npu_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool npu_init_ok;             /* under npu_init_lock */
+static bool npu_init_ok;                /* under npu_init_lock */
 static accel_fork_rule_t npu_fork_rule; /* started when aclInit succeeds */
 
 bool accel_npu_forked(void)
@@ -293,22 +293,24 @@ static bool npu_count_devices(const void *runtime, int *out, char *how, size_t h
         char dir[128];
         int nodes = npu_count_device_nodes(dir, sizeof dir);
         *out = nodes;
-        accel_reason_format(how, how_cap,
-                "%s will not count devices before aclInit; counted %d %s/davinci<N> device "
-                "node(s) instead%s",
-                acl->path, nodes, dir, nodes > 0 ? "" : " (none: no Ascend driver here)");
+        accel_reason_format(
+            how, how_cap,
+            "%s will not count devices before aclInit; counted %d %s/davinci<N> device "
+            "node(s) instead%s",
+            acl->path, nodes, dir, nodes > 0 ? "" : " (none: no Ascend driver here)");
         return true;
     }
     if (code != ACCEL_ACL_SUCCESS) {
-        accel_reason_format(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)", acl->path,
-                code, npu_error_name(code));
+        accel_reason_format(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)",
+                            acl->path, code, npu_error_name(code));
         return false;
     }
     *out = (int)count;
-    accel_reason_format(how, how_cap,
-            "devices counted with aclrtGetDeviceCount from %s, before aclInit; bound to ACL, "
-            "tested against a simulated runtime only, never run on Ascend hardware",
-            acl->path);
+    accel_reason_format(
+        how, how_cap,
+        "devices counted with aclrtGetDeviceCount from %s, before aclInit; bound to ACL, "
+        "tested against a simulated runtime only, never run on Ascend hardware",
+        acl->path);
     return true;
 }
 

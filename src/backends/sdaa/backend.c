@@ -183,20 +183,23 @@ static bool sdaa_count_devices(const void *runtime, int *out, char *how, size_t 
     if (code == ACCEL_SDAA_ERROR_NO_DEVICE || (code == ACCEL_SDAA_SUCCESS && count <= 0)) {
         *out = 0;
         accel_reason_format(how, how_cap, "%s reports no SDAA device%s", rt->path,
-                 getenv(SDAA_VISIBLE_ENV) != NULL ? " (" SDAA_VISIBLE_ENV " is set)" : "");
+                            getenv(SDAA_VISIBLE_ENV) != NULL ? " (" SDAA_VISIBLE_ENV " is set)"
+                                                             : "");
         return true;
     }
     if (code != ACCEL_SDAA_SUCCESS) {
         const char *name = rt->sdaaGetErrorName(code);
-        accel_reason_format(how, how_cap, "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
-                 code, name != NULL ? name : "an unnamed code");
+        accel_reason_format(how, how_cap,
+                            "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
+                            code, name != NULL ? name : "an unnamed code");
         return false;
     }
     *out = count;
-    accel_reason_format(how, how_cap,
-             "devices counted with sdaaGetDeviceCount from %s; bound to the public SDAA runtime "
-             "API, tested against a simulated runtime only, never run on Tecorigin hardware",
-             rt->path);
+    accel_reason_format(
+        how, how_cap,
+        "devices counted with sdaaGetDeviceCount from %s; bound to the public SDAA runtime "
+        "API, tested against a simulated runtime only, never run on Tecorigin hardware",
+        rt->path);
     return true;
 }
 

@@ -114,7 +114,7 @@ static void xpu_ze_load(void)
 
     if (library == NULL) {
         accel_reason_format(xpu_ze_reason, sizeof xpu_ze_reason,
-                "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
+                            "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "xpu",
@@ -211,10 +211,11 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
 
     pthread_once(&xpu_init_once, xpu_ze_init);
     if (xpu_init_result != ACCEL_ZE_SUCCESS) {
-        accel_reason_format(why, cap,
-                "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
-                "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
-                ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
+        accel_reason_format(
+            why, cap,
+            "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
+            "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
+            ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
         return false;
     }
     code = ze->zeDriverGet(&count, NULL);
@@ -223,8 +224,8 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
     if (code == ACCEL_ZE_SUCCESS && count > 0)
         code = ze->zeDriverGet(&count, drivers);
     if (code != ACCEL_ZE_SUCCESS) {
-        accel_reason_format(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
-                xpu_result_name(code));
+        accel_reason_format(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)",
+                            ze->path, code, xpu_result_name(code));
         return false;
     }
     *driver_count = count;
@@ -232,8 +233,8 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
         uint32_t devices = 0;
         code = ze->zeDeviceGet(drivers[i], &devices, NULL);
         if (code != ACCEL_ZE_SUCCESS) {
-            accel_reason_format(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
-                    xpu_result_name(code));
+            accel_reason_format(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)",
+                                ze->path, code, xpu_result_name(code));
             return false;
         }
         if (devices > 0) {
@@ -243,9 +244,9 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
         }
     }
     accel_reason_format(why, cap,
-            "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
-            "with a device (check " XPU_VISIBLE_ENV ")",
-            count, ze->path);
+                        "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
+                        "with a device (check " XPU_VISIBLE_ENV ")",
+                        count, ze->path);
     if (count == 0)
         return false;
     *driver = drivers[0];
@@ -270,7 +271,7 @@ static void xpu_probe(accel_probe_result_t *out)
     }
     if (accel_xpu_usable() != ACCEL_OK) {
         accel_reason_format(out->reason, sizeof out->reason,
-                "zeInit ran before fork(); Level Zero cannot be used in this child");
+                            "zeInit ran before fork(); Level Zero cannot be used in this child");
         return;
     }
     /* The loader is there: without a driver or device it is "found, no
@@ -284,10 +285,11 @@ static void xpu_probe(accel_probe_result_t *out)
     out->device_count = (int)devices;
     if (devices == 0)
         return; /* the reason says why */
-    accel_reason_format(out->reason, sizeof out->reason,
-            "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
-            "Zero, tested against a simulated driver only, never run on Intel hardware",
-            ze->path);
+    accel_reason_format(
+        out->reason, sizeof out->reason,
+        "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
+        "Zero, tested against a simulated driver only, never run on Intel hardware",
+        ze->path);
 }
 
 /* Core prefixes create()'s errors with "xpu: ", so they carry none here. */
