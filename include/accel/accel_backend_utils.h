@@ -126,6 +126,47 @@ ACCEL_API void accel_fork_rule_start(accel_fork_rule_t *rule);
  * Cheap: three relaxed or acquire loads. */
 ACCEL_API bool accel_fork_rule_forked(const accel_fork_rule_t *rule);
 
+/* ================================================================ the thread's device
+ *
+ * For a runtime that keeps a current device per thread (aclrtSetDevice,
+ * cnrtSetDevice...): each backend remembers, per thread, which device it
+ * last made current, so that a call on the same device skips the runtime
+ * call. One zero-initialised
+ *   static _Thread_local accel_thread_device_t mydev_thread;
+ * per backend, keyed by the backend instance's id (accel_backend_instance_id,
+ * taken in create), so that a new instance never trusts an old entry.
+ * Threads: the record is the calling thread's own; the id is atomic. */
+
+typedef struct accel_thread_device {
+    uint64_t instance; /* the instance that set it; 0: none yet */
+    int device;
+} accel_thread_device_t;
+
+/* A new id for a backend instance: never 0, unique in the process. */
+ACCEL_API uint64_t accel_backend_instance_id(void);
+
+/* Whether the thread last made `device` current for `instance`. */
+static inline bool accel_thread_device_is(const accel_thread_device_t *thread, uint64_t instance,
+                                          int device)
+{
+    return thread->instance == instance && thread->device == device;
+}
+
+/* Record that the thread made `device` current for `instance`. */
+static inline void accel_thread_device_set(accel_thread_device_t *thread, uint64_t instance,
+                                           int device)
+{
+    thread->instance = instance;
+    thread->device = device;
+}
+
+/* The device the thread last made current for `instance`, else 0 (the
+ * runtime's default). */
+static inline int accel_thread_device_get(const accel_thread_device_t *thread, uint64_t instance)
+{
+    return thread->instance == instance && thread->device >= 0 ? thread->device : 0;
+}
+
 /* ================================================================ detection
  *
  * The steps that open probe and create in a backend over a vendor runtime

@@ -122,3 +122,9 @@ bool accel_fork_rule_forked(const accel_fork_rule_t *rule)
            __atomic_load_n(&rule->generation, __ATOMIC_RELAXED) !=
                __atomic_load_n(&fork_generation, __ATOMIC_RELAXED);
 }
+
+uint64_t accel_backend_instance_id(void)
+{
+    static uint64_t next = 1;
+    return __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+}

@@ -245,6 +245,25 @@ static void test_library_path(void **state)
     assert_string_equal(path, "fallback.so");
 }
 
+/* ---------------------------------------------------------------- the thread's device */
+
+static void test_thread_device(void **state)
+{
+    static _Thread_local accel_thread_device_t thread; /* zero: none yet */
+    uint64_t first = accel_backend_instance_id(), second = accel_backend_instance_id();
+    (void)state;
+    assert_true(first != 0 && second != 0 && first != second);
+    assert_false(accel_thread_device_is(&thread, first, 0));
+    assert_int_equal(accel_thread_device_get(&thread, first), 0);
+    accel_thread_device_set(&thread, first, 3);
+    assert_true(accel_thread_device_is(&thread, first, 3));
+    assert_false(accel_thread_device_is(&thread, first, 2));
+    assert_int_equal(accel_thread_device_get(&thread, first), 3);
+    /* Another instance never trusts the entry. */
+    assert_false(accel_thread_device_is(&thread, second, 3));
+    assert_int_equal(accel_thread_device_get(&thread, second), 0);
+}
+
 /* ---------------------------------------------------------------- the fork rule */
 
 /* The child's answer to accel_fork_rule_forked(rule), as its exit status. */
@@ -288,7 +307,7 @@ int main(void)
         cmocka_unit_test(test_dtypes_copy_out), cmocka_unit_test(test_properties_copy_out),
         cmocka_unit_test(test_detect_probe),    cmocka_unit_test(test_detect_open),
         cmocka_unit_test(test_reason_format),   cmocka_unit_test(test_library_path),
-        cmocka_unit_test(test_fork_rule),
+        cmocka_unit_test(test_thread_device),   cmocka_unit_test(test_fork_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

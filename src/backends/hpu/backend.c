@@ -273,15 +273,11 @@ static struct {
     bool kept; /* a release failed: still ours, reused by the next acquire */
 } hpu_held[ACCEL_HPU_MAX_DEVICES];
 
-static _Thread_local uint64_t hpu_thread_instance;
-static _Thread_local int hpu_thread_device_index = -1;
-static atomic_uint_fast64_t hpu_next_instance = 1;
+static _Thread_local accel_thread_device_t hpu_thread;
 
 int accel_hpu_thread_device(const accel_hpu_backend_t *hpu)
 {
-    return hpu_thread_instance == hpu->instance && hpu_thread_device_index >= 0
-               ? hpu_thread_device_index
-               : 0;
+    return accel_thread_device_get(&hpu_thread, hpu->instance);
 }
 
 static accel_status_t hpu_acquire_module(const accel_hpu_api_t *syn, accel_syn_module_id_t module,
@@ -566,7 +562,7 @@ static accel_status_t hpu_create(void **out_self)
     hpu->device_count = count;
     for (int i = 0; i < count; i++)
         hpu->devices[i].module = modules[i];
-    hpu->instance = atomic_fetch_add(&hpu_next_instance, 1);
+    hpu->instance = accel_backend_instance_id();
     pthread_mutex_init(&hpu->acquire_lock, NULL);
     pthread_mutex_init(&hpu->lock, NULL);
     pthread_cond_init(&hpu->changed, NULL);
@@ -680,8 +676,7 @@ static accel_status_t hpu_set_device(void *self, int device)
     accel_hpu_backend_t *hpu = self;
     accel_status_t status = accel_hpu_acquire(hpu, device, NULL);
     if (status == ACCEL_OK) {
-        hpu_thread_instance = hpu->instance;
-        hpu_thread_device_index = device;
+        accel_thread_device_set(&hpu_thread, hpu->instance, device);
     }
     return status;
 }

@@ -157,30 +157,25 @@ accel_status_t accel_mlu_fork_error(void)
 
 /* The calling thread's CNRT device as this library set it, keyed by the
  * backend instance so that a new backend never trusts an old entry. */
-static _Thread_local uint64_t mlu_thread_instance;
-static _Thread_local int mlu_thread_device_index = -1;
-static atomic_uint_fast64_t mlu_next_instance = 1;
+static _Thread_local accel_thread_device_t mlu_thread;
 
 accel_status_t accel_mlu_activate(accel_mlu_backend_t *mlu, int device)
 {
     accel_status_t status;
     if (accel_mlu_forked())
         return accel_mlu_fork_error();
-    if (mlu_thread_instance == mlu->instance && mlu_thread_device_index == device)
+    if (accel_thread_device_is(&mlu_thread, mlu->instance, device))
         return ACCEL_OK;
     status = accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtSetDevice(device), "cnrtSetDevice");
     if (status == ACCEL_OK) {
-        mlu_thread_instance = mlu->instance;
-        mlu_thread_device_index = device;
+        accel_thread_device_set(&mlu_thread, mlu->instance, device);
     }
     return status;
 }
 
 int accel_mlu_thread_device(const accel_mlu_backend_t *mlu)
 {
-    return mlu_thread_instance == mlu->instance && mlu_thread_device_index >= 0
-               ? mlu_thread_device_index
-               : 0;
+    return accel_thread_device_get(&mlu_thread, mlu->instance);
 }
 
 /* ---------------------------------------------------------------- lifecycle */
@@ -259,7 +254,7 @@ static accel_status_t mlu_create(void **out_self)
     }
     mlu->cnrt = cnrt;
     mlu->device_count = count;
-    mlu->instance = atomic_fetch_add(&mlu_next_instance, 1);
+    mlu->instance = accel_backend_instance_id();
     pthread_mutex_init(&mlu->callback_lock, NULL);
     pthread_cond_init(&mlu->callback_changed, NULL);
     pthread_mutex_init(&mlu->staging_lock, NULL);

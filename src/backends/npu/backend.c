@@ -201,30 +201,25 @@ static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
 
 /* The calling thread's ACL device as this library set it, keyed by the
  * backend instance so that a new backend never trusts an old entry. */
-static _Thread_local uint64_t npu_thread_instance;
-static _Thread_local int npu_thread_device_index = -1;
-static atomic_uint_fast64_t npu_next_instance = 1;
+static _Thread_local accel_thread_device_t npu_thread;
 
 accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
 {
     accel_status_t status;
     if (accel_npu_forked())
         return npu_fork_error();
-    if (npu_thread_instance == npu->instance && npu_thread_device_index == device)
+    if (accel_thread_device_is(&npu_thread, npu->instance, device))
         return ACCEL_OK;
     status = accel_npu_check(npu->acl, npu->acl->aclrtSetDevice(device), "aclrtSetDevice");
     if (status == ACCEL_OK) {
-        npu_thread_instance = npu->instance;
-        npu_thread_device_index = device;
+        accel_thread_device_set(&npu_thread, npu->instance, device);
     }
     return status;
 }
 
 int accel_npu_thread_device(const accel_npu_backend_t *npu)
 {
-    return npu_thread_instance == npu->instance && npu_thread_device_index >= 0
-               ? npu_thread_device_index
-               : 0;
+    return accel_thread_device_get(&npu_thread, npu->instance);
 }
 
 /* ---------------------------------------------------------------- counting devices */
@@ -356,7 +351,7 @@ static accel_status_t npu_create(void **out_self)
     }
     npu->acl = acl;
     npu->device_count = count;
-    npu->instance = atomic_fetch_add(&npu_next_instance, 1);
+    npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
     pthread_mutex_init(&npu->report_lock, NULL);
     pthread_mutex_init(&npu->staging_lock, NULL);

@@ -139,9 +139,7 @@ static accel_status_t sdaa_fork_error(void)
 
 /* The calling thread's device as this library set it, keyed by the backend
  * instance so that a new backend never trusts an old entry. */
-static _Thread_local uint64_t sdaa_thread_instance;
-static _Thread_local int sdaa_thread_device_index = -1;
-static atomic_uint_fast64_t sdaa_next_instance = 1;
+static _Thread_local accel_thread_device_t sdaa_thread;
 
 accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device)
 {
@@ -153,21 +151,18 @@ accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device)
                                    "sdaa: a host callback may not call the SDAA runtime (it runs "
                                    "on a runtime thread, as CUDA's stream callbacks do); queue "
                                    "the work from another thread");
-    if (sdaa_thread_instance == sdaa->instance && sdaa_thread_device_index == device)
+    if (accel_thread_device_is(&sdaa_thread, sdaa->instance, device))
         return ACCEL_OK;
     status = accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaSetDevice(device), "sdaaSetDevice");
     if (status == ACCEL_OK) {
-        sdaa_thread_instance = sdaa->instance;
-        sdaa_thread_device_index = device;
+        accel_thread_device_set(&sdaa_thread, sdaa->instance, device);
     }
     return status;
 }
 
 int accel_sdaa_thread_device(const accel_sdaa_backend_t *sdaa)
 {
-    return sdaa_thread_instance == sdaa->instance && sdaa_thread_device_index >= 0
-               ? sdaa_thread_device_index
-               : 0;
+    return accel_thread_device_get(&sdaa_thread, sdaa->instance);
 }
 
 /* ---------------------------------------------------------------- counting devices */
@@ -241,7 +236,7 @@ static accel_status_t sdaa_create(void **out_self)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "sdaa: out of host memory for state");
     sdaa->rt = rt;
     sdaa->device_count = count;
-    sdaa->instance = atomic_fetch_add(&sdaa_next_instance, 1);
+    sdaa->instance = accel_backend_instance_id();
     sdaa->driver_version = -1;
     pthread_mutex_init(&sdaa->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "sdaa: %d device(s) from %s", count, rt->path);
