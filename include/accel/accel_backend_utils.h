@@ -1,8 +1,10 @@
 /* accel_backend_utils.h: helpers libaccel exports for backend authors,
- * in-tree backends and plugins alike: vendor symbol loading, an address-range
- * map, the host thread pool, the Philox host fill, environment parsing and
- * the on-disk kernel cache. Each part says who owns what and which threads
- * may call it. Include after (or instead of) accel/accel_backend.h. */
+ * in-tree backends and plugins alike: vendor symbol loading, the bodies
+ * slots share (dtype and properties copy-out, reasons), the fork rule, the
+ * per-thread device record, probe/create detection, an address-range map,
+ * the host thread pool, the Philox host fill, environment parsing and the
+ * on-disk kernel cache. Each part says who owns what and which threads may
+ * call it. Include after (or instead of) accel/accel_backend.h. */
 #ifndef ACCEL_BACKEND_UTILS_H
 #define ACCEL_BACKEND_UTILS_H
 
@@ -169,9 +171,9 @@ static inline int accel_thread_device_get(const accel_thread_device_t *thread, u
 
 /* ================================================================ detection
  *
- * The steps that open probe and create in a backend over a vendor runtime
- * that a forked child may not use: load the runtime (or say why), refuse in
- * such a child, count the devices without creating a context (or say why).
+ * The steps that open probe and create in a backend over a vendor runtime:
+ * load the runtime (or say why), refuse in a forked child if the runtime
+ * has a fork rule, count the devices without creating a context (or say why).
  * The backend describes its steps once, in a constant accel_backend_detect_t,
  * and both slots call the helpers below with it.
  * Ownership: the descriptor and its strings are the backend's (static).

@@ -1,9 +1,10 @@
-/* backend_helpers.c: the small bodies every backend's slots would otherwise
- * write again (accel/accel_backend_utils.h, "slot bodies" and "detection"):
- * copying out the dtype list and the device properties, the load / fork /
- * count steps that open probe and create, and the fork rule. Stateless but
- * for the fork generation below (the backends' callbacks and rules keep
- * their own state); any thread. */
+/* backend_helpers.c: what every backend would otherwise write again
+ * (accel/accel_backend_utils.h: the library path, slot bodies, the fork
+ * rule, the thread's device, detection): copying out the dtype list and the
+ * device properties, reasons, the load / fork / count steps that open probe
+ * and create. Stateless but for the fork generation and the instance id
+ * counter below, both atomic (the backends' callbacks, rules and records
+ * keep their own state); any thread. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
