@@ -1,8 +1,10 @@
 /* accel_backend_utils.h: helpers libaccel exports for backend authors,
- * in-tree backends and plugins alike: vendor symbol loading, an address-range
- * map, the host thread pool, the Philox host fill, environment parsing and
- * the on-disk kernel cache. Each part says who owns what and which threads
- * may call it. Include after (or instead of) accel/accel_backend.h. */
+ * in-tree backends and plugins alike: vendor symbol loading, the bodies
+ * slots share (dtype and properties copy-out, reasons), the fork rule, the
+ * per-thread device record, probe/create detection, an address-range map,
+ * the host thread pool, the Philox host fill, environment parsing and the
+ * on-disk kernel cache. Each part says who owns what and which threads may
+ * call it. Include after (or instead of) accel/accel_backend.h. */
 #ifndef ACCEL_BACKEND_UTILS_H
 #define ACCEL_BACKEND_UTILS_H
 
@@ -62,6 +64,149 @@ ACCEL_API accel_status_t accel_symbol_table_resolve(void *library, const accel_s
                                                     size_t count, const char *backend,
                                                     const char *library_name, char *reason,
                                                     size_t reason_cap);
+
+/* The file a loaded vendor library lives in (for reports and reasons), found
+ * with dladdr from the address of one of its resolved functions, e.g.
+ *   accel_library_path(*(void **)&api.vendorInit, "libvendor.so", api.path,
+ *                      sizeof api.path);
+ * `fallback` (the name it was loaded by) when dladdr cannot say. Cut at cap. */
+ACCEL_API void accel_library_path(const void *function, const char *fallback, char *out,
+                                  size_t cap);
+
+/* ================================================================ slot bodies
+ *
+ * The bodies several slots share word for word across backends. Stateless:
+ * any thread. */
+
+/* supported_dtypes: copy list[0 .. count) into out[0 .. cap) (as many as
+ * fit) and set *out_count = count, the length of the whole list. With out
+ * NULL and cap > 0: INVALID_ARGUMENT, "<backend>: dtype output array is NULL
+ * but capacity is <cap>", and nothing is written. A slot ends with
+ *   return accel_dtypes_copy_out("mydev", list, n, out, cap, out_count); */
+ACCEL_API accel_status_t accel_dtypes_copy_out(const char *backend, const accel_dtype_t *list,
+                                               size_t count, accel_dtype_t *out, size_t cap,
+                                               size_t *out_count);
+
+/* device_properties: copy the filled `props` into the caller's `out`, only
+ * the prefix out->struct_size covers (a caller built against an older, shorter
+ * struct gets the fields it knows), leaving out->struct_size as the caller set
+ * it. Returns ACCEL_OK, so a slot ends with
+ *   return accel_device_properties_copy_out(out, &props); */
+ACCEL_API accel_status_t accel_device_properties_copy_out(accel_device_properties_t *out,
+                                                          const accel_device_properties_t *props);
+
+/* snprintf for reasons and sentences that may be cut at the buffer's end
+ * (a long library path), which is fine for a message; gcc's
+ * -Wformat-truncation does not flag it as it would a direct snprintf call.
+ * cap 0 writes nothing. */
+ACCEL_API void accel_reason_format(char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ================================================================ the fork rule
+ *
+ * For a runtime that a child forked after the parent started it may not use
+ * (its contexts, threads and device handles stay with the parent): one
+ * zero-initialised static accel_fork_rule_t per runtime, started where the
+ * runtime is first initialised; every later call in a forked child asks
+ * accel_fork_rule_forked and refuses with a sentence that says so.
+ * Ownership: the rule is the backend's (static storage, never freed).
+ * Threads: any thread; the fields are read and written atomically by the
+ * functions only (do not touch them). Fork: libaccel installs one
+ * pthread_atfork child handler, with the first start, that marks every
+ * started rule as the parent's. */
+
+typedef struct accel_fork_rule {
+    bool started;        /* accel_fork_rule_start ran in this process or a parent */
+    uint64_t generation; /* which process of the fork chain started it */
+} accel_fork_rule_t;
+
+/* The runtime is (about to be) initialised in this process: from now on a
+ * child forked from it may not use it. Starting again is a no-op. */
+ACCEL_API void accel_fork_rule_start(accel_fork_rule_t *rule);
+/* True in a child forked (directly or further down) after the rule was
+ * started; false in the process that started it or when never started.
+ * Cheap: three relaxed or acquire loads. */
+ACCEL_API bool accel_fork_rule_forked(const accel_fork_rule_t *rule);
+
+/* ================================================================ the thread's device
+ *
+ * For a runtime that keeps a current device per thread (aclrtSetDevice,
+ * cnrtSetDevice...): each backend remembers, per thread, which device it
+ * last made current, so that a call on the same device skips the runtime
+ * call. One zero-initialised
+ *   static _Thread_local accel_thread_device_t mydev_thread;
+ * per backend, keyed by the backend instance's id (accel_backend_instance_id,
+ * taken in create), so that a new instance never trusts an old entry.
+ * Threads: the record is the calling thread's own; the id is atomic. */
+
+typedef struct accel_thread_device {
+    uint64_t instance; /* the instance that set it; 0: none yet */
+    int device;
+} accel_thread_device_t;
+
+/* A new id for a backend instance: never 0, unique in the process. */
+ACCEL_API uint64_t accel_backend_instance_id(void);
+
+/* Whether the thread last made `device` current for `instance`. */
+static inline bool accel_thread_device_is(const accel_thread_device_t *thread, uint64_t instance,
+                                          int device)
+{
+    return thread->instance == instance && thread->device == device;
+}
+
+/* Record that the thread made `device` current for `instance`. */
+static inline void accel_thread_device_set(accel_thread_device_t *thread, uint64_t instance,
+                                           int device)
+{
+    thread->instance = instance;
+    thread->device = device;
+}
+
+/* The device the thread last made current for `instance`, else 0 (the
+ * runtime's default). */
+static inline int accel_thread_device_get(const accel_thread_device_t *thread, uint64_t instance)
+{
+    return thread->instance == instance && thread->device >= 0 ? thread->device : 0;
+}
+
+/* ================================================================ detection
+ *
+ * The steps that open probe and create in a backend over a vendor runtime:
+ * load the runtime (or say why), refuse in a forked child if the runtime
+ * has a fork rule, count the devices without creating a context (or say why).
+ * The backend describes its steps once, in a constant accel_backend_detect_t,
+ * and both slots call the helpers below with it.
+ * Ownership: the descriptor and its strings are the backend's (static).
+ * Threads: as the callbacks: each may run on any thread, several at once. */
+
+typedef struct accel_backend_detect {
+    const char *backend; /* "mydev": prefixes create()'s sentences */
+    /* The loaded runtime's function table (typed by the backend), or NULL
+     * with why in `reason` (always written then). Loads once per process. */
+    const void *(*load)(char *reason, size_t cap);
+    /* True in a child forked after the parent started the runtime. NULL:
+     * the runtime works in a forked child (the two below are then unused). */
+    bool (*forked)(void);
+    const char *forked_reason; /* probe's reason in such a child */
+    /* create()'s refusal in such a child: sets the last error, returns it. */
+    accel_status_t (*fork_error)(void);
+    /* Count the devices of `runtime` (load's answer) without creating a
+     * context: true with how they were counted in `how` (probe's reason),
+     * false with why not. */
+    bool (*count)(const void *runtime, int *count, char *how, size_t cap);
+} accel_backend_detect_t;
+
+/* The whole probe slot: not available with load's reason, forked_reason or
+ * count's reason; else available when count > 0, device_count and count's
+ * sentence on how. */
+ACCEL_API void accel_backend_detect_probe(const accel_backend_detect_t *detect,
+                                          accel_probe_result_t *out);
+/* create()'s first steps: the runtime in *runtime and, when `count` is not
+ * NULL, the device count in *count; ACCEL_OK. Otherwise UNAVAILABLE with
+ * "<backend>: <load's or count's reason>", or fork_error()'s status, and
+ * *count untouched. With count NULL the backend counts itself. */
+ACCEL_API accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
+                                                   const void **runtime, int *count);
 
 /* ================================================================ address ranges
  *

@@ -206,7 +206,6 @@ static accel_status_t cpu_device_properties(void *self, int device, accel_device
 {
     accel_cpu_backend_t *cpu = self;
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
 
     if (out->struct_size < offsetof(accel_device_properties_t, name))
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -219,9 +218,7 @@ static accel_status_t cpu_device_properties(void *self, int device, accel_device
     props.compute_minor = -1;
     props.multiprocessor_count =
         device < cpu->node_count ? cpu->node_cpus[device] : cpu->online_cpus;
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 static accel_status_t cpu_memory_info(void *self, int device, uint64_t *free_bytes,
@@ -257,13 +254,7 @@ static accel_status_t cpu_supported_dtypes(void *self, int device, accel_dtype_t
     accel_cpu_backend_t *cpu = self;
     const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F16};
     size_t n = cpu->fp16_supported ? 3 : 2;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cpu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("cpu", all, n, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

@@ -340,7 +340,6 @@ static accel_status_t cuda_device_properties(void *self, int device, accel_devic
     const accel_cuda_api_t *cu = cuda->cu;
     accel_cuda_device_t *dev = &cuda->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     size_t total = 0;
     accel_cu_uuid_t uuid;
     accel_status_t status;
@@ -378,9 +377,7 @@ static accel_status_t cuda_device_properties(void *self, int device, accel_devic
     }
     snprintf(props.driver_version, sizeof props.driver_version, "%d.%d",
              cuda->driver_version / 1000, (cuda->driver_version % 1000) / 10);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 on cc >= 7, on cc 6 only with DS_ALLOW_DEPRECATED_FP16=1. */
@@ -427,13 +424,7 @@ static accel_status_t cuda_supported_dtypes(void *self, int device, accel_dtype_
         all[n++] = ACCEL_DTYPE_F16;
     if (dev->cc_major >= 8)
         all[n++] = ACCEL_DTYPE_BF16;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "cuda: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("cuda", all, n, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- NVTX ranges */

@@ -8,7 +8,6 @@
  * pthread_once and read-only afterwards; every slot may run on any thread. */
 #include <dirent.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,15 +53,6 @@ static const accel_backend_info_t hpu_info = {
 static const char *const hpu_workarounds[] = {"PT_HPU_LAZY_ACC_PAR_MODE",
                                               "PT_HPU_ENABLE_REFINE_DYNAMIC_SHAPES"};
 
-__attribute__((format(printf, 3, 4))) static void hpu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* ---------------------------------------------------------------- loading the libraries */
 
 /* dlerror's "cannot open shared object file: No such file or directory" as
@@ -93,12 +83,12 @@ static void hpu_syn_load(void)
     };
 #undef ACCEL_HPU_SYMBOL
     char tried[1024] = ""; /* before shortening */
-    Dl_info where;
     void *library = accel_backend_load_library("hpu", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
     if (library == NULL) {
-        hpu_say(hpu_syn_reason, sizeof hpu_syn_reason,
-                "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)", tried);
+        accel_reason_format(hpu_syn_reason, sizeof hpu_syn_reason,
+                            "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)",
+                            tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
@@ -107,10 +97,8 @@ static void hpu_syn_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&hpu_syn_api.synInitialize, &where) != 0 && where.dli_fname != NULL)
-        snprintf(hpu_syn_api.path, sizeof hpu_syn_api.path, "%s", where.dli_fname);
-    else
-        snprintf(hpu_syn_api.path, sizeof hpu_syn_api.path, "libSynapse.so");
+    accel_library_path(*(void **)&hpu_syn_api.synInitialize, "libSynapse.so", hpu_syn_api.path,
+                       sizeof hpu_syn_api.path);
     hpu_syn_api.library = library;
     hpu_syn_ok = true;
 }
@@ -147,12 +135,12 @@ static void hpu_hlml_load(void)
     };
 #undef ACCEL_HLML_SYMBOL
     char tried[1024] = ""; /* before shortening */
-    Dl_info where;
     /* ACCEL_HPU_HLML_LIBRARY names a file */
     void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
     hpu_shorten_tried(tried);
     if (library == NULL) {
-        hpu_say(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)", tried);
+        accel_reason_format(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)",
+                            tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
@@ -161,10 +149,8 @@ static void hpu_hlml_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&hpu_hlml_api.hlml_init, &where) != 0 && where.dli_fname != NULL)
-        snprintf(hpu_hlml_api.path, sizeof hpu_hlml_api.path, "%s", where.dli_fname);
-    else
-        snprintf(hpu_hlml_api.path, sizeof hpu_hlml_api.path, "libhlml.so");
+    accel_library_path(*(void **)&hpu_hlml_api.hlml_init, "libhlml.so", hpu_hlml_api.path,
+                       sizeof hpu_hlml_api.path);
     hpu_hlml_ok = true;
 }
 
@@ -241,25 +227,12 @@ accel_status_t accel_hpu_error(const accel_hpu_api_t *syn, accel_syn_status_t co
 /* ---------------------------------------------------------------- synInitialize and fork */
 
 static pthread_mutex_t hpu_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool hpu_init_ok;             /* under hpu_init_lock */
-static atomic_bool hpu_initialised;  /* synInitialize succeeded in this process */
-static atomic_bool hpu_forked_child; /* set in a child forked after it */
-static pthread_once_t hpu_atfork_once = PTHREAD_ONCE_INIT;
-
-static void hpu_child_after_fork(void)
-{
-    if (atomic_load(&hpu_initialised))
-        atomic_store(&hpu_forked_child, true);
-}
-
-static void hpu_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, hpu_child_after_fork);
-}
+static bool hpu_init_ok;                /* under hpu_init_lock */
+static accel_fork_rule_t hpu_fork_rule; /* started when synInitialize succeeds */
 
 bool accel_hpu_forked(void)
 {
-    return atomic_load_explicit(&hpu_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&hpu_fork_rule);
 }
 
 accel_status_t accel_hpu_fork_error(void)
@@ -277,13 +250,12 @@ accel_status_t accel_hpu_fork_error(void)
 static accel_status_t hpu_syn_init(const accel_hpu_api_t *syn)
 {
     accel_status_t status = ACCEL_OK;
-    pthread_once(&hpu_atfork_once, hpu_register_atfork);
     pthread_mutex_lock(&hpu_init_lock);
     if (!hpu_init_ok) {
         status = accel_hpu_check(syn, syn->synInitialize(), "synInitialize");
         if (status == ACCEL_OK) {
             hpu_init_ok = true;
-            atomic_store(&hpu_initialised, true);
+            accel_fork_rule_start(&hpu_fork_rule);
         }
     }
     pthread_mutex_unlock(&hpu_init_lock);
@@ -301,15 +273,11 @@ static struct {
     bool kept; /* a release failed: still ours, reused by the next acquire */
 } hpu_held[ACCEL_HPU_MAX_DEVICES];
 
-static _Thread_local uint64_t hpu_thread_instance;
-static _Thread_local int hpu_thread_device_index = -1;
-static atomic_uint_fast64_t hpu_next_instance = 1;
+static _Thread_local accel_thread_device_t hpu_thread;
 
 int accel_hpu_thread_device(const accel_hpu_backend_t *hpu)
 {
-    return hpu_thread_instance == hpu->instance && hpu_thread_device_index >= 0
-               ? hpu_thread_device_index
-               : 0;
+    return accel_thread_device_get(&hpu_thread, hpu->instance);
 }
 
 static accel_status_t hpu_acquire_module(const accel_hpu_api_t *syn, accel_syn_module_id_t module,
@@ -421,7 +389,7 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     bool owned;
     pthread_once(&hpu_hlml_once, hpu_hlml_load);
     if (!hpu_hlml_ok) {
-        hpu_say(how, cap, "%s", hpu_hlml_reason);
+        accel_reason_format(how, cap, "%s", hpu_hlml_reason);
         return false;
     }
     hlml = &hpu_hlml_api;
@@ -430,13 +398,14 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
      * its shutdown); ours is then balanced by no shutdown either. */
     owned = code == ACCEL_HLML_SUCCESS;
     if (code != ACCEL_HLML_SUCCESS && code != ACCEL_HLML_ERROR_ALREADY_INITIALIZED) {
-        hpu_say(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path, code);
+        accel_reason_format(how, cap, "hlml_init in %s failed with hlml_return_t %d", hlml->path,
+                            code);
         return false;
     }
     code = hlml->hlml_device_get_count(&n);
     if (code != ACCEL_HLML_SUCCESS) {
-        hpu_say(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d", hlml->path,
-                code);
+        accel_reason_format(how, cap, "hlml_device_get_count in %s failed with hlml_return_t %d",
+                            hlml->path, code);
         if (owned)
             hlml->hlml_shutdown();
         return false;
@@ -450,8 +419,9 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
         if (code == ACCEL_HLML_SUCCESS)
             code = hlml->hlml_device_get_module_id(handle, &module);
         if (code != ACCEL_HLML_SUCCESS) {
-            hpu_say(how, cap, "asking %s for device %u's module id failed with hlml_return_t %d",
-                    hlml->path, i, code);
+            accel_reason_format(how, cap,
+                                "asking %s for device %u's module id failed with hlml_return_t %d",
+                                hlml->path, i, code);
             if (owned)
                 hlml->hlml_shutdown();
             return false;
@@ -461,7 +431,8 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     if (owned)
         hlml->hlml_shutdown();
     *count = (int)n;
-    hpu_say(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n, hlml->path);
+    accel_reason_format(how, cap, "%u Gaudi(s) counted by HLML (%s) without acquiring any", n,
+                        hlml->path);
     return true;
 }
 
@@ -511,11 +482,12 @@ static void hpu_count_devices(int *count, accel_syn_module_id_t *modules, char *
     snprintf(accel_dir, sizeof accel_dir, "%s/accel", dev);
     n = hpu_count_nodes(accel_dir, "accel");
     if (n > 0) {
-        hpu_say(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n, accel_dir);
+        accel_reason_format(how, cap, "%s; counted %d accel<N> node(s) in %s", hlml_why, n,
+                            accel_dir);
     } else {
         n = hpu_count_nodes(dev, "hl");
-        hpu_say(how, cap, "%s; counted %d hl<N> node(s) in %s%s", hlml_why, n, dev,
-                n > 0 ? "" : " (none: no habanalabs driver)");
+        accel_reason_format(how, cap, "%s; counted %d hl<N> node(s) in %s%s", hlml_why, n, dev,
+                            n > 0 ? "" : " (none: no habanalabs driver)");
     }
     if (n > ACCEL_HPU_MAX_DEVICES)
         n = ACCEL_HPU_MAX_DEVICES;
@@ -539,51 +511,58 @@ static void hpu_workaround_text(char *out, size_t cap)
 
 /* ---------------------------------------------------------------- lifecycle */
 
+static const void *hpu_detect_load(char *reason, size_t cap)
+{
+    return accel_hpu_synapse(reason, cap);
+}
+
+/* probe's count: never fails (no device is an answer); `how` also names the
+ * workarounds applied. create counts itself, keeping the module ids. */
+static bool hpu_detect_count(const void *runtime, int *count, char *how, size_t cap)
+{
+    char found[200], workarounds[120];
+    accel_syn_module_id_t modules[ACCEL_HPU_MAX_DEVICES];
+    (void)runtime;
+    hpu_count_devices(count, modules, found, sizeof found);
+    hpu_workaround_text(workarounds, sizeof workarounds);
+    accel_reason_format(how, cap, "%s; %s; never run on a Gaudi (sims only)", found, workarounds);
+    return true;
+}
+
+/* probe and create: libSynapse, the fork rule, the count. */
+static const accel_backend_detect_t hpu_detect = {
+    .backend = "hpu",
+    .load = hpu_detect_load,
+    .forked = accel_hpu_forked,
+    .forked_reason = "synInitialize ran before fork(); SynapseAI cannot be used in this child",
+    .fork_error = accel_hpu_fork_error,
+    .count = hpu_detect_count,
+};
+
 static void hpu_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason], how[200], workarounds[120];
-    accel_syn_module_id_t modules[ACCEL_HPU_MAX_DEVICES];
-    const accel_hpu_api_t *syn = accel_hpu_synapse(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (syn == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_hpu_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "synInitialize ran before fork(); SynapseAI cannot be used in this child");
-        return;
-    }
-    hpu_count_devices(&count, modules, how, sizeof how);
-    hpu_workaround_text(workarounds, sizeof workarounds);
-    out->available = count > 0;
-    out->device_count = count;
-    hpu_say(out->reason, sizeof out->reason, "%s; %s; never run on a Gaudi (sims only)", how,
-            workarounds);
+    accel_backend_detect_probe(&hpu_detect, out);
 }
 
 static accel_status_t hpu_create(void **out_self)
 {
-    char reason[256];
     accel_syn_module_id_t modules[ACCEL_HPU_MAX_DEVICES];
-    const accel_hpu_api_t *syn = accel_hpu_synapse(reason, sizeof reason);
+    const void *runtime;
     accel_hpu_backend_t *hpu;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&hpu_detect, &runtime, NULL);
 
-    if (syn == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "hpu: %s", reason);
-    if (accel_hpu_forked())
-        return accel_hpu_fork_error();
+    if (status != ACCEL_OK)
+        return status;
     hpu = calloc(1, sizeof *hpu);
     if (hpu == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for state");
     hpu_count_devices(&count, modules, hpu->detection, sizeof hpu->detection);
-    hpu->syn = syn;
+    hpu->syn = runtime;
     hpu->device_count = count;
     for (int i = 0; i < count; i++)
         hpu->devices[i].module = modules[i];
-    hpu->instance = atomic_fetch_add(&hpu_next_instance, 1);
+    hpu->instance = accel_backend_instance_id();
     pthread_mutex_init(&hpu->acquire_lock, NULL);
     pthread_mutex_init(&hpu->lock, NULL);
     pthread_cond_init(&hpu->changed, NULL);
@@ -697,8 +676,7 @@ static accel_status_t hpu_set_device(void *self, int device)
     accel_hpu_backend_t *hpu = self;
     accel_status_t status = accel_hpu_acquire(hpu, device, NULL);
     if (status == ACCEL_OK) {
-        hpu_thread_instance = hpu->instance;
-        hpu_thread_device_index = device;
+        accel_thread_device_set(&hpu_thread, hpu->instance, device);
     }
     return status;
 }
@@ -718,7 +696,6 @@ static accel_status_t hpu_device_properties(void *self, int device, accel_device
     accel_hpu_backend_t *hpu = self;
     const accel_hpu_device_t *dev = &hpu->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     if (accel_hpu_forked())
         return accel_hpu_fork_error();
     snprintf(props.name, sizeof props.name, "%s (module %u)", hpu_type_name(dev->type),
@@ -728,9 +705,7 @@ static accel_status_t hpu_device_properties(void *self, int device, accel_device
     props.compute_major = props.compute_minor = -1;
     props.multiprocessor_count = -1;
     snprintf(props.driver_version, sizeof props.driver_version, "%s", hpu->driver_version);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: bf16 always; fp16 on Gaudi2 and later; no Triton; no graphs
@@ -756,18 +731,10 @@ static accel_status_t hpu_query_flag(void *self, int device, accel_flag_t flag, 
 static accel_status_t hpu_supported_dtypes(void *self, int device, accel_dtype_t *out, size_t cap,
                                            size_t *out_count)
 {
-    accel_dtype_t all[3] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F16};
+    static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_BF16, ACCEL_DTYPE_F16};
     bool fp16 = false;
-    size_t n;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "hpu: dtype output array is NULL but capacity is %zu", cap);
     hpu_query_flag(self, device, ACCEL_FLAG_FP16_SUPPORTED, &fp16);
-    n = fp16 ? 3 : 2;
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("hpu", all, fp16 ? 3 : 2, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

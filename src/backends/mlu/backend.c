@@ -5,7 +5,6 @@
  * Threads: the CNRT table is filled once per process under pthread_once and
  * read-only afterwards; every slot may be called from any thread. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +55,6 @@ static void mlu_cnrt_load(void)
     const char *root = getenv("NEUWARE_HOME");
     const char *candidates[3];
     char tried[sizeof mlu_cnrt_reason] = "";
-    Dl_info where;
     size_t n = 0;
     void *library;
 #define ACCEL_MLU_SYMBOL(required, ret, name, params, export_name)                                 \
@@ -86,10 +84,8 @@ static void mlu_cnrt_load(void)
     }
     mlu_cnrt_api.memcpy_v2 =
         *(void **)&mlu_cnrt_api.cnrtMemcpyAsync == dlsym(library, "cnrtMemcpyAsync_V2");
-    if (dladdr(*(void **)&mlu_cnrt_api.cnrtGetDeviceCount, &where) != 0 && where.dli_fname != NULL)
-        snprintf(mlu_cnrt_api.path, sizeof mlu_cnrt_api.path, "%s", where.dli_fname);
-    else
-        snprintf(mlu_cnrt_api.path, sizeof mlu_cnrt_api.path, "libcnrt.so");
+    accel_library_path(*(void **)&mlu_cnrt_api.cnrtGetDeviceCount, "libcnrt.so", mlu_cnrt_api.path,
+                       sizeof mlu_cnrt_api.path);
     mlu_cnrt_api.library = library;
     mlu_cnrt_ok = true;
 }
@@ -142,24 +138,11 @@ accel_status_t accel_mlu_error(const accel_mlu_api_t *cnrt, accel_cnrt_ret_t cod
 
 /* ---------------------------------------------------------------- first use and fork */
 
-static atomic_bool mlu_used;         /* a CNRT context may exist in this process */
-static atomic_bool mlu_forked_child; /* set in a child forked after that */
-static pthread_once_t mlu_atfork_once = PTHREAD_ONCE_INIT;
-
-static void mlu_child_after_fork(void)
-{
-    if (atomic_load(&mlu_used))
-        atomic_store(&mlu_forked_child, true);
-}
-
-static void mlu_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, mlu_child_after_fork);
-}
+static accel_fork_rule_t mlu_fork_rule; /* started when a CNRT context may exist */
 
 bool accel_mlu_forked(void)
 {
-    return atomic_load_explicit(&mlu_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&mlu_fork_rule);
 }
 
 accel_status_t accel_mlu_fork_error(void)
@@ -174,108 +157,88 @@ accel_status_t accel_mlu_fork_error(void)
 
 /* The calling thread's CNRT device as this library set it, keyed by the
  * backend instance so that a new backend never trusts an old entry. */
-static _Thread_local uint64_t mlu_thread_instance;
-static _Thread_local int mlu_thread_device_index = -1;
-static atomic_uint_fast64_t mlu_next_instance = 1;
+static _Thread_local accel_thread_device_t mlu_thread;
 
 accel_status_t accel_mlu_activate(accel_mlu_backend_t *mlu, int device)
 {
     accel_status_t status;
     if (accel_mlu_forked())
         return accel_mlu_fork_error();
-    if (mlu_thread_instance == mlu->instance && mlu_thread_device_index == device)
+    if (accel_thread_device_is(&mlu_thread, mlu->instance, device))
         return ACCEL_OK;
     status = accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtSetDevice(device), "cnrtSetDevice");
     if (status == ACCEL_OK) {
-        mlu_thread_instance = mlu->instance;
-        mlu_thread_device_index = device;
+        accel_thread_device_set(&mlu_thread, mlu->instance, device);
     }
     return status;
 }
 
 int accel_mlu_thread_device(const accel_mlu_backend_t *mlu)
 {
-    return mlu_thread_instance == mlu->instance && mlu_thread_device_index >= 0
-               ? mlu_thread_device_index
-               : 0;
+    return accel_thread_device_get(&mlu_thread, mlu->instance);
 }
 
 /* ---------------------------------------------------------------- lifecycle */
 
-/* snprintf for reasons that may be cut at the buffer's end (a long library
- * path), which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void mlu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* cnrtGetDeviceCount: the runtime applies MLU_VISIBLE_DEVICES; no device is
  * made current, so no context exists yet. Returns false with `how` saying
  * why when it fails. */
-static bool mlu_count_devices(const accel_mlu_api_t *cnrt, int *out, char *how, size_t how_cap)
+static bool mlu_count_devices(const void *runtime, int *out, char *how, size_t how_cap)
 {
+    const accel_mlu_api_t *cnrt = runtime;
     unsigned int count = 0;
     accel_cnrt_ret_t code = cnrt->cnrtGetDeviceCount(&count);
     if (code == ACCEL_CNRT_ERROR_NO_DEVICE) {
         *out = 0;
-        mlu_say(how, how_cap, "%s reports no MLU device", cnrt->path);
+        accel_reason_format(how, how_cap, "%s reports no MLU device", cnrt->path);
         return true;
     }
     if (code != ACCEL_CNRT_SUCCESS) {
         const char *name = cnrt->cnrtGetErrorName(code);
-        mlu_say(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)", cnrt->path,
-                code, name != NULL ? name : "unnamed");
+        accel_reason_format(how, how_cap, "cnrtGetDeviceCount in %s failed with cnrtRet_t %u (%s)",
+                            cnrt->path, code, name != NULL ? name : "unnamed");
         return false;
     }
     *out = (int)count;
-    mlu_say(how, how_cap,
-            "devices counted with cnrtGetDeviceCount from %s; bound to CNRT, tested against a "
-            "simulated runtime only, never run on Cambricon hardware",
-            cnrt->path);
+    accel_reason_format(
+        how, how_cap,
+        "devices counted with cnrtGetDeviceCount from %s; bound to CNRT, tested against a "
+        "simulated runtime only, never run on Cambricon hardware",
+        cnrt->path);
     return true;
 }
 
+static const void *mlu_detect_load(char *reason, size_t cap)
+{
+    return accel_mlu_cnrt(reason, cap);
+}
+
+/* probe and create: libcnrt, the fork rule, the count. */
+static const accel_backend_detect_t mlu_detect = {
+    .backend = "mlu",
+    .load = mlu_detect_load,
+    .forked = accel_mlu_forked,
+    .forked_reason = "CNRT was used before fork(); the runtime cannot be used in this child",
+    .fork_error = accel_mlu_fork_error,
+    .count = mlu_count_devices,
+};
+
 static void mlu_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason];
-    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (cnrt == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_mlu_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "CNRT was used before fork(); the runtime cannot be used in this child");
-        return;
-    }
-    if (!mlu_count_devices(cnrt, &count, reason, sizeof reason)) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    out->available = count > 0;
-    out->device_count = count;
-    snprintf(out->reason, sizeof out->reason, "%s", reason);
+    accel_backend_detect_probe(&mlu_detect, out);
 }
 
 static accel_status_t mlu_create(void **out_self)
 {
-    char reason[256];
-    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(reason, sizeof reason);
+    const void *runtime;
+    const accel_mlu_api_t *cnrt;
     accel_mlu_backend_t *mlu;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&mlu_detect, &runtime, &count);
 
-    if (cnrt == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "mlu: %s", reason);
-    if (accel_mlu_forked())
-        return accel_mlu_fork_error();
-    if (!mlu_count_devices(cnrt, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "mlu: %s", reason);
+    if (status != ACCEL_OK)
+        return status;
+    cnrt = runtime;
     mlu = calloc(1, sizeof *mlu);
     if (mlu != NULL && count > 0) {
         mlu->bf16 = calloc((size_t)count, sizeof *mlu->bf16);
@@ -291,7 +254,7 @@ static accel_status_t mlu_create(void **out_self)
     }
     mlu->cnrt = cnrt;
     mlu->device_count = count;
-    mlu->instance = atomic_fetch_add(&mlu_next_instance, 1);
+    mlu->instance = accel_backend_instance_id();
     pthread_mutex_init(&mlu->callback_lock, NULL);
     pthread_cond_init(&mlu->callback_changed, NULL);
     pthread_mutex_init(&mlu->staging_lock, NULL);
@@ -344,8 +307,7 @@ static accel_status_t mlu_init(void *self)
 
     if (accel_mlu_forked())
         return accel_mlu_fork_error();
-    pthread_once(&mlu_atfork_once, mlu_register_atfork);
-    atomic_store(&mlu_used, true);
+    accel_fork_rule_start(&mlu_fork_rule);
     status = accel_mlu_check(cnrt, cnrt->cnrtGetDeviceCount(&counted), "cnrtGetDeviceCount");
     if (status != ACCEL_OK)
         return status;
@@ -402,7 +364,6 @@ static accel_status_t mlu_device_properties(void *self, int device, accel_device
     accel_mlu_backend_t *mlu = self;
     const accel_mlu_api_t *cnrt = mlu->cnrt;
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     /* CNRT 6.0.2's cnrtDeviceProp_t is only the name; later ones are longer */
     _Alignas(16) char buffer[ACCEL_CNRT_DEVICE_PROP_BUFFER] = {0};
     int major = 0, minor = 0, clusters = 0, cores = 0, total_mb = 0;
@@ -440,9 +401,7 @@ static accel_status_t mlu_device_properties(void *self, int device, accel_device
     snprintf(props.driver_version, sizeof props.driver_version, "CNRT %d.%d.%d, driver %d.%d.%d",
              mlu->lib_version[0], mlu->lib_version[1], mlu->lib_version[2], mlu->driver_version[0],
              mlu->driver_version[1], mlu->driver_version[2]);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 always, bf16 from torch_mlu (the device attribute),
@@ -470,13 +429,7 @@ static accel_status_t mlu_supported_dtypes(void *self, int device, accel_dtype_t
     accel_mlu_backend_t *mlu = self;
     accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
     size_t count = mlu->bf16[device] ? 3 : 2;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "mlu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < count && i < cap; i++)
-        out[i] = all[i];
-    *out_count = count;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("mlu", all, count, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

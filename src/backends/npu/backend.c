@@ -6,7 +6,6 @@
  * read-only afterwards; every slot may be called from any thread. */
 #include <dirent.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +59,6 @@ static void npu_acl_load(void)
     const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
     const char *candidates[4];
     char tried[sizeof npu_acl_reason] = "";
-    Dl_info where;
     size_t n = 0;
     void *library;
 
@@ -94,10 +92,8 @@ static void npu_acl_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&npu_acl_api.aclInit, &where) != 0 && where.dli_fname != NULL)
-        snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "%s", where.dli_fname);
-    else
-        snprintf(npu_acl_api.path, sizeof npu_acl_api.path, "libascendcl.so");
+    accel_library_path(*(void **)&npu_acl_api.aclInit, "libascendcl.so", npu_acl_api.path,
+                       sizeof npu_acl_api.path);
     npu_acl_api.library = library;
     npu_acl_ok = true;
 }
@@ -165,25 +161,12 @@ accel_status_t accel_npu_error(const accel_npu_api_t *acl, accel_acl_error_t cod
 /* ---------------------------------------------------------------- aclInit and fork */
 
 static pthread_mutex_t npu_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool npu_init_ok;             /* under npu_init_lock */
-static atomic_bool npu_initialised;  /* aclInit succeeded in this process */
-static atomic_bool npu_forked_child; /* set in a child forked after it */
-static pthread_once_t npu_atfork_once = PTHREAD_ONCE_INIT;
-
-static void npu_child_after_fork(void)
-{
-    if (atomic_load(&npu_initialised))
-        atomic_store(&npu_forked_child, true);
-}
-
-static void npu_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, npu_child_after_fork);
-}
+static bool npu_init_ok;                /* under npu_init_lock */
+static accel_fork_rule_t npu_fork_rule; /* started when aclInit succeeds */
 
 bool accel_npu_forked(void)
 {
-    return atomic_load_explicit(&npu_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&npu_fork_rule);
 }
 
 static accel_status_t npu_fork_error(void)
@@ -200,13 +183,12 @@ static accel_status_t npu_fork_error(void)
 static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
 {
     accel_status_t status = ACCEL_OK;
-    pthread_once(&npu_atfork_once, npu_register_atfork);
     pthread_mutex_lock(&npu_init_lock);
     if (!npu_init_ok) {
         accel_acl_error_t code = acl->aclInit(NULL);
         if (code == ACCEL_ACL_SUCCESS || code == ACCEL_ACL_ERROR_REPEAT_INITIALIZE) {
             npu_init_ok = true;
-            atomic_store(&npu_initialised, true);
+            accel_fork_rule_start(&npu_fork_rule);
         } else {
             status = accel_npu_error(acl, code, "aclInit");
         }
@@ -219,44 +201,28 @@ static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
 
 /* The calling thread's ACL device as this library set it, keyed by the
  * backend instance so that a new backend never trusts an old entry. */
-static _Thread_local uint64_t npu_thread_instance;
-static _Thread_local int npu_thread_device_index = -1;
-static atomic_uint_fast64_t npu_next_instance = 1;
+static _Thread_local accel_thread_device_t npu_thread;
 
 accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
 {
     accel_status_t status;
     if (accel_npu_forked())
         return npu_fork_error();
-    if (npu_thread_instance == npu->instance && npu_thread_device_index == device)
+    if (accel_thread_device_is(&npu_thread, npu->instance, device))
         return ACCEL_OK;
     status = accel_npu_check(npu->acl, npu->acl->aclrtSetDevice(device), "aclrtSetDevice");
     if (status == ACCEL_OK) {
-        npu_thread_instance = npu->instance;
-        npu_thread_device_index = device;
+        accel_thread_device_set(&npu_thread, npu->instance, device);
     }
     return status;
 }
 
 int accel_npu_thread_device(const accel_npu_backend_t *npu)
 {
-    return npu_thread_instance == npu->instance && npu_thread_device_index >= 0
-               ? npu_thread_device_index
-               : 0;
+    return accel_thread_device_get(&npu_thread, npu->instance);
 }
 
 /* ---------------------------------------------------------------- counting devices */
-
-/* snprintf for reasons that may be cut at the buffer's end (a long library
- * path), which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void npu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
 
 /* The Ascend driver's device nodes, /dev/davinci<N> (ACCEL_NPU_DEVICE_DIR
  * names another folder), counted without touching the runtime; then
@@ -308,77 +274,74 @@ static int npu_count_device_nodes(char *dir_out, size_t dir_cap)
  * device is opened). A runtime that refuses before aclInit is answered by
  * the driver's device nodes instead. Returns false with `how` saying why
  * when neither can count. */
-static bool npu_count_devices(const accel_npu_api_t *acl, int *out, char *how, size_t how_cap)
+static bool npu_count_devices(const void *runtime, int *out, char *how, size_t how_cap)
 {
+    const accel_npu_api_t *acl = runtime;
     uint32_t count = 0;
     accel_acl_error_t code = acl->aclrtGetDeviceCount(&count);
     if (code == ACCEL_ACL_ERROR_RT_NO_DEVICE) {
         *out = 0;
-        npu_say(how, how_cap, "%s reports no Ascend device", acl->path);
+        accel_reason_format(how, how_cap, "%s reports no Ascend device", acl->path);
         return true;
     }
     if (code == ACCEL_ACL_ERROR_UNINITIALIZE) {
         char dir[128];
         int nodes = npu_count_device_nodes(dir, sizeof dir);
         *out = nodes;
-        npu_say(how, how_cap,
-                "%s will not count devices before aclInit; counted %d %s/davinci<N> device "
-                "node(s) instead%s",
-                acl->path, nodes, dir, nodes > 0 ? "" : " (none: no Ascend driver here)");
+        accel_reason_format(
+            how, how_cap,
+            "%s will not count devices before aclInit; counted %d %s/davinci<N> device "
+            "node(s) instead%s",
+            acl->path, nodes, dir, nodes > 0 ? "" : " (none: no Ascend driver here)");
         return true;
     }
     if (code != ACCEL_ACL_SUCCESS) {
-        npu_say(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)", acl->path,
-                code, npu_error_name(code));
+        accel_reason_format(how, how_cap, "aclrtGetDeviceCount in %s failed with aclError %d (%s)",
+                            acl->path, code, npu_error_name(code));
         return false;
     }
     *out = (int)count;
-    npu_say(how, how_cap,
-            "devices counted with aclrtGetDeviceCount from %s, before aclInit; bound to ACL, "
-            "tested against a simulated runtime only, never run on Ascend hardware",
-            acl->path);
+    accel_reason_format(
+        how, how_cap,
+        "devices counted with aclrtGetDeviceCount from %s, before aclInit; bound to ACL, "
+        "tested against a simulated runtime only, never run on Ascend hardware",
+        acl->path);
     return true;
 }
 
 /* ---------------------------------------------------------------- lifecycle */
 
+static const void *npu_detect_load(char *reason, size_t cap)
+{
+    return accel_npu_acl(reason, cap);
+}
+
+/* probe and create: libascendcl, the fork rule, the count. */
+static const accel_backend_detect_t npu_detect = {
+    .backend = "npu",
+    .load = npu_detect_load,
+    .forked = accel_npu_forked,
+    .forked_reason = "ACL was initialised before fork(); the runtime cannot be used in this child",
+    .fork_error = npu_fork_error,
+    .count = npu_count_devices,
+};
+
 static void npu_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason];
-    const accel_npu_api_t *acl = accel_npu_acl(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (acl == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_npu_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "ACL was initialised before fork(); the runtime cannot be used in this child");
-        return;
-    }
-    if (!npu_count_devices(acl, &count, reason, sizeof reason)) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    out->available = count > 0;
-    out->device_count = count;
-    snprintf(out->reason, sizeof out->reason, "%s", reason);
+    accel_backend_detect_probe(&npu_detect, out);
 }
 
 static accel_status_t npu_create(void **out_self)
 {
-    char reason[256];
-    const accel_npu_api_t *acl = accel_npu_acl(reason, sizeof reason);
+    const void *runtime;
+    const accel_npu_api_t *acl;
     accel_npu_backend_t *npu;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&npu_detect, &runtime, &count);
 
-    if (acl == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "npu: %s", reason);
-    if (accel_npu_forked())
-        return npu_fork_error();
-    if (!npu_count_devices(acl, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "npu: %s", reason);
+    if (status != ACCEL_OK)
+        return status;
+    acl = runtime;
     npu = calloc(1, sizeof *npu);
     if (npu != NULL && count > 0)
         npu->default_subscribed = calloc((size_t)count, sizeof *npu->default_subscribed);
@@ -388,7 +351,7 @@ static accel_status_t npu_create(void **out_self)
     }
     npu->acl = acl;
     npu->device_count = count;
-    npu->instance = atomic_fetch_add(&npu_next_instance, 1);
+    npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
     pthread_mutex_init(&npu->report_lock, NULL);
     pthread_mutex_init(&npu->staging_lock, NULL);
@@ -488,7 +451,6 @@ static accel_status_t npu_device_properties(void *self, int device, accel_device
     accel_npu_backend_t *npu = self;
     const accel_npu_api_t *acl = npu->acl;
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     accel_status_t status;
 
     if (accel_npu_forked())
@@ -524,9 +486,7 @@ static accel_status_t npu_device_properties(void *self, int device, accel_device
     }
     snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
              (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 always, bf16 from torch_npu (the SoC), no Triton, no
@@ -553,13 +513,7 @@ static accel_status_t npu_supported_dtypes(void *self, int device, accel_dtype_t
     static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
     (void)self;
     (void)device;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "npu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < 3 && i < cap; i++)
-        out[i] = all[i];
-    *out_count = 3;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("npu", all, sizeof all / sizeof all[0], out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

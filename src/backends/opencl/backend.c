@@ -392,7 +392,6 @@ static accel_status_t opencl_device_properties(void *self, int device,
 {
     const accel_opencl_device_t *dev = &((accel_opencl_backend_t *)self)->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     snprintf(props.name, sizeof props.name, "%s", dev->name);
     snprintf(props.vendor, sizeof props.vendor, "%s", dev->vendor);
     snprintf(props.driver_version, sizeof props.driver_version, "%s", dev->driver_version);
@@ -400,9 +399,7 @@ static accel_status_t opencl_device_properties(void *self, int device,
     props.compute_major = dev->version_major;
     props.compute_minor = dev->version_minor;
     props.multiprocessor_count = dev->compute_units;
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* OpenCL does not report free memory. free = total - what this backend has
@@ -442,13 +439,7 @@ static accel_status_t opencl_supported_dtypes(void *self, int device, accel_dtyp
     const accel_opencl_device_t *dev = &((accel_opencl_backend_t *)self)->devices[device];
     const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16};
     size_t n = dev->fp16 ? 2 : 1;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "opencl: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("opencl", all, n, out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

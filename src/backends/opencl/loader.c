@@ -5,7 +5,6 @@
  * after the loader was loaded makes no OpenCL call at all. Thread-safe. */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +25,11 @@ static char opencl_api_reason[256];
 /* Set in a child forked after the loader was loaded: the runtime's threads
  * (PoCL's workers, the ICD's notification thread) and its locks did not come
  * along, so any OpenCL call there may hang for ever. Never cleared. */
-static atomic_bool opencl_forked_child;
-
-static void opencl_fork_child(void)
-{
-    atomic_store(&opencl_forked_child, true);
-}
+static accel_fork_rule_t opencl_fork_rule;
 
 bool accel_opencl_forked(void)
 {
-    return atomic_load_explicit(&opencl_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&opencl_fork_rule);
 }
 
 accel_status_t accel_opencl_fork_refuse(void)
@@ -70,7 +64,7 @@ static void opencl_api_load(void)
     opencl_api.library = library;
     opencl_api_ok = true;
     /* From the first OpenCL call on, a forked child must not make any. */
-    pthread_atfork(NULL, NULL, opencl_fork_child);
+    accel_fork_rule_start(&opencl_fork_rule);
 }
 
 const accel_cl_api_t *accel_opencl_api(char *reason, size_t cap)

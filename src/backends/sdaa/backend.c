@@ -5,7 +5,6 @@
  * Threads: the runtime table is filled once per process under pthread_once
  * and read-only afterwards; every slot may be called from any thread. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +66,6 @@ static void sdaa_rt_load(void)
 {
     static const char *const candidates[] = {SDAA_DEFAULT_PATH, "libsdaart.so", NULL};
     char tried[sizeof sdaa_rt_reason] = "";
-    Dl_info where;
     void *library = accel_backend_load_library("sdaa", candidates, tried, sizeof tried);
     if (library == NULL) {
         snprintf(sdaa_rt_reason, sizeof sdaa_rt_reason,
@@ -80,10 +78,8 @@ static void sdaa_rt_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&sdaa_rt_api.sdaaGetDeviceCount, &where) != 0 && where.dli_fname != NULL)
-        snprintf(sdaa_rt_api.path, sizeof sdaa_rt_api.path, "%s", where.dli_fname);
-    else
-        snprintf(sdaa_rt_api.path, sizeof sdaa_rt_api.path, "libsdaart.so");
+    accel_library_path(*(void **)&sdaa_rt_api.sdaaGetDeviceCount, "libsdaart.so", sdaa_rt_api.path,
+                       sizeof sdaa_rt_api.path);
     sdaa_rt_api.library = library;
     sdaa_rt_ok = true;
 }
@@ -118,25 +114,12 @@ accel_status_t accel_sdaa_error(const accel_sdaa_api_t *rt, accel_sdaa_error_t c
 
 /* ---------------------------------------------------------------- start, fork, callbacks */
 
-static atomic_bool sdaa_started;      /* a device was opened in this process */
-static atomic_bool sdaa_forked_child; /* set in a child forked after that */
-static pthread_once_t sdaa_atfork_once = PTHREAD_ONCE_INIT;
+static accel_fork_rule_t sdaa_fork_rule; /* started when a device is opened */
 static _Thread_local bool sdaa_in_callback;
-
-static void sdaa_child_after_fork(void)
-{
-    if (atomic_load(&sdaa_started))
-        atomic_store(&sdaa_forked_child, true);
-}
-
-static void sdaa_register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, sdaa_child_after_fork);
-}
 
 bool accel_sdaa_forked(void)
 {
-    return atomic_load_explicit(&sdaa_forked_child, memory_order_relaxed);
+    return accel_fork_rule_forked(&sdaa_fork_rule);
 }
 
 void accel_sdaa_callback_mark(bool inside)
@@ -156,9 +139,7 @@ static accel_status_t sdaa_fork_error(void)
 
 /* The calling thread's device as this library set it, keyed by the backend
  * instance so that a new backend never trusts an old entry. */
-static _Thread_local uint64_t sdaa_thread_instance;
-static _Thread_local int sdaa_thread_device_index = -1;
-static atomic_uint_fast64_t sdaa_next_instance = 1;
+static _Thread_local accel_thread_device_t sdaa_thread;
 
 accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device)
 {
@@ -170,108 +151,92 @@ accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device)
                                    "sdaa: a host callback may not call the SDAA runtime (it runs "
                                    "on a runtime thread, as CUDA's stream callbacks do); queue "
                                    "the work from another thread");
-    if (sdaa_thread_instance == sdaa->instance && sdaa_thread_device_index == device)
+    if (accel_thread_device_is(&sdaa_thread, sdaa->instance, device))
         return ACCEL_OK;
     status = accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaSetDevice(device), "sdaaSetDevice");
     if (status == ACCEL_OK) {
-        sdaa_thread_instance = sdaa->instance;
-        sdaa_thread_device_index = device;
+        accel_thread_device_set(&sdaa_thread, sdaa->instance, device);
     }
     return status;
 }
 
 int accel_sdaa_thread_device(const accel_sdaa_backend_t *sdaa)
 {
-    return sdaa_thread_instance == sdaa->instance && sdaa_thread_device_index >= 0
-               ? sdaa_thread_device_index
-               : 0;
+    return accel_thread_device_get(&sdaa_thread, sdaa->instance);
 }
 
 /* ---------------------------------------------------------------- counting devices */
 
-/* snprintf for reasons that may be cut at the buffer's end (a long library
- * path), which is fine for a message. */
-__attribute__((format(printf, 3, 4))) static void sdaa_say(char *out, size_t cap, const char *fmt,
-                                                           ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
-
 /* sdaaGetDeviceCount, the only counting call the API has. It opens no
  * device; whether it starts more of the runtime than that is not known
  * (README.md). sdaaErrorNoDevice is an answer (zero), not a failure. */
-static bool sdaa_count_devices(const accel_sdaa_api_t *rt, int *out, char *how, size_t how_cap)
+static bool sdaa_count_devices(const void *runtime, int *out, char *how, size_t how_cap)
 {
+    const accel_sdaa_api_t *rt = runtime;
     int count = 0;
     accel_sdaa_error_t code = rt->sdaaGetDeviceCount(&count);
     if (code == ACCEL_SDAA_ERROR_NO_DEVICE || (code == ACCEL_SDAA_SUCCESS && count <= 0)) {
         *out = 0;
-        sdaa_say(how, how_cap, "%s reports no SDAA device%s", rt->path,
-                 getenv(SDAA_VISIBLE_ENV) != NULL ? " (" SDAA_VISIBLE_ENV " is set)" : "");
+        accel_reason_format(how, how_cap, "%s reports no SDAA device%s", rt->path,
+                            getenv(SDAA_VISIBLE_ENV) != NULL ? " (" SDAA_VISIBLE_ENV " is set)"
+                                                             : "");
         return true;
     }
     if (code != ACCEL_SDAA_SUCCESS) {
         const char *name = rt->sdaaGetErrorName(code);
-        sdaa_say(how, how_cap, "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
-                 code, name != NULL ? name : "an unnamed code");
+        accel_reason_format(how, how_cap,
+                            "sdaaGetDeviceCount in %s failed with sdaaError_t %d (%s)", rt->path,
+                            code, name != NULL ? name : "an unnamed code");
         return false;
     }
     *out = count;
-    sdaa_say(how, how_cap,
-             "devices counted with sdaaGetDeviceCount from %s; bound to the public SDAA runtime "
-             "API, tested against a simulated runtime only, never run on Tecorigin hardware",
-             rt->path);
+    accel_reason_format(
+        how, how_cap,
+        "devices counted with sdaaGetDeviceCount from %s; bound to the public SDAA runtime "
+        "API, tested against a simulated runtime only, never run on Tecorigin hardware",
+        rt->path);
     return true;
 }
 
 /* ---------------------------------------------------------------- lifecycle */
 
+static const void *sdaa_detect_load(char *reason, size_t cap)
+{
+    return accel_sdaa_runtime(reason, cap);
+}
+
+/* probe and create: libsdaart, the fork rule, the count. */
+static const accel_backend_detect_t sdaa_detect = {
+    .backend = "sdaa",
+    .load = sdaa_detect_load,
+    .forked = accel_sdaa_forked,
+    .forked_reason = "the SDAA runtime was started before fork(); it cannot be used in this child",
+    .fork_error = sdaa_fork_error,
+    .count = sdaa_count_devices,
+};
+
 static void sdaa_probe(accel_probe_result_t *out)
 {
-    char reason[sizeof out->reason];
-    const accel_sdaa_api_t *rt = accel_sdaa_runtime(reason, sizeof reason);
-    int count = 0;
-    out->available = false;
-    if (rt == NULL) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    if (accel_sdaa_forked()) {
-        snprintf(out->reason, sizeof out->reason,
-                 "the SDAA runtime was started before fork(); it cannot be used in this child");
-        return;
-    }
-    if (!sdaa_count_devices(rt, &count, reason, sizeof reason)) {
-        snprintf(out->reason, sizeof out->reason, "%s", reason);
-        return;
-    }
-    out->available = count > 0;
-    out->device_count = count;
-    snprintf(out->reason, sizeof out->reason, "%s", reason);
+    accel_backend_detect_probe(&sdaa_detect, out);
 }
 
 static accel_status_t sdaa_create(void **out_self)
 {
-    char reason[256];
-    const accel_sdaa_api_t *rt = accel_sdaa_runtime(reason, sizeof reason);
+    const void *runtime;
+    const accel_sdaa_api_t *rt;
     accel_sdaa_backend_t *sdaa;
     int count = 0;
+    accel_status_t status = accel_backend_detect_open(&sdaa_detect, &runtime, &count);
 
-    if (rt == NULL)
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "sdaa: %s", reason);
-    if (accel_sdaa_forked())
-        return sdaa_fork_error();
-    if (!sdaa_count_devices(rt, &count, reason, sizeof reason))
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "sdaa: %s", reason);
+    if (status != ACCEL_OK)
+        return status;
+    rt = runtime;
     sdaa = calloc(1, sizeof *sdaa);
     if (sdaa == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "sdaa: out of host memory for state");
     sdaa->rt = rt;
     sdaa->device_count = count;
-    sdaa->instance = atomic_fetch_add(&sdaa_next_instance, 1);
+    sdaa->instance = accel_backend_instance_id();
     sdaa->driver_version = -1;
     pthread_mutex_init(&sdaa->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "sdaa: %d device(s) from %s", count, rt->path);
@@ -302,8 +267,7 @@ static accel_status_t sdaa_init(void *self)
 
     if (accel_sdaa_forked())
         return sdaa_fork_error();
-    pthread_once(&sdaa_atfork_once, sdaa_register_atfork);
-    atomic_store(&sdaa_started, true);
+    accel_fork_rule_start(&sdaa_fork_rule);
     status = accel_sdaa_check(rt, rt->sdaaGetDeviceCount(&counted), "sdaaGetDeviceCount");
     if (status != ACCEL_OK)
         return status;
@@ -349,7 +313,6 @@ static accel_status_t sdaa_device_properties(void *self, int device, accel_devic
     const accel_sdaa_api_t *rt = sdaa->rt;
     accel_device_properties_t props = {.struct_size = sizeof props};
     accel_sdaa_device_prop_buffer_t raw;
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     accel_status_t status = accel_sdaa_activate(sdaa, device);
 
     if (status != ACCEL_OK)
@@ -372,9 +335,7 @@ static accel_status_t sdaa_device_properties(void *self, int device, accel_devic
     else
         snprintf(props.driver_version, sizeof props.driver_version, "SDAA runtime %d",
                  sdaa->runtime_version);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: fp16 always; bf16 from torch.sdaa.is_bf16_supported(), whose
@@ -403,13 +364,7 @@ static accel_status_t sdaa_supported_dtypes(void *self, int device, accel_dtype_
     static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
     (void)self;
     (void)device;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "sdaa: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < 3 && i < cap; i++)
-        out[i] = all[i];
-    *out_count = 3;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("sdaa", all, sizeof all / sizeof all[0], out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

@@ -3,6 +3,8 @@
  * memory.c and rng.c. Copy this folder to start a backend: see
  * docs/backend-guide.md. Constant tables; every slot is thread-safe. */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,68 +43,95 @@ static const accel_backend_info_t skeleton_info = {
 
 /* ---------------------------------------------------------------- lifecycle */
 
-/* Load the runtime and resolve every symbol; NULL (with the reason in `why`)
- * when the library or a required symbol is missing. */
-static void *skeleton_open(accel_skeleton_api_t *api, char *why, size_t why_cap)
+/* The runtime's table: loaded once per process (pthread_once), read-only
+ * afterwards; the handle stays open for the process, as a real backend's. */
+static pthread_once_t skeleton_api_once = PTHREAD_ONCE_INIT;
+static accel_skeleton_api_t skeleton_api;
+static bool skeleton_api_ok;
+static char skeleton_api_reason[256];
+
+/* Load the runtime and resolve every symbol; on failure the reason says
+ * whether the library or a required symbol is missing. */
+static void skeleton_api_load(void)
 {
     static const char *const candidates[] = {SKELETON_LIBRARY, NULL};
     char tried[512] = "";
     void *library = accel_backend_load_library("skeleton", candidates, tried, sizeof tried);
 #define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export)                                 \
-    ACCEL_SYMBOL_ENTRY(*api, required, name, export),
+    ACCEL_SYMBOL_ENTRY(skeleton_api, required, name, export),
     const accel_symbol_t symbols[] = {
 #include "backends/skeleton/symbols.h"
     };
 #undef ACCEL_SKELETON_SYMBOL
     if (library == NULL) {
-        snprintf(why, why_cap, "%s not found (tried %s)", SKELETON_LIBRARY, tried);
-        return NULL;
+        accel_reason_format(skeleton_api_reason, sizeof skeleton_api_reason,
+                            "%s not found (tried %s)", SKELETON_LIBRARY, tried);
+        return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "skeleton",
-                                   SKELETON_LIBRARY, why, why_cap) != ACCEL_OK) {
+                                   SKELETON_LIBRARY, skeleton_api_reason,
+                                   sizeof skeleton_api_reason) != ACCEL_OK) {
         dlclose(library);
-        return NULL;
+        return;
     }
-    return library;
+    skeleton_api_ok = true;
 }
+
+static const void *skeleton_detect_load(char *reason, size_t cap)
+{
+    pthread_once(&skeleton_api_once, skeleton_api_load);
+    if (skeleton_api_ok)
+        return &skeleton_api;
+    snprintf(reason, cap, "%s", skeleton_api_reason);
+    return NULL;
+}
+
+/* The cheapest count that creates no context; here the one host device. */
+static bool skeleton_detect_count(const void *runtime, int *count, char *how, size_t cap)
+{
+    (void)runtime;
+    *count = 1;
+    snprintf(how, cap, "1 device: host memory through %s (template backend, never auto-detected)",
+             SKELETON_LIBRARY);
+    return true;
+}
+
+/* What probe and create share. The C library works in a forked child, so
+ * there is no fork rule (forked NULL); a runtime that cannot be used after
+ * fork() names its check and sentences here (see the npu backend). */
+static const accel_backend_detect_t skeleton_detect = {
+    .backend = "skeleton",
+    .load = skeleton_detect_load,
+    .count = skeleton_detect_count,
+};
 
 /* Detection: the cheapest look that creates no context. The skeleton is
  * never picked by auto-detect (it is not in the cascade), only by name. */
 static void skeleton_probe(accel_probe_result_t *out)
 {
-    accel_skeleton_api_t api;
-    void *library = skeleton_open(&api, out->reason, sizeof out->reason);
-    if (library == NULL)
-        return;
-    dlclose(library);
-    out->available = true;
-    out->device_count = 1;
-    out->explicit_only = true;
-    snprintf(out->reason, sizeof out->reason,
-             "1 device: host memory through %s (template backend, never auto-detected)",
-             SKELETON_LIBRARY);
+    accel_backend_detect_probe(&skeleton_detect, out);
+    if (out->available)
+        out->explicit_only = true;
 }
 
 static accel_status_t skeleton_create(void **out_self)
 {
-    char why[256];
-    accel_skeleton_backend_t *skeleton = calloc(1, sizeof *skeleton);
+    const void *runtime;
+    accel_skeleton_backend_t *skeleton;
+    accel_status_t status = accel_backend_detect_open(&skeleton_detect, &runtime, NULL);
+    if (status != ACCEL_OK)
+        return status;
+    skeleton = calloc(1, sizeof *skeleton);
     if (skeleton == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "skeleton: out of host memory");
-    skeleton->library = skeleton_open(&skeleton->api, why, sizeof why);
-    if (skeleton->library == NULL) {
-        free(skeleton);
-        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "skeleton: %s", why);
-    }
+    skeleton->api = runtime;
     *out_self = skeleton;
     return ACCEL_OK;
 }
 
 static void skeleton_destroy(void *self)
 {
-    accel_skeleton_backend_t *skeleton = self;
-    dlclose(skeleton->library);
-    free(skeleton);
+    free(self);
 }
 
 /* A real backend creates contexts and queues here, once, lazily. */
@@ -133,13 +162,9 @@ static accel_status_t skeleton_supported_dtypes(void *self, int device, accel_dt
                                                 size_t cap, size_t *out_count)
 {
     static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
-    size_t n = sizeof all / sizeof all[0];
     (void)self;
     (void)device;
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = all[i];
-    *out_count = n;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("skeleton", all, sizeof all / sizeof all[0], out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */

@@ -16,7 +16,7 @@ accel_status_t accel_skeleton_mem_alloc(void *self, int device, size_t size, voi
                                    "skeleton: %zu bytes cannot be rounded to the device's %u-byte "
                                    "alignment",
                                    size, ACCEL_SKELETON_ALIGNMENT);
-    ptr = skeleton->api.aligned_alloc(ACCEL_SKELETON_ALIGNMENT, rounded);
+    ptr = skeleton->api->aligned_alloc(ACCEL_SKELETON_ALIGNMENT, rounded);
     if (ptr == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "skeleton: aligned_alloc of %zu bytes failed", size);
@@ -28,7 +28,7 @@ void accel_skeleton_mem_free(void *self, int device, void *ptr)
 {
     accel_skeleton_backend_t *skeleton = self;
     (void)device;
-    skeleton->api.free(ptr);
+    skeleton->api->free(ptr);
 }
 
 /* Device memory is host memory, so every kind is one memcpy. */
@@ -40,7 +40,7 @@ accel_status_t accel_skeleton_memcpy_async(void *self, int device, void *dst, co
     (void)kind;
     (void)stream;
     if (size > 0)
-        skeleton->api.memcpy(dst, src, size);
+        skeleton->api->memcpy(dst, src, size);
     return ACCEL_OK;
 }
 
@@ -51,6 +51,6 @@ accel_status_t accel_skeleton_memset_async(void *self, int device, void *dst, in
     (void)device;
     (void)stream;
     if (size > 0)
-        skeleton->api.memset(dst, value, size);
+        skeleton->api->memset(dst, value, size);
     return ACCEL_OK;
 }

@@ -15,7 +15,8 @@
 
 #include "accel/accel_backend.h"
 
-/* The vendor functions, resolved from the runtime library by create(). */
+/* The vendor functions, resolved from the runtime library once per process
+ * (backend.c) and read-only afterwards. */
 typedef struct accel_skeleton_api {
 #define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export) ret(*name) params;
 #include "backends/skeleton/symbols.h"
@@ -23,8 +24,7 @@ typedef struct accel_skeleton_api {
 } accel_skeleton_api_t;
 
 typedef struct accel_skeleton_backend {
-    void *library; /* dlopen handle of the runtime; closed by destroy */
-    accel_skeleton_api_t api;
+    const accel_skeleton_api_t *api; /* the process's table (backend.c) */
 } accel_skeleton_backend_t;
 
 /* The device's alignment for allocations (what a real device would promise). */

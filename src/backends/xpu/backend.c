@@ -6,7 +6,6 @@
  * under pthread_once and read-only afterwards; every slot may be called from
  * any thread. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +14,6 @@
 #include "backends/xpu/xpu_backend.h"
 
 #define XPU_VISIBLE_ENV "ZE_AFFINITY_MASK"
-
-/* snprintf that may truncate (reasons are bounded sentences). */
-__attribute__((format(printf, 3, 4))) static void xpu_say(char *out, size_t cap, const char *fmt,
-                                                          ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out, cap, fmt, args);
-    va_end(args);
-}
 
 /* ---------------------------------------------------------------- static facts */
 
@@ -121,12 +110,11 @@ static void xpu_ze_load(void)
 #include "backends/xpu/symbols.h"
 #undef ACCEL_ZE_SYMBOL
     };
-    Dl_info where;
     void *library = accel_backend_load_library("xpu", candidates, tried, sizeof tried);
 
     if (library == NULL) {
-        xpu_say(xpu_ze_reason, sizeof xpu_ze_reason,
-                "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
+        accel_reason_format(xpu_ze_reason, sizeof xpu_ze_reason,
+                            "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
         return;
     }
     if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "xpu",
@@ -135,10 +123,8 @@ static void xpu_ze_load(void)
         dlclose(library);
         return;
     }
-    if (dladdr(*(void **)&xpu_ze_api.zeInit, &where) != 0 && where.dli_fname != NULL)
-        xpu_say(xpu_ze_api.path, sizeof xpu_ze_api.path, "%s", where.dli_fname);
-    else
-        snprintf(xpu_ze_api.path, sizeof xpu_ze_api.path, "libze_loader.so.1");
+    accel_library_path(*(void **)&xpu_ze_api.zeInit, "libze_loader.so.1", xpu_ze_api.path,
+                       sizeof xpu_ze_api.path);
     xpu_ze_ok = true; /* the handle stays open for the process */
 }
 
@@ -192,24 +178,19 @@ accel_status_t accel_xpu_error(accel_ze_result_t code, const char *what)
 
 static pthread_once_t xpu_init_once = PTHREAD_ONCE_INIT;
 static accel_ze_result_t xpu_init_result = ACCEL_ZE_ERROR_UNINITIALIZED;
-static atomic_bool xpu_forked_child; /* set in a child forked after zeInit */
-
-static void xpu_child_after_fork(void)
-{
-    atomic_store(&xpu_forked_child, true);
-}
+static accel_fork_rule_t xpu_fork_rule; /* started as zeInit is called */
 
 /* zeInit(0) once per process (GPU and VPU drivers alike). Its result is the
  * process's: Level Zero does not retry a failed driver load either. */
 static void xpu_ze_init(void)
 {
-    pthread_atfork(NULL, NULL, xpu_child_after_fork);
+    accel_fork_rule_start(&xpu_fork_rule);
     xpu_init_result = xpu_ze_api.zeInit(0);
 }
 
 accel_status_t accel_xpu_usable(void)
 {
-    if (!atomic_load_explicit(&xpu_forked_child, memory_order_relaxed))
+    if (!accel_fork_rule_forked(&xpu_fork_rule))
         return ACCEL_OK;
     return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
                                "xpu: cannot use Level Zero in a forked child process: zeInit "
@@ -230,10 +211,11 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
 
     pthread_once(&xpu_init_once, xpu_ze_init);
     if (xpu_init_result != ACCEL_ZE_SUCCESS) {
-        xpu_say(why, cap,
-                "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
-                "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
-                ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
+        accel_reason_format(
+            why, cap,
+            "Level Zero loader found, no driver/devices: zeInit in %s returned 0x%x (%s); "
+            "no Level Zero driver (e.g. Intel's libze_intel_gpu.so.1) loaded",
+            ze->path, xpu_init_result, xpu_result_name(xpu_init_result));
         return false;
     }
     code = ze->zeDriverGet(&count, NULL);
@@ -242,8 +224,8 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
     if (code == ACCEL_ZE_SUCCESS && count > 0)
         code = ze->zeDriverGet(&count, drivers);
     if (code != ACCEL_ZE_SUCCESS) {
-        xpu_say(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
-                xpu_result_name(code));
+        accel_reason_format(why, cap, "zeDriverGet in %s failed with ze_result_t 0x%x (%s)",
+                            ze->path, code, xpu_result_name(code));
         return false;
     }
     *driver_count = count;
@@ -251,8 +233,8 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
         uint32_t devices = 0;
         code = ze->zeDeviceGet(drivers[i], &devices, NULL);
         if (code != ACCEL_ZE_SUCCESS) {
-            xpu_say(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)", ze->path, code,
-                    xpu_result_name(code));
+            accel_reason_format(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)",
+                                ze->path, code, xpu_result_name(code));
             return false;
         }
         if (devices > 0) {
@@ -261,10 +243,10 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
             return true;
         }
     }
-    xpu_say(why, cap,
-            "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
-            "with a device (check " XPU_VISIBLE_ENV ")",
-            count, ze->path);
+    accel_reason_format(why, cap,
+                        "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
+                        "with a device (check " XPU_VISIBLE_ENV ")",
+                        count, ze->path);
     if (count == 0)
         return false;
     *driver = drivers[0];
@@ -284,12 +266,12 @@ static void xpu_probe(accel_probe_result_t *out)
     pthread_once(&xpu_info_once, xpu_info_fill);
     out->available = false;
     if (ze == NULL) {
-        xpu_say(out->reason, sizeof out->reason, "%s", reason);
+        accel_reason_format(out->reason, sizeof out->reason, "%s", reason);
         return;
     }
     if (accel_xpu_usable() != ACCEL_OK) {
-        xpu_say(out->reason, sizeof out->reason,
-                "zeInit ran before fork(); Level Zero cannot be used in this child");
+        accel_reason_format(out->reason, sizeof out->reason,
+                            "zeInit ran before fork(); Level Zero cannot be used in this child");
         return;
     }
     /* The loader is there: without a driver or device it is "found, no
@@ -303,10 +285,11 @@ static void xpu_probe(accel_probe_result_t *out)
     out->device_count = (int)devices;
     if (devices == 0)
         return; /* the reason says why */
-    xpu_say(out->reason, sizeof out->reason,
-            "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
-            "Zero, tested against a simulated driver only, never run on Intel hardware",
-            ze->path);
+    accel_reason_format(
+        out->reason, sizeof out->reason,
+        "devices counted with zeDeviceGet after zeInit (no context) in %s; bound to Level "
+        "Zero, tested against a simulated driver only, never run on Intel hardware",
+        ze->path);
 }
 
 /* Core prefixes create()'s errors with "xpu: ", so they carry none here. */
@@ -508,7 +491,6 @@ static accel_status_t xpu_device_properties(void *self, int device, accel_device
     accel_xpu_backend_t *xpu = self;
     const accel_xpu_device_t *dev = &xpu->devices[device];
     accel_device_properties_t props = {.struct_size = sizeof props};
-    size_t size = out->struct_size < sizeof props ? out->struct_size : sizeof props;
     accel_status_t status;
 
     if ((status = accel_xpu_usable()) != ACCEL_OK)
@@ -522,9 +504,7 @@ static accel_status_t xpu_device_properties(void *self, int device, accel_device
     props.total_memory = dev->total_memory;
     snprintf(props.driver_version, sizeof props.driver_version, "Level Zero driver %u",
              xpu->driver_version);
-    props.struct_size = out->struct_size;
-    memcpy(out, &props, size);
-    return ACCEL_OK;
+    return accel_device_properties_copy_out(out, &props);
 }
 
 /* DeepSpeed: bf16 and fp16 always, Triton through intel-xpu-backend-for-
@@ -551,13 +531,7 @@ static accel_status_t xpu_supported_dtypes(void *self, int device, accel_dtype_t
     static const accel_dtype_t all[] = {ACCEL_DTYPE_F32, ACCEL_DTYPE_F16, ACCEL_DTYPE_BF16};
     (void)self;
     (void)device;
-    if (out == NULL && cap > 0)
-        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                                   "xpu: dtype output array is NULL but capacity is %zu", cap);
-    for (size_t i = 0; i < 3 && i < cap; i++)
-        out[i] = all[i];
-    *out_count = 3;
-    return ACCEL_OK;
+    return accel_dtypes_copy_out("xpu", all, sizeof all / sizeof all[0], out, cap, out_count);
 }
 
 /* ---------------------------------------------------------------- the table */
