@@ -136,6 +136,39 @@ static double comm_time(comm_arg_t *a, size_t iters, comm_side_t side)
     return bench_now() - start;
 }
 
+/* Times `measured` against `baseline`, `iters` calls per repetition after
+ * one warm-up call each, into `f`. Each repetition interleaves the two sides
+ * in slices, in ABBA order, so that the machine drifting during a
+ * repetition (another process, the clock) weighs on both alike: an A/A run
+ * of this loop (MPI against itself) stays within a few percent where
+ * whole-repetition alternation did not. */
+static void comm_measure(bench_ctx_t *ctx, bench_figure_t *f, comm_arg_t *a, size_t iters,
+                         comm_side_t measured, comm_side_t baseline)
+{
+    if (comm_time(a, 1, measured) < 0 || comm_time(a, 1, baseline) < 0) { /* warm-up */
+        bench_figure_fail(f, NULL);
+        return;
+    }
+    size_t slices = iters >= 8 ? 8 : 1, per_slice = iters / slices;
+    for (int r = 0; r < ctx->reps; r++) {
+        double tm = 0, tb = 0;
+        for (size_t i = 0; i < slices; i++) {
+            bool measured_first = (i % 4 == 0 || i % 4 == 3);
+            double first = comm_time(a, per_slice, measured_first ? measured : baseline);
+            double second = comm_time(a, per_slice, measured_first ? baseline : measured);
+            if (first < 0 || second < 0) {
+                bench_figure_fail(f, NULL);
+                return;
+            }
+            tm += measured_first ? first : second;
+            tb += measured_first ? second : first;
+        }
+        f->measured.samples[r] = tm / (double)(per_slice * slices);
+        f->baseline.samples[r] = tb / (double)(per_slice * slices);
+    }
+    bench_figure_finish(f, ctx->reps);
+}
+
 static void comm_figure(bench_ctx_t *ctx, comm_arg_t *a, size_t bytes, int size, bool forever)
 {
     char name[64], shown[16];
@@ -160,33 +193,7 @@ static void comm_figure(bench_ctx_t *ctx, comm_arg_t *a, size_t bytes, int size,
              forever ? "MPI_Allreduce" : "MPI_Iallreduce+Test");
     snprintf(f->note, sizeof f->note, "%d ranks, f32 sum, %zu calls per repetition%s", size, iters,
              a->on_cpu ? ", cpu backend" : "");
-    if (comm_time(a, 1, measured) < 0 || comm_time(a, 1, baseline) < 0) { /* warm-up */
-        bench_figure_fail(f, NULL);
-        return;
-    }
-    /* Each repetition interleaves the two sides in slices, in ABBA order,
-     * so that the machine drifting during a repetition (another process, the
-     * clock) weighs on both alike: an A/A run of this loop (MPI against
-     * itself) stays within a few percent where whole-repetition alternation
-     * did not. */
-    size_t slices = iters >= 8 ? 8 : 1, per_slice = iters / slices;
-    for (int r = 0; r < ctx->reps; r++) {
-        double tm = 0, tb = 0;
-        for (size_t i = 0; i < slices; i++) {
-            bool measured_first = (i % 4 == 0 || i % 4 == 3);
-            double first = comm_time(a, per_slice, measured_first ? measured : baseline);
-            double second = comm_time(a, per_slice, measured_first ? baseline : measured);
-            if (first < 0 || second < 0) {
-                bench_figure_fail(f, NULL);
-                return;
-            }
-            tm += measured_first ? first : second;
-            tb += measured_first ? second : first;
-        }
-        f->measured.samples[r] = tm / (double)(per_slice * slices);
-        f->baseline.samples[r] = tb / (double)(per_slice * slices);
-    }
-    bench_figure_finish(f, ctx->reps);
+    comm_measure(ctx, f, a, iters, measured, baseline);
 }
 
 /* accel's own cost per call: an 8-byte all_reduce on a one-rank
@@ -196,7 +203,7 @@ static void comm_figure(bench_ctx_t *ctx, comm_arg_t *a, size_t bytes, int size,
  * watch; the 2-rank lines are where it matters. */
 static void comm_figure_self(bench_ctx_t *ctx, comm_arg_t *a)
 {
-    size_t iters = ctx->quick ? 20000 : 100000, slices = 8, per_slice = iters / slices;
+    size_t iters = ctx->quick ? 20000 : 100000;
     bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce 8 B, 1 rank (cost per call)",
                                          BENCH_TIME, "ns", 1e9, 0);
     if (f == NULL)
@@ -207,28 +214,7 @@ static void comm_figure_self(bench_ctx_t *ctx, comm_arg_t *a)
     snprintf(f->note, sizeof f->note,
              "%sMPI_COMM_SELF; the difference is accel's per-call work, %zu calls per repetition",
              a->on_cpu ? "cpu backend; " : "", iters);
-    for (int r = 0; r < ctx->reps; r++) {
-        double tm = 0, tb = 0;
-        for (size_t i = 0; i < slices; i++) {
-            double t0 = bench_now();
-            for (size_t k = 0; k < per_slice; k++)
-                if (!comm_once(a, COMM_ACCEL_SELF)) {
-                    bench_figure_fail(f, NULL);
-                    return;
-                }
-            double t1 = bench_now();
-            for (size_t k = 0; k < per_slice; k++)
-                if (!comm_once(a, COMM_MPI_SELF)) {
-                    bench_figure_fail(f, NULL);
-                    return;
-                }
-            tm += t1 - t0;
-            tb += bench_now() - t1;
-        }
-        f->measured.samples[r] = tm / (double)(per_slice * slices);
-        f->baseline.samples[r] = tb / (double)(per_slice * slices);
-    }
-    bench_figure_finish(f, ctx->reps);
+    comm_measure(ctx, f, a, iters, COMM_ACCEL_SELF, COMM_MPI_SELF);
 }
 
 /* Rank 0's figures into the file the parent named (raw records: the parent

@@ -83,6 +83,17 @@ typedef struct ccl_sim_comm ccl_sim_comm_t;
 const char *ccl_sim_last_error(void);
 void ccl_sim_clear_error(void);
 
+/* The first statement of every exported call: the injected fault for
+ * `name` (sim_fault.h's sim_fault_hit, returned as the library's code) and
+ * the cleared error sentence. */
+#define CCL_SIM_ENTER(name)                                                                        \
+    do {                                                                                           \
+        int injected_ = sim_fault_hit(name);                                                       \
+        ccl_sim_clear_error();                                                                     \
+        if (injected_ != 0)                                                                        \
+            return injected_;                                                                      \
+    } while (0)
+
 size_t ccl_sim_type_size(ccl_sim_type_t type);
 
 /* Write a fresh id into `id` (`size` bytes, the rest zeroed). */

@@ -18,14 +18,6 @@
 extern int cnrtQueueSync(cnrtQueue_t queue);
 extern int cnrtGetDevice(int *ordinal);
 
-#define CNCL_ENTER(name)                                                                           \
-    do {                                                                                           \
-        int injected_ = sim_fault_hit(name);                                                       \
-        ccl_sim_clear_error();                                                                     \
-        if (injected_ != 0)                                                                        \
-            return injected_;                                                                      \
-    } while (0)
-
 static int cncl_sync(void *queue)
 {
     return cnrtQueueSync(queue);
@@ -89,7 +81,7 @@ static uint64_t cncl_hash(const char *data)
 
 SIM_EXPORT cnclResult_t cnclGetLibVersion(int *major, int *minor, int *patch)
 {
-    CNCL_ENTER("cnclGetLibVersion");
+    CCL_SIM_ENTER("cnclGetLibVersion");
     if (major == NULL || minor == NULL || patch == NULL)
         return CNCL_RET_ERR_ARGUMENTS;
     *major = 1;
@@ -109,7 +101,7 @@ SIM_EXPORT const char *cnclGetErrorStr(cnclResult_t result)
 SIM_EXPORT cnclResult_t cnclGetCliqueId(cnclCliqueId_t clique_id)
 {
     ccl_sim_status_t status;
-    CNCL_ENTER("cnclGetCliqueId");
+    CCL_SIM_ENTER("cnclGetCliqueId");
     if (clique_id == NULL)
         return CNCL_RET_ERR_ARGUMENTS;
     status = ccl_sim_unique_id(clique_id->data, sizeof clique_id->data);
@@ -124,7 +116,7 @@ SIM_EXPORT cnclResult_t cnclInitComms(cnclComm_t *comms, int num_comm, const int
     ccl_sim_comm_t *made = NULL;
     int device = -1;
     cnclResult_t result;
-    CNCL_ENTER("cnclInitComms");
+    CCL_SIM_ENTER("cnclInitComms");
     if (comms == NULL || dev_list == NULL || rank_list == NULL || num_comm < 1)
         return CNCL_RET_ERR_ARGUMENTS;
     /* Several devices per process (a NULL clique id) is not simulated. */
@@ -144,7 +136,7 @@ SIM_EXPORT cnclResult_t cnclInitComms(cnclComm_t *comms, int num_comm, const int
 SIM_EXPORT cnclResult_t cnclDestroyComms(cnclComm_t *comms, int num_comm)
 {
     cnclResult_t result = CNCL_RET_SUCCESS;
-    CNCL_ENTER("cnclDestroyComms");
+    CCL_SIM_ENTER("cnclDestroyComms");
     if (comms == NULL || num_comm < 1)
         return CNCL_RET_ERR_ARGUMENTS;
     for (int i = 0; i < num_comm; i++) {
@@ -158,7 +150,7 @@ SIM_EXPORT cnclResult_t cnclDestroyComms(cnclComm_t *comms, int num_comm)
 
 SIM_EXPORT cnclResult_t cnclFreeComm(cnclComm_t comm)
 {
-    CNCL_ENTER("cnclFreeComm");
+    CCL_SIM_ENTER("cnclFreeComm");
     if (comm == NULL)
         return CNCL_RET_ERR_ARGUMENTS;
     return cncl_result(ccl_sim_comm_free((void *)comm));
@@ -166,7 +158,7 @@ SIM_EXPORT cnclResult_t cnclFreeComm(cnclComm_t comm)
 
 SIM_EXPORT cnclResult_t cnclGetCommCount(int *count, const cnclComm_t comm)
 {
-    CNCL_ENTER("cnclGetCommCount");
+    CCL_SIM_ENTER("cnclGetCommCount");
     if (count == NULL || comm == NULL)
         return CNCL_RET_ERR_ARGUMENTS;
     *count = ccl_sim_comm_size((void *)comm);
@@ -175,7 +167,7 @@ SIM_EXPORT cnclResult_t cnclGetCommCount(int *count, const cnclComm_t comm)
 
 SIM_EXPORT cnclResult_t cnclGetCommRank(int *rank, const cnclComm_t comm)
 {
-    CNCL_ENTER("cnclGetCommRank");
+    CCL_SIM_ENTER("cnclGetCommRank");
     if (rank == NULL || comm == NULL)
         return CNCL_RET_ERR_ARGUMENTS;
     *rank = ccl_sim_comm_rank((void *)comm);
@@ -184,7 +176,7 @@ SIM_EXPORT cnclResult_t cnclGetCommRank(int *rank, const cnclComm_t comm)
 
 SIM_EXPORT cnclResult_t cnclGetCommDevice(int *device, const cnclComm_t comm)
 {
-    CNCL_ENTER("cnclGetCommDevice");
+    CCL_SIM_ENTER("cnclGetCommDevice");
     if (device == NULL || comm == NULL)
         return CNCL_RET_ERR_ARGUMENTS;
     *device = ccl_sim_comm_device((void *)comm);
@@ -193,14 +185,14 @@ SIM_EXPORT cnclResult_t cnclGetCommDevice(int *device, const cnclComm_t comm)
 
 SIM_EXPORT cnclResult_t cnclGetCommAsyncError(const cnclComm_t comm)
 {
-    CNCL_ENTER("cnclGetCommAsyncError");
+    CCL_SIM_ENTER("cnclGetCommAsyncError");
     return comm != NULL ? CNCL_RET_SUCCESS : CNCL_RET_ERR_ARGUMENTS;
 }
 
 SIM_EXPORT cnclResult_t cnclAllReduce(const void *send, void *recv, size_t count, uint32_t datatype,
                                       uint32_t op, cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclAllReduce");
+    CCL_SIM_ENTER("cnclAllReduce");
     CNCL_TYPE(datatype, type);
     CNCL_OP(op, sim_op);
     return cncl_result(
@@ -210,7 +202,7 @@ SIM_EXPORT cnclResult_t cnclAllReduce(const void *send, void *recv, size_t count
 SIM_EXPORT cnclResult_t cnclBroadcast(const void *send, void *recv, size_t count, uint32_t datatype,
                                       int root, cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclBroadcast");
+    CCL_SIM_ENTER("cnclBroadcast");
     CNCL_TYPE(datatype, type);
     return cncl_result(
         ccl_sim_broadcast((void *)comm, send, recv, count, type, root, cncl_sync, queue));
@@ -219,7 +211,7 @@ SIM_EXPORT cnclResult_t cnclBroadcast(const void *send, void *recv, size_t count
 SIM_EXPORT cnclResult_t cnclBcast(void *buf, size_t count, uint32_t datatype, int root,
                                   cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclBcast");
+    CCL_SIM_ENTER("cnclBcast");
     CNCL_TYPE(datatype, type);
     return cncl_result(
         ccl_sim_broadcast((void *)comm, buf, buf, count, type, root, cncl_sync, queue));
@@ -228,7 +220,7 @@ SIM_EXPORT cnclResult_t cnclBcast(void *buf, size_t count, uint32_t datatype, in
 SIM_EXPORT cnclResult_t cnclAllGather(const void *send, void *recv, size_t count, uint32_t datatype,
                                       cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclAllGather");
+    CCL_SIM_ENTER("cnclAllGather");
     CNCL_TYPE(datatype, type);
     return cncl_result(ccl_sim_all_gather((void *)comm, send, recv, count, type, cncl_sync, queue));
 }
@@ -237,7 +229,7 @@ SIM_EXPORT cnclResult_t cnclReduceScatter(const void *send, void *recv, size_t c
                                           uint32_t datatype, uint32_t op, cnclComm_t comm,
                                           cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclReduceScatter");
+    CCL_SIM_ENTER("cnclReduceScatter");
     CNCL_TYPE(datatype, type);
     CNCL_OP(op, sim_op);
     return cncl_result(
@@ -247,7 +239,7 @@ SIM_EXPORT cnclResult_t cnclReduceScatter(const void *send, void *recv, size_t c
 SIM_EXPORT cnclResult_t cnclReduce(const void *send, void *recv, size_t count, uint32_t datatype,
                                    uint32_t op, int root, cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclReduce");
+    CCL_SIM_ENTER("cnclReduce");
     CNCL_TYPE(datatype, type);
     CNCL_OP(op, sim_op);
     return cncl_result(
@@ -257,7 +249,7 @@ SIM_EXPORT cnclResult_t cnclReduce(const void *send, void *recv, size_t count, u
 SIM_EXPORT cnclResult_t cnclSend(void *buf, const size_t count, uint32_t datatype, const int peer,
                                  const cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclSend");
+    CCL_SIM_ENTER("cnclSend");
     CNCL_TYPE(datatype, type);
     return cncl_result(ccl_sim_send((void *)comm, buf, count, type, peer, cncl_sync, queue));
 }
@@ -265,14 +257,14 @@ SIM_EXPORT cnclResult_t cnclSend(void *buf, const size_t count, uint32_t datatyp
 SIM_EXPORT cnclResult_t cnclRecv(void *buf, const size_t count, uint32_t datatype, const int peer,
                                  const cnclComm_t comm, cnrtQueue_t queue)
 {
-    CNCL_ENTER("cnclRecv");
+    CCL_SIM_ENTER("cnclRecv");
     CNCL_TYPE(datatype, type);
     return cncl_result(ccl_sim_recv((void *)comm, buf, count, type, peer, cncl_sync, queue));
 }
 
 SIM_EXPORT cnclResult_t cnclGroupStart(void)
 {
-    CNCL_ENTER("cnclGroupStart");
+    CCL_SIM_ENTER("cnclGroupStart");
     return cncl_result(ccl_sim_group_start());
 }
 

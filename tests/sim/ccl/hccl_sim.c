@@ -23,14 +23,6 @@
 extern int aclrtSynchronizeStream(aclrtStream stream);
 extern int aclrtGetDevice(int32_t *device);
 
-#define HCCL_ENTER(name)                                                                           \
-    do {                                                                                           \
-        int injected_ = sim_fault_hit(name);                                                       \
-        ccl_sim_clear_error();                                                                     \
-        if (injected_ != 0)                                                                        \
-            return injected_;                                                                      \
-    } while (0)
-
 static int hccl_sync(void *stream)
 {
     return aclrtSynchronizeStream(stream);
@@ -81,7 +73,7 @@ static int hccl_op(uint32_t code, ccl_sim_op_t *out)
 
 SIM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 {
-    HCCL_ENTER("HcclGetRootInfo");
+    CCL_SIM_ENTER("HcclGetRootInfo");
     if (rootInfo == NULL)
         return HCCL_E_PTR;
     return hccl_result(ccl_sim_unique_id(rootInfo, sizeof *rootInfo));
@@ -107,7 +99,7 @@ SIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *
     ccl_sim_comm_t *made = NULL;
     HcclResult result;
     long timeout_s;
-    HCCL_ENTER("HcclCommInitRootInfo");
+    CCL_SIM_ENTER("HcclCommInitRootInfo");
     if (rootInfo == NULL || comm == NULL)
         return HCCL_E_PTR;
     timeout_s = hccl_connect_timeout();
@@ -126,7 +118,7 @@ SIM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *
 
 SIM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 {
-    HCCL_ENTER("HcclCommDestroy");
+    CCL_SIM_ENTER("HcclCommDestroy");
     if (comm == NULL)
         return HCCL_E_PTR;
     return hccl_result(ccl_sim_comm_free(comm));
@@ -134,7 +126,7 @@ SIM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 
 SIM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
 {
-    HCCL_ENTER("HcclGetRankSize");
+    CCL_SIM_ENTER("HcclGetRankSize");
     if (comm == NULL || rankSize == NULL)
         return HCCL_E_PTR;
     *rankSize = (uint32_t)ccl_sim_comm_size(comm);
@@ -143,7 +135,7 @@ SIM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
 
 SIM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 {
-    HCCL_ENTER("HcclGetRankId");
+    CCL_SIM_ENTER("HcclGetRankId");
     if (comm == NULL || rank == NULL)
         return HCCL_E_PTR;
     *rank = (uint32_t)ccl_sim_comm_rank(comm);
@@ -153,7 +145,7 @@ SIM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 SIM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, uint32_t dataType,
                                     uint32_t op, HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclAllReduce");
+    CCL_SIM_ENTER("HcclAllReduce");
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -163,7 +155,7 @@ SIM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count
 SIM_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount,
                                     uint32_t dataType, HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclAllGather");
+    CCL_SIM_ENTER("HcclAllGather");
     HCCL_TYPE(dataType, type);
     return hccl_result(
         ccl_sim_all_gather(comm, sendBuf, recvBuf, sendCount, type, hccl_sync, stream));
@@ -173,7 +165,7 @@ SIM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t r
                                         uint32_t dataType, uint32_t op, HcclComm comm,
                                         aclrtStream stream)
 {
-    HCCL_ENTER("HcclReduceScatter");
+    CCL_SIM_ENTER("HcclReduceScatter");
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -184,7 +176,7 @@ SIM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t r
 SIM_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, uint32_t dataType, uint32_t root,
                                     HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclBroadcast");
+    CCL_SIM_ENTER("HcclBroadcast");
     HCCL_TYPE(dataType, type);
     return hccl_result(
         ccl_sim_broadcast(comm, buf, buf, count, type, (int)root, hccl_sync, stream));
@@ -193,7 +185,7 @@ SIM_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, uint32_t dataType
 SIM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, uint32_t dataType,
                                  uint32_t op, uint32_t root, HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclReduce");
+    CCL_SIM_ENTER("HcclReduce");
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -203,7 +195,7 @@ SIM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, u
 SIM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, uint32_t dataType, uint32_t destRank,
                                HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclSend");
+    CCL_SIM_ENTER("HcclSend");
     HCCL_TYPE(dataType, type);
     return hccl_result(ccl_sim_send(comm, sendBuf, count, type, (int)destRank, hccl_sync, stream));
 }
@@ -211,20 +203,20 @@ SIM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, uint32_t dataType,
 SIM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, uint32_t dataType, uint32_t srcRank,
                                HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclRecv");
+    CCL_SIM_ENTER("HcclRecv");
     HCCL_TYPE(dataType, type);
     return hccl_result(ccl_sim_recv(comm, recvBuf, count, type, (int)srcRank, hccl_sync, stream));
 }
 
 SIM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
 {
-    HCCL_ENTER("HcclBarrier");
+    CCL_SIM_ENTER("HcclBarrier");
     return hccl_result(ccl_sim_barrier(comm, hccl_sync, stream));
 }
 
 SIM_EXPORT HcclResult HcclGroupStart(void)
 {
-    HCCL_ENTER("HcclGroupStart");
+    CCL_SIM_ENTER("HcclGroupStart");
     return hccl_result(ccl_sim_group_start());
 }
 
@@ -242,7 +234,7 @@ SIM_EXPORT HcclResult HcclGroupEnd(void)
 
 SIM_EXPORT HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError)
 {
-    HCCL_ENTER("HcclGetCommAsyncError");
+    CCL_SIM_ENTER("HcclGetCommAsyncError");
     if (comm == NULL || asyncError == NULL)
         return HCCL_E_PTR;
     *asyncError = HCCL_SUCCESS; /* the sim finishes every operation before returning */

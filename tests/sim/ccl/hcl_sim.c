@@ -21,14 +21,6 @@
 /* From the simulated libSynapse.so this library links. */
 extern int synStreamSynchronize(void *stream);
 
-#define HCL_ENTER(name)                                                                            \
-    do {                                                                                           \
-        int injected_ = sim_fault_hit(name);                                                       \
-        ccl_sim_clear_error();                                                                     \
-        if (injected_ != 0)                                                                        \
-            return injected_;                                                                      \
-    } while (0)
-
 /* Synapse has no default stream object: a NULL stream is refused. */
 static int hcl_sync(void *stream)
 {
@@ -80,7 +72,7 @@ static int hcl_op(uint32_t code, ccl_sim_op_t *out)
 
 SIM_EXPORT hcclResult_t hcclGetVersion(int *version)
 {
-    HCL_ENTER("hcclGetVersion");
+    CCL_SIM_ENTER("hcclGetVersion");
     if (version == NULL)
         return hcclInvalidArgument;
     *version = 2604; /* X*1000 + Y*100 + Z: 2.6.4 */
@@ -110,7 +102,7 @@ static atomic_bool hcl_address_used; /* the first id came from HCCL_COMM_ID */
 SIM_EXPORT hcclResult_t hcclGetUniqueId(hcclUniqueId *uniqueId)
 {
     const char *address = getenv("HCCL_COMM_ID");
-    HCL_ENTER("hcclGetUniqueId");
+    CCL_SIM_ENTER("hcclGetUniqueId");
     if (uniqueId == NULL)
         return hcclInvalidArgument;
     uniqueId->length = CCL_SIM_ID_BYTES;
@@ -127,7 +119,7 @@ SIM_EXPORT hcclResult_t hcclCommInitRank(hcclComm_t *comm, int nranks, hcclUniqu
 {
     ccl_sim_comm_t *made = NULL;
     hcclResult_t result;
-    HCL_ENTER("hcclCommInitRank");
+    CCL_SIM_ENTER("hcclCommInitRank");
     if (comm == NULL || commId.length != CCL_SIM_ID_BYTES)
         return hcclInvalidArgument;
     result = hcl_result(ccl_sim_comm_init(commId.internal, nranks, rank, 0, &made));
@@ -138,13 +130,13 @@ SIM_EXPORT hcclResult_t hcclCommInitRank(hcclComm_t *comm, int nranks, hcclUniqu
 
 SIM_EXPORT hcclResult_t hcclCommFinalize(hcclComm_t comm)
 {
-    HCL_ENTER("hcclCommFinalize");
+    CCL_SIM_ENTER("hcclCommFinalize");
     return comm != NULL ? hcclSuccess : hcclInvalidArgument; /* nothing is ever left queued */
 }
 
 SIM_EXPORT hcclResult_t hcclCommDestroy(hcclComm_t comm)
 {
-    HCL_ENTER("hcclCommDestroy");
+    CCL_SIM_ENTER("hcclCommDestroy");
     if (comm == NULL)
         return hcclInvalidArgument;
     return hcl_result(ccl_sim_comm_free(comm));
@@ -152,7 +144,7 @@ SIM_EXPORT hcclResult_t hcclCommDestroy(hcclComm_t comm)
 
 SIM_EXPORT hcclResult_t hcclCommCount(hcclComm_t comm, int *count)
 {
-    HCL_ENTER("hcclCommCount");
+    CCL_SIM_ENTER("hcclCommCount");
     if (comm == NULL || count == NULL)
         return hcclInvalidArgument;
     *count = ccl_sim_comm_size(comm);
@@ -161,7 +153,7 @@ SIM_EXPORT hcclResult_t hcclCommCount(hcclComm_t comm, int *count)
 
 SIM_EXPORT hcclResult_t hcclCommUserRank(hcclComm_t comm, int *rank)
 {
-    HCL_ENTER("hcclCommUserRank");
+    CCL_SIM_ENTER("hcclCommUserRank");
     if (comm == NULL || rank == NULL)
         return hcclInvalidArgument;
     *rank = ccl_sim_comm_rank(comm);
@@ -170,7 +162,7 @@ SIM_EXPORT hcclResult_t hcclCommUserRank(hcclComm_t comm, int *rank)
 
 SIM_EXPORT hcclResult_t hcclCommGetAsyncError(hcclComm_t comm, hcclResult_t *asyncError)
 {
-    HCL_ENTER("hcclCommGetAsyncError");
+    CCL_SIM_ENTER("hcclCommGetAsyncError");
     if (comm == NULL || asyncError == NULL)
         return hcclInvalidArgument;
     *asyncError = hcclSuccess;
@@ -181,7 +173,7 @@ SIM_EXPORT hcclResult_t hcclAllReduce(const void *sendbuff, void *recvbuff, size
                                       uint32_t datatype, uint32_t reduceOp, hcclComm_t comm,
                                       void *stream_handle)
 {
-    HCL_ENTER("hcclAllReduce");
+    CCL_SIM_ENTER("hcclAllReduce");
     HCL_TYPE(datatype, type);
     HCL_OP(reduceOp, op);
     return hcl_result(
@@ -191,7 +183,7 @@ SIM_EXPORT hcclResult_t hcclAllReduce(const void *sendbuff, void *recvbuff, size
 SIM_EXPORT hcclResult_t hcclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
                                       uint32_t datatype, hcclComm_t comm, void *stream_handle)
 {
-    HCL_ENTER("hcclAllGather");
+    CCL_SIM_ENTER("hcclAllGather");
     HCL_TYPE(datatype, type);
     return hcl_result(
         ccl_sim_all_gather(comm, sendbuff, recvbuff, sendcount, type, hcl_sync, stream_handle));
@@ -201,7 +193,7 @@ SIM_EXPORT hcclResult_t hcclReduceScatter(const void *sendbuff, void *recvbuff, 
                                           uint32_t datatype, uint32_t reduceOp, hcclComm_t comm,
                                           void *stream_handle)
 {
-    HCL_ENTER("hcclReduceScatter");
+    CCL_SIM_ENTER("hcclReduceScatter");
     HCL_TYPE(datatype, type);
     HCL_OP(reduceOp, op);
     return hcl_result(ccl_sim_reduce_scatter(comm, sendbuff, recvbuff, recvcount, type, op,
@@ -212,7 +204,7 @@ SIM_EXPORT hcclResult_t hcclBroadcast(const void *sendbuff, void *recvbuff, size
                                       uint32_t datatype, int root, hcclComm_t comm,
                                       void *stream_handle)
 {
-    HCL_ENTER("hcclBroadcast");
+    CCL_SIM_ENTER("hcclBroadcast");
     HCL_TYPE(datatype, type);
     return hcl_result(
         ccl_sim_broadcast(comm, sendbuff, recvbuff, count, type, root, hcl_sync, stream_handle));
@@ -222,7 +214,7 @@ SIM_EXPORT hcclResult_t hcclReduce(const void *sendbuff, void *recvbuff, size_t 
                                    uint32_t datatype, uint32_t reduceOp, int root, hcclComm_t comm,
                                    void *stream_handle)
 {
-    HCL_ENTER("hcclReduce");
+    CCL_SIM_ENTER("hcclReduce");
     HCL_TYPE(datatype, type);
     HCL_OP(reduceOp, op);
     return hcl_result(
@@ -232,7 +224,7 @@ SIM_EXPORT hcclResult_t hcclReduce(const void *sendbuff, void *recvbuff, size_t 
 SIM_EXPORT hcclResult_t hcclSend(const void *sendbuff, size_t count, uint32_t datatype, int peer,
                                  hcclComm_t comm, void *stream)
 {
-    HCL_ENTER("hcclSend");
+    CCL_SIM_ENTER("hcclSend");
     HCL_TYPE(datatype, type);
     return hcl_result(ccl_sim_send(comm, sendbuff, count, type, peer, hcl_sync, stream));
 }
@@ -240,20 +232,20 @@ SIM_EXPORT hcclResult_t hcclSend(const void *sendbuff, size_t count, uint32_t da
 SIM_EXPORT hcclResult_t hcclRecv(void *recvbuff, size_t count, uint32_t datatype, int peer,
                                  hcclComm_t comm, void *stream)
 {
-    HCL_ENTER("hcclRecv");
+    CCL_SIM_ENTER("hcclRecv");
     HCL_TYPE(datatype, type);
     return hcl_result(ccl_sim_recv(comm, recvbuff, count, type, peer, hcl_sync, stream));
 }
 
 SIM_EXPORT hcclResult_t hcclBarrier(hcclComm_t comm, void *stream_handle)
 {
-    HCL_ENTER("hcclBarrier");
+    CCL_SIM_ENTER("hcclBarrier");
     return hcl_result(ccl_sim_barrier(comm, hcl_sync, stream_handle));
 }
 
 SIM_EXPORT hcclResult_t hcclGroupStart(void)
 {
-    HCL_ENTER("hcclGroupStart");
+    CCL_SIM_ENTER("hcclGroupStart");
     return hcl_result(ccl_sim_group_start());
 }
 

@@ -32,11 +32,8 @@ static _Thread_local char tccl_last_error[256];
 
 #define TCCL_ENTER(name)                                                                           \
     do {                                                                                           \
-        int injected_ = sim_fault_hit(name);                                                       \
-        ccl_sim_clear_error();                                                                     \
         tccl_last_error[0] = '\0';                                                                 \
-        if (injected_ != 0)                                                                        \
-            return injected_;                                                                      \
+        CCL_SIM_ENTER(name);                                                                       \
     } while (0)
 
 static tcclResult_t tccl_refuse(tcclResult_t code, const char *fmt, ...)
