@@ -30,6 +30,30 @@ static void mpi_promote_global(void *symbol)
     }
 }
 
+/* A program linked against libmpi that names MPI_COMM_WORLD, MPI_FLOAT...
+ * holds copy relocations: its executable has its own copy of each of those
+ * objects, and libmpi itself then uses that copy, while dlsym on the
+ * library's handle still returns the library's unused original (handing
+ * that to MPI crashes it). When the libmpi we loaded is the one in the
+ * global scope, its objects are taken from there, where the executable's
+ * copies come first. */
+static void mpi_prefer_global_objects(void)
+{
+    void *global_init = dlsym(RTLD_DEFAULT, "MPI_Init_thread");
+    if (global_init == NULL || global_init != (void *)accel_mpi_table.MPI_Init_thread)
+        return; /* not in the global scope, or another libmpi is */
+#define ACCEL_MPI_SYMBOL(required, ret, name, params, export)
+#define ACCEL_MPI_HANDLE(type, global, mpi_name)                                                   \
+    {                                                                                              \
+        void *object = dlsym(RTLD_DEFAULT, #global);                                               \
+        if (object != NULL)                                                                        \
+            accel_mpi_table.global = object;                                                       \
+    }
+#include "comm/mpi/symbols.h"
+#undef ACCEL_MPI_SYMBOL
+#undef ACCEL_MPI_HANDLE
+}
+
 static void mpi_load(void)
 {
     static const char *const candidates[] = {"libmpi.so.40", "libmpi.so", NULL};
@@ -60,6 +84,7 @@ static void mpi_load(void)
         dlclose(library);
         return;
     }
+    mpi_prefer_global_objects();
     mpi_promote_global(accel_mpi_table.MPI_Init_thread);
     int length = 0;
     if (accel_mpi_table.MPI_Get_library_version(accel_mpi_table.version, &length) !=
