@@ -13,6 +13,7 @@
 #include "comm/comm.h"
 #include "comm/comm_scale.h"
 #include "core/error.h"
+#include "core/thread_state.h"
 
 typedef enum comm_kind {
     COMM_ALL_REDUCE,
@@ -175,9 +176,9 @@ static accel_status_t comm_scratch_finish(void *ctx, bool ok)
 {
     comm_scratch_job_t *job = ctx;
     accel_comm_t *comm = job->comm;
-    pthread_mutex_lock(&comm->lock);
+    accel_comm_lock(comm);
     accel_status_t status = comm_scratch_run(job, ok);
-    pthread_mutex_unlock(&comm->lock);
+    accel_comm_unlock(comm);
     return status;
 }
 
@@ -229,7 +230,10 @@ static accel_status_t comm_reduce_by_all_reduce(accel_comm_t *comm, const comm_c
     return accel_comm_scratch_done(job, status);
 }
 
-static accel_status_t comm_engine_call(accel_comm_t *comm, const comm_call_t *call)
+/* Inlined, so that the API functions' repeat path (comm_run), whose kind is
+ * a constant there, calls its engine function directly. */
+static inline __attribute__((always_inline)) accel_status_t
+comm_engine_call(accel_comm_t *comm, const comm_call_t *call)
 {
     const accel_comm_engine_t *engine = comm->engine;
     void *ec = comm->engine_comm;
@@ -348,9 +352,9 @@ static accel_status_t comm_avg_finish(void *ctx, bool ok)
     comm_avg_job_t *job = ctx;
     accel_status_t status = ACCEL_OK;
     if (ok) {
-        pthread_mutex_lock(&job->comm->lock);
+        accel_comm_lock(job->comm);
         status = comm_avg_run(job);
-        pthread_mutex_unlock(&job->comm->lock);
+        accel_comm_unlock(job->comm);
     }
     free(job);
     return status;
@@ -452,7 +456,16 @@ static accel_status_t comm_dispatch(accel_comm_t *comm, comm_call_t *call)
  * communicator was destroyed (the handle could now name another with
  * another size), so a loop's repeated calls skip the buffer checks.
  * Point-to-point calls, whose check also depends on the thread's group, are
- * not remembered. */
+ * not remembered.
+ *
+ * When that call also needed none of the layer's other work, `repeat` says
+ * so and the next identical call goes straight to the engine (comm_run):
+ * a host engine, outside a group, on the thread's current stream (NULL
+ * given) which was the device's default stream of a synchronized device
+ * (its work completes before each call returns, so there is nothing to wait
+ * for) and is still (accel_thread_stream_epoch), with the engine's own
+ * dtype and op (nothing emulated). accel_comm_group_start clears `repeat`.
+ * Per thread; only its thread reads or writes it. */
 static _Thread_local struct {
     const accel_comm_t *comm;
     comm_kind_t kind;
@@ -463,45 +476,102 @@ static _Thread_local struct {
     accel_reduce_op_t op;
     int root;
     uint64_t generation, comm_generation;
-} comm_last_valid;
+    /* the repeat path */
+    bool repeat;
+    uint64_t stream_epoch;
+    accel_stream_t *stream;
+    int dtype_code, op_code;
+} comm_last;
 
-static bool comm_same_call(const accel_comm_t *comm, const comm_call_t *call, uint64_t generation,
-                           uint64_t comm_generation)
+void accel_comm_forget_repeat(void)
 {
-    return comm_last_valid.comm == comm && comm_last_valid.comm_generation == comm_generation &&
-           comm_last_valid.kind == call->kind && comm_last_valid.send == call->send &&
-           comm_last_valid.recv == call->recv && comm_last_valid.count == call->count &&
-           comm_last_valid.dtype == call->dtype && comm_last_valid.op == call->op &&
-           comm_last_valid.root == call->root && comm_last_valid.generation == generation;
+    comm_last.repeat = false;
+}
+
+static inline __attribute__((always_inline)) bool
+comm_same_call(const accel_comm_t *comm, const comm_call_t *call, uint64_t generation,
+               uint64_t comm_generation)
+{
+    return comm_last.comm == comm && comm_last.comm_generation == comm_generation &&
+           comm_last.kind == call->kind && comm_last.send == call->send &&
+           comm_last.recv == call->recv && comm_last.count == call->count &&
+           comm_last.dtype == call->dtype && comm_last.op == call->op &&
+           comm_last.root == call->root && comm_last.generation == generation;
+}
+
+static uint64_t comm_block_generation(const accel_comm_t *comm)
+{
+    return atomic_load_explicit(&comm->acc->block_generation, memory_order_acquire);
+}
+
+static uint64_t comm_live_generation(void)
+{
+    return atomic_load_explicit(&accel_comm_live_generation, memory_order_acquire);
 }
 
 static accel_status_t comm_validate_once(accel_comm_t *comm, comm_call_t *call)
 {
-    uint64_t generation = atomic_load_explicit(&comm->acc->block_generation, memory_order_acquire);
-    uint64_t comm_generation =
-        atomic_load_explicit(&accel_comm_live_generation, memory_order_acquire);
+    uint64_t generation = comm_block_generation(comm), comm_generation = comm_live_generation();
     if (comm_same_call(comm, call, generation, comm_generation)) {
-        call->elem = comm_last_valid.elem;
+        call->elem = comm_last.elem;
         return ACCEL_OK;
     }
     accel_status_t status = comm_validate(comm, call);
+    comm_last.repeat = false;
     if (status == ACCEL_OK && call->kind != COMM_SEND && call->kind != COMM_RECV) {
-        comm_last_valid.comm = comm;
-        comm_last_valid.kind = call->kind;
-        comm_last_valid.send = call->send;
-        comm_last_valid.recv = call->recv;
-        comm_last_valid.count = call->count;
-        comm_last_valid.elem = call->elem;
-        comm_last_valid.dtype = call->dtype;
-        comm_last_valid.op = call->op;
-        comm_last_valid.root = call->root;
-        comm_last_valid.generation = generation;
-        comm_last_valid.comm_generation = comm_generation;
+        comm_last.comm = comm;
+        comm_last.kind = call->kind;
+        comm_last.send = call->send;
+        comm_last.recv = call->recv;
+        comm_last.count = call->count;
+        comm_last.elem = call->elem;
+        comm_last.dtype = call->dtype;
+        comm_last.op = call->op;
+        comm_last.root = call->root;
+        comm_last.generation = generation;
+        comm_last.comm_generation = comm_generation;
     }
     return status;
 }
 
-static accel_status_t comm_run(accel_comm_t *comm, comm_call_t *call, accel_stream_t *stream)
+/* The engine's own dtype and op serve the call: comm_dispatch adds nothing. */
+static bool comm_direct(const accel_comm_t *comm, const comm_call_t *call)
+{
+    const accel_comm_engine_t *engine = comm->engine;
+    return engine->dtype_codes[call->dtype] != ACCEL_COMM_NO_CODE &&
+           (!comm_reduces(call->kind) || engine->op_codes[call->op] != ACCEL_COMM_NO_CODE);
+}
+
+/* After a successful call that went through the whole layer (its validation
+ * is comm_last's): whether the next identical call may take the repeat path. */
+static void comm_remember_repeat(const accel_comm_t *comm, const comm_call_t *call,
+                                 const accel_stream_t *given)
+{
+    const accel_stream_t *stream = call->stream;
+    if (given != NULL || comm_last.comm != comm || call->kind == COMM_SEND ||
+        call->kind == COMM_RECV || !comm_on_host(comm) || accel_comm_group_open() ||
+        !stream->is_default || !comm->acc->ops->info->synchronized_device || !comm_direct(comm, call))
+        return;
+    comm_last.repeat = true;
+    comm_last.stream_epoch = accel_thread_stream_epoch;
+    comm_last.stream = call->stream;
+    comm_last.dtype_code = call->dtype_code;
+    comm_last.op_code = call->op_code;
+}
+
+/* Whether `call` may take the repeat path: it is comm_last's, which went
+ * through the whole layer and needed only the engine (see comm_last). */
+static inline __attribute__((always_inline)) bool comm_repeats(const accel_comm_t *comm,
+                                                               const comm_call_t *call)
+{
+    return comm_last.repeat && comm_last.stream_epoch == accel_thread_stream_epoch &&
+           comm_same_call(comm, call, comm_block_generation(comm), comm_live_generation());
+}
+
+/* A call through the whole layer: checks, stream order, dispatch. */
+static __attribute__((noinline)) accel_status_t comm_run_layer(accel_comm_t *comm,
+                                                               comm_call_t *call,
+                                                               accel_stream_t *stream)
 {
     accel_status_t status = accel_comm_check(comm);
     if (status != ACCEL_OK)
@@ -509,14 +579,39 @@ static accel_status_t comm_run(accel_comm_t *comm, comm_call_t *call, accel_stre
     status = comm_validate_once(comm, call);
     if (status != ACCEL_OK || call->count == 0)
         return status;
-    pthread_mutex_lock(&comm->lock);
+    accel_comm_lock(comm);
     status = accel_comm_group_join(comm->engine);
     if (status == ACCEL_OK)
         status = accel_comm_order(comm, stream, &call->stream, &call->native);
     if (status == ACCEL_OK)
         status = comm_dispatch(comm, call);
-    pthread_mutex_unlock(&comm->lock);
+    accel_comm_unlock(comm);
+    if (status == ACCEL_OK)
+        comm_remember_repeat(comm, call, stream);
     return status;
+}
+
+/* Inlined into each API function (its kind a constant): the repeat path is
+ * then the record's comparison, the lock and one engine call. */
+static inline __attribute__((always_inline)) accel_status_t
+comm_run(accel_comm_t *comm, comm_call_t call, accel_stream_t *stream)
+{
+    /* `call` by value: on the repeat path it stays in registers, and only
+     * the layer's path needs it in memory. */
+    if (stream == NULL && comm_repeats(comm, &call)) {
+        comm_call_t repeat = call; /* completed as the layer would have */
+        repeat.stream = comm_last.stream;
+        repeat.native = NULL;
+        repeat.elem = comm_last.elem;
+        repeat.dtype_code = comm_last.dtype_code;
+        repeat.op_code = comm_last.op_code;
+        accel_comm_lock(comm);
+        accel_status_t status = comm_engine_call(comm, &repeat);
+        accel_comm_unlock(comm);
+        return status;
+    }
+    comm_call_t layer = call;
+    return comm_run_layer(comm, &layer, stream);
 }
 
 /* ---------------------------------------------------------------- the API */
@@ -525,14 +620,14 @@ accel_status_t accel_all_reduce(accel_comm_t *comm, const void *send, void *recv
                                 accel_dtype_t dtype, accel_reduce_op_t op, accel_stream_t *stream)
 {
     comm_call_t call = {.kind = COMM_ALL_REDUCE, send, recv, count, dtype, op};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }
 
 accel_status_t accel_all_gather(accel_comm_t *comm, const void *send, void *recv, size_t send_count,
                                 accel_dtype_t dtype, accel_stream_t *stream)
 {
     comm_call_t call = {.kind = COMM_ALL_GATHER, send, recv, send_count, dtype};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }
 
 accel_status_t accel_reduce_scatter(accel_comm_t *comm, const void *send, void *recv,
@@ -540,14 +635,14 @@ accel_status_t accel_reduce_scatter(accel_comm_t *comm, const void *send, void *
                                     accel_stream_t *stream)
 {
     comm_call_t call = {.kind = COMM_REDUCE_SCATTER, send, recv, recv_count, dtype, op};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }
 
 accel_status_t accel_broadcast(accel_comm_t *comm, const void *send, void *recv, size_t count,
                                accel_dtype_t dtype, int root, accel_stream_t *stream)
 {
     comm_call_t call = {.kind = COMM_BROADCAST, send, recv, count, dtype, .root = root};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }
 
 accel_status_t accel_reduce(accel_comm_t *comm, const void *send, void *recv, size_t count,
@@ -555,7 +650,7 @@ accel_status_t accel_reduce(accel_comm_t *comm, const void *send, void *recv, si
                             accel_stream_t *stream)
 {
     comm_call_t call = {.kind = COMM_REDUCE, send, recv, count, dtype, op, root};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }
 
 accel_status_t accel_send(accel_comm_t *comm, const void *buf, size_t count, accel_dtype_t dtype,
@@ -563,7 +658,7 @@ accel_status_t accel_send(accel_comm_t *comm, const void *buf, size_t count, acc
 {
     comm_call_t call = {
         .kind = COMM_SEND, .send = buf, .count = count, .dtype = dtype, .root = peer};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }
 
 accel_status_t accel_recv(accel_comm_t *comm, void *buf, size_t count, accel_dtype_t dtype,
@@ -571,5 +666,5 @@ accel_status_t accel_recv(accel_comm_t *comm, void *buf, size_t count, accel_dty
 {
     comm_call_t call = {
         .kind = COMM_RECV, .recv = buf, .count = count, .dtype = dtype, .root = peer};
-    return comm_run(comm, &call, stream);
+    return comm_run(comm, call, stream);
 }

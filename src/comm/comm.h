@@ -6,9 +6,9 @@
  * accel_t, which must outlive it. Live communicators are recorded in a
  * process-wide list so a destroyed or foreign handle is refused without
  * reading freed memory.
- * Threads: `lock` is held around every engine call on the communicator
- * (engine.h); the fields other than `lock` are set at creation and
- * read-only afterwards. */
+ * Threads: the communicator's lock (`busy`, accel_comm_lock) is held around
+ * every engine call on the communicator (engine.h); the other fields are set
+ * at creation and read-only afterwards. */
 #ifndef ACCEL_COMM_COMM_H
 #define ACCEL_COMM_COMM_H
 
@@ -26,8 +26,28 @@ struct accel_comm {
     void *engine_comm;
     int rank, size, device;
     double timeout_s;
-    pthread_mutex_t lock;
+    _Atomic bool busy; /* the lock below */
 };
+
+/* ---- the communicator's lock (comm_lock.c)
+ * accel_comm.h allows one thread at a time on a communicator, so the lock is
+ * almost never contended and is built for that: taking it is one atomic
+ * exchange and releasing it one store, with nothing to wake. A thread that
+ * finds it held waits by polling (spinning briefly, then yielding, then
+ * sleeping in steps of up to 1 ms): it may wait behind a collective that
+ * lasts until the communicator's timeout. Not recursive. */
+void accel_comm_lock_wait(accel_comm_t *comm);
+
+static inline __attribute__((always_inline)) void accel_comm_lock(accel_comm_t *comm)
+{
+    if (atomic_exchange_explicit(&comm->busy, true, memory_order_acquire))
+        accel_comm_lock_wait(comm);
+}
+
+static inline void accel_comm_unlock(accel_comm_t *comm)
+{
+    atomic_store_explicit(&comm->busy, false, memory_order_release);
+}
 
 /* ---- engines.c: the engine table */
 
@@ -82,6 +102,10 @@ accel_status_t accel_comm_check_buffer(accel_comm_t *comm, const void *ptr, size
 accel_status_t accel_comm_scratch(accel_comm_t *comm, accel_stream_t *stream, size_t bytes,
                                   void *copy_to, void **scratch, void **job);
 accel_status_t accel_comm_scratch_done(void *job, accel_status_t called);
+
+/* The calling thread's next collective goes through the whole layer again
+ * (its repeat path assumes no open group: accel_comm_group_start calls it). */
+void accel_comm_forget_repeat(void);
 
 /* ---- group.c */
 

@@ -64,7 +64,6 @@ accel_status_t accel_comm_wrap(accel_t *acc, const accel_comm_engine_t *engine, 
     comm->size = size;
     comm->device = device;
     comm->timeout_s = timeout_s;
-    pthread_mutex_init(&comm->lock, NULL);
     pthread_mutex_lock(&comm_live_lock);
     comm->next_live = comm_live_head;
     comm_live_head = comm;
@@ -102,10 +101,9 @@ accel_status_t accel_comm_destroy(accel_comm_t *comm)
                            "calls may use this communicator)");
     if (!comm_unlink(comm))
         return accel_comm_check(comm);
-    pthread_mutex_lock(&comm->lock);
+    accel_comm_lock(comm);
     status = comm->engine->destroy(comm->engine_comm);
-    pthread_mutex_unlock(&comm->lock);
-    pthread_mutex_destroy(&comm->lock);
+    accel_comm_unlock(comm);
     free(comm);
     return status;
 }

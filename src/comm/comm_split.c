@@ -140,7 +140,7 @@ accel_status_t accel_comm_split(accel_comm_t *comm, int color, int key, accel_co
     all = calloc((size_t)comm->size, sizeof *all);
     if (all == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for split's colors");
-    pthread_mutex_lock(&comm->lock);
+    accel_comm_lock(comm);
     status = comm_exchange(comm, &me, sizeof me, all);
     if (status == ACCEL_OK) {
         comm_split_place(all, comm->size, comm->rank, &new_size, &new_rank, &leader);
@@ -149,7 +149,7 @@ accel_status_t accel_comm_split(accel_comm_t *comm, int color, int key, accel_co
         else
             status = comm_split_by_id(comm, all, color, new_size, new_rank, leader, &made);
     }
-    pthread_mutex_unlock(&comm->lock);
+    accel_comm_unlock(comm);
     free(all);
     if (status != ACCEL_OK || color == ACCEL_COMM_SPLIT_NONE) {
         if (made != NULL)
@@ -196,13 +196,13 @@ accel_status_t accel_barrier(accel_comm_t *comm, accel_stream_t *stream)
     accel_status_t status = accel_comm_check(comm);
     if (status != ACCEL_OK)
         return status;
-    pthread_mutex_lock(&comm->lock);
+    accel_comm_lock(comm);
     status = accel_comm_group_join(comm->engine);
     if (status == ACCEL_OK)
         status = accel_comm_order(comm, stream, &stream, &native);
     if (status == ACCEL_OK)
         status = comm->engine->barrier != NULL ? comm->engine->barrier(comm->engine_comm, native)
                                                : comm_barrier_by_all_reduce(comm, stream, native);
-    pthread_mutex_unlock(&comm->lock);
+    accel_comm_unlock(comm);
     return status;
 }

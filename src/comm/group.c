@@ -51,6 +51,7 @@ accel_status_t accel_comm_group_start(void)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "accel_comm_group_start nested 1000 deep without an end");
     group_depth++;
+    accel_comm_forget_repeat();
     return ACCEL_OK;
 }
 

@@ -14,6 +14,8 @@
 #include "thread_state.h"
 #include "trace.h"
 
+_Thread_local uint64_t accel_thread_stream_epoch;
+
 static accel_status_t stream_require(const accel_t *acc, bool has, const char *what)
 {
     if (!has)
@@ -75,8 +77,10 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
     /* The calling thread stops using it as current; other threads must have
      * stopped already (documented rule). */
     state = accel_thread_state(acc);
-    if (state != NULL && state->current_streams[stream->device] == stream)
+    if (state != NULL && state->current_streams[stream->device] == stream) {
         state->current_streams[stream->device] = NULL;
+        accel_thread_stream_epoch++;
+    }
     acc->ops->stream_destroy(acc->self, stream->device, stream->impl);
     /* Its trace track ends here: a new stream at the same address is new. */
     accel_trace_stream_destroyed(stream->impl);
@@ -197,12 +201,14 @@ accel_status_t accel_set_current_stream(accel_t *acc, accel_stream_t *stream)
         return ACCEL_ERROR_OUT_OF_MEMORY;
     if (stream == NULL) {
         state->current_streams[state->device] = NULL;
+        accel_thread_stream_epoch++;
         return ACCEL_OK;
     }
     status = accel_resolve_stream(acc, stream, &stream);
     if (status != ACCEL_OK)
         return status;
     state->current_streams[stream->device] = stream->is_default ? NULL : stream;
+    accel_thread_stream_epoch++;
     return ACCEL_OK;
 }
 

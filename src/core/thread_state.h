@@ -13,6 +13,11 @@ typedef struct accel_thread_state {
     accel_stream_t *current_streams[]; /* one per device; NULL = default */
 } accel_thread_state_t;
 
+/* Bumped whenever the calling thread changes one of its current streams (of
+ * any accel_t): an answer cached per thread about "this thread's current
+ * stream" holds while it is unchanged (the collectives' repeat path). */
+extern _Thread_local uint64_t accel_thread_stream_epoch;
+
 /* The calling thread's state for `acc`, created on first use; NULL only when
  * out of memory (error set). */
 accel_thread_state_t *accel_thread_state(accel_t *acc);

@@ -3,6 +3,9 @@
  * refusing one that does not serve it), bad options and launcher variables,
  * and a one-rank communicator (MPI's singleton start) whose collectives
  * still compute (avg of one rank, f16 widening, split, groups). */
+#include <pthread.h>
+#include <time.h>
+
 #include "comm_check.h"
 
 static void test_refusals(accel_t *acc)
@@ -51,6 +54,73 @@ static void test_device_memory_backend(void)
     accel_close(opencl);
 }
 
+/* A host callback that writes its value late, so that a collective which
+ * did not wait for the stream would read the old one. */
+static void late_store(void *user_data)
+{
+    float *slot = user_data;
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    slot[0] = 7.0f;
+}
+
+/* A loop's repeated collective skips the layer's work (collectives.c's
+ * repeat path); making the thread's current stream one with queued work
+ * must bring the wait for that stream back. */
+static void test_repeat_follows_current_stream(accel_t *acc, accel_comm_t *comm)
+{
+    float value[1] = {1.0f}, result[1] = {0};
+    accel_stream_t *stream = NULL;
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(accel_all_reduce(comm, value, result, 1, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL));
+    CHECK(result[0] == 1.0f, "repeated all_reduce gave %g", result[0]);
+    CHECK_OK(accel_stream_create(acc, ACCEL_CURRENT_DEVICE, 0, &stream));
+    if (stream == NULL)
+        return;
+    CHECK_OK(accel_set_current_stream(acc, stream));
+    CHECK_OK(accel_stream_add_callback(stream, late_store, value));
+    CHECK_OK(accel_all_reduce(comm, value, result, 1, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL));
+    CHECK(result[0] == 7.0f, "all_reduce on the current stream ran before its queued work (%g)",
+          result[0]);
+    CHECK_OK(accel_set_current_stream(acc, NULL));
+    CHECK_OK(accel_stream_destroy(stream));
+}
+
+/* accel_comm.h allows one thread at a time on a communicator; two at once
+ * are serialised by its lock, not corrupted. */
+typedef struct thread_arg {
+    accel_comm_t *comm;
+    int32_t base;
+    int wrong;
+} thread_arg_t;
+
+static void *all_reduce_loop(void *user_data)
+{
+    thread_arg_t *arg = user_data;
+    int32_t send[4], recv[4];
+    for (int i = 0; i < 2000; i++) {
+        for (int k = 0; k < 4; k++)
+            send[k] = arg->base + i + k;
+        if (accel_all_reduce(arg->comm, send, recv, 4, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX, NULL) !=
+                ACCEL_OK ||
+            memcmp(send, recv, sizeof send) != 0)
+            arg->wrong++;
+    }
+    return NULL;
+}
+
+static void test_two_threads(accel_comm_t *comm)
+{
+    thread_arg_t args[2] = {{comm, 0, 0}, {comm, 1000000, 0}};
+    pthread_t threads[2];
+    for (int t = 0; t < 2; t++)
+        CHECK(pthread_create(&threads[t], NULL, all_reduce_loop, &args[t]) == 0, "thread %d", t);
+    for (int t = 0; t < 2; t++)
+        pthread_join(threads[t], NULL);
+    CHECK(args[0].wrong == 0 && args[1].wrong == 0, "%d and %d wrong results with two threads",
+          args[0].wrong, args[1].wrong);
+}
+
 static void test_one_rank(accel_t *acc)
 {
     accel_comm_t *comm = NULL, *sub = NULL;
@@ -85,6 +155,8 @@ static void test_one_rank(accel_t *acc)
     else
         printf("the allocator did not reuse the block: the stale-check case is not exercised\n");
     CHECK_OK(accel_free(acc, again));
+    test_repeat_follows_current_stream(acc, comm);
+    test_two_threads(comm);
     CHECK_OK(accel_comm_split(comm, 3, 0, &sub));
     CHECK(sub != NULL, "split of one rank");
     if (sub != NULL) {
