@@ -40,7 +40,8 @@ int main(int argc, char **argv)
     accel_t *acc = NULL;
     accel_comm_t *world = NULL, *given = NULL;
     int size = 0, provided = 0;
-    if (user_inits && MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    if (user_inits &&
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "MPI_Init_thread failed\n");
         return 1;
     }
