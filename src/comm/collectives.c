@@ -32,7 +32,7 @@ const char *accel_reduce_op_name(accel_reduce_op_t op)
  * for) and is still (accel_thread_stream_epoch), with the engine's own
  * dtype and op (nothing emulated). accel_comm_group_start clears `repeat`.
  * Per thread; only its thread reads or writes it. */
-static _Thread_local struct {
+typedef struct comm_record {
     const accel_comm_t *comm;
     comm_kind_t kind;
     const void *send;
@@ -45,9 +45,12 @@ static _Thread_local struct {
     /* the repeat path */
     bool repeat;
     uint64_t stream_epoch;
+    const uint64_t *thread_epoch; /* this thread's accel_thread_stream_epoch */
     accel_stream_t *stream;
     int dtype_code, op_code;
-} comm_last;
+} comm_record_t;
+
+static _Thread_local comm_record_t comm_last;
 
 void accel_comm_forget_repeat(void)
 {
@@ -122,6 +125,7 @@ static void comm_remember_repeat(const accel_comm_t *comm, const comm_call_t *ca
         return;
     comm_last.repeat = true;
     comm_last.stream_epoch = accel_thread_stream_epoch;
+    comm_last.thread_epoch = &accel_thread_stream_epoch;
     comm_last.stream = call->stream;
     comm_last.dtype_code = call->dtype_code;
     comm_last.op_code = call->op_code;
@@ -129,11 +133,14 @@ static void comm_remember_repeat(const accel_comm_t *comm, const comm_call_t *ca
 
 /* Whether `call` may take the repeat path: it is comm_last's, which went
  * through the whole layer and needed only the engine (see comm_last). */
-static inline __attribute__((always_inline)) bool comm_repeats(const accel_comm_t *comm,
-                                                               const comm_call_t *call)
+static inline __attribute__((always_inline)) bool
+comm_repeats(const comm_record_t *last, const accel_comm_t *comm, const comm_call_t *call)
 {
-    return comm_last.repeat && comm_last.stream_epoch == accel_thread_stream_epoch &&
-           comm_same_call(comm, call, comm_block_generation(comm), comm_live_generation());
+    return last->repeat && last->stream_epoch == *last->thread_epoch && last->comm == comm &&
+           last->comm_generation == comm_live_generation() && last->kind == call->kind &&
+           last->send == call->send && last->recv == call->recv && last->count == call->count &&
+           last->dtype == call->dtype && last->op == call->op && last->root == call->root &&
+           last->generation == comm_block_generation(comm);
 }
 
 /* A call through the whole layer: checks, stream order, dispatch. */
@@ -165,14 +172,20 @@ comm_run(accel_comm_t *comm, comm_call_t call, accel_stream_t *stream)
 {
     /* `call` by value: on the repeat path it stays in registers, and only
      * the layer's path needs it in memory. */
-    if (stream == NULL && comm_repeats(comm, &call)) {
-        comm_call_t repeat = call; /* completed as the layer would have */
-        repeat.stream = comm_last.stream;
-        repeat.native = NULL;
-        repeat.elem = comm_last.elem;
-        repeat.dtype_code = comm_last.dtype_code;
-        repeat.op_code = comm_last.op_code;
+    const comm_record_t *last = &comm_last;
+    /* An empty asm that owns `last`: the compiler then keeps the address in
+     * a register instead of repeating the TLS lookup (a call) at each use. */
+    __asm__("" : "+r"(last));
+    if (stream == NULL && comm_repeats(last, comm, &call)) {
+        /* Locked first: the call completed after the lock's atomic lets the
+         * compiler see its constant kind and pick the engine function. */
         accel_comm_lock(comm);
+        comm_call_t repeat = call; /* completed as the layer would have */
+        repeat.stream = last->stream;
+        repeat.native = NULL;
+        repeat.elem = last->elem;
+        repeat.dtype_code = last->dtype_code;
+        repeat.op_code = last->op_code;
         accel_status_t status = comm_engine_call(comm, &repeat);
         accel_comm_unlock(comm);
         return status;

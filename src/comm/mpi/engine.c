@@ -309,29 +309,38 @@ static bool mpi_overlap(const void *a, size_t a_size, const void *b, size_t b_si
     return a_size > 0 && b_size > 0 && x < y + b_size && y < x + a_size;
 }
 
-/* The collective most loops repeat, so its blocking case (a communicator
- * without timeout) is kept short: it is most of what accel adds to an 8-byte
- * MPI_Allreduce (docs/comm.md, "Cost per call"). */
+/* Everything but a blocking call on a usable communicator. */
+static __attribute__((noinline)) accel_status_t
+mpi_all_reduce_checked(mpi_comm_t *c, const void *in, void *recv, size_t count, int dtype, int op)
+{
+    accel_mpi_request_t request = NULL;
+    accel_status_t status = mpi_check_usable(c);
+    if (status == ACCEL_OK)
+        status = mpi_check_count(count, "all_reduce");
+    if (status != ACCEL_OK)
+        return status;
+    int rc = c->blocking ? mpi_table()->MPI_Allreduce(in, recv, (int)count, mpi_datatype(dtype),
+                                                      mpi_op(op), c->comm)
+                         : mpi_table()->MPI_Iallreduce(in, recv, (int)count, mpi_datatype(dtype),
+                                                       mpi_op(op), c->comm, &request);
+    return mpi_finish(c, rc, c->blocking, c->blocking ? "MPI_Allreduce" : "MPI_Iallreduce", request,
+                      "all_reduce");
+}
+
+/* The collective most loops repeat: its blocking case (a communicator
+ * without timeout) is a few instructions around MPI_Allreduce, most of what
+ * accel adds to an 8-byte one (docs/comm.md, "Cost per call"). */
 static accel_status_t mpi_engine_all_reduce(void *comm, const void *send, void *recv, size_t count,
                                             int dtype, int op, void *stream)
 {
     mpi_comm_t *c = comm;
-    const accel_mpi_api_t *api = mpi_table();
     const void *in = send == recv ? ACCEL_MPI_IN_PLACE : send;
-    accel_mpi_request_t request = NULL;
-    int rc;
     (void)stream;
-    if (c->broken || count > (size_t)INT_MAX) {
-        accel_status_t status = mpi_check_usable(c);
-        return status != ACCEL_OK ? status : mpi_check_count(count, "all_reduce");
-    }
-    if (c->blocking) {
-        rc = api->MPI_Allreduce(in, recv, (int)count, mpi_datatype(dtype), mpi_op(op), c->comm);
-        return rc == ACCEL_MPI_SUCCESS ? ACCEL_OK : mpi_fail(rc, "MPI_Allreduce");
-    }
-    rc = api->MPI_Iallreduce(in, recv, (int)count, mpi_datatype(dtype), mpi_op(op), c->comm,
-                             &request);
-    return mpi_finish(c, rc, false, "MPI_Iallreduce", request, "all_reduce");
+    if (!c->blocking || c->broken || count > (size_t)INT_MAX)
+        return mpi_all_reduce_checked(c, in, recv, count, dtype, op);
+    int rc =
+        mpi_table()->MPI_Allreduce(in, recv, (int)count, mpi_datatype(dtype), mpi_op(op), c->comm);
+    return rc == ACCEL_MPI_SUCCESS ? ACCEL_OK : mpi_fail(rc, "MPI_Allreduce");
 }
 
 static accel_status_t mpi_engine_all_gather(void *comm, const void *send, void *recv,
