@@ -8,6 +8,7 @@ from ._lib import last_error
 from ._lib import lib as _clib
 from .accelerator import Accelerator, Event, Graph, OpBuilder, Stream, get_accelerator, open
 from .tensor import DTYPES, Tensor
+from . import comm
 
 __version__ = _clib.accel_version().decode()
 
@@ -26,4 +27,4 @@ def supported_names():
 __all__ = ["Accelerator", "AccelError", "AccelInvalidArgument", "AccelNotFound",
            "AccelUnavailable", "AccelUnsupported", "AccelOutOfMemory", "AccelNotReady",
            "AccelDeviceError", "DTYPES", "Event", "Graph", "OpBuilder", "Stream", "Tensor",
-           "from_dlpack", "get_accelerator", "last_error", "open", "supported_names"]
+           "comm", "from_dlpack", "get_accelerator", "last_error", "open", "supported_names"]

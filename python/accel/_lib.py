@@ -11,6 +11,7 @@ from ._errors import raise_for_status
 c_int, c_int32, c_int64, c_uint64, c_size_t = (ctypes.c_int, ctypes.c_int32, ctypes.c_int64,
                                                ctypes.c_uint64, ctypes.c_size_t)
 c_bool, c_float, c_char_p, c_void_p = ctypes.c_bool, ctypes.c_float, ctypes.c_char_p, ctypes.c_void_p
+c_double = ctypes.c_double
 P = ctypes.POINTER
 
 
@@ -245,14 +246,23 @@ def _checker(result, func, args):
     return result
 
 
-for _name, (_res, _args) in _SIGNATURES.items():
-    _fn = getattr(lib, _name)
-    _fn.argtypes = _args
-    if _res is _STATUS:
-        _fn.restype = c_int
-        _fn.errcheck = _checker
-    else:
-        _fn.restype = _res
+STATUS = _STATUS  # for modules declaring their own functions (comm.py)
+
+
+def declare(signatures):
+    """Give each C function in `signatures` (name: (restype, argtypes)) its
+    types; accel_status_t results raise through _checker."""
+    for name, (res, args) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        if res is _STATUS:
+            fn.restype = c_int
+            fn.errcheck = _checker
+        else:
+            fn.restype = res
+
+
+declare(_SIGNATURES)
 
 
 def last_error():
