@@ -23,7 +23,9 @@
  *   their own asynchronous errors) instead of hanging for ever.
  * - Counts are elements, not bytes. A count of 0 is a valid no-op.
  * - Threads: a communicator may be used from one thread at a time (engines
- *   require it); different communicators from different threads.
+ *   require it); different communicators from different threads. Two
+ *   threads calling on one communicator at once are serialised (the second
+ *   waits), but which goes first is then up to chance on each rank.
  */
 #ifndef ACCEL_ACCEL_COMM_H
 #define ACCEL_ACCEL_COMM_H
