@@ -128,8 +128,10 @@ ACCEL_API accel_status_t accel_open(const char *name, accel_t **out);
  * owns and the backend state. Fails for the process-wide accelerator, and
  * fails with INVALID_ARGUMENT (changing nothing) while any stream, event or
  * graph created on `acc` is alive: destroy them first. Allocations should be
- * freed first too; the memory of any left is released with `acc`. After
- * accel_close every handle of `acc` is invalid and using one is undefined. */
+ * freed first too; the memory of any left is released with `acc`, and so
+ * is what every thread remembers about `acc` (current device and streams),
+ * threads still running included. After accel_close every handle of `acc`
+ * is invalid and using one is undefined. */
 ACCEL_API accel_status_t accel_close(accel_t *acc);
 
 /* How `acc` was chosen: "override", "auto detect", "model specified"

@@ -1,7 +1,7 @@
 /* dispatch.c: the checks every public call makes before reaching a backend:
  * handle tags, device indices, stream resolution, device-pointer ranges,
- * host ranges that are really device memory; and
- * the per-thread state behind "current device" and "current stream".
+ * host ranges that are really device memory; and "current device" and
+ * "current stream" resolved from the thread's state (thread_state.c).
  * All functions are thread-safe; the thread state is touched only by its
  * own thread. */
 #include <stdlib.h>
@@ -10,25 +10,6 @@
 #include "core.h"
 #include "error.h"
 #include "thread_state.h"
-
-accel_thread_state_t *accel_thread_state(accel_t *acc)
-{
-    accel_thread_state_t *state = pthread_getspecific(acc->thread_key);
-    if (state != NULL)
-        return state;
-    state = calloc(1, sizeof *state + (size_t)acc->device_count * sizeof(accel_stream_t *));
-    if (state == NULL) {
-        accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory for thread state");
-        return NULL;
-    }
-    state->device = acc->initial_device;
-    if (pthread_setspecific(acc->thread_key, state) != 0) {
-        free(state);
-        accel_error(ACCEL_ERROR_INTERNAL, "could not store thread state");
-        return NULL;
-    }
-    return state;
-}
 
 accel_status_t accel_check_handle(const accel_t *acc)
 {

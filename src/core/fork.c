@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "error.h"
+#include "thread_state.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t fork_hooks_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises adders */
@@ -21,13 +22,15 @@ static void fork_prepare(void)
     accel_instances_fork_lock();
     for (size_t i = 0; i < count; i++)
         fork_hooks[i]->prepare();
-    accel_trace_fork_lock(); /* a leaf: nothing is taken while it is held */
+    accel_thread_states_fork_lock(); /* leaves: nothing is taken while they are held */
+    accel_trace_fork_lock();
 }
 
 static void fork_release(bool child)
 {
     size_t count = atomic_load(&fork_hook_count);
     accel_trace_fork_unlock();
+    accel_thread_states_fork_unlock();
     for (size_t i = count; i-- > 0;) {
         if (child)
             fork_hooks[i]->child();

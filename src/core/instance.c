@@ -157,11 +157,6 @@ static int instance_initial_device(const accel_t *acc)
     return (int)rank;
 }
 
-static void thread_state_free(void *state)
-{
-    free(state);
-}
-
 accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char *method,
                                      accel_t **out)
 {
@@ -177,7 +172,7 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     pthread_mutex_init(&acc->lock, NULL);
     accel_pinned_init(&acc->pinned);
     accel_handles_init(&acc->handles);
-    if (pthread_key_create(&acc->thread_key, thread_state_free) != 0) {
+    if (pthread_key_create(&acc->thread_key, accel_thread_state_exit) != 0) {
         pthread_mutex_destroy(&acc->lock);
         accel_pinned_fini(&acc->pinned);
         accel_handles_fini(&acc->handles);
@@ -280,8 +275,10 @@ void accel_instance_destroy(accel_t *acc)
         acc->lazy_head = entry->next;
         free(entry);
     }
-    free(pthread_getspecific(acc->thread_key));
+    /* The calling thread's and every other live thread's: after the key is
+     * deleted, thread exits no longer free them. */
     pthread_key_delete(acc->thread_key);
+    accel_thread_states_free(acc);
     accel_pinned_fini(&acc->pinned);
     accel_handles_fini(&acc->handles);
     pthread_mutex_destroy(&acc->lock);
