@@ -64,9 +64,46 @@ if ! $dlpack_ok; then
 fi
 $dlpack_ok || { say "MISSING dlpack/dlpack.h (install libdlpack-dev or PyTorch): cannot build"; exit 1; }
 
-if ! pkg-config --exists cmocka 2>/dev/null; then
-    missing+=("cmocka (libcmocka-dev): the conformance suite cannot be built")
-    CMAKE_ARGS+=(-DACCEL_BUILD_TESTS=OFF)
+# cmocka (the conformance suite's test framework): installed, or built here
+# from the source tarball scripts/gpu-prepare.sh put into .gpu/ (a machine
+# without network gets that folder through the device tool's carry).
+if ! pkg-config --exists cmocka 2>/dev/null && [ ! -f /usr/include/cmocka.h ] &&
+    [ ! -f /usr/local/include/cmocka.h ]; then
+    tarball=$(ls "$ROOT"/.gpu/cmocka_*.orig.tar.xz 2>/dev/null | head -n 1)
+    prefix=$BUILD/cmocka
+    if [ -n "$tarball" ] && [ ! -f "$prefix/include/cmocka.h" ]; then
+        { rm -rf "$BUILD/cmocka-src" && mkdir -p "$BUILD/cmocka-src" &&
+            tar -xf "$tarball" -C "$BUILD/cmocka-src" --strip-components=1 &&
+            cmake -S "$BUILD/cmocka-src" -B "$BUILD/cmocka-build" "${GENERATOR[@]}" \
+                -DCMAKE_BUILD_TYPE=Release -DWITH_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
+                -DCMAKE_INSTALL_LIBDIR=lib &&
+            cmake --build "$BUILD/cmocka-build" --target install; } >"$OUT/cmocka.log" 2>&1
+    fi
+    if [ -n "$tarball" ] && [ -f "$prefix/include/cmocka.h" ]; then
+        CMAKE_ARGS+=(-DCMAKE_PREFIX_PATH="$prefix")
+        export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+        say "cmocka: built from $(basename "$tarball") into $prefix"
+    else
+        if [ -n "$tarball" ]; then
+            missing+=("cmocka: building $(basename "$tarball") failed (see cmocka.log)")
+        else
+            missing+=("cmocka (libcmocka-dev, or .gpu/ from scripts/gpu-prepare.sh): the conformance suite cannot be built")
+        fi
+        CMAKE_ARGS+=(-DACCEL_BUILD_TESTS=OFF)
+    fi
+fi
+
+# NCCL: on the loader path, else the nvidia-nccl wheel PyTorch brings (its
+# header too, for the declarations check).
+if [ -z "${ACCEL_NCCL_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2'; then
+    nccl_dir=$(python3 -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
+    if [ -n "$nccl_dir" ] && [ -f "$nccl_dir/lib/libnccl.so.2" ]; then
+        export ACCEL_NCCL_LIBRARY=$nccl_dir/lib/libnccl.so.2
+        [ -f "$nccl_dir/include/nccl.h" ] && export NCCL_HOME=$nccl_dir
+        say "nccl: $ACCEL_NCCL_LIBRARY (PyTorch's nvidia-nccl wheel)"
+    else
+        missing+=("libnccl.so.2 (not on the loader path, no nvidia-nccl wheel): the NCCL checks skip")
+    fi
 fi
 for m in "${missing[@]}"; do say "MISSING $m"; done
 

@@ -99,7 +99,7 @@ accel_status_t accel_comm_scratch_done(void *job, accel_status_t called)
 accel_status_t accel_comm_reduce_by_all_reduce(accel_comm_t *comm, const comm_call_t *call)
 {
     size_t bytes = call->count * call->elem;
-    void *scratch, *job;
+    void *scratch = NULL, *job = NULL;
     accel_status_t status = accel_comm_scratch(
         comm, call->stream, bytes, comm->rank == call->root ? call->recv : NULL, &scratch, &job);
     if (status != ACCEL_OK)

@@ -503,7 +503,7 @@ ccl_sim_status_t ccl_sim_group_end(void)
     for (sim_op_t *o = sim_group_head; o != NULL && status == CCL_SIM_OK; o = o->next)
         status = sim_sync(o);
     for (sim_op_t *o = sim_group_head; o != NULL && status == CCL_SIM_OK; o = o->next) {
-        int bytes;
+        int bytes = 0;
         if (o->kind != SIM_SEND && o->kind != SIM_RECV)
             continue;
         status = sim_bytes(o->count, o->type, 1, &bytes);
@@ -536,7 +536,7 @@ ccl_sim_status_t ccl_sim_group_end(void)
 static ccl_sim_status_t sim_submit(const sim_op_t *o)
 {
     ccl_sim_status_t status;
-    int bytes;
+    int bytes = 0;
     if (o->comm == NULL)
         return sim_fail(CCL_SIM_INVALID, "sim: NULL communicator");
     if (o->kind != SIM_BARRIER && (status = sim_bytes(o->count, o->type, 1, &bytes)) != CCL_SIM_OK)
