@@ -217,6 +217,26 @@ static void comm_figure_self(bench_ctx_t *ctx, comm_arg_t *a)
     comm_measure(ctx, f, a, iters, COMM_ACCEL_SELF, COMM_MPI_SELF);
 }
 
+/* The same 8-byte blocking MPI_Allreduce on both sides, measured exactly as
+ * the accel figures are: how far this machine moves a ratio by itself, so
+ * that a small-message ratio a few percent off 1 can be judged. No goal. */
+static void comm_figure_noise(bench_ctx_t *ctx, comm_arg_t *a, int size)
+{
+    size_t iters = bench_comm_iters(ctx, 8);
+    bench_figure_t *f = bench_figure_add(ctx, "comm", "all_reduce 8 B, MPI against itself",
+                                         BENCH_TIME, "us", 1e6, 0);
+    if (f == NULL)
+        return;
+    a->count = 2;
+    f->has_baseline = true;
+    snprintf(f->baseline_name, sizeof f->baseline_name, "MPI_Allreduce");
+    snprintf(f->note, sizeof f->note,
+             "%d ranks, f32 sum, %zu calls per repetition%s; MPI_Allreduce on both sides: the "
+             "noise floor of the ratios above",
+             size, iters, a->on_cpu ? ", cpu backend" : "");
+    comm_measure(ctx, f, a, iters, COMM_MPI_BLOCKING, COMM_MPI_BLOCKING);
+}
+
 /* Rank 0's figures into the file the parent named (raw records: the parent
  * is this same program). */
 static void comm_write_figures(const bench_ctx_t *ctx, int first, const char *path)
@@ -291,6 +311,7 @@ static void comm_run_mpi(bench_ctx_t *ctx)
             comm_figure(ctx, &a, sizes[i], size, false);
             comm_figure(ctx, &a, sizes[i], size, true);
         }
+        comm_figure_noise(ctx, &a, size);
     }
     free(a.send);
     free(a.recv);
