@@ -170,6 +170,70 @@ static void test_broadcast_reduce(accel_comm_t *comm, int size, const int *ranks
     }
 }
 
+/* ---------------------------------------------------------------- repeated calls */
+
+/* A loop repeating a call with the same arguments takes collectives.c's
+ * repeat path from its second iteration: the same buffers with new contents
+ * each time must give each time's result, for every collective. */
+enum { REPEAT_N = 5, REPEAT_MAX_RANKS = 8, REPEATS = 3 };
+
+static void repeat_fill(float *in, float *blocks, int size, int rank, int iter)
+{
+    for (int i = 0; i < REPEAT_N; i++)
+        in[i] = (float)(iter * 100 + rank * 10 + i);
+    for (int b = 0; b < size; b++)
+        for (int i = 0; i < REPEAT_N; i++)
+            blocks[b * REPEAT_N + i] = (float)(iter * 100 + rank * 10 + b + i);
+}
+
+static void test_repeated_calls(accel_comm_t *comm, int size, int rank)
+{
+    float in[REPEAT_N], out[REPEAT_N], value[REPEAT_N];
+    float gathered[REPEAT_N * REPEAT_MAX_RANKS], blocks[REPEAT_N * REPEAT_MAX_RANKS];
+    float tens = (float)(10 * size * (size - 1) / 2); /* sum over ranks of rank * 10 */
+    if (size > REPEAT_MAX_RANKS)
+        return;
+    for (int iter = 0; iter < REPEATS; iter++) {
+        repeat_fill(in, blocks, size, rank, iter);
+        CHECK_OK(
+            accel_all_reduce(comm, in, out, REPEAT_N, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, NULL));
+        for (int i = 0; i < REPEAT_N; i++)
+            CHECK(out[i] == (float)(size * (iter * 100 + i)) + tens,
+                  "repeated all_reduce %d: element %d is %g", iter, i, out[i]);
+    }
+    for (int iter = 0; iter < REPEATS; iter++) {
+        repeat_fill(in, blocks, size, rank, iter);
+        CHECK_OK(accel_all_gather(comm, in, gathered, REPEAT_N, ACCEL_DTYPE_F32, NULL));
+        for (int r = 0; r < size; r++)
+            CHECK(gathered[r * REPEAT_N + 1] == (float)(iter * 100 + r * 10 + 1),
+                  "repeated all_gather %d: rank %d's block holds %g", iter, r,
+                  gathered[r * REPEAT_N + 1]);
+    }
+    for (int iter = 0; iter < REPEATS; iter++) {
+        repeat_fill(in, blocks, size, rank, iter);
+        CHECK_OK(accel_reduce_scatter(comm, blocks, out, REPEAT_N, ACCEL_DTYPE_F32,
+                                      ACCEL_REDUCE_SUM, NULL));
+        for (int i = 0; i < REPEAT_N; i++)
+            CHECK(out[i] == (float)(size * (iter * 100 + rank + i)) + tens,
+                  "repeated reduce_scatter %d: element %d is %g", iter, i, out[i]);
+    }
+    for (int iter = 0; iter < REPEATS; iter++) {
+        for (int i = 0; i < REPEAT_N; i++)
+            value[i] = rank == 0 ? (float)(iter * 100 + i) : -1;
+        CHECK_OK(accel_broadcast(comm, value, value, REPEAT_N, ACCEL_DTYPE_F32, 0, NULL));
+        CHECK(value[REPEAT_N - 1] == (float)(iter * 100 + REPEAT_N - 1),
+              "repeated broadcast %d: %g", iter, value[REPEAT_N - 1]);
+    }
+    for (int iter = 0; iter < REPEATS; iter++) {
+        repeat_fill(in, blocks, size, rank, iter);
+        CHECK_OK(accel_reduce(comm, in, out, REPEAT_N, ACCEL_DTYPE_F32, ACCEL_REDUCE_MAX, size - 1,
+                              NULL));
+        if (rank == size - 1)
+            CHECK(out[0] == (float)(iter * 100 + (size - 1) * 10), "repeated reduce %d: %g", iter,
+                  out[0]);
+    }
+}
+
 /* ---------------------------------------------------------------- point to point */
 
 static void test_ring(accel_comm_t *comm, int size, int rank, size_t count, bool recv_first)
@@ -414,6 +478,7 @@ int main(void)
     test_all_reduce(comm, size, NULL, rank);
     test_gather_scatter(comm, size, NULL, rank);
     test_broadcast_reduce(comm, size, NULL, rank);
+    test_repeated_calls(comm, size, rank);
     test_point_to_point(comm, size, rank);
     test_split(comm, size, rank);
     test_bad_input(comm, size, rank);
