@@ -266,7 +266,9 @@ typedef struct accel_backend_ops {
     accel_status_t (*event_query)(void *self, int device, void *event); /* OK / NOT_READY */
     accel_status_t (*event_elapsed_ms)(void *self, int device, void *start, void *end, float *out);
 
-    /* ---- graphs (optional as a group) */
+    /* ---- graphs (optional as a group). graph_capture_end ends the capture
+     * whether it succeeds or not: after a failure the stream no longer
+     * captures and *out_graph is untouched. */
     accel_status_t (*graph_capture_begin)(void *self, int device, void *stream);
     accel_status_t (*graph_capture_end)(void *self, int device, void *stream, void **out_graph);
     accel_status_t (*graph_launch)(void *self, int device, void *stream, void *graph);

@@ -736,10 +736,10 @@ static accel_status_t block_free_locked(accel_allocator_t *allocator, alloc_bloc
  * stream is destroyed, and must still not hand the block out before the
  * stream's work that uses it is done. */
 static accel_status_t block_hold_locked(accel_allocator_t *allocator, alloc_block_t *block,
-                                        void *stream, const void *owner)
+                                        void *stream, bool record, const void *owner)
 {
     void *handle = NULL;
-    if (stream_needs_event(allocator, stream)) {
+    if (record && stream_needs_event(allocator, stream)) {
         accel_status_t status =
             allocator->device.event_record_new(allocator->device.ctx, stream, &handle);
         if (status != ACCEL_OK)
@@ -797,7 +797,7 @@ static accel_status_t allocator_free_locked(accel_allocator_t *allocator, void *
 }
 
 accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, void *stream,
-                                    const void *owner)
+                                    bool record, const void *owner)
 {
     if (!allocator || !owner)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -806,15 +806,16 @@ accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, voi
         return ACCEL_OK;
     pthread_mutex_lock(&allocator->lock);
     alloc_block_t *block = live_block_at(allocator, ptr);
-    accel_status_t status =
-        block ? block_hold_locked(allocator, block, stream, owner) : ACCEL_ERROR_INVALID_ARGUMENT;
+    accel_status_t status = block ? block_hold_locked(allocator, block, stream, record, owner)
+                                  : ACCEL_ERROR_INVALID_ARGUMENT;
     pthread_mutex_unlock(&allocator->lock);
     return status;
 }
 
 accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
-                                         const void *hold_owner, bool allow_tensor,
-                                         size_t *out_size, bool *out_tensor_owned)
+                                         const void *hold_owner, bool hold_record,
+                                         bool allow_tensor, size_t *out_size,
+                                         bool *out_tensor_owned)
 {
     accel_status_t status = ACCEL_ERROR_NOT_FOUND;
     *out_tensor_owned = false;
@@ -826,13 +827,25 @@ accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr
             *out_tensor_owned = true;
             status = ACCEL_ERROR_INVALID_ARGUMENT;
         } else if (hold_owner != NULL) {
-            status = block_hold_locked(allocator, block, stream, hold_owner);
+            status = block_hold_locked(allocator, block, stream, hold_record, hold_owner);
         } else {
             status = block_free_locked(allocator, block, stream, true);
         }
     }
     pthread_mutex_unlock(&allocator->lock);
     return status;
+}
+
+bool accel_allocator_holds(accel_allocator_t *allocator, const void *owner)
+{
+    bool holds = false;
+    if (!allocator)
+        return false;
+    pthread_mutex_lock(&allocator->lock);
+    for (alloc_block_t *block = allocator->held; block && !holds; block = block->held_next)
+        holds = block->held_by == owner;
+    pthread_mutex_unlock(&allocator->lock);
+    return holds;
 }
 
 /* A block whose pending event cannot be listed (host out of memory) stays

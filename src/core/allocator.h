@@ -68,24 +68,31 @@ accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, voi
  * user without making it reusable: lookups and frees no longer find it, its
  * bytes stay counted as allocated, and no request gets it until
  * accel_allocator_release_held with the same `owner` (core uses the graph
- * whose capture was running when the user freed it) and, after that, until
- * the work queued on `stream` before the hold has run (an event recorded now,
- * so `stream` may be destroyed meanwhile). INVALID_ARGUMENT when ptr is not
+ * whose capture was running when the user freed it) and, with `record`,
+ * after that until the work queued on `stream` before the hold has run (an
+ * event recorded now, so `stream` may be destroyed meanwhile). Without
+ * `record` the stream is not touched at all (core: a stream that is itself
+ * capturing, which may be neither queried nor recorded on; core then
+ * synchronizes the device before the release). INVALID_ARGUMENT when ptr is not
  * the start of a live block; NULL is accepted and ignored; a failed event
  * record keeps its status and text and changes nothing. */
 accel_status_t accel_allocator_hold(accel_allocator_t *allocator, void *ptr, void *stream,
-                                    const void *owner);
+                                    bool record, const void *owner);
 /* accel_free's lookup, tensor check and free as one locked step: the live
  * block starting at `ptr` is freed on `stream`, or held for `hold_owner`
- * when that is not NULL (see accel_allocator_hold); *out_size is the size
+ * when that is not NULL (see accel_allocator_hold, whose `record` is
+ * `hold_record`); *out_size is the size
  * it was asked with. NOT_FOUND when no live block starts at `ptr`, and
  * INVALID_ARGUMENT with *out_tensor_owned true when the block is marked
  * tensor-owned and `allow_tensor` is false (nothing changes then); neither
  * sets error text: the caller words it. A failed free event keeps its
  * status and text. */
 accel_status_t accel_allocator_free_user(accel_allocator_t *allocator, void *ptr, void *stream,
-                                         const void *hold_owner, bool allow_tensor,
-                                         size_t *out_size, bool *out_tensor_owned);
+                                         const void *hold_owner, bool hold_record,
+                                         bool allow_tensor, size_t *out_size,
+                                         bool *out_tensor_owned);
+/* True when some block is held for `owner`. */
+bool accel_allocator_holds(accel_allocator_t *allocator, const void *owner);
 /* Free every block held for `owner`; each is reusable by any stream once the
  * event recorded when it was held has completed. */
 void accel_allocator_release_held(accel_allocator_t *allocator, const void *owner);

@@ -4,8 +4,12 @@
  * the backend owns the recorded work (`impl`). Caller owns the graph.
  * Memory freed while a graph captures (on any stream of its device, with
  * accel_free or accel_free_async) is held by the newest capturing graph and
- * becomes reusable only when that graph is destroyed, so a replay never
- * writes into another owner's block. */
+ * becomes reusable only when that graph is destroyed, after a synchronize
+ * of its device (replays may still be running then), so a replay never
+ * writes into another owner's block.
+ * A backend's capture_end ends the capture even when it fails: the graph
+ * goes back to EMPTY (capturable again); blocks it holds stay held until it
+ * is destroyed. */
 #include <stdlib.h>
 
 #include "core.h"
@@ -34,6 +38,25 @@ static void graph_capturing_remove(accel_graph_t *graph)
     pthread_mutex_unlock(&dev->capture_lock);
 }
 
+/* Release the blocks freed during the graph's capture, once every stream
+ * of the device is past the work that may use them (replays included). A
+ * failed synchronize keeps them held (never reused) rather than risk it. */
+static void graph_release_held(accel_graph_t *graph)
+{
+    accel_t *acc = graph->acc;
+    accel_allocator_t *allocator = acc->devices[graph->device].allocator;
+    if (!accel_allocator_holds(allocator, graph))
+        return;
+    if (acc->ops->synchronize(acc->self, graph->device) != ACCEL_OK) {
+        accel_log(ACCEL_LOG_WARN,
+                  "graph: device %d failed to synchronize; the memory freed during the graph's "
+                  "capture stays reserved",
+                  graph->device);
+        return;
+    }
+    accel_allocator_release_held(allocator, graph);
+}
+
 static accel_status_t graph_check(const accel_graph_t *graph)
 {
     if (graph == NULL)
@@ -47,6 +70,7 @@ static accel_status_t graph_check(const accel_graph_t *graph)
 accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
 {
     accel_graph_t *graph;
+    bool supported = false;
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
@@ -54,6 +78,16 @@ accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     if (!ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin))
         return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s has no graphs", acc->ops->name);
+    /* A backend with the slots may still lack graphs on this runtime (cuda
+     * on a driver older than 11.4): its flag decides. */
+    status = accel_query_flag(acc, ACCEL_FLAG_GRAPHS_SUPPORTED, &supported);
+    if (status != ACCEL_OK)
+        return status;
+    if (!supported)
+        return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                           "%s has no graphs here (graphs_supported is false: the vendor "
+                           "runtime lacks them)",
+                           acc->ops->name);
     graph = accel_handle_new(&acc->handles, ACCEL_HANDLE_GRAPH);
     if (graph == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
@@ -101,6 +135,7 @@ accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *str
 {
     accel_t *acc;
     void *impl = NULL;
+    bool ended_by_backend = false; /* the backend's capture_end ran */
     accel_status_t status = graph_check(graph);
     if (status == ACCEL_OK)
         status = accel_check_stream(stream);
@@ -108,14 +143,21 @@ accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_stream_t *str
         return status;
     acc = graph->acc;
     pthread_mutex_lock(&graph->lock);
-    if (graph->state != ACCEL_GRAPH_CAPTURING || graph->capture_stream != stream)
+    if (graph->state != ACCEL_GRAPH_CAPTURING || graph->capture_stream != stream) {
         status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                              "graph is not capturing on this stream (call capture_begin first)");
-    else
+    } else {
+        ended_by_backend = true;
         status = acc->ops->graph_capture_end(acc->self, stream->device, stream->impl, &impl);
+    }
     if (status == ACCEL_OK) {
         graph->impl = impl;
         graph->state = ACCEL_GRAPH_READY;
+    } else if (ended_by_backend) {
+        graph->state = ACCEL_GRAPH_EMPTY; /* the capture is over either way */
+        graph->capture_stream = NULL;
+    }
+    if (status == ACCEL_OK || ended_by_backend) {
         atomic_store(&stream->capturing, NULL);
         graph_capturing_remove(graph);
     }
@@ -163,8 +205,7 @@ accel_status_t accel_graph_destroy(accel_graph_t *graph)
     if (graph->impl != NULL)
         graph->acc->ops->graph_destroy(graph->acc->self, graph->impl);
     /* Blocks the user freed during the capture are reusable from now on. */
-    if (graph->state == ACCEL_GRAPH_READY)
-        accel_allocator_release_held(graph->acc->devices[graph->device].allocator, graph);
+    graph_release_held(graph);
     /* Retired first: the fork handler locks only live graphs. */
     accel_handle_retire(&graph->acc->handles, graph);
     pthread_mutex_destroy(&graph->lock);

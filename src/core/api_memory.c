@@ -64,7 +64,8 @@ static accel_status_t memory_free_block(accel_t *acc, int device, void *ptr, acc
     accel_status_t status;
     pthread_mutex_lock(&dev->capture_lock);
     if (dev->capturing != NULL)
-        status = accel_allocator_hold(dev->allocator, ptr, stream->impl, dev->capturing);
+        status = accel_allocator_hold(dev->allocator, ptr, stream->impl,
+                                      atomic_load(&stream->capturing) == NULL, dev->capturing);
     else
         status = accel_allocator_free(dev->allocator, ptr, stream->impl);
     pthread_mutex_unlock(&dev->capture_lock);
@@ -105,8 +106,9 @@ static accel_status_t memory_free_one_device(accel_t *acc, void *ptr, accel_stre
             stream = dev->default_stream;
     }
     pthread_mutex_lock(&dev->capture_lock);
-    status = accel_allocator_free_user(dev->allocator, ptr, stream->impl, dev->capturing, as_tensor,
-                                       &size, &tensor_owned);
+    status = accel_allocator_free_user(dev->allocator, ptr, stream->impl, dev->capturing,
+                                       atomic_load(&stream->capturing) == NULL, as_tensor, &size,
+                                       &tensor_owned);
     pthread_mutex_unlock(&dev->capture_lock);
     if (status == ACCEL_ERROR_NOT_FOUND)
         return memory_not_allocated(acc, ptr);

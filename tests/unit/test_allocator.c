@@ -339,9 +339,11 @@ static void test_cross_stream_waits_for_event(void **state)
  * block, so no event is recorded and another stream reuses it at once; a
  * busy one still gets its event. */
 static void *idle_stream; /* the stream fake_stream_idle calls idle */
+static int idle_queries;  /* fake_stream_idle's calls */
 
 static bool fake_stream_idle(void *ctx, void *stream)
 {
+    idle_queries++;
     (void)ctx;
     return stream == idle_stream;
 }
@@ -698,21 +700,25 @@ static void test_free_user_checks_in_one_step(void **state)
     bool tensor = false;
     char *a = alloc_ok(allocator, 1000, NULL);
     char *b = alloc_ok(allocator, 2000, NULL);
-    assert_int_equal(accel_allocator_free_user(allocator, a + 8, NULL, NULL, false, &size, &tensor),
-                     ACCEL_ERROR_NOT_FOUND);
+    assert_int_equal(
+        accel_allocator_free_user(allocator, a + 8, NULL, NULL, true, false, &size, &tensor),
+        ACCEL_ERROR_NOT_FOUND);
     assert_int_equal(accel_allocator_set_tensor_owned(allocator, a, true), ACCEL_OK);
-    assert_int_equal(accel_allocator_free_user(allocator, a, NULL, NULL, false, &size, &tensor),
-                     ACCEL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(
+        accel_allocator_free_user(allocator, a, NULL, NULL, true, false, &size, &tensor),
+        ACCEL_ERROR_INVALID_ARGUMENT);
     assert_true(tensor);
     assert_true(accel_allocator_tensor_owned(allocator, a)); /* still live */
-    assert_int_equal(accel_allocator_free_user(allocator, a, NULL, NULL, true, &size, &tensor),
-                     ACCEL_OK);
+    assert_int_equal(
+        accel_allocator_free_user(allocator, a, NULL, NULL, true, true, &size, &tensor), ACCEL_OK);
     assert_false(tensor);
     assert_int_equal(size, 1000);
-    assert_int_equal(accel_allocator_free_user(allocator, a, NULL, NULL, true, &size, &tensor),
-                     ACCEL_ERROR_NOT_FOUND); /* already freed */
-    assert_int_equal(accel_allocator_free_user(allocator, b, NULL, &owner, false, &size, &tensor),
-                     ACCEL_OK);
+    assert_int_equal(
+        accel_allocator_free_user(allocator, a, NULL, NULL, true, true, &size, &tensor),
+        ACCEL_ERROR_NOT_FOUND); /* already freed */
+    assert_int_equal(
+        accel_allocator_free_user(allocator, b, NULL, &owner, true, false, &size, &tensor),
+        ACCEL_OK);
     assert_int_equal(size, 2000);
     /* Held: not found any more, still allocated until released. */
     assert_int_equal(accel_allocator_lookup(allocator, b, NULL, NULL), ACCEL_ERROR_NOT_FOUND);
@@ -743,10 +749,11 @@ static void test_held_block_waits_for_its_stream(void **state)
     char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
     char *b = alloc_ok(allocator, 4 * KIB, STREAM_A);
     assert_int_equal(
-        accel_allocator_free_user(allocator, a, STREAM_A, &owner, false, &size, &tensor), ACCEL_OK);
+        accel_allocator_free_user(allocator, a, STREAM_A, &owner, true, false, &size, &tensor),
+        ACCEL_OK);
     fake_event_t *a_event = last_event;
     assert_non_null(a_event);
-    assert_int_equal(accel_allocator_hold(allocator, b, STREAM_A, &owner), ACCEL_OK);
+    assert_int_equal(accel_allocator_hold(allocator, b, STREAM_A, true, &owner), ACCEL_OK);
     fake_event_t *b_event = last_event;
     assert_ptr_not_equal(b_event, a_event);
     accel_allocator_release_held(allocator, &owner);
@@ -771,6 +778,50 @@ static void test_held_block_waits_for_its_stream(void **state)
     assert_int_equal(device.used, 0);
 }
 
+/* A hold without `record` (core: the freeing stream is itself capturing,
+ * where CUDA refuses queries and records) asks nothing of the stream and
+ * records no event; the block is still withheld until its release, and
+ * reusable at once after it (core synchronizes the device first). */
+static void test_hold_without_record(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_device_t iface = fake_interface(&device, true);
+    accel_allocator_t *allocator = NULL;
+    static const int owner;
+    size_t size = 0;
+    bool tensor = false;
+    iface.stream_idle = fake_stream_idle;
+    assert_int_equal(accel_allocator_create(&iface, true, &allocator), ACCEL_OK);
+    idle_stream = NULL;
+    idle_queries = 0;
+
+    char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    char *b = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    int created = device.events_created;
+    assert_int_equal(
+        accel_allocator_free_user(allocator, a, STREAM_A, &owner, false, false, &size, &tensor),
+        ACCEL_OK);
+    assert_int_equal(accel_allocator_hold(allocator, b, STREAM_A, false, &owner), ACCEL_OK);
+    assert_int_equal(idle_queries, 0);
+    assert_int_equal(device.events_created, created);
+    assert_true(accel_allocator_holds(allocator, &owner));
+
+    char *c = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    assert_true(c != a && c != b);
+    free_ok(allocator, c, STREAM_A);
+    accel_allocator_release_held(allocator, &owner);
+    assert_false(accel_allocator_holds(allocator, &owner));
+    char *d = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    char *e = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    assert_true((d == a || d == b) && (e == a || e == b));
+    free_ok(allocator, d, NULL);
+    free_ok(allocator, e, NULL);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.events_live, 0);
+    assert_int_equal(device.used, 0);
+}
+
 /* Held blocks still waiting on their event at destroy: the events go too. */
 static void test_destroy_with_held_blocks(void **state)
 {
@@ -779,7 +830,7 @@ static void test_destroy_with_held_blocks(void **state)
     accel_allocator_t *allocator = make_allocator(&device, true, true);
     static const int owner;
     char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
-    assert_int_equal(accel_allocator_hold(allocator, a, STREAM_A, &owner), ACCEL_OK);
+    assert_int_equal(accel_allocator_hold(allocator, a, STREAM_A, true, &owner), ACCEL_OK);
     assert_int_equal(device.events_live, 1);
     accel_allocator_destroy(allocator);
     assert_int_equal(device.events_live, 0);
@@ -968,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_idle_stream_free_records_no_event),
         cmocka_unit_test(test_tensor_owned_mark),
         cmocka_unit_test(test_free_user_checks_in_one_step),
+        cmocka_unit_test(test_hold_without_record),
         cmocka_unit_test(test_held_block_waits_for_its_stream),
         cmocka_unit_test(test_destroy_with_held_blocks),
         cmocka_unit_test(test_split_and_merge_small),
