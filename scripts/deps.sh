@@ -3,7 +3,7 @@
 # those that are missing. Sourced by run.sh and test.sh; safe to run twice.
 set -euo pipefail
 
-accel_packages=(cmake ninja-build gcc clang pkg-config python3 python3-venv libcmocka-dev libdlpack-dev
+accel_packages=(cmake ninja-build gcc g++ clang pkg-config python3 python3-venv libcmocka-dev libdlpack-dev
                 libclang-rt-14-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
                 liburing-dev clang-format libze1 libze-dev openmpi-bin libopenmpi-dev)
 

@@ -1,0 +1,1083 @@
+/* cu_sim_stream.c: the simulated CUDA driver's streams, copies, fills,
+ * events, host functions, stream-ordered allocation and graphs.
+ * - Each stream (a context's legacy default stream too) is a worker thread
+ *   running its queue in order, so work really is asynchronous and a binding
+ *   that forgets to wait or to order streams reads stale data; with
+ *   ACCEL_SIM_STREAM_DELAY_US each task starts that much later.
+ * - The legacy default stream (NULL, CU_STREAM_LEGACY) waits for the work
+ *   already queued on every blocking stream of its context, and a blocking
+ *   stream's work waits for the legacy stream's; CU_STREAM_NON_BLOCKING
+ *   streams take part in neither.
+ * - Copies follow the driver's host-synchronisation rules: a copy from
+ *   pageable memory to the device reads the source into a staging buffer
+ *   before returning; a copy into pageable memory returns once it is done;
+ *   pinned memory (cuMemHostAlloc, cuMemHostRegister) is fully async.
+ * - A host function runs on the stream's worker, which waits for it; any
+ *   driver call from it fails with CUDA_ERROR_NOT_PERMITTED.
+ * - Capture (cuStreamBeginCapture_v2, one stream at a time) turns the
+ *   stream's work into graph nodes instead of running it. What CUDA refuses
+ *   during capture is refused here and invalidates the capture: a query or
+ *   synchronize of the capturing stream, a copy with pageable memory, a
+ *   wait on an event recorded outside the capture. Stream-ordered
+ *   allocation inside a capture is not simulated (refused).
+ * Stricter than CUDA where that catches binding mistakes: work queued on a
+ * stream of another context than the thread's current one is refused with
+ * CUDA_ERROR_INVALID_HANDLE, and fills must lie in device memory.
+ * Everything shared is guarded by sim_lock (cu_sim_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cu_sim_internal.h"
+
+typedef enum sim_task_kind {
+    SIM_COPY,
+    SIM_FILL,
+    SIM_RECORD,
+    SIM_WAIT,
+    SIM_WAIT_STREAM,
+    SIM_HOST_FN,
+    SIM_KERNEL,
+    SIM_FREE,
+    SIM_GRAPH
+} sim_task_kind_t;
+
+struct CUevent_st {
+    unsigned flags;
+    int device;
+    unsigned long recorded;  /* records enqueued */
+    unsigned long completed; /* the latest record a stream reached */
+    uint64_t time_ns;        /* when `completed` was reached */
+    unsigned long refs;      /* queued records and waits naming the event */
+    const void *captured_in; /* the graph whose capture last recorded it, or NULL */
+    bool destroyed;          /* cuEventDestroy ran: freed when refs reach 0 */
+    struct CUevent_st *next; /* in sim_events while not destroyed */
+};
+
+typedef struct sim_task {
+    sim_task_kind_t kind;
+    void *dst;
+    const void *src;
+    void *staged; /* owned copy of a pageable source */
+    size_t size;
+    int value;
+    struct CUevent_st *event;
+    unsigned long generation;
+    sim_stream_t *stream; /* SIM_WAIT_STREAM */
+    CUhostFn fn;
+    void *user_data;
+    sim_launch_t *launch;         /* SIM_KERNEL: owned */
+    struct CUgraphExec_st *graph; /* SIM_GRAPH: holds a reference */
+    struct sim_task *next;
+} sim_task_t;
+
+struct CUgraph_st {
+    sim_task_t *head, *tail; /* nodes, in capture order */
+    bool instantiable;
+};
+
+struct CUgraphExec_st {
+    sim_task_t *nodes; /* owned copies */
+    unsigned long refs;
+    int device;
+};
+
+struct sim_stream {
+    int device;
+    bool is_default;
+    bool blocking; /* orders with the legacy default stream */
+    pthread_t worker;
+    sim_task_t *head, *tail;
+    unsigned long enqueued, finished;
+    unsigned waiters;           /* threads in sim_stream_wait_locked: keep it alive */
+    bool stop;                  /* cuStreamDestroy ran: finish the queue, then end */
+    struct CUgraph_st *capture; /* the graph being captured, or NULL */
+    bool capture_invalid;
+    struct sim_stream *next; /* in sim_streams until its worker ends */
+};
+
+static sim_stream_t *sim_streams;                   /* every live stream */
+static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
+static struct CUevent_st *sim_events;               /* every event not destroyed */
+
+static uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long sim_delay_us;
+static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
+
+static void sim_delay_read(void)
+{
+    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+    sim_delay_us = text != NULL ? strtol(text, NULL, 10) : 0;
+    if (sim_delay_us < 0 || sim_delay_us > 1000000)
+        sim_delay_us = 0;
+}
+
+static void sim_task_delay(void)
+{
+    pthread_once(&sim_delay_once, sim_delay_read);
+    if (sim_delay_us > 0) {
+        struct timespec ts = {sim_delay_us / 1000000, (sim_delay_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Frees a task and what it owns; under sim_lock. */
+static void sim_task_free_locked(sim_task_t *task);
+
+/* ---------------------------------------------------------------- workers */
+
+static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph);
+
+/* Runs one node of a launched graph, as its own task would run. */
+static void sim_run_graph(sim_stream_t *stream, struct CUgraphExec_st *exec)
+{
+    for (sim_task_t *node = exec->nodes; node != NULL; node = node->next)
+        sim_run(stream, node, true);
+}
+
+/* Runs one task of `stream`; called with sim_lock held, may drop it. */
+static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph)
+{
+    CUresult code;
+    switch (task->kind) {
+    case SIM_COPY:
+        pthread_mutex_unlock(&sim_lock);
+        memmove(task->dst, task->staged != NULL ? task->staged : task->src, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_FILL:
+        pthread_mutex_unlock(&sim_lock);
+        memset(task->dst, task->value, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_RECORD:
+        if (in_graph)
+            break; /* an event node of a capture only ordered the capture */
+        if (task->generation > task->event->completed) {
+            task->event->completed = task->generation;
+            task->event->time_ns = sim_now_ns();
+        }
+        break;
+    case SIM_WAIT:
+        if (in_graph)
+            break;
+        while (task->event->completed < task->generation)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        break;
+    case SIM_WAIT_STREAM:
+        while (task->stream->finished < task->generation)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        break;
+    case SIM_HOST_FN:
+        pthread_mutex_unlock(&sim_lock);
+        sim_in_host_fn = true;
+        task->fn(task->user_data);
+        sim_in_host_fn = false;
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_KERNEL:
+        pthread_mutex_unlock(&sim_lock);
+        code = sim_launch_run(task->launch);
+        if (code != CUDA_SUCCESS)
+            sim_context_poison(stream->device, code);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_FREE:
+        pthread_mutex_unlock(&sim_lock);
+        sim_device_free(task->dst);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_GRAPH: sim_run_graph(stream, task->graph); break;
+    }
+}
+
+static void sim_exec_release_locked(struct CUgraphExec_st *exec)
+{
+    if (--exec->refs > 0)
+        return;
+    while (exec->nodes != NULL) {
+        sim_task_t *node = exec->nodes;
+        exec->nodes = node->next;
+        sim_task_free_locked(node);
+    }
+    free(exec);
+}
+
+static void sim_task_free_locked(sim_task_t *task)
+{
+    if (task->kind == SIM_WAIT_STREAM && --task->stream->waiters == 0)
+        pthread_cond_broadcast(&sim_changed); /* its worker may end now */
+    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+        free(task->event);
+    if (task->launch != NULL)
+        sim_launch_free(task->launch);
+    if (task->graph != NULL)
+        sim_exec_release_locked(task->graph);
+    free(task->staged);
+    free(task);
+}
+
+static void *sim_worker(void *arg)
+{
+    sim_stream_t *stream = arg;
+    pthread_mutex_lock(&sim_lock);
+    for (;;) {
+        sim_task_t *task;
+        while (stream->head == NULL && !stream->stop)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        if (stream->head == NULL)
+            break; /* destroyed and drained */
+        task = stream->head;
+        pthread_mutex_unlock(&sim_lock);
+        sim_task_delay();
+        pthread_mutex_lock(&sim_lock);
+        sim_run(stream, task, false);
+        stream->head = task->next;
+        if (stream->head == NULL)
+            stream->tail = NULL;
+        stream->finished++;
+        sim_task_free_locked(task);
+        pthread_cond_broadcast(&sim_changed);
+    }
+    /* Only a destroyed stream gets here (default streams never stop): its
+     * worker is detached, so it unlinks and frees the stream itself, once no
+     * synchronize is still looking at it. */
+    while (stream->waiters > 0)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
+        if (*link == stream) {
+            *link = stream->next;
+            break;
+        }
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    free(stream);
+    return NULL;
+}
+
+/* Under no lock. NULL when out of memory or no thread could start. */
+static sim_stream_t *sim_stream_new(int device, bool is_default, bool blocking)
+{
+    sim_stream_t *stream = calloc(1, sizeof *stream);
+    pthread_attr_t attr;
+    int started;
+    if (stream == NULL)
+        return NULL;
+    stream->device = device;
+    stream->is_default = is_default;
+    stream->blocking = blocking;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    started = pthread_create(&stream->worker, &attr, sim_worker, stream);
+    pthread_attr_destroy(&attr);
+    if (started != 0) {
+        free(stream);
+        return NULL;
+    }
+    pthread_mutex_lock(&sim_lock);
+    stream->next = sim_streams;
+    sim_streams = stream;
+    pthread_mutex_unlock(&sim_lock);
+    return stream;
+}
+
+static sim_stream_t *sim_default_stream(int device)
+{
+    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+    sim_stream_t *stream;
+    pthread_mutex_lock(&make_lock);
+    if (sim_defaults[device] == NULL)
+        sim_defaults[device] = sim_stream_new(device, true, true);
+    stream = sim_defaults[device];
+    pthread_mutex_unlock(&make_lock);
+    return stream;
+}
+
+/* `handle` as the sim's stream in the current context, or NULL with the code
+ * in *code. NULL and CU_STREAM_LEGACY are the context's legacy stream. */
+static sim_stream_t *sim_stream_resolve(CUstream handle, CUresult *code, const char *function)
+{
+    sim_stream_t *found = NULL;
+    CUcontext ctx = sim_need_context(function, code);
+    if (ctx == NULL)
+        return NULL;
+    if (handle == NULL || handle == CU_STREAM_LEGACY) {
+        found = sim_default_stream(ctx->device);
+        if (found == NULL)
+            *code = sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: no default stream", function);
+        return found;
+    }
+    if (handle == CU_STREAM_PER_THREAD) {
+        *code = sim_error(CUDA_ERROR_INVALID_HANDLE,
+                          "%s: the per-thread default stream is not simulated", function);
+        return NULL;
+    }
+    pthread_mutex_lock(&sim_lock);
+    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
+        if (s == (sim_stream_t *)handle && !s->is_default && !s->stop)
+            found = s;
+    pthread_mutex_unlock(&sim_lock);
+    if (found == NULL) {
+        *code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: %p is not a live stream", function,
+                          (void *)handle);
+        return NULL;
+    }
+    if (found->device != ctx->device) {
+        *code = sim_error(CUDA_ERROR_INVALID_HANDLE,
+                          "%s: the stream belongs to device %d's context but device %d's is "
+                          "current",
+                          function, found->device, ctx->device);
+        return NULL;
+    }
+    return found;
+}
+
+int sim_stream_device(CUstream stream, CUresult *code, const char *function)
+{
+    sim_stream_t *s = sim_stream_resolve(stream, code, function);
+    return s != NULL ? s->device : -1;
+}
+
+/* Under sim_lock: append `task` to `stream`'s queue. */
+static void sim_enqueue_locked(sim_stream_t *stream, sim_task_t *task)
+{
+    task->next = NULL;
+    if (stream->tail != NULL)
+        stream->tail->next = task;
+    else
+        stream->head = task;
+    stream->tail = task;
+    stream->enqueued++;
+    pthread_cond_broadcast(&sim_changed);
+}
+
+/* Under sim_lock: a task that waits for `other` to finish what it has queued. */
+static bool sim_order_after_locked(sim_stream_t *stream, sim_stream_t *other)
+{
+    sim_task_t *wait;
+    if (other == NULL || other == stream || other->finished == other->enqueued)
+        return true;
+    wait = calloc(1, sizeof *wait);
+    if (wait == NULL)
+        return false;
+    wait->kind = SIM_WAIT_STREAM;
+    wait->stream = other;
+    wait->generation = other->enqueued;
+    other->waiters++; /* released when the wait task is freed: see below */
+    sim_enqueue_locked(stream, wait);
+    return true;
+}
+
+/* Queue a copy of `proto` on `stream`, or append it to the stream's capture.
+ * Takes ownership of proto's staged buffer and launch, also on failure. */
+static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
+{
+    sim_task_t *task = malloc(sizeof *task);
+    bool ordered = true;
+    if (task == NULL) {
+        free(proto->staged);
+        if (proto->launch != NULL)
+            sim_launch_free(proto->launch);
+        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory", function);
+    }
+    *task = *proto;
+    task->next = NULL;
+    pthread_mutex_lock(&sim_lock);
+    if (stream->capture != NULL) {
+        struct CUgraph_st *graph = stream->capture;
+        if (graph->tail != NULL)
+            graph->tail->next = task;
+        else
+            graph->head = task;
+        graph->tail = task;
+        pthread_mutex_unlock(&sim_lock);
+        return CUDA_SUCCESS;
+    }
+    /* The legacy stream's ordering with blocking streams. */
+    if (stream->is_default) {
+        for (sim_stream_t *s = sim_streams; s != NULL && ordered; s = s->next)
+            if (s != stream && s->device == stream->device && s->blocking && !s->stop)
+                ordered = sim_order_after_locked(stream, s);
+    } else if (stream->blocking) {
+        ordered = sim_order_after_locked(stream, sim_defaults[stream->device]);
+    }
+    sim_enqueue_locked(stream, task);
+    pthread_mutex_unlock(&sim_lock);
+    return ordered ? CUDA_SUCCESS
+                   : sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory", function);
+}
+
+/* Under sim_lock: wait until `stream` has run everything queued so far. */
+static void sim_stream_wait_locked(sim_stream_t *stream)
+{
+    unsigned long target = stream->enqueued;
+    stream->waiters++;
+    while (stream->finished < target)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    if (--stream->waiters == 0)
+        pthread_cond_broadcast(&sim_changed); /* a destroyed stream's worker may end now */
+}
+
+void sim_streams_drain(int device, bool drop)
+{
+    pthread_mutex_lock(&sim_lock);
+    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
+        if (s->device == device) {
+            sim_stream_wait_locked(s);
+            if (drop && !s->is_default)
+                s->stop = true;
+        }
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+}
+
+/* A capture that met something CUDA refuses: it ends invalid. */
+static CUresult sim_capture_refuse(sim_stream_t *stream, CUresult code, const char *what,
+                                   const char *function)
+{
+    pthread_mutex_lock(&sim_lock);
+    stream->capture_invalid = true;
+    pthread_mutex_unlock(&sim_lock);
+    return sim_error(code, "%s: %s while the stream is capturing (the capture is invalidated)",
+                     function, what);
+}
+
+static bool sim_capturing(sim_stream_t *stream)
+{
+    bool capturing;
+    pthread_mutex_lock(&sim_lock);
+    capturing = stream->capture != NULL;
+    pthread_mutex_unlock(&sim_lock);
+    return capturing;
+}
+
+/* ---------------------------------------------------------------- streams */
+
+SIM_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    CUresult code;
+    CUcontext ctx;
+    sim_stream_t *created;
+    SIM_ENTER("cuStreamCreateWithPriority");
+    if ((ctx = sim_need_context("cuStreamCreateWithPriority", &code)) == NULL)
+        return code;
+    if (phStream == NULL || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING) != 0)
+        return sim_error(CUDA_ERROR_INVALID_VALUE,
+                         "cuStreamCreateWithPriority: phStream NULL or flags %#x unknown", flags);
+    (void)priority; /* clamped to the device's range by CUDA; nothing to order here */
+    created = sim_stream_new(ctx->device, false, (flags & CU_STREAM_NON_BLOCKING) == 0);
+    if (created == NULL)
+        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "cuStreamCreateWithPriority: no worker thread");
+    *phStream = (CUstream)created;
+    return CUDA_SUCCESS;
+}
+
+/* Returns at once, as CUDA's does: work already queued still runs, then the
+ * worker ends and frees the stream; the handle is invalid from now on. */
+SIM_API CUresult cuStreamDestroy_v2(CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    SIM_ENTER("cuStreamDestroy_v2");
+    if (hStream == NULL || hStream == CU_STREAM_LEGACY)
+        return sim_error(CUDA_ERROR_INVALID_HANDLE,
+                         "cuStreamDestroy_v2: the legacy default stream cannot be destroyed");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuStreamDestroy_v2")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    if (stream->capture != NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                         "cuStreamDestroy_v2: the stream is capturing");
+    }
+    stream->stop = true;
+    pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+
+SIM_API CUresult cuStreamSynchronize(CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    SIM_ENTER("cuStreamSynchronize");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuStreamSynchronize")) == NULL)
+        return code;
+    if (sim_capturing(stream))
+        return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "synchronize",
+                                  "cuStreamSynchronize");
+    pthread_mutex_lock(&sim_lock);
+    sim_stream_wait_locked(stream);
+    pthread_mutex_unlock(&sim_lock);
+    return sim_need_context("cuStreamSynchronize", &code) != NULL ? CUDA_SUCCESS : code;
+}
+
+SIM_API CUresult cuStreamQuery(CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    bool idle;
+    SIM_ENTER("cuStreamQuery");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuStreamQuery")) == NULL)
+        return code;
+    if (sim_capturing(stream))
+        return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "query",
+                                  "cuStreamQuery");
+    pthread_mutex_lock(&sim_lock);
+    idle = stream->finished == stream->enqueued;
+    pthread_mutex_unlock(&sim_lock);
+    return idle ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+/* ---------------------------------------------------------------- copies and fills */
+
+/* A copy of `size` bytes whose destination and source lie where the call
+ * says (want_*: true for device memory). Pageable host sides decide the
+ * host synchronisation (see the file comment). */
+static CUresult sim_copy(CUstream handle, void *dst, const void *src, size_t size, int want_dst,
+                         int want_src, const char *function)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    sim_mem_kind_t dst_kind, src_kind;
+    sim_task_t task = {.kind = SIM_COPY, .dst = dst, .src = src, .size = size};
+    bool wait_after;
+    if ((stream = sim_stream_resolve(handle, &code, function)) == NULL)
+        return code;
+    if (size == 0)
+        return CUDA_SUCCESS;
+    if (dst == NULL || src == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "%s: dst or src is NULL", function);
+    dst_kind = sim_memory_kind(dst, size, NULL);
+    src_kind = sim_memory_kind(src, size, NULL);
+    /* want: 1 device memory, 0 host memory, -1 either (cuMemcpyAsync) */
+    if ((want_dst >= 0 && (dst_kind == SIM_MEM_DEVICE) != (want_dst == 1)) ||
+        (want_src >= 0 && (src_kind == SIM_MEM_DEVICE) != (want_src == 1)))
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "%s: dst %p is %s and src %p is %s (%zu bytes)",
+                         function, dst,
+                         dst_kind == SIM_MEM_DEVICE ? "device memory" : "not device memory", src,
+                         src_kind == SIM_MEM_DEVICE ? "device memory" : "not device memory", size);
+    if (sim_capturing(stream)) {
+        if (dst_kind == SIM_MEM_HOST || src_kind == SIM_MEM_HOST)
+            return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                                      "a copy with pageable host memory", function);
+        return sim_submit(stream, &task, function);
+    }
+    if (src_kind == SIM_MEM_HOST && dst_kind == SIM_MEM_DEVICE) {
+        task.staged = malloc(size);
+        if (task.staged == NULL)
+            return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: no staging buffer", function);
+        memcpy(task.staged, src, size);
+    }
+    wait_after = dst_kind == SIM_MEM_HOST;
+    if ((code = sim_submit(stream, &task, function)) != CUDA_SUCCESS)
+        return code;
+    if (wait_after) {
+        pthread_mutex_lock(&sim_lock);
+        sim_stream_wait_locked(stream);
+        pthread_mutex_unlock(&sim_lock);
+    }
+    return CUDA_SUCCESS;
+}
+
+#define SIM_PTR(dptr) ((void *)(uintptr_t)(dptr))
+
+SIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                      CUstream hStream)
+{
+    SIM_ENTER("cuMemcpyHtoDAsync_v2");
+    return sim_copy(hStream, SIM_PTR(dstDevice), srcHost, ByteCount, 1, 0, "cuMemcpyHtoDAsync_v2");
+}
+
+SIM_API CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                      CUstream hStream)
+{
+    SIM_ENTER("cuMemcpyDtoHAsync_v2");
+    return sim_copy(hStream, dstHost, SIM_PTR(srcDevice), ByteCount, 0, 1, "cuMemcpyDtoHAsync_v2");
+}
+
+SIM_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+                                      size_t ByteCount, CUstream hStream)
+{
+    SIM_ENTER("cuMemcpyDtoDAsync_v2");
+    return sim_copy(hStream, SIM_PTR(dstDevice), SIM_PTR(srcDevice), ByteCount, 1, 1,
+                    "cuMemcpyDtoDAsync_v2");
+}
+
+SIM_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+    SIM_ENTER("cuMemcpyAsync");
+    return sim_copy(hStream, SIM_PTR(dst), SIM_PTR(src), ByteCount, -1, -1, "cuMemcpyAsync");
+}
+
+SIM_API CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+                                 CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_FILL, .dst = SIM_PTR(dstDevice), .size = N, .value = uc};
+    SIM_ENTER("cuMemsetD8Async");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuMemsetD8Async")) == NULL)
+        return code;
+    if (N == 0)
+        return CUDA_SUCCESS;
+    if (sim_memory_kind(task.dst, N, NULL) != SIM_MEM_DEVICE)
+        return sim_error(CUDA_ERROR_INVALID_VALUE,
+                         "cuMemsetD8Async: [%#llx, +%zu) is not inside one device allocation",
+                         dstDevice, N);
+    return sim_submit(stream, &task, "cuMemsetD8Async");
+}
+
+/* ---------------------------------------------------------------- stream-ordered memory */
+
+SIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    void *ptr = NULL;
+    SIM_ENTER("cuMemAllocAsync");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuMemAllocAsync")) == NULL)
+        return code;
+    if (dptr == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuMemAllocAsync: dptr is NULL");
+    if (sim_capturing(stream))
+        return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                                  "stream-ordered allocation (not simulated in captures)",
+                                  "cuMemAllocAsync");
+    /* Allocated now: usable by the stream's later work, as CUDA promises. */
+    if ((code = sim_device_alloc(stream->device, bytesize, &ptr, "cuMemAllocAsync")) !=
+        CUDA_SUCCESS)
+        return code;
+    *dptr = (CUdeviceptr)(uintptr_t)ptr;
+    return CUDA_SUCCESS;
+}
+
+SIM_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_FREE, .dst = SIM_PTR(dptr)};
+    SIM_ENTER("cuMemFreeAsync");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuMemFreeAsync")) == NULL)
+        return code;
+    if (sim_memory_kind(task.dst, 1, NULL) != SIM_MEM_DEVICE)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuMemFreeAsync: %#llx is not device memory",
+                         dptr);
+    if (sim_capturing(stream))
+        return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                                  "stream-ordered free (not simulated in captures)",
+                                  "cuMemFreeAsync");
+    return sim_submit(stream, &task, "cuMemFreeAsync");
+}
+
+/* ---------------------------------------------------------------- host functions, kernels */
+
+SIM_API CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_HOST_FN, .fn = fn, .user_data = userData};
+    SIM_ENTER("cuLaunchHostFunc");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuLaunchHostFunc")) == NULL)
+        return code;
+    if (fn == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuLaunchHostFunc: fn is NULL");
+    return sim_submit(stream, &task, "cuLaunchHostFunc");
+}
+
+CUresult sim_stream_launch(CUstream handle, sim_launch_t *launch, const char *function)
+{
+    CUresult code;
+    sim_task_t task = {.kind = SIM_KERNEL, .launch = launch};
+    sim_stream_t *stream = sim_stream_resolve(handle, &code, function);
+    if (stream == NULL) {
+        sim_launch_free(launch);
+        return code;
+    }
+    return sim_submit(stream, &task, function);
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* `handle` as a live event; NULL with the code in *code. */
+static struct CUevent_st *sim_event_resolve(CUevent handle, CUresult *code, const char *function)
+{
+    struct CUevent_st *found = NULL;
+    if (sim_need_context(function, code) == NULL)
+        return NULL;
+    pthread_mutex_lock(&sim_lock);
+    for (struct CUevent_st *e = sim_events; e != NULL; e = e->next)
+        if (e == handle)
+            found = e;
+    pthread_mutex_unlock(&sim_lock);
+    if (found == NULL)
+        *code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: %p is not a live event", function,
+                          (void *)handle);
+    return found;
+}
+
+SIM_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    CUresult code;
+    CUcontext ctx;
+    struct CUevent_st *event;
+    SIM_ENTER("cuEventCreate");
+    if ((ctx = sim_need_context("cuEventCreate", &code)) == NULL)
+        return code;
+    if (phEvent == NULL ||
+        (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+                             CU_EVENT_INTERPROCESS)) != 0 ||
+        ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING)))
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuEventCreate: phEvent NULL or flags %#x",
+                         Flags);
+    if ((event = calloc(1, sizeof *event)) == NULL)
+        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "cuEventCreate: out of host memory");
+    event->flags = Flags;
+    event->device = ctx->device;
+    pthread_mutex_lock(&sim_lock);
+    event->next = sim_events;
+    sim_events = event;
+    pthread_mutex_unlock(&sim_lock);
+    *phEvent = event;
+    return CUDA_SUCCESS;
+}
+
+/* Under sim_lock: unlink `event`; freed now or by the last task naming it. */
+static void sim_event_destroy_locked(struct CUevent_st *event)
+{
+    for (struct CUevent_st **link = &sim_events; *link != NULL; link = &(*link)->next)
+        if (*link == event) {
+            *link = event->next;
+            break;
+        }
+    event->destroyed = true;
+    if (event->refs == 0)
+        free(event);
+}
+
+/* Returns at once; a record still queued completes first (CUDA's rule). */
+SIM_API CUresult cuEventDestroy_v2(CUevent hEvent)
+{
+    CUresult code;
+    struct CUevent_st *event;
+    SIM_ENTER("cuEventDestroy_v2");
+    if ((event = sim_event_resolve(hEvent, &code, "cuEventDestroy_v2")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    sim_event_destroy_locked(event);
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+
+void sim_events_drop(int device)
+{
+    pthread_mutex_lock(&sim_lock);
+    for (struct CUevent_st *e = sim_events, *next; e != NULL; e = next) {
+        next = e->next;
+        if (e->device == device)
+            sim_event_destroy_locked(e);
+    }
+    pthread_mutex_unlock(&sim_lock);
+}
+
+SIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    CUresult code;
+    struct CUevent_st *event;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_RECORD};
+    SIM_ENTER("cuEventRecord");
+    if ((event = sim_event_resolve(hEvent, &code, "cuEventRecord")) == NULL ||
+        (stream = sim_stream_resolve(hStream, &code, "cuEventRecord")) == NULL)
+        return code;
+    if (event->device != stream->device)
+        return sim_error(CUDA_ERROR_INVALID_HANDLE,
+                         "cuEventRecord: the event is device %d's, the stream device %d's",
+                         event->device, stream->device);
+    pthread_mutex_lock(&sim_lock);
+    if (stream->capture != NULL) {
+        event->captured_in = stream->capture; /* orders the capture; no state to change */
+        pthread_mutex_unlock(&sim_lock);
+        return CUDA_SUCCESS;
+    }
+    event->captured_in = NULL;
+    task.event = event;
+    task.generation = ++event->recorded;
+    event->refs++;
+    pthread_mutex_unlock(&sim_lock);
+    return sim_submit(stream, &task, "cuEventRecord");
+}
+
+/* An event never recorded is complete: waiting on it waits for nothing. */
+SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    CUresult code;
+    struct CUevent_st *event;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_WAIT};
+    SIM_ENTER("cuStreamWaitEvent");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuStreamWaitEvent")) == NULL ||
+        (event = sim_event_resolve(hEvent, &code, "cuStreamWaitEvent")) == NULL)
+        return code;
+    if (Flags != 0)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamWaitEvent: flags %#x", Flags);
+    pthread_mutex_lock(&sim_lock);
+    if (stream->capture != NULL) {
+        bool inside = event->captured_in == stream->capture;
+        pthread_mutex_unlock(&sim_lock);
+        if (inside)
+            return CUDA_SUCCESS; /* already in capture order */
+        return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_ISOLATION,
+                                  "a wait on an event recorded outside the capture",
+                                  "cuStreamWaitEvent");
+    }
+    if (event->recorded == event->completed) {
+        pthread_mutex_unlock(&sim_lock);
+        return CUDA_SUCCESS;
+    }
+    task.event = event;
+    task.generation = event->recorded;
+    event->refs++;
+    pthread_mutex_unlock(&sim_lock);
+    return sim_submit(stream, &task, "cuStreamWaitEvent");
+}
+
+SIM_API CUresult cuEventSynchronize(CUevent hEvent)
+{
+    CUresult code;
+    struct CUevent_st *event;
+    SIM_ENTER("cuEventSynchronize");
+    if ((event = sim_event_resolve(hEvent, &code, "cuEventSynchronize")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    unsigned long target = event->recorded;
+    event->refs++;
+    while (event->completed < target)
+        pthread_cond_wait(&sim_changed, &sim_lock);
+    if (--event->refs == 0 && event->destroyed)
+        free(event);
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+
+SIM_API CUresult cuEventQuery(CUevent hEvent)
+{
+    CUresult code;
+    struct CUevent_st *event;
+    bool done;
+    SIM_ENTER("cuEventQuery");
+    if ((event = sim_event_resolve(hEvent, &code, "cuEventQuery")) == NULL)
+        return code;
+    pthread_mutex_lock(&sim_lock);
+    done = event->completed >= event->recorded;
+    pthread_mutex_unlock(&sim_lock);
+    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+/* Both events must time (no CU_EVENT_DISABLE_TIMING) and have been
+ * recorded; CUDA_ERROR_NOT_READY while either record is pending. */
+static CUresult sim_elapsed(float *ms, CUevent hStart, CUevent hEnd, const char *function)
+{
+    CUresult code;
+    struct CUevent_st *start, *end;
+    if ((start = sim_event_resolve(hStart, &code, function)) == NULL ||
+        (end = sim_event_resolve(hEnd, &code, function)) == NULL)
+        return code;
+    if (ms == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "%s: pMilliseconds is NULL", function);
+    pthread_mutex_lock(&sim_lock);
+    if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
+        code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: an event has CU_EVENT_DISABLE_TIMING",
+                         function);
+    else if (start->recorded == 0 || end->recorded == 0)
+        code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: an event was never recorded", function);
+    else if (start->completed < start->recorded || end->completed < end->recorded)
+        code = CUDA_ERROR_NOT_READY;
+    else
+        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+    pthread_mutex_unlock(&sim_lock);
+    return code;
+}
+
+SIM_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    SIM_ENTER("cuEventElapsedTime");
+    return sim_elapsed(pMilliseconds, hStart, hEnd, "cuEventElapsedTime");
+}
+
+SIM_API CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    SIM_ENTER("cuEventElapsedTime_v2");
+    return sim_elapsed(pMilliseconds, hStart, hEnd, "cuEventElapsedTime_v2");
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+SIM_API CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    struct CUgraph_st *graph;
+    SIM_ENTER("cuStreamBeginCapture_v2");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuStreamBeginCapture_v2")) == NULL)
+        return code;
+    if (stream->is_default)
+        return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                         "cuStreamBeginCapture_v2: the legacy stream cannot be captured");
+    if (mode < CU_STREAM_CAPTURE_MODE_GLOBAL || mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamBeginCapture_v2: mode %d", mode);
+    if ((graph = calloc(1, sizeof *graph)) == NULL)
+        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "cuStreamBeginCapture_v2: out of host memory");
+    pthread_mutex_lock(&sim_lock);
+    if (stream->capture != NULL) {
+        pthread_mutex_unlock(&sim_lock);
+        free(graph);
+        return sim_error(CUDA_ERROR_ILLEGAL_STATE,
+                         "cuStreamBeginCapture_v2: the stream is already capturing");
+    }
+    stream->capture = graph;
+    stream->capture_invalid = false;
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+
+static void sim_graph_free_locked(struct CUgraph_st *graph)
+{
+    while (graph->head != NULL) {
+        sim_task_t *node = graph->head;
+        graph->head = node->next;
+        sim_task_free_locked(node);
+    }
+    free(graph);
+}
+
+SIM_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    struct CUgraph_st *graph;
+    bool invalid;
+    SIM_ENTER("cuStreamEndCapture");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuStreamEndCapture")) == NULL)
+        return code;
+    if (phGraph == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamEndCapture: phGraph is NULL");
+    pthread_mutex_lock(&sim_lock);
+    graph = stream->capture;
+    invalid = stream->capture_invalid;
+    stream->capture = NULL;
+    stream->capture_invalid = false;
+    if (graph != NULL && invalid)
+        sim_graph_free_locked(graph);
+    pthread_mutex_unlock(&sim_lock);
+    if (graph == NULL)
+        return sim_error(CUDA_ERROR_ILLEGAL_STATE,
+                         "cuStreamEndCapture: the stream is not capturing");
+    if (invalid) {
+        *phGraph = NULL;
+        return sim_error(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                         "cuStreamEndCapture: the capture was invalidated");
+    }
+    graph->instantiable = true;
+    *phGraph = graph;
+    return CUDA_SUCCESS;
+}
+
+/* Graphs are not tracked in a list: a handle the sim did not make is the
+ * caller's undefined behaviour, as with CUDA. NULL is refused. */
+SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                             unsigned long long flags)
+{
+    CUresult code;
+    CUcontext ctx;
+    struct CUgraphExec_st *exec;
+    sim_task_t **tail;
+    SIM_ENTER("cuGraphInstantiateWithFlags");
+    if ((ctx = sim_need_context("cuGraphInstantiateWithFlags", &code)) == NULL)
+        return code;
+    if (phGraphExec == NULL || hGraph == NULL || !hGraph->instantiable || flags != 0)
+        return sim_error(CUDA_ERROR_INVALID_VALUE,
+                         "cuGraphInstantiateWithFlags: NULL argument or flags %#llx", flags);
+    if ((exec = calloc(1, sizeof *exec)) == NULL)
+        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "cuGraphInstantiateWithFlags: out of memory");
+    exec->refs = 1;
+    exec->device = ctx->device;
+    tail = &exec->nodes;
+    pthread_mutex_lock(&sim_lock);
+    for (sim_task_t *node = hGraph->head; node != NULL; node = node->next) {
+        sim_task_t *copy = malloc(sizeof *copy);
+        if (copy == NULL ||
+            (node->launch != NULL && (copy->launch = sim_launch_copy(node->launch)) == NULL)) {
+            free(copy);
+            sim_exec_release_locked(exec);
+            pthread_mutex_unlock(&sim_lock);
+            return sim_error(CUDA_ERROR_OUT_OF_MEMORY,
+                             "cuGraphInstantiateWithFlags: out of memory");
+        }
+        sim_launch_t *launch = copy->launch;
+        *copy = *node;
+        copy->launch = node->launch != NULL ? launch : NULL;
+        copy->event = NULL; /* event nodes are no-ops when the graph runs */
+        copy->next = NULL;
+        *tail = copy;
+        tail = &copy->next;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    *phGraphExec = exec;
+    return CUDA_SUCCESS;
+}
+
+SIM_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    CUresult code;
+    sim_stream_t *stream;
+    sim_task_t task = {.kind = SIM_GRAPH};
+    SIM_ENTER("cuGraphLaunch");
+    if ((stream = sim_stream_resolve(hStream, &code, "cuGraphLaunch")) == NULL)
+        return code;
+    if (hGraphExec == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuGraphLaunch: hGraphExec is NULL");
+    if (hGraphExec->device != stream->device)
+        return sim_error(CUDA_ERROR_INVALID_VALUE,
+                         "cuGraphLaunch: the graph was instantiated on device %d, the stream "
+                         "is device %d's",
+                         hGraphExec->device, stream->device);
+    if (sim_capturing(stream))
+        return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                                  "a graph launch (child graphs are not simulated)",
+                                  "cuGraphLaunch");
+    pthread_mutex_lock(&sim_lock);
+    hGraphExec->refs++;
+    pthread_mutex_unlock(&sim_lock);
+    task.graph = hGraphExec;
+    return sim_submit(stream, &task, "cuGraphLaunch");
+}
+
+/* A launched graph still running keeps its nodes until it finishes. */
+SIM_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+    SIM_ENTER("cuGraphExecDestroy");
+    if (hGraphExec == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuGraphExecDestroy: hGraphExec is NULL");
+    pthread_mutex_lock(&sim_lock);
+    sim_exec_release_locked(hGraphExec);
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+
+SIM_API CUresult cuGraphDestroy(CUgraph hGraph)
+{
+    SIM_ENTER("cuGraphDestroy");
+    if (hGraph == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuGraphDestroy: hGraph is NULL");
+    pthread_mutex_lock(&sim_lock);
+    sim_graph_free_locked(hGraph);
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}

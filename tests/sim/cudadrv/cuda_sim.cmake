@@ -1,0 +1,81 @@
+# cuda_sim.cmake: the simulated CUDA driver (libcuda.so) and the tests that
+# run the cuda backend on it. Included by tests/sim/CMakeLists.txt, before
+# its "sim" labelling. The sim runs the backend's real kernel sources on the
+# host (cu_sim_kernels.cc), so it needs a C++17 compiler; NVRTC is the real
+# one (the backend compiles its kernels with it, the sim checks the image).
+include(CheckLanguage)
+if(NOT CMAKE_CXX_COMPILER AND NOT DEFINED ENV{CXX} AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  # A sanitizer build links one runtime: the C++ half must use clang too.
+  find_program(ACCEL_CLANGXX NAMES clang++ clang++-14)
+  if(ACCEL_CLANGXX)
+    set(CMAKE_CXX_COMPILER ${ACCEL_CLANGXX})
+  endif()
+endif()
+check_language(CXX)
+if(NOT CMAKE_CXX_COMPILER)
+  message(STATUS "accel sim: no C++ compiler; the simulated libcuda (tests/sim/cudadrv) is not built")
+  return()
+endif()
+enable_language(CXX)
+
+# The backend's CUDA C programs, written out as NVRTC receives them.
+set(cu_sim_gen ${CMAKE_CURRENT_BINARY_DIR}/cudadrv_kernels)
+add_executable(cuda_sim_dump_kernels cudadrv/dump_kernels.c)
+target_compile_definitions(cuda_sim_dump_kernels PRIVATE _GNU_SOURCE)
+target_link_libraries(cuda_sim_dump_kernels PRIVATE accel_internal accel_warnings)
+add_custom_command(OUTPUT ${cu_sim_gen}/accel_philox.cu ${cu_sim_gen}/accel_fused_optim.cu
+                   COMMAND ${CMAKE_COMMAND} -E make_directory ${cu_sim_gen}
+                   COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0
+                           $<TARGET_FILE:cuda_sim_dump_kernels> ${cu_sim_gen}
+                   DEPENDS cuda_sim_dump_kernels
+                   COMMENT "Writing the cuda backend's kernel sources for the cuda sim" VERBATIM)
+add_custom_target(cuda_sim_kernel_sources
+                  DEPENDS ${cu_sim_gen}/accel_philox.cu ${cu_sim_gen}/accel_fused_optim.cu)
+
+# Host C++ over cuda_emulation.h; contraction off, so only the fmas the
+# source spells out fuse (NVRTC gets --fmad=false for the same reason).
+add_library(cuda_sim_kernels OBJECT cudadrv/cu_sim_kernels.cc)
+add_dependencies(cuda_sim_kernels cuda_sim_kernel_sources)
+set_source_files_properties(cudadrv/cu_sim_kernels.cc PROPERTIES OBJECT_DEPENDS
+                            "${cu_sim_gen}/accel_philox.cu;${cu_sim_gen}/accel_fused_optim.cu")
+target_include_directories(cuda_sim_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cudadrv ${cu_sim_gen})
+target_compile_features(cuda_sim_kernels PRIVATE cxx_std_17)
+target_compile_options(cuda_sim_kernels PRIVATE -fvisibility=hidden -ffp-contract=off
+                       -Wall -Wno-unknown-pragmas -Wno-unused-function)
+set_target_properties(cuda_sim_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+set(cuda_sim_sources cudadrv/cu_sim_device.c cudadrv/cu_sim_stream.c cudadrv/cu_sim_module.c
+                     cudadrv/cu_sim_half.c $<TARGET_OBJECTS:cuda_sim_kernels>)
+accel_sim_library(cuda_sim OUTPUT_NAME cuda SOURCES ${cuda_sim_sources}
+                  INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/cudadrv)
+target_link_libraries(cuda_sim PRIVATE m)
+set_target_properties(cuda_sim PROPERTIES LINKER_LANGUAGE CXX)
+# A driver older than CUDA 11.4: no cuGraphInstantiateWithFlags.
+accel_sim_library(cuda_sim_no_graphs OUTPUT_NAME cuda SOURCES ${cuda_sim_sources}
+                  INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/cudadrv OMIT cuGraphInstantiateWithFlags)
+target_link_libraries(cuda_sim_no_graphs PRIVATE m)
+set_target_properties(cuda_sim_no_graphs PROPERTIES LINKER_LANGUAGE CXX)
+add_dependencies(accel_cli cuda_sim cuda_sim_no_graphs)
+
+# NVML absent on purpose (the sim has none): the backend counts with the driver.
+set(cuda_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim>"
+                 "ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
+add_test(NAME conformance.cuda_sim COMMAND conformance cuda)
+add_test(NAME conformance_threads.cuda_sim COMMAND conformance_threads cuda)
+set_tests_properties(conformance.cuda_sim conformance_threads.cuda_sim PROPERTIES
+                     LABELS "conformance" ENVIRONMENT "${cuda_sim_env}")
+add_test(NAME conformance.cuda_sim_slow_streams COMMAND conformance cuda)
+set_tests_properties(conformance.cuda_sim_slow_streams PROPERTIES LABELS "conformance"
+                     TIMEOUT 300 ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
+add_test(NAME conformance.cuda_sim_no_graphs COMMAND conformance cuda)
+set_tests_properties(conformance.cuda_sim_no_graphs PROPERTIES LABELS "conformance" ENVIRONMENT
+  "ACCEL_PLUGIN_PATH=;ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>;ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
+
+# The GPU programs of tests/cuda on the sim: the Philox streams of cpu and
+# cuda bit for bit, and the fork rule.
+if(TARGET cuda_philox_cross)
+  add_test(NAME cuda.sim_philox_cross COMMAND cuda_philox_cross)
+  add_test(NAME cuda.sim_fork_check COMMAND cuda_fork_check)
+  set_tests_properties(cuda.sim_philox_cross cuda.sim_fork_check PROPERTIES
+                       LABELS "unit" ENVIRONMENT "${cuda_sim_env}")
+endif()
