@@ -109,7 +109,7 @@ SIM_API CUresult cuInit(unsigned int flags)
     pthread_mutex_lock(&sim_lock);
     if (!sim_initialized) {
         sim_devices = sim_visible_devices(sim_fault_device_count(2, SIM_MAX_DEVICES));
-        sim_capacity = sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
+        sim_capacity = sim_device_capacity();
         for (int d = 0; d < SIM_MAX_DEVICES; d++)
             sim_contexts[d].device = d;
         sim_initialized = true;
@@ -135,14 +135,15 @@ int sim_device_count(void)
     return sim_devices;
 }
 
-/* The device's version: ACCEL_SIM_CUDA_DRIVER_VERSION, default 12080. */
+/* The driver's version: ACCEL_SIM_CUDA_DRIVER_VERSION, default 13000 (NVRTC
+ * must not be newer: the backend refuses one that is). */
 SIM_API CUresult cuDriverGetVersion(int *version)
 {
     const char *text = getenv("ACCEL_SIM_CUDA_DRIVER_VERSION");
     SIM_ENTER("cuDriverGetVersion");
     if (version == NULL)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuDriverGetVersion: version is NULL");
-    *version = text != NULL ? atoi(text) : 12080;
+    *version = text != NULL ? atoi(text) : 13000;
     return CUDA_SUCCESS;
 }
 
@@ -470,6 +471,21 @@ static bool sim_untrack(const void *ptr, sim_mem_kind_t kind, bool registered, s
     }
     pthread_mutex_unlock(&sim_lock);
     return found;
+}
+
+size_t sim_device_capacity(void)
+{
+    return sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
+}
+
+size_t sim_device_used(int device)
+{
+    size_t used = 0;
+    pthread_mutex_lock(&sim_lock);
+    if (device >= 0 && device < SIM_MAX_DEVICES)
+        used = sim_used[device];
+    pthread_mutex_unlock(&sim_lock);
+    return used;
 }
 
 CUresult sim_device_alloc(int device, size_t size, void **out, const char *function)
