@@ -221,12 +221,20 @@ static accel_status_t cuda_create(void **out_self)
 static void cuda_destroy(void *self)
 {
     accel_cuda_backend_t *cuda = self;
+    accel_cu_context_t before = NULL;
+    bool restore = true;
     if (cuda == NULL)
         return;
+    /* The thread's context before (another library's, say) is current again
+     * afterwards, unless it was one of those released here. */
+    if (cuda->cu->cuCtxGetCurrent(&before) != ACCEL_CUDA_SUCCESS)
+        before = NULL;
     for (int d = 0; d < cuda->device_count; d++) {
         accel_cuda_device_t *dev = &cuda->devices[d];
         accel_cu_context_t context = atomic_load(&dev->context);
         if (context != NULL) {
+            if (context == before)
+                restore = false;
             if (cuda->cu->cuCtxSetCurrent(context) == ACCEL_CUDA_SUCCESS)
                 accel_cuda_kernels_unload(cuda, d);
             cuda->cu->cuCtxSetCurrent(NULL);
@@ -234,6 +242,8 @@ static void cuda_destroy(void *self)
         }
         pthread_mutex_destroy(&dev->lock);
     }
+    if (restore && before != NULL)
+        cuda->cu->cuCtxSetCurrent(before);
     if (cuda->nvml != NULL)
         cuda->nvml->nvmlShutdown();
     free(cuda->devices);
@@ -252,8 +262,10 @@ static accel_status_t cuda_init(void *self)
     if (status == ACCEL_OK)
         status = accel_cuda_check(cu, cu->cuDriverGetVersion(&cuda->driver_version),
                                   "cuDriverGetVersion");
-    if (status == ACCEL_OK)
+    if (status == ACCEL_OK) {
+        accel_cuda_nvrtc_prefer(cuda->driver_version);
         status = accel_cuda_check(cu, cu->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    }
     if (status != ACCEL_OK)
         return status;
     if (count < cuda->device_count)

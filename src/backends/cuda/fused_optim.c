@@ -404,8 +404,9 @@ static size_t lamb_scratch_bytes(unsigned long long segments)
  * (accel_backend.h). One thread per segment reads its segment in order:
  * uncoalesced, but the order is what makes the result equal to the host
  * op's. The partials live in stream-ordered memory (cuMemAllocAsync and
- * cuMemFreeAsync, CUDA 11.2+); with an older driver they are a plain
- * allocation freed after the stream drains, so the step then waits. */
+ * cuMemFreeAsync, CUDA 11.2+); with an older driver, or a device without
+ * memory pools, they are a plain allocation freed after the stream drains,
+ * so the step then waits (and cannot be captured into a graph). */
 static accel_status_t cuda_fused_lamb(void *self, const accel_optim_launch_t *launch,
                                       const accel_lamb_coeffs_t *coeffs)
 {
@@ -422,11 +423,16 @@ static accel_status_t cuda_fused_lamb(void *self, const accel_optim_launch_t *la
     accel_status_t status = accel_cuda_activate(cuda, launch->device);
     if (status != ACCEL_OK)
         return status;
-    status = accel_cuda_check(
-        cu,
-        stream_ordered ? cu->cuMemAllocAsync(&scratch, lamb_scratch_bytes(segments), launch->stream)
-                       : cu->cuMemAlloc_v2(&scratch, lamb_scratch_bytes(segments)),
-        "cuMemAlloc (fused_lamb norm partials)");
+    accel_cu_result_t result = ACCEL_CUDA_ERROR_NOT_SUPPORTED;
+    if (stream_ordered)
+        result = cu->cuMemAllocAsync(&scratch, lamb_scratch_bytes(segments), launch->stream);
+    if (result == ACCEL_CUDA_ERROR_NOT_SUPPORTED) {
+        /* No driver support, or a device without memory pools (some vGPU
+         * and WSL setups): a plain allocation, freed once the stream drains. */
+        stream_ordered = false;
+        result = cu->cuMemAlloc_v2(&scratch, lamb_scratch_bytes(segments));
+    }
+    status = accel_cuda_check(cu, result, "cuMemAlloc (fused_lamb norm partials)");
     if (status != ACCEL_OK)
         return status;
     float *partials = (float *)(uintptr_t)scratch;

@@ -136,31 +136,37 @@ static const char cuda_rng_source[] =
 /* ---------------------------------------------------------------- loading NVRTC */
 
 static pthread_once_t cuda_nvrtc_once = PTHREAD_ONCE_INIT;
+static atomic_int cuda_nvrtc_major_wanted; /* the driver's CUDA major, 0: none known */
 static accel_nvrtc_api_t cuda_nvrtc_api;
 static bool cuda_nvrtc_ok;
 static char cuda_nvrtc_reason[320];
 
 static void cuda_nvrtc_load(void)
 {
-    char home_lib[256] = "", tried[240] = "";
+    char home_lib[256] = "", tried[240] = "", driver_match[32];
     const char *home = getenv("CUDA_HOME");
-    const char *candidates[] = {"libnvrtc.so.13",
-                                "libnvrtc.so.12",
-                                "libnvrtc.so.11.2",
-                                "libnvrtc.so",
-                                NULL,
-                                "/usr/local/cuda/lib64/libnvrtc.so",
-                                NULL};
+    const char *candidates[9];
+    const char *const versions[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
+                                    "libnvrtc.so"};
+    int wanted = atomic_load(&cuda_nvrtc_major_wanted), n = 0;
     void *library;
+    /* The driver's own major first (a newer NVRTC's kernels do not load),
+     * then the newest, then the toolkit's unversioned name. */
+    if (wanted > 0) {
+        snprintf(driver_match, sizeof driver_match, "libnvrtc.so.%d", wanted);
+        candidates[n++] = driver_match;
+    }
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+        if (wanted <= 0 || strcmp(versions[i], driver_match) != 0)
+            candidates[n++] = versions[i];
     if (home == NULL)
         home = getenv("CUDA_PATH");
     if (home != NULL) {
         snprintf(home_lib, sizeof home_lib, "%s/lib64/libnvrtc.so", home);
-        candidates[4] = home_lib;
-    } else {
-        candidates[4] = candidates[5];
-        candidates[5] = NULL;
+        candidates[n++] = home_lib;
     }
+    candidates[n++] = "/usr/local/cuda/lib64/libnvrtc.so";
+    candidates[n] = NULL;
     library = accel_backend_load_library("nvrtc", candidates, tried, sizeof tried);
     if (library == NULL) {
         snprintf(cuda_nvrtc_reason, sizeof cuda_nvrtc_reason, "NVRTC not found (tried %s)", tried);
@@ -180,6 +186,11 @@ static void cuda_nvrtc_load(void)
     }
     cuda_nvrtc_api.library = library;
     cuda_nvrtc_ok = true;
+}
+
+void accel_cuda_nvrtc_prefer(int driver_version)
+{
+    atomic_store(&cuda_nvrtc_major_wanted, driver_version / 1000);
 }
 
 const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap)
@@ -252,15 +263,15 @@ accel_status_t accel_cuda_program_compile(const accel_nvrtc_api_t *nvrtc,
         result = cubin ? nvrtc->nvrtcGetCUBIN(handle, image) : nvrtc->nvrtcGetPTX(handle, image);
     nvrtc->nvrtcDestroyProgram(&handle);
     *out_result = result;
-    if (image == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "cuda: out of host memory for a kernel image");
-    if (result != ACCEL_NVRTC_SUCCESS) {
+    if (result != ACCEL_NVRTC_SUCCESS) { /* the size query or the copy */
         free(image);
         return accel_backend_vendor_error(result, "cuda: NVRTC could not return the %s: %s",
                                           cubin ? "cubin" : "PTX",
                                           nvrtc->nvrtcGetErrorString(result));
     }
+    if (image == NULL)
+        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                   "cuda: out of host memory for a kernel image");
     *out = image;
     *out_size = size;
     return ACCEL_OK;
@@ -306,6 +317,23 @@ static accel_status_t cuda_image_for_arch(const accel_cuda_kernel_target_t *targ
     return status;
 }
 
+/* The newest architecture NVRTC can target that is older than `arch`
+ * (90 for sm_90), or 0 when it cannot say (before NVRTC 11.2) or knows none. */
+static int cuda_nvrtc_newest_arch_below(const accel_nvrtc_api_t *nvrtc, int arch)
+{
+    int count = 0, best = 0, *archs;
+    if (nvrtc->nvrtcGetNumSupportedArchs == NULL || nvrtc->nvrtcGetSupportedArchs == NULL ||
+        nvrtc->nvrtcGetNumSupportedArchs(&count) != ACCEL_NVRTC_SUCCESS || count <= 0 ||
+        (archs = calloc((size_t)count, sizeof *archs)) == NULL)
+        return 0;
+    if (nvrtc->nvrtcGetSupportedArchs(archs) == ACCEL_NVRTC_SUCCESS)
+        for (int i = 0; i < count; i++)
+            if (archs[i] < arch && archs[i] > best)
+                best = archs[i];
+    free(archs);
+    return best;
+}
+
 accel_status_t accel_cuda_target_image(const accel_cuda_kernel_target_t *target,
                                        const accel_cuda_program_t *program, void **out,
                                        size_t *out_size)
@@ -314,6 +342,7 @@ accel_status_t accel_cuda_target_image(const accel_cuda_kernel_target_t *target,
     const accel_nvrtc_api_t *nvrtc = accel_cuda_nvrtc(reason, sizeof reason);
     accel_nvrtc_result_t result;
     accel_status_t status;
+    int major = 0, minor = 0;
     bool cubin;
 
     if (nvrtc == NULL)
@@ -321,16 +350,31 @@ accel_status_t accel_cuda_target_image(const accel_cuda_kernel_target_t *target,
                                    "cuda: %s are compiled at run time with NVRTC: %s; install "
                                    "the CUDA toolkit's NVRTC or set ACCEL_NVRTC_LIBRARY",
                                    program->what, reason);
+    nvrtc->nvrtcVersion(&major, &minor);
+    if (target->driver_version > 0 && major > target->driver_version / 1000)
+        return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
+                                   "cuda: %s need NVRTC, and the NVRTC found (%d.%d) is newer "
+                                   "than the driver (CUDA %d.%d), which cannot load what it "
+                                   "builds; install NVRTC %d (libnvrtc.so.%d) or set "
+                                   "ACCEL_NVRTC_LIBRARY",
+                                   program->what, major, minor, target->driver_version / 1000,
+                                   target->driver_version % 1000 / 10,
+                                   target->driver_version / 1000, target->driver_version / 1000);
     cubin = nvrtc->nvrtcGetCUBIN != NULL && nvrtc->nvrtcGetCUBINSize != NULL;
     snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", target->cc_major,
              target->cc_minor);
     status = cuda_image_for_arch(target, nvrtc, program, arch, cubin, out, out_size, &result);
-    if (status != ACCEL_OK && cubin && result == 5 /* NVRTC_ERROR_INVALID_OPTION */) {
-        int major = 0, minor = 0;
-        nvrtc->nvrtcVersion(&major, &minor);
-        accel_log(ACCEL_LOG_INFO, "cuda: NVRTC %d.%d cannot target %s; compiling PTX instead",
-                  major, minor, arch);
-        snprintf(arch, sizeof arch, "compute_%d%d", target->cc_major, target->cc_minor);
+    if (status != ACCEL_OK && result == 5 /* NVRTC_ERROR_INVALID_OPTION */) {
+        /* A device newer than this NVRTC: PTX for the newest architecture it
+         * knows below the device's, which the driver compiles for the device. */
+        int fallback =
+            cuda_nvrtc_newest_arch_below(nvrtc, target->cc_major * 10 + target->cc_minor);
+        if (fallback <= 0)
+            return status;
+        accel_log(ACCEL_LOG_INFO,
+                  "cuda: NVRTC %d.%d cannot target %s; compiling PTX for compute_%d", major, minor,
+                  arch, fallback);
+        snprintf(arch, sizeof arch, "compute_%d", fallback);
         status = cuda_image_for_arch(target, nvrtc, program, arch, false, out, out_size, &result);
     }
     return status;

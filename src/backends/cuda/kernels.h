@@ -23,6 +23,11 @@ typedef struct accel_nvrtc_api {
 #undef ACCEL_NVRTC_SYMBOL
 } accel_nvrtc_api_t;
 
+/* The driver's version (cuDriverGetVersion), so that NVRTC's first load
+ * looks for the driver's CUDA major first. Call before the first
+ * accel_cuda_nvrtc; any thread. */
+void accel_cuda_nvrtc_prefer(int driver_version);
+
 /* NVRTC, loaded on first use; NULL with `reason` when absent. */
 const accel_nvrtc_api_t *accel_cuda_nvrtc(char *reason, size_t cap);
 

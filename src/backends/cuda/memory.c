@@ -77,35 +77,55 @@ accel_status_t accel_cuda_memset_async(void *self, int device, void *dst, int va
         "cuMemsetD8Async");
 }
 
-/* Pinned memory is portable (usable from every device's context); the driver
- * still wants some context current, so the calling thread's context is kept
- * when it has one and device 0's is made current otherwise. */
-static accel_status_t cuda_host_context(accel_cuda_backend_t *cuda)
+/* Pinned memory is portable (usable from every device's context), but it
+ * belongs to the context that made it and dies with it: it is made in one of
+ * accel's own primary contexts, the thread's current one when that is
+ * accel's, else device 0's. A foreign context the thread had current (another
+ * library's) is current again afterwards. */
+static bool cuda_is_own_context(const accel_cuda_backend_t *cuda, accel_cu_context_t context)
 {
-    accel_cu_context_t current = NULL;
-    if (cuda->cu->cuCtxGetCurrent(&current) == ACCEL_CUDA_SUCCESS && current != NULL)
+    for (int d = 0; d < cuda->device_count && context != NULL; d++)
+        if (atomic_load_explicit(&cuda->devices[d].context, memory_order_acquire) == context)
+            return true;
+    return false;
+}
+
+static accel_status_t cuda_host_enter(accel_cuda_backend_t *cuda, accel_cu_context_t *saved)
+{
+    *saved = NULL;
+    if (cuda->cu->cuCtxGetCurrent(saved) == ACCEL_CUDA_SUCCESS && cuda_is_own_context(cuda, *saved))
         return ACCEL_OK;
     return accel_cuda_activate(cuda, 0);
+}
+
+static void cuda_host_leave(accel_cuda_backend_t *cuda, accel_cu_context_t saved)
+{
+    if (saved != NULL && !cuda_is_own_context(cuda, saved))
+        cuda->cu->cuCtxSetCurrent(saved);
 }
 
 accel_status_t accel_cuda_host_alloc(void *self, size_t size, void **out)
 {
     accel_cuda_backend_t *cuda = self;
-    accel_status_t status = cuda_host_context(cuda);
+    accel_cu_context_t saved;
+    accel_status_t status = cuda_host_enter(cuda, &saved);
     if (status == ACCEL_OK)
         status = accel_cuda_check(
             cuda->cu, cuda->cu->cuMemHostAlloc(out, size, ACCEL_CU_MEMHOSTALLOC_PORTABLE),
             "cuMemHostAlloc");
+    cuda_host_leave(cuda, saved);
     return status;
 }
 
 void accel_cuda_host_free(void *self, void *ptr, size_t size)
 {
     accel_cuda_backend_t *cuda = self;
+    accel_cu_context_t saved;
     accel_cu_result_t result;
-    if (cuda_host_context(cuda) != ACCEL_OK)
+    if (cuda_host_enter(cuda, &saved) != ACCEL_OK)
         return;
     result = cuda->cu->cuMemFreeHost(ptr);
+    cuda_host_leave(cuda, saved);
     if (result != ACCEL_CUDA_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "cuda: cuMemFreeHost(%p) failed with CUresult %u", ptr, result);
 }
@@ -113,21 +133,25 @@ void accel_cuda_host_free(void *self, void *ptr, size_t size)
 accel_status_t accel_cuda_host_register(void *self, void *ptr, size_t size)
 {
     accel_cuda_backend_t *cuda = self;
-    accel_status_t status = cuda_host_context(cuda);
+    accel_cu_context_t saved;
+    accel_status_t status = cuda_host_enter(cuda, &saved);
     if (status == ACCEL_OK)
         status = accel_cuda_check(
             cuda->cu, cuda->cu->cuMemHostRegister_v2(ptr, size, ACCEL_CU_MEMHOSTREGISTER_PORTABLE),
             "cuMemHostRegister_v2");
+    cuda_host_leave(cuda, saved);
     return status;
 }
 
 void accel_cuda_host_unregister(void *self, void *ptr, size_t size)
 {
     accel_cuda_backend_t *cuda = self;
+    accel_cu_context_t saved;
     accel_cu_result_t result;
-    if (cuda_host_context(cuda) != ACCEL_OK)
+    if (cuda_host_enter(cuda, &saved) != ACCEL_OK)
         return;
     result = cuda->cu->cuMemHostUnregister(ptr);
+    cuda_host_leave(cuda, saved);
     if (result != ACCEL_CUDA_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "cuda: cuMemHostUnregister(%p) failed with CUresult %u", ptr,
                   result);

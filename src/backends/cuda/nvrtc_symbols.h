@@ -30,4 +30,7 @@ ACCEL_NVRTC_SYMBOL(true, accel_nvrtc_result_t, nvrtcGetProgramLog,
 ACCEL_NVRTC_SYMBOL(true, accel_nvrtc_result_t, nvrtcDestroyProgram,
                    (accel_nvrtc_program_t *program), NULL)
 ACCEL_NVRTC_SYMBOL(true, const char *, nvrtcGetErrorString, (accel_nvrtc_result_t result), NULL)
+/* NVRTC 11.2+: the architectures it can target (the PTX fallback's choice) */
+ACCEL_NVRTC_SYMBOL(false, accel_nvrtc_result_t, nvrtcGetNumSupportedArchs, (int *count), NULL)
+ACCEL_NVRTC_SYMBOL(false, accel_nvrtc_result_t, nvrtcGetSupportedArchs, (int *archs), NULL)
 /* clang-format on */

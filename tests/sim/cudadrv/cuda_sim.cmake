@@ -43,9 +43,16 @@ target_compile_features(cuda_sim_kernels PRIVATE cxx_std_17)
 target_compile_options(cuda_sim_kernels PRIVATE -fvisibility=hidden -ffp-contract=off
                        -Wall -Wno-unknown-pragmas -Wno-unused-function)
 set_target_properties(cuda_sim_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON)
+# UBSan's C++-only checks need the C++ runtime, which the C test programs
+# that load the sim do not link.
+if(ACCEL_SANITIZE STREQUAL "address")
+  target_compile_options(cuda_sim_kernels PRIVATE
+                         $<IF:$<CXX_COMPILER_ID:Clang>,-fno-sanitize=function$<COMMA>vptr,-fno-sanitize=vptr>)
+endif()
 
 set(cuda_sim_sources cudadrv/cu_sim_device.c cudadrv/cu_sim_stream.c cudadrv/cu_sim_module.c
-                     cudadrv/cu_sim_half.c $<TARGET_OBJECTS:cuda_sim_kernels>)
+                     cudadrv/cu_sim_half.c cudadrv/cu_sim_nvml.c
+                     $<TARGET_OBJECTS:cuda_sim_kernels>)
 accel_sim_library(cuda_sim OUTPUT_NAME cuda SOURCES ${cuda_sim_sources}
                   INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/cudadrv)
 target_link_libraries(cuda_sim PRIVATE m)
@@ -57,9 +64,10 @@ target_link_libraries(cuda_sim_no_graphs PRIVATE m)
 set_target_properties(cuda_sim_no_graphs PROPERTIES LINKER_LANGUAGE CXX)
 add_dependencies(accel_cli cuda_sim cuda_sim_no_graphs)
 
-# NVML absent on purpose (the sim has none): the backend counts with the driver.
+# The same file serves as NVML (cu_sim_nvml.c): the backend counts devices
+# without cuInit, as with a real driver.
 set(cuda_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim>"
-                 "ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
+                 "ACCEL_NVML_LIBRARY=$<TARGET_FILE:cuda_sim>")
 add_test(NAME conformance.cuda_sim COMMAND conformance cuda)
 add_test(NAME conformance_threads.cuda_sim COMMAND conformance_threads cuda)
 set_tests_properties(conformance.cuda_sim conformance_threads.cuda_sim PROPERTIES
@@ -69,13 +77,24 @@ set_tests_properties(conformance.cuda_sim_slow_streams PROPERTIES LABELS "confor
                      TIMEOUT 300 ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
 add_test(NAME conformance.cuda_sim_no_graphs COMMAND conformance cuda)
 set_tests_properties(conformance.cuda_sim_no_graphs PROPERTIES LABELS "conformance" ENVIRONMENT
-  "ACCEL_PLUGIN_PATH=;ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>;ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
+  "ACCEL_PLUGIN_PATH=;ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>;ACCEL_NVML_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>")
+# Without NVML: counted with cuInit, free memory from cuMemGetInfo.
+add_test(NAME conformance.cuda_sim_no_nvml COMMAND conformance cuda)
+set_tests_properties(conformance.cuda_sim_no_nvml PROPERTIES LABELS "conformance" ENVIRONMENT
+  "ACCEL_PLUGIN_PATH=;ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim>;ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
 
-# The GPU programs of tests/cuda on the sim: the Philox streams of cpu and
-# cuda bit for bit, and the fork rule.
-if(TARGET cuda_philox_cross)
-  add_test(NAME cuda.sim_philox_cross COMMAND cuda_philox_cross)
-  add_test(NAME cuda.sim_fork_check COMMAND cuda_fork_check)
-  set_tests_properties(cuda.sim_philox_cross cuda.sim_fork_check PROPERTIES
-                       LABELS "unit" ENVIRONMENT "${cuda_sim_env}")
-endif()
+# A device without memory pools (cuMemAllocAsync: CUDA_ERROR_NOT_SUPPORTED,
+# as on some vGPU and WSL setups): fused_lamb falls back to cuMemAlloc.
+add_test(NAME conformance.cuda_sim_no_memory_pools COMMAND conformance cuda)
+set_tests_properties(conformance.cuda_sim_no_memory_pools PROPERTIES LABELS "conformance"
+                     ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_FAIL=cuMemAllocAsync:*:801")
+# A driver older than the NVRTC found (CUDA 11.8 here): the kernels are
+# refused with a sentence that says which NVRTC to install.
+add_test(NAME cuda.sim_nvrtc_newer_than_driver COMMAND accel_cli demo)
+set_tests_properties(cuda.sim_nvrtc_newer_than_driver PROPERTIES LABELS "cli"
+  ENVIRONMENT "${cuda_sim_env};ACCEL_ACCELERATOR=cuda;ACCEL_SIM_CUDA_DRIVER_VERSION=11080"
+  PASS_REGULAR_EXPRESSION "is newer than the driver \\(CUDA 11\\.8\\), which cannot load what it builds; install NVRTC 11")
+
+# tests/cuda (configured after this folder) runs its GPU programs on the
+# sim too, with this environment.
+set_property(GLOBAL PROPERTY ACCEL_CUDA_SIM_ENV "${cuda_sim_env}")
