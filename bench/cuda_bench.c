@@ -58,7 +58,10 @@ static void check_cu(accel_cu_result_t result, const char *what)
 
 static bool load_raw(void)
 {
-    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* The driver the backend loaded (ACCEL_CUDA_LIBRARY, else libcuda.so.1). */
+    const char *driver = getenv("ACCEL_CUDA_LIBRARY");
+    void *library = dlopen(driver != NULL && driver[0] != '\0' ? driver : "libcuda.so.1",
+                           RTLD_NOW | RTLD_LOCAL);
     if (library == NULL)
         return false;
 #define LOAD(name) (*(void **)&raw.name = dlsym(library, #name)) != NULL
@@ -280,7 +283,10 @@ int main(int argc, char **argv)
     check(accel_device_properties(acc, ACCEL_CURRENT_DEVICE, &props), "device_properties");
     sync_default(); /* initialises the runtime and makes the context current */
     if (!load_raw()) {
-        fprintf(stderr, "cuda_bench: cannot dlopen libcuda.so.1 for the baselines\n");
+        fprintf(stderr,
+                "cuda_bench: cannot load the driver (ACCEL_CUDA_LIBRARY or libcuda.so.1) for "
+                "the baselines: %s\n",
+                dlerror());
         return 1;
     }
     printf("device: %s (sm_%d%d), driver %s\n", props.name, props.compute_major,

@@ -121,9 +121,13 @@ static bool nccl_direct_load(nccl_direct_t *d, char *why, size_t cap)
         snprintf(why, cap, "cannot dlopen libnccl for the direct calls: %s", error);
         return false;
     }
-    cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* The driver the backend loaded (ACCEL_CUDA_LIBRARY, else libcuda.so.1). */
+    const char *driver = getenv("ACCEL_CUDA_LIBRARY");
+    if (driver == NULL || driver[0] == '\0')
+        driver = "libcuda.so.1";
+    cuda = dlopen(driver, RTLD_NOW | RTLD_LOCAL);
     if (cuda == NULL) {
-        snprintf(why, cap, "cannot dlopen libcuda.so.1 for the direct calls: %s", dlerror());
+        snprintf(why, cap, "cannot dlopen %s for the direct calls: %s", driver, dlerror());
         return false;
     }
 #define NCCL_LOAD(lib, field, name)                                                                \
