@@ -78,6 +78,18 @@ add_test(NAME conformance.cuda_sim_no_graphs COMMAND conformance cuda)
 set_tests_properties(conformance.cuda_sim_no_graphs PROPERTIES LABELS "conformance" ENVIRONMENT
   "ACCEL_PLUGIN_PATH=;ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>;ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
 
+# Every CUDA driver call site of the backend made to fail, and what follows.
+add_executable(test_cuda_faults test_cuda_faults.c)
+target_compile_definitions(test_cuda_faults PRIVATE _GNU_SOURCE)
+target_link_libraries(test_cuda_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
+                      ${CMAKE_DL_LIBS})
+add_dependencies(test_cuda_faults cuda_sim)
+add_test(NAME cuda.faults COMMAND test_cuda_faults)
+set_tests_properties(cuda.faults PROPERTIES LABELS "unit" ENVIRONMENT "${cuda_sim_env}")
+add_test(NAME cuda.faults_slow_streams COMMAND test_cuda_faults)
+set_tests_properties(cuda.faults_slow_streams PROPERTIES LABELS "unit"
+                     ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
+
 # The GPU programs of tests/cuda on the sim: the Philox streams of cpu and
 # cuda bit for bit, and the fork rule.
 if(TARGET cuda_philox_cross)
