@@ -106,6 +106,7 @@ static bool cuda_count_devices(const accel_cuda_api_t *cu, int *map, int cap, in
     const accel_nvml_api_t *nvml = accel_cuda_nvml();
     int nvml_map[CUDA_MAX_VISIBLE];
     const char *why_driver = "NVML not found; counted with the driver";
+    const char *failed = "cuInit";
     accel_cu_result_t result;
     int count = 0;
 
@@ -140,13 +141,16 @@ static bool cuda_count_devices(const accel_cuda_api_t *cu, int *map, int cap, in
                  "not a driver");
         return false;
     }
-    if (result == ACCEL_CUDA_SUCCESS)
+    if (result == ACCEL_CUDA_SUCCESS) {
+        failed = "cuDeviceGetCount";
         result = cu->cuDeviceGetCount(&count);
+    }
     if (result != ACCEL_CUDA_SUCCESS) {
         const char *name = NULL;
         if (cu->cuGetErrorName(result, &name) != ACCEL_CUDA_SUCCESS || name == NULL)
             name = "CUDA_ERROR_UNKNOWN";
-        snprintf(how, how_cap, "the NVIDIA driver failed to start: %s (%u)", name, result);
+        snprintf(how, how_cap, "the NVIDIA driver failed to start: %s failed: %s (%u)", failed,
+                 name, result);
         return false;
     }
     for (int i = 0; map != NULL && i < count && i < cap; i++)

@@ -218,6 +218,16 @@ accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream
     graph->device = device;
     status =
         accel_cuda_check(cu, cu->cuStreamEndCapture(stream, &graph->graph), "cuStreamEndCapture");
+    if (status != ACCEL_OK) {
+        /* A refused end may leave the stream capturing, and the slot's
+         * contract says the capture is over: end it again (answered
+         * ILLEGAL_STATE when the first call did end it) and drop its graph.
+         * The first failure stays the thread's last error. */
+        accel_cu_graph_t dropped = NULL;
+        graph->graph = NULL;
+        if (cu->cuStreamEndCapture(stream, &dropped) == ACCEL_CUDA_SUCCESS && dropped != NULL)
+            cu->cuGraphDestroy(dropped);
+    }
     if (status == ACCEL_OK)
         status =
             accel_cuda_check(cu, cu->cuGraphInstantiateWithFlags(&graph->exec, graph->graph, 0),

@@ -37,16 +37,25 @@ accel_status_t accel_mlu_graph_capture_begin(void *self, int device, void *strea
     return status;
 }
 
-/* A failure leaves core's graph capturing, so the caller may end it again:
- * a failed cnrtQueueEndCapture leaves the queue capturing too, and a
- * topology that fails to instantiate is kept on the stream and instantiated
- * by the next call. */
+/* The capture is over whether this succeeds or not (accel_backend.h): a
+ * refused cnrtQueueEndCapture is asked once more (the queue may still be
+ * capturing; the answer to the second call does not matter) and its
+ * topology dropped, and a topology that fails to instantiate is destroyed.
+ * The first failure stays the thread's last error. */
+static void mlu_capture_drop(const accel_mlu_api_t *cnrt, void *stream)
+{
+    accel_cnrt_task_topo_t dropped = NULL;
+    if (cnrt->cnrtQueueEndCapture(accel_mlu_queue(stream), &dropped) == ACCEL_CNRT_SUCCESS &&
+        dropped != NULL)
+        cnrt->cnrtTaskTopoDestroy(dropped);
+}
+
 accel_status_t accel_mlu_graph_capture_end(void *self, int device, void *stream, void **out)
 {
     accel_mlu_backend_t *mlu = self;
     const accel_mlu_api_t *cnrt = mlu->cnrt;
     accel_mlu_stream_t *s = stream;
-    accel_cnrt_task_topo_t topo = s != NULL ? s->pending_topo : NULL;
+    accel_cnrt_task_topo_t topo = NULL;
     accel_cnrt_topo_entity_t entity = NULL;
     accel_cnrt_ret_t code;
     accel_status_t status;
@@ -54,26 +63,20 @@ accel_status_t accel_mlu_graph_capture_end(void *self, int device, void *stream,
         return mlu_graphs_refused(mlu);
     if ((status = accel_mlu_activate(mlu, device)) != ACCEL_OK)
         return status;
-    if (topo == NULL) {
-        status = accel_mlu_check(cnrt, cnrt->cnrtQueueEndCapture(accel_mlu_queue(stream), &topo),
-                                 "cnrtQueueEndCapture");
-        if (status != ACCEL_OK)
-            return status;
-        if (s != NULL)
-            atomic_store(&s->capturing, false);
-        if (topo == NULL)
-            return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
-                                       "mlu: cnrtQueueEndCapture returned no task topology (the "
-                                       "capture was invalidated)");
-    }
+    status = accel_mlu_check(cnrt, cnrt->cnrtQueueEndCapture(accel_mlu_queue(stream), &topo),
+                             "cnrtQueueEndCapture");
+    if (status != ACCEL_OK)
+        mlu_capture_drop(cnrt, stream);
+    if (s != NULL)
+        atomic_store(&s->capturing, false);
+    if (status != ACCEL_OK)
+        return status;
+    if (topo == NULL)
+        return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
+                                   "mlu: cnrtQueueEndCapture returned no task topology (the "
+                                   "capture was invalidated)");
     status = accel_mlu_check(cnrt, cnrt->cnrtTaskTopoInstantiate(&entity, topo, NULL, NULL, 0),
                              "cnrtTaskTopoInstantiate");
-    if (status != ACCEL_OK && s != NULL) {
-        s->pending_topo = topo; /* retried by the next capture_end */
-        return status;
-    }
-    if (s != NULL)
-        s->pending_topo = NULL;
     code = cnrt->cnrtTaskTopoDestroy(topo);
     if (code != ACCEL_CNRT_SUCCESS)
         accel_log(ACCEL_LOG_WARN,

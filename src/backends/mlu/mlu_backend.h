@@ -72,10 +72,6 @@ typedef struct accel_mlu_stream {
     accel_cnrt_queue_t queue;
     int device;
     atomic_bool capturing; /* between graph capture begin and end (graph.c) */
-    /* A captured topology whose instantiation failed, kept for the next
-     * capture_end (core keeps the graph capturing until one succeeds);
-     * owned by the stream, destroyed with it. */
-    accel_cnrt_task_topo_t pending_topo;
 } accel_mlu_stream_t;
 
 /* A random fill's pinned staging buffer, freed once the notifier placed

@@ -102,10 +102,6 @@ void accel_mlu_stream_destroy(void *self, int device, void *stream)
                       "failed with cnrtRet_t %u",
                       device, code);
         mlu_callbacks_wait(mlu, device, s);
-        if (s->pending_topo != NULL &&
-            mlu->cnrt->cnrtTaskTopoDestroy(s->pending_topo) != ACCEL_CNRT_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "mlu: cnrtTaskTopoDestroy of an uninstantiated capture "
-                                      "failed");
         code = mlu->cnrt->cnrtQueueDestroy(s->queue);
         if (code != ACCEL_CNRT_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "mlu: cnrtQueueDestroy on device %d failed with cnrtRet_t %u",

@@ -57,6 +57,14 @@ static void fail_every(const char *function, int code)
     assert_int_equal(sim_fault_set(spec), 0);
 }
 
+/* Only the next call of `function` fails (a retry then succeeds). */
+__attribute__((unused)) static void fail_once(const char *function, int code)
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s:1:%d", function, code);
+    assert_int_equal(sim_fault_set(spec), 0);
+}
+
 static void clear_faults(void)
 {
     assert_int_equal(sim_fault_set(NULL), 0);
