@@ -52,38 +52,13 @@ SIM_API const char *aclGetRecentErrMsg(void)
     return sim_message;
 }
 
-/* ASCEND_RT_VISIBLE_DEVICES as CANN documents it: comma-separated ids in
- * ascending order, read up to the first entry that is not a valid one;
- * the devices shown are renumbered 0..n-1 (the sim's devices are alike, so
- * only the count changes). */
-static int sim_visible_devices(int physical)
-{
-    const char *p = getenv("ASCEND_RT_VISIBLE_DEVICES");
-    long last = -1;
-    int shown = 0;
-    if (p == NULL)
-        return physical;
-    while (*p >= '0' && *p <= '9') {
-        char *end;
-        long id = strtol(p, &end, 10);
-        if (id <= last || id >= physical)
-            break;
-        last = id;
-        shown++;
-        if (*end != ',')
-            break;
-        p = end + 1;
-    }
-    return shown;
-}
-
 /* Under sim_lock. */
 static void sim_read_config(void)
 {
     if (sim_devices >= 0)
         return;
     sim_devices = sim_fault_device_count(2, SIM_MAX_DEVICES);
-    sim_devices = sim_visible_devices(sim_devices);
+    sim_devices = sim_visible_devices("ASCEND_RT_VISIBLE_DEVICES", sim_devices, true);
     sim_capacity = sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
 }
 

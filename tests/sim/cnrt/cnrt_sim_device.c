@@ -27,36 +27,12 @@ static size_t sim_used[SIM_MAX_DEVICES];
 static sim_alloc_t *sim_allocs;
 static _Thread_local int sim_thread_device = -1;
 
-/* MLU_VISIBLE_DEVICES: comma-separated ids, each below the physical count
- * and not repeated, read up to the first entry that is not one; the devices
- * shown are renumbered 0..n-1 (the sim's devices are alike, so only the
- * count changes). */
-static int sim_visible_devices(int physical)
-{
-    const char *p = getenv("MLU_VISIBLE_DEVICES");
-    bool seen[SIM_MAX_DEVICES] = {false};
-    int shown = 0;
-    if (p == NULL)
-        return physical;
-    while (*p >= '0' && *p <= '9') {
-        char *end;
-        long id = strtol(p, &end, 10);
-        if (id >= physical || seen[id])
-            break;
-        seen[id] = true;
-        shown++;
-        if (*end != ',')
-            break;
-        p = end + 1;
-    }
-    return shown;
-}
-
 int sim_device_count(void)
 {
     pthread_mutex_lock(&sim_lock);
     if (sim_devices < 0) {
-        sim_devices = sim_visible_devices(sim_fault_device_count(2, SIM_MAX_DEVICES));
+        sim_devices = sim_visible_devices("MLU_VISIBLE_DEVICES",
+                                          sim_fault_device_count(2, SIM_MAX_DEVICES), false);
         sim_capacity = sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
     }
     pthread_mutex_unlock(&sim_lock);

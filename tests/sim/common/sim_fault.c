@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #define SIM_MAX_FUNCTIONS 256
@@ -217,4 +218,55 @@ unsigned long accel_sim_calls(const char *function)
             total = sim_counters[i].total;
     pthread_mutex_unlock(&sim_lock);
     return total;
+}
+
+/* ---------------------------------------------------------------- shared helpers */
+
+int sim_visible_devices(const char *variable, int physical, bool ascending)
+{
+    const char *p = getenv(variable);
+    bool seen[256] = {false};
+    long last = -1;
+    int shown = 0;
+    if (p == NULL)
+        return physical;
+    while (*p >= '0' && *p <= '9') {
+        char *end;
+        long id = strtol(p, &end, 10);
+        if (id >= physical || id >= 256 || seen[id] || (ascending && id <= last))
+            break;
+        seen[id] = true;
+        last = id;
+        shown++;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    return shown;
+}
+
+static long sim_delay_us;
+static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
+
+static void sim_delay_read(void)
+{
+    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
+    long value = text != NULL ? strtol(text, NULL, 10) : 0;
+    sim_delay_us = value > 0 && value <= 1000000 ? value : 0;
+}
+
+void sim_task_delay(void)
+{
+    pthread_once(&sim_delay_once, sim_delay_read);
+    if (sim_delay_us > 0) {
+        struct timespec ts = {sim_delay_us / 1000000, (sim_delay_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define SIM_EXPORT __attribute__((visibility("default")))
 
@@ -33,6 +34,22 @@ int sim_fault_device_count(int fallback, int max);
 /* A size from the environment variable `name` ("1073741824", "512M", "2G"),
  * or `fallback` when unset or malformed. */
 size_t sim_fault_env_size(const char *name, size_t fallback);
+
+/* ---- shared by the sims' devices and streams */
+
+/* A *_VISIBLE_DEVICES variable read as CUDA reads CUDA_VISIBLE_DEVICES:
+ * comma-separated ids, up to the first entry that is not a valid id (below
+ * `physical`, unseen; with `ascending`, also above the one before, as CANN
+ * reads ASCEND_RT_VISIBLE_DEVICES). The sims' devices are alike, so only the
+ * count changes: returns how many are shown (`physical` when unset). */
+int sim_visible_devices(const char *variable, int physical, bool ascending);
+
+/* Sleep ACCEL_SIM_STREAM_DELAY_US (read once; 0 to 1 s) before a stream
+ * task, to widen the windows a missing wait or misordered stream leaves. */
+void sim_task_delay(void);
+
+/* CLOCK_MONOTONIC in nanoseconds (event times). */
+uint64_t sim_now_ns(void);
 
 /* ---- exported by every sim, for tests that load it in-process (dlsym) */
 

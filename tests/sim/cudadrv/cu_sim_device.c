@@ -70,30 +70,6 @@ static void sim_after_fork_child(void)
         sim_forked = true;
 }
 
-/* CUDA_VISIBLE_DEVICES as CUDA reads it: comma-separated ids, up to the
- * first entry that is not a valid, unseen id (the sim's devices are alike,
- * so only the count changes). */
-static int sim_visible_devices(int physical)
-{
-    const char *p = getenv("CUDA_VISIBLE_DEVICES");
-    bool seen[SIM_MAX_DEVICES] = {false};
-    int shown = 0;
-    if (p == NULL)
-        return physical;
-    while (*p >= '0' && *p <= '9') {
-        char *end;
-        long id = strtol(p, &end, 10);
-        if (id >= physical || seen[id])
-            break;
-        seen[id] = true;
-        shown++;
-        if (*end != ',')
-            break;
-        p = end + 1;
-    }
-    return shown;
-}
-
 static void sim_atfork_install(void)
 {
     pthread_atfork(NULL, NULL, sim_after_fork_child);
@@ -108,7 +84,8 @@ SIM_API CUresult cuInit(unsigned int flags)
     pthread_once(&atfork_once, sim_atfork_install);
     pthread_mutex_lock(&sim_lock);
     if (!sim_initialized) {
-        sim_devices = sim_visible_devices(sim_fault_device_count(2, SIM_MAX_DEVICES));
+        sim_devices = sim_visible_devices("CUDA_VISIBLE_DEVICES",
+                                          sim_fault_device_count(2, SIM_MAX_DEVICES), false);
         sim_capacity = sim_device_capacity();
         for (int d = 0; d < SIM_MAX_DEVICES; d++)
             sim_contexts[d].device = d;

@@ -100,33 +100,6 @@ static sim_stream_t *sim_streams;                   /* every live stream */
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
 static struct CUevent_st *sim_events;               /* every event not destroyed */
 
-static uint64_t sim_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long sim_delay_us;
-static pthread_once_t sim_delay_once = PTHREAD_ONCE_INIT;
-
-static void sim_delay_read(void)
-{
-    const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
-    sim_delay_us = text != NULL ? strtol(text, NULL, 10) : 0;
-    if (sim_delay_us < 0 || sim_delay_us > 1000000)
-        sim_delay_us = 0;
-}
-
-static void sim_task_delay(void)
-{
-    pthread_once(&sim_delay_once, sim_delay_read);
-    if (sim_delay_us > 0) {
-        struct timespec ts = {sim_delay_us / 1000000, (sim_delay_us % 1000000) * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* Frees a task and what it owns; under sim_lock. */
 static void sim_task_free_locked(sim_task_t *task);
 

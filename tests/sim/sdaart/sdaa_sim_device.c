@@ -48,37 +48,13 @@ sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...)
     return code;
 }
 
-/* SDAA_VISIBLE_DEVICES read as CUDA reads CUDA_VISIBLE_DEVICES:
- * comma-separated ids, up to the first entry that is not a valid, unseen
- * id; the devices shown are renumbered 0..n-1 (the sim's devices are alike,
- * so only the count changes). */
-static int sim_visible_devices(int physical)
-{
-    const char *p = getenv("SDAA_VISIBLE_DEVICES");
-    bool seen[SIM_MAX_DEVICES] = {false};
-    int shown = 0;
-    if (p == NULL)
-        return physical;
-    while (*p >= '0' && *p <= '9') {
-        char *end;
-        long id = strtol(p, &end, 10);
-        if (id >= physical || seen[id])
-            break;
-        seen[id] = true;
-        shown++;
-        if (*end != ',')
-            break;
-        p = end + 1;
-    }
-    return shown;
-}
-
 /* Under sim_lock. */
 static void sim_read_config(void)
 {
     if (sim_devices >= 0)
         return;
-    sim_devices = sim_visible_devices(sim_fault_device_count(2, SIM_MAX_DEVICES));
+    sim_devices = sim_visible_devices("SDAA_VISIBLE_DEVICES",
+                                      sim_fault_device_count(2, SIM_MAX_DEVICES), false);
     sim_capacity = sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
 }
 

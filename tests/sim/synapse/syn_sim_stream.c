@@ -48,27 +48,6 @@ static synStreamHandle sim_streams;
 /* Every event not destroyed (one whose destroy failed stays reachable). */
 static synEventHandle sim_events;
 
-static uint64_t sim_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sim_task_delay(void)
-{
-    static long delay_us = -1;
-    if (delay_us < 0) {
-        const char *text = getenv("ACCEL_SIM_STREAM_DELAY_US");
-        long value = text != NULL ? strtol(text, NULL, 10) : 0;
-        delay_us = value > 0 && value <= 1000000 ? value : 0;
-    }
-    if (delay_us > 0) {
-        struct timespec ts = {delay_us / 1000000, (delay_us % 1000000) * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 static void *sim_worker(void *arg)
 {
     synStreamHandle stream = arg;
