@@ -2,8 +2,10 @@
  * measured in the same run by calling the driver directly (libcuda dlopened
  * here, on the same primary context and default stream accel uses):
  * cached alloc/free vs cuMemAlloc/cuMemFree, pinned copies vs raw copies,
- * Philox fill vs cuMemsetD8 on the same buffer, event-timed launches, graph
- * replay vs the same kernels one by one, and per-call dispatch overhead.
+ * and vs cuMemAllocAsync's pool, Philox fill vs cuMemsetD8 on the same
+ * buffer, FusedAdam fp32 against the HBM roofline (28 bytes per parameter
+ * at the device-to-device copy's rate), event-timed launches, graph replay
+ * vs the same kernels one by one, and per-call dispatch overhead.
  * A standalone program (`cuda_bench [MiB]`); exits 77 when cuda does not
  * open. Single-threaded. */
 #include <dlfcn.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 
 #include <accel/accel.h>
+#include <accel/accel_ops.h>
 
 #include "backends/cuda/types.h"
 
@@ -28,10 +31,14 @@ typedef struct raw_driver {
                                          accel_cu_stream_t);
     accel_cu_result_t (*cuStreamSynchronize)(accel_cu_stream_t);
     accel_cu_result_t (*cuStreamQuery)(accel_cu_stream_t);
+    /* CUDA 11.2+ (NULL before): the stream-ordered pool */
+    accel_cu_result_t (*cuMemAllocAsync)(accel_cu_deviceptr_t *, size_t, accel_cu_stream_t);
+    accel_cu_result_t (*cuMemFreeAsync)(accel_cu_deviceptr_t, accel_cu_stream_t);
 } raw_driver_t;
 
 static raw_driver_t raw;
 static accel_t *acc;
+static double d2d_bytes_per_s; /* the raw device-to-device copy, for the roofline */
 
 static double now_s(void)
 {
@@ -65,6 +72,7 @@ static bool load_raw(void)
     if (library == NULL)
         return false;
 #define LOAD(name) (*(void **)&raw.name = dlsym(library, #name)) != NULL
+    (void)(LOAD(cuMemAllocAsync) && LOAD(cuMemFreeAsync)); /* optional */
     return LOAD(cuMemAlloc_v2) && LOAD(cuMemFree_v2) && LOAD(cuMemcpyHtoDAsync_v2) &&
            LOAD(cuMemcpyDtoHAsync_v2) && LOAD(cuMemcpyDtoDAsync_v2) && LOAD(cuMemsetD8Async) &&
            LOAD(cuStreamSynchronize) && LOAD(cuStreamQuery);
@@ -102,6 +110,18 @@ static void bench_alloc(void)
     }
     double base = (now_s() - t0) / n * 1e6;
     row("alloc+free 1 MiB (cached vs raw)", ours, base, "us", false);
+    if (raw.cuMemAllocAsync == NULL || raw.cuMemFreeAsync == NULL) {
+        printf("%-34s (this driver has no cuMemAllocAsync)\n", "alloc+free 1 MiB (cached vs pool)");
+        return;
+    }
+    t0 = now_s();
+    for (int i = 0; i < n; i++) {
+        check_cu(raw.cuMemAllocAsync(&dptr, size, NULL), "cuMemAllocAsync");
+        check_cu(raw.cuMemFreeAsync(dptr, NULL), "cuMemFreeAsync");
+    }
+    check_cu(raw.cuStreamSynchronize(NULL), "cuStreamSynchronize");
+    base = (now_s() - t0) / n * 1e6;
+    row("alloc+free 1 MiB (cached vs pool)", ours, base, "us", false);
 }
 
 static void bench_copies(size_t bytes)
@@ -145,6 +165,8 @@ static void bench_copies(size_t bytes)
         }
         check_cu(raw.cuStreamSynchronize(NULL), "cuStreamSynchronize");
         base = (double)bytes * reps / (now_s() - t0) / 1e9;
+        if (kind == ACCEL_COPY_DEVICE_TO_DEVICE)
+            d2d_bytes_per_s = base * 1e9;
         snprintf(name, sizeof name, "%s %zu MiB", kinds[k].name, bytes >> 20);
         row(name, ours, base, "GB/s", true);
     }
@@ -235,6 +257,55 @@ static void bench_launches(void)
     check(accel_stream_destroy(stream), "stream_destroy");
 }
 
+/* FusedAdam, fp32 parameters and moments, `bytes` per tensor: parameters
+ * per second against the roofline of the memory traffic a step needs (read
+ * p, g, m, v and write p, m, v: 28 bytes per parameter) at the rate of the
+ * raw device-to-device copy, which moves 2 bytes (read and write) per byte
+ * copied. */
+static void bench_fused_adam(size_t bytes)
+{
+    const int reps = 20;
+    const accel_adam_op_t *adam = NULL;
+    const void *table = NULL;
+    accel_op_builder_t *builder = NULL;
+    accel_adam_config_t config = ACCEL_ADAM_CONFIG_DEFAULT;
+    bool compatible = false;
+    char reason[256] = "";
+    int64_t shape[1] = {(int64_t)(bytes / 4)};
+    DLTensor t[4];
+    double t0, params_per_s, roofline;
+    check(accel_get_op_builder(acc, "FusedAdamBuilder", &builder), "get_op_builder");
+    check(accel_op_builder_is_compatible(builder, &compatible, reason, sizeof reason),
+          "is_compatible");
+    if (!compatible) {
+        printf("%-34s (FusedAdamBuilder: %s)\n", "FusedAdam fp32", reason);
+        return;
+    }
+    check(accel_op_builder_load(builder, &table), "op_builder_load");
+    adam = table;
+    for (int k = 0; k < 4; k++) {
+        check(accel_tensor_zeros(acc, ACCEL_CURRENT_DEVICE, ACCEL_DTYPE_F32, 1, shape, &t[k]),
+              "tensor_zeros");
+    }
+    check(adam->step(acc, NULL, &config, 1, &t[0], &t[1], &t[2], &t[3]),
+          "warm-up step (compiles the kernel)");
+    sync_default();
+    t0 = now_s();
+    for (int r = 0; r < reps; r++)
+        check(adam->step(acc, NULL, &config, (uint64_t)r + 2, &t[0], &t[1], &t[2], &t[3]),
+              "fused_adam step");
+    sync_default();
+    params_per_s = (double)shape[0] * reps / (now_s() - t0);
+    roofline = 2.0 * d2d_bytes_per_s / 28.0;
+    char name[64];
+    snprintf(name, sizeof name, "FusedAdam fp32 %zu MiB/tensor", bytes >> 20);
+    printf("%-34s %12.3f %12.3f %-6s %6.2f of the roofline (28 B/param at 2 x D2D rate)\n", name,
+           params_per_s / 1e9, roofline / 1e9, "Gpar/s", params_per_s / roofline);
+    printf("FUSED_ADAM_GPARAMS_PER_S %.6f\n", params_per_s / 1e9);
+    for (int k = 0; k < 4; k++)
+        check(accel_tensor_free(acc, &t[k]), "tensor_free");
+}
+
 /* What a call costs on top of the driver call it makes. */
 static void bench_dispatch(void)
 {
@@ -295,6 +366,7 @@ int main(int argc, char **argv)
     bench_alloc();
     bench_copies(mib << 20);
     bench_fill(mib << 20);
+    bench_fused_adam(mib << 20);
     bench_launches();
     bench_dispatch();
     accel_close(acc);

@@ -153,8 +153,11 @@ else
 fi
 run philox_cross 60 "$BUILD/tests/cuda/cuda_philox_cross"
 run fork_check 60 "$BUILD/tests/cuda/cuda_fork_check"
-run cuda_bench 120 "$BUILD/bench/cuda_bench"
+run cuda_bench 150 "$BUILD/bench/cuda_bench"
 cp "$OUT/cuda_bench.log" "$OUT/cuda_bench.txt" 2>/dev/null
+# FusedAdam against torch's fused AdamW, when torch is on the machine.
+run torch_adam 90 python3 "$ROOT/bench/compare_fused_adam.py" --accel-log "$OUT/cuda_bench.log"
+grep -E '^(torch|accel FusedAdam)' "$OUT/torch_adam.log" >>"$SUMMARY" 2>/dev/null
 [ -x "$BUILD/tests/conformance/conformance_threads" ] &&
     run conformance_threads 120 "$BUILD/tests/conformance/conformance_threads" cuda
 # accel_comm.h end to end on cuda + nccl (tests/sim/comm_device.c's checks):
