@@ -1,6 +1,7 @@
 /* comm_device.c: accel_comm.h end to end on a device engine, through the
  * communicator layer, on the simulated runtimes and CCL libraries of
- * tests/sim (npu + hccl, mlu + cncl, hpu + habana-hccl), run under mpirun:
+ * tests/sim (npu + hccl, mlu + cncl, hpu + habana-hccl, sdaa + tccl, cuda +
+ * nccl), run under mpirun:
  *   run_mpi.sh 4 comm_device <engine>
  * Every buffer is device memory from accel_malloc; inputs go in with
  * accel_memcpy and results come out the same way, checked against the

@@ -355,6 +355,50 @@ static void check_all_gather_buffers(env_t *env, const char *function, int code)
     free(host);
 }
 
+/* Whether the library `variable` names (loaded) exports `symbol`. */
+static bool library_has(const char *variable, const char *symbol)
+{
+    const char *path = getenv(variable);
+    void *library = path != NULL ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    bool has = library != NULL && dlsym(library, symbol) != NULL;
+    if (library != NULL)
+        dlclose(library);
+    return has;
+}
+
+/* The nccl sim's buffer rules: pageable host memory, and device memory of
+ * another device than the communicator's (device 1; the run's is device
+ * 0), are refused with ncclInvalidArgument (4), the sentence saying why
+ * where the library has ncclGetLastError. */
+static void check_nccl_buffers(env_t *env)
+{
+    float host[8] = {0};
+    void *other = NULL;
+    bool why = library_has("ACCEL_NCCL_LIBRARY", "ncclGetLastError");
+    int f32 = env->engine->dtype_codes[ACCEL_DTYPE_F32],
+        sum = env->engine->op_codes[ACCEL_REDUCE_SUM];
+    expect_fault("ncclAllReduce", 4,
+                 env->engine->all_reduce(env->comm, host, host, 8, f32, sum, env->native));
+    CHECK(!why || strstr(accel_last_error(), "is not CUDA device memory") != NULL, "sentence: %s",
+          accel_last_error());
+    CHECK(accel_set_device(env->acc, 1) == ACCEL_OK, "set_device(1)");
+    other = device_buffer(env, sizeof host);
+    CHECK(accel_set_device(env->acc, 0) == ACCEL_OK, "set_device(0)");
+    CHECK(env->acc->ops->native_stream(env->acc->self, 0, env->stream->impl, &env->native) ==
+              ACCEL_OK,
+          "native_stream");
+    expect_fault("ncclAllReduce", 4,
+                 env->engine->all_reduce(env->comm, other, other, 8, f32, sum, env->native));
+    CHECK(!why || strstr(accel_last_error(), "is on CUDA device 1") != NULL, "sentence: %s",
+          accel_last_error());
+    CHECK(accel_set_device(env->acc, 1) == ACCEL_OK, "set_device(1)");
+    accel_free(env->acc, other);
+    CHECK(accel_set_device(env->acc, 0) == ACCEL_OK, "set_device(0)");
+    CHECK(env->acc->ops->native_stream(env->acc->self, 0, env->stream->impl, &env->native) ==
+              ACCEL_OK,
+          "native_stream");
+}
+
 /* A ring in one group: each rank sends to the next and receives from the
  * previous; the sends come first, which deadlocks without group semantics
  * once the messages are large. */
@@ -439,6 +483,36 @@ static void expect_fault(const char *function, int code, accel_status_t status)
           "the sentence names %s and code %d: %s", function, code, error);
 }
 
+/* A destroy that fails, on a communicator made for it: the engine's own
+ * state after it is its library's (the nccl engine has finalized it, after
+ * which NCCL allows nothing but ncclCommDestroy), so the run's communicator
+ * is kept out of it. Destroying it again frees it: that works, except on
+ * an NCCL with ncclCommFinalize, which refuses the second finalize
+ * (ncclInvalidArgument, 4); the engine then still calls ncclCommDestroy. */
+static void check_destroy_fault(env_t *env, const char *function, int code)
+{
+    char spec[128];
+    void *spare = NULL;
+    unsigned char *id = calloc(1, env->engine->unique_id_size);
+    if (world_rank == 0)
+        CHECK(env->engine->unique_id(id) == ACCEL_OK, "unique_id");
+    MPI_Bcast(id, (int)env->engine->unique_id_size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    CHECK(env->engine->init(&env->ctx, world_size, world_rank, id, &spare) == ACCEL_OK, "init");
+    free(id);
+    if (spare == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    snprintf(spec, sizeof spec, "%s:1:%d", function, code);
+    CHECK(fault_set(spec) == 0, "fault spec %s", spec);
+    expect_fault(function, code, env->engine->destroy(spare));
+    CHECK(fault_set(NULL) == 0, "clearing the faults");
+    accel_status_t status = env->engine->destroy(spare);
+    if (strcmp(env->engine->name, "nccl") == 0 &&
+        library_has("ACCEL_NCCL_LIBRARY", "ncclCommFinalize"))
+        expect_fault("ncclCommFinalize", 4, status);
+    else
+        CHECK(status == ACCEL_OK, "destroying again after a failed destroy");
+}
+
 static void check_faults(env_t *env, const char *const *sites, int code)
 {
     char spec[128];
@@ -450,7 +524,7 @@ static void check_faults(env_t *env, const char *const *sites, int code)
     /* sites: unique_id, init, all_reduce, all_gather, reduce_scatter,
      * broadcast, reduce, send, recv, barrier, group_start, group_end, destroy
      * (NULL where the engine has no such call). */
-    for (int site = 0; site < 13; site++) {
+    for (int site = 0; site < 12; site++) {
         accel_status_t status = ACCEL_OK;
         void *extra = NULL;
         unsigned char id[8192] = {0};
@@ -477,15 +551,15 @@ static void check_faults(env_t *env, const char *const *sites, int code)
             CHECK(env->engine->group_start() == ACCEL_OK, "group_start");
             status = env->engine->group_end();
             break;
-        case 12: status = env->engine->destroy(env->comm); break;
         }
         expect_fault(sites[site], code, status);
         CHECK(fault_set(NULL) == 0, "clearing the faults");
-        /* (A failed group end closed the group; a failed destroy left the
-         * communicator, destroyed at the end.) */
+        /* (A failed group end closed the group.) */
     }
     /* And everything works again. */
     check_all_reduce(env, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, 7, false);
+    if (sites[12] != NULL)
+        check_destroy_fault(env, sites[12], code);
     accel_free(env->acc, a);
     accel_free(env->acc, b);
 }
@@ -503,10 +577,18 @@ typedef struct engine_case {
  * other overlapping buffers (0: not checked for this engine). */
 static int overlap_code_of(const char *engine)
 {
+    if (strcmp(engine, "nccl") == 0)
+        return 4; /* ncclInvalidArgument */
     return strcmp(engine, "tccl") == 0 ? 4 /* tcclInvalidArgument */ : 0;
 }
 
 static const engine_case_t cases[] = {
+    {"nccl",
+     "ACCEL_NCCL_LIBRARY",
+     {"ncclGetUniqueId", "ncclCommInitRank", "ncclAllReduce", "ncclAllGather", "ncclReduceScatter",
+      "ncclBroadcast", "ncclReduce", "ncclSend", "ncclRecv", NULL, "ncclGroupStart", "ncclGroupEnd",
+      "ncclCommDestroy"},
+     2},
     {"hccl",
      "ACCEL_HCCL_LIBRARY",
      {"HcclGetRootInfo", "HcclCommInitRootInfo", "HcclAllReduce", "HcclAllGather",
@@ -589,6 +671,8 @@ static int run_collectives(const char *backend, const char *engine_name)
     check_all_reduce(&env, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, 0, false); /* a no-op */
     if (overlap_code_of(engine_name) != 0)
         check_all_gather_buffers(&env, c->sites[3], overlap_code_of(engine_name));
+    if (strcmp(engine_name, "nccl") == 0)
+        check_nccl_buffers(&env);
     check_send_recv_ring(&env, 1 << 20);
     check_stream_order(&env);
     if (env.engine->barrier != NULL)

@@ -86,6 +86,15 @@ enum {
 #define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 #define CU_STREAM_CAPTURE_MODE_RELAXED      2
 
+/* CUpointer_attribute values cuPointerGetAttribute answers, and the
+ * CUmemorytype values it reports. */
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE      2
+#define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL   9
+#define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR 11
+#define CU_POINTER_ATTRIBUTE_RANGE_SIZE       12
+#define CU_MEMORYTYPE_HOST                    0x01
+#define CU_MEMORYTYPE_DEVICE                  0x02
+
 #ifndef SIM_API
 #define SIM_API __attribute__((visibility("default")))
 #endif
@@ -105,6 +114,7 @@ SIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 SIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 SIM_API CUresult cuCtxSetCurrent(CUcontext ctx);
 SIM_API CUresult cuCtxGetCurrent(CUcontext *pctx);
+SIM_API CUresult cuCtxGetDevice(CUdevice *device);
 SIM_API CUresult cuCtxSynchronize(void);
 SIM_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 SIM_API CUresult cuMemFree_v2(CUdeviceptr dptr);
@@ -115,6 +125,7 @@ SIM_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
 SIM_API CUresult cuMemFreeHost(void *p);
 SIM_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);
 SIM_API CUresult cuMemHostUnregister(void *p);
+SIM_API CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr);
 SIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
                                       CUstream hStream);
 SIM_API CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,

@@ -331,6 +331,21 @@ SIM_API CUresult cuCtxGetCurrent(CUcontext *pctx)
     return CUDA_SUCCESS;
 }
 
+/* The device of the thread's current context (CUDA_ERROR_INVALID_CONTEXT
+ * without one, the context's sticky error after a bad kernel access). */
+SIM_API CUresult cuCtxGetDevice(CUdevice *device)
+{
+    CUresult code;
+    CUcontext ctx;
+    SIM_ENTER("cuCtxGetDevice");
+    if ((ctx = sim_need_context("cuCtxGetDevice", &code)) == NULL)
+        return code;
+    if (device == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuCtxGetDevice: device is NULL");
+    *device = ctx->device;
+    return CUDA_SUCCESS;
+}
+
 CUcontext sim_need_context(const char *function, CUresult *code)
 {
     CUcontext ctx = sim_current;
@@ -648,6 +663,54 @@ SIM_API CUresult cuMemHostUnregister(void *p)
         return sim_error(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
                          "cuMemHostUnregister: %p was not registered", p);
     return CUDA_SUCCESS;
+}
+
+/* What the driver knows of an address: the allocation holding it (device
+ * memory, or pinned memory: allocated or registered), as CUDA reports it;
+ * CUDA_ERROR_INVALID_VALUE for pageable memory, as CUDA answers. Only the
+ * attributes cu_sim.h lists are simulated (CUDA_ERROR_NOT_SUPPORTED for the
+ * others, and for the device ordinal of pinned memory, whose context the sim
+ * does not record). Needs cuInit, not a current context. */
+SIM_API CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr)
+{
+    CUresult code;
+    sim_alloc_t found;
+    bool known = false;
+    SIM_ENTER("cuPointerGetAttribute");
+    if ((code = sim_need_init("cuPointerGetAttribute")) != CUDA_SUCCESS)
+        return code;
+    if (data == NULL)
+        return sim_error(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: data is NULL");
+    pthread_mutex_lock(&sim_lock);
+    sim_alloc_t *a = sim_find_locked((const void *)(uintptr_t)ptr, 1);
+    if (a != NULL) {
+        found = *a;
+        known = true;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    if (!known)
+        return sim_error(CUDA_ERROR_INVALID_VALUE,
+                         "cuPointerGetAttribute: %#llx is neither device nor pinned memory", ptr);
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned int *)data =
+            found.kind == SIM_MEM_DEVICE ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        if (found.kind != SIM_MEM_DEVICE)
+            return sim_error(CUDA_ERROR_NOT_SUPPORTED,
+                             "cuPointerGetAttribute: the device ordinal of pinned memory is not "
+                             "simulated");
+        *(int *)data = found.device;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *(CUdeviceptr *)data = (CUdeviceptr)(uintptr_t)found.base;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = found.size; return CUDA_SUCCESS;
+    default:
+        return sim_error(CUDA_ERROR_NOT_SUPPORTED,
+                         "cuPointerGetAttribute: attribute %d is not simulated", attribute);
+    }
 }
 
 /* ---------------------------------------------------------------- error text */
