@@ -623,9 +623,17 @@ SIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hS
         return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                                   "stream-ordered allocation (not simulated in captures)",
                                   "cuMemAllocAsync");
-    /* Allocated now: usable by the stream's later work, as CUDA promises. */
-    if ((code = sim_device_alloc(stream->device, bytesize, &ptr, "cuMemAllocAsync")) !=
-        CUDA_SUCCESS)
+    /* Allocated now: usable by the stream's later work, as CUDA promises.
+     * A pool reuses what frees queued earlier on the stream give back, in
+     * stream order: short of memory, the sim lets the stream run them. */
+    code = sim_device_alloc(stream->device, bytesize, &ptr, "cuMemAllocAsync");
+    if (code == CUDA_ERROR_OUT_OF_MEMORY) {
+        pthread_mutex_lock(&sim_lock);
+        sim_stream_wait_locked(stream);
+        pthread_mutex_unlock(&sim_lock);
+        code = sim_device_alloc(stream->device, bytesize, &ptr, "cuMemAllocAsync");
+    }
+    if (code != CUDA_SUCCESS)
         return code;
     *dptr = (CUdeviceptr)(uintptr_t)ptr;
     return CUDA_SUCCESS;
