@@ -118,7 +118,7 @@ accel_status_t accel_stream_query(accel_stream_t *stream)
         return ACCEL_OK; /* only a default stream that completes work inline */
     status = stream->acc->ops->stream_query(stream->acc->self, stream->device, stream->impl);
     if (status == ACCEL_ERROR_NOT_READY)
-        accel_error(status, "stream still has queued work");
+        accel_error_text(status, "stream still has queued work");
     return status;
 }
 
@@ -299,7 +299,7 @@ accel_status_t accel_event_query(accel_event_t *event)
         return status;
     status = event->acc->ops->event_query(event->acc->self, event->device, event->impl);
     if (status == ACCEL_ERROR_NOT_READY)
-        accel_error(status, "event has not completed yet");
+        accel_error_text(status, "event has not completed yet");
     return status;
 }
 

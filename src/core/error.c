@@ -66,6 +66,17 @@ accel_status_t accel_backend_vendor_error(int64_t vendor_code, const char *fmt, 
     return ACCEL_ERROR_DEVICE_ERROR;
 }
 
+accel_status_t accel_error_text(accel_status_t status, const char *text)
+{
+    size_t length = strlen(text);
+    if (length >= sizeof thread_error)
+        length = sizeof thread_error - 1;
+    memcpy(thread_error, text, length);
+    thread_error[length] = '\0';
+    thread_vendor_error = 0;
+    return status;
+}
+
 void accel_error_prefix(const char *prefix)
 {
     char old[sizeof thread_error];

@@ -3,6 +3,7 @@
 #include "conformance.h"
 
 #include <stdatomic.h>
+#include <string.h>
 #include <stdlib.h>
 
 #define STREAMS_BYTES 4096
@@ -193,6 +194,9 @@ void test_streams_query_not_ready_while_blocked(void **state)
     assert_ok(accel_stream_add_callback(stream, conf_gate_wait_fn, &gate));
     assert_ok(accel_stream_add_callback(stream, streams_flag_fn, &done));
     assert_int_equal(accel_stream_query(stream), ACCEL_ERROR_NOT_READY);
+    /* a poll's answer still says what it means, with no vendor code */
+    assert_non_null(strstr(accel_last_error(), "queued work"));
+    assert_int_equal(accel_last_vendor_error(), 0);
     assert_int_equal(atomic_load(&done), 0);
     conf_gate_open(&gate);
     assert_ok(accel_stream_synchronize(stream));
