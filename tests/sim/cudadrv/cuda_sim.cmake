@@ -103,6 +103,11 @@ set_tests_properties(cuda.faults_slow_streams PROPERTIES LABELS "unit"
 add_test(NAME conformance.cuda_sim_no_memory_pools COMMAND conformance cuda)
 set_tests_properties(conformance.cuda_sim_no_memory_pools PROPERTIES LABELS "conformance"
                      ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_FAIL=cuMemAllocAsync:*:801")
+# A device newer than NVRTC knows (sm_150): the kernels come as PTX for the
+# newest architecture NVRTC has, which the driver compiles for the device.
+add_test(NAME conformance.cuda_sim_newer_than_nvrtc COMMAND conformance cuda)
+set_tests_properties(conformance.cuda_sim_newer_than_nvrtc PROPERTIES LABELS "conformance"
+                     ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_CUDA_CC=15.0")
 # A driver older than the NVRTC found (CUDA 11.8 here): the kernels are
 # refused with a sentence that says which NVRTC to install.
 add_test(NAME cuda.sim_nvrtc_newer_than_driver COMMAND accel_cli demo)
