@@ -34,10 +34,12 @@ CC=clang configure build-asan -DACCEL_SANITIZE=address -DACCEL_BACKEND_SKELETON=
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L conformance -LE sim
 
-echo "== TSan: threading tests (threaded conformance, allocator stress, the communicator lock, thread states freed once, optimizer ops, async_io threads, host thread pool and Philox fill, concurrent accel_get, fork while threads work, callbacks that synchronize, the cpu stream hand-off, the stress test)"
+echo "== TSan: threading tests (threaded conformance, allocator stress, the communicator lock, thread states freed once, optimizer ops, async_io threads, host thread pool and Philox fill, concurrent accel_get, fork while threads work, callbacks that synchronize, the cpu stream hand-off, the stress test, and the cuda backend's threads on the simulated driver)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
 ctest --test-dir build-tsan --output-on-failure --no-tests=error -LE sim \
           -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_comm_lock$|unit\.test_thread_states$|unit\.test_optim_cpu$|unit\.test_lamb_cpu$|unit\.test_aio(_threads)?$|unit\.test_utils_(thread_pool|philox)$|plugin\.loader$|unit\.test_cpu_fork$|unit\.test_cpu_stream_batch$|unit\.test_cpu_callback_sync|stress\.)'
+# The cuda backend's threading, on the simulated driver (the one sim test here).
+ctest --test-dir build-tsan --output-on-failure --no-tests=error -R '^conformance_threads\.cuda_sim$'
 
 echo "== libFuzzer: every harness of tests/fuzz for 10 s from its seed corpus (scripts/fuzz.sh runs longer)"
 bash scripts/fuzz.sh "${ACCEL_FUZZ_SECONDS:-10}"
