@@ -427,6 +427,34 @@ static void check_send_recv_ring(env_t *env, size_t count)
     free(host);
 }
 
+/* A rank's send to itself and receive from itself in one group, as a
+ * one-rank ring does (NCCL allows it; the layer's send/recv pass it on). */
+static void check_send_recv_self(env_t *env, size_t count)
+{
+    size_t bytes = count * sizeof(float);
+    float *host = malloc(bytes);
+    void *send = device_buffer(env, bytes), *recv = device_buffer(env, bytes);
+    int f32 = env->engine->dtype_codes[ACCEL_DTYPE_F32];
+    for (size_t i = 0; i < count; i++)
+        host[i] = (float)value_of(world_rank, i, 7);
+    upload(env, send, host, bytes);
+    CHECK(env->engine->group_start() == ACCEL_OK, "group_start");
+    CHECK(env->engine->send(env->comm, send, count, f32, world_rank, env->native) == ACCEL_OK,
+          "send to self");
+    CHECK(env->engine->recv(env->comm, recv, count, f32, world_rank, env->native) == ACCEL_OK,
+          "recv from self");
+    CHECK(env->engine->group_end() == ACCEL_OK, "group_end");
+    download(env, host, recv, bytes);
+    for (size_t i = 0; i < count; i++)
+        if (host[i] != (float)value_of(world_rank, i, 7)) {
+            CHECK(false, "recv from self: element %zu differs", i);
+            break;
+        }
+    accel_free(env->acc, send);
+    accel_free(env->acc, recv);
+    free(host);
+}
+
 /* The collective must see what an asynchronous copy queued just before it
  * on the same stream wrote (run with ACCEL_SIM_STREAM_DELAY_US). */
 static void check_stream_order(env_t *env)
@@ -674,6 +702,7 @@ static int run_collectives(const char *backend, const char *engine_name)
     if (strcmp(engine_name, "nccl") == 0)
         check_nccl_buffers(&env);
     check_send_recv_ring(&env, 1 << 20);
+    check_send_recv_self(&env, 4099);
     check_stream_order(&env);
     if (env.engine->barrier != NULL)
         CHECK(env.engine->barrier(env.comm, env.native) == ACCEL_OK, "barrier");

@@ -546,8 +546,12 @@ static ccl_sim_status_t sim_submit(const sim_op_t *o)
         (o->root < 0 || o->root >= o->comm->size))
         return sim_fail(CCL_SIM_INVALID, "sim: rank %d outside the communicator's %d", o->root,
                         o->comm->size);
-    if ((o->kind == SIM_SEND || o->kind == SIM_RECV) && o->root == o->comm->rank)
-        return sim_fail(CCL_SIM_INVALID, "sim: a rank cannot send to or receive from itself");
+    /* To itself: only in a group, where both halves are posted before
+     * either waits (NCCL's rule; alone, the send would wait for ever). */
+    if ((o->kind == SIM_SEND || o->kind == SIM_RECV) && o->root == o->comm->rank &&
+        sim_group_depth == 0)
+        return sim_fail(CCL_SIM_INVALID,
+                        "sim: a rank's send to or receive from itself must be in a group");
     if (o->kind == SIM_REDUCE_SCATTER &&
         sim_overlap(o->send, (size_t)bytes * (size_t)o->comm->size, o->recv, (size_t)bytes) &&
         o->recv != (const char *)o->send + (size_t)bytes * (size_t)o->comm->rank)
