@@ -8,12 +8,15 @@
  * Capture (cnrtQueueBeginCapture .. cnrtQueueEndCapture) records the tasks
  * queued on a created queue into a task topology instead of running them;
  * an instantiated entity queues copies of them on each invoke.
- * Everything shared is guarded by sim_lock (cnrt_sim_internal.h). */
+ * Everything shared is guarded by sim_lock (cnrt_sim_internal.h); the
+ * queue and its worker loop are tests/sim/common/sim_queue.h's. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cnrt_sim_internal.h"
+#include "sim_queue.h"
 
 typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_PLACE, SIM_WAIT, SIM_HOST } sim_task_kind_t;
 
@@ -33,6 +36,7 @@ struct cnrtNotifier {
 };
 
 typedef struct sim_task {
+    sim_queue_task_t node; /* first: queues, captures and topologies hold tasks by it */
     sim_task_kind_t kind;
     void *dst;
     const void *src;
@@ -42,36 +46,30 @@ typedef struct sim_task {
     unsigned long generation;
     cnrtHostFn_t fn;
     void *user_data;
-    struct sim_task *next;
 } sim_task_t;
-
-typedef struct sim_list {
-    sim_task_t *head, *tail;
-} sim_list_t;
+_Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
 struct cnrtQueue {
     int device;
     bool is_default;
     pthread_t worker;
-    sim_list_t tasks;
-    unsigned long enqueued, finished;
-    bool stop;
+    sim_queue_t queue; /* cnrtQueueDestroy joins the worker, then frees the queue */
     bool capturing;
-    sim_list_t captured;
+    sim_queue_list_t captured;
     struct cnrtQueue *next; /* in sim_queues */
 };
 
 struct cnrtTaskTopo {
     unsigned magic;
     int device;
-    sim_list_t tasks;
+    sim_queue_list_t tasks;
     struct cnrtTaskTopo *next; /* in sim_topos until destroyed */
 };
 
 struct cnrtTaskTopoEntity {
     unsigned magic;
     int device;
-    sim_list_t tasks;
+    sim_queue_list_t tasks;
     struct cnrtTaskTopoEntity *next; /* in sim_entities until destroyed */
 };
 
@@ -104,22 +102,12 @@ static void sim_notifier_unref(struct cnrtNotifier *n)
     }
 }
 
-static void sim_list_push(sim_list_t *list, sim_task_t *task)
-{
-    task->next = NULL;
-    if (list->tail != NULL)
-        list->tail->next = task;
-    else
-        list->head = task;
-    list->tail = task;
-}
-
 /* Under sim_lock: free every task of `list` and its notifier references. */
-static void sim_list_free(sim_list_t *list)
+static void sim_list_free(sim_queue_list_t *list)
 {
     while (list->head != NULL) {
-        sim_task_t *task = list->head;
-        list->head = task->next;
+        sim_task_t *task = (sim_task_t *)list->head;
+        list->head = task->node.next;
         sim_notifier_unref(task->notifier);
         free(task);
     }
@@ -129,8 +117,10 @@ static void sim_list_free(sim_list_t *list)
 /* ---------------------------------------------------------------- workers */
 
 /* Runs one task; called with sim_lock held, may drop it. */
-static void sim_run(sim_task_t *task)
+static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 {
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
     switch (task->kind) {
     case SIM_COPY:
         pthread_mutex_unlock(&sim_lock);
@@ -160,29 +150,24 @@ static void sim_run(sim_task_t *task)
     }
 }
 
+/* Under sim_lock: frees a run task and its notifier reference. */
+static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
+    sim_notifier_unref(task->notifier);
+    free(task);
+}
+
+static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
+
+/* A default queue's worker never stops; a created one's ends in
+ * cnrtQueueDestroy. */
 static void *sim_worker(void *arg)
 {
     struct cnrtQueue *queue = arg;
     pthread_mutex_lock(&sim_lock);
-    for (;;) {
-        sim_task_t *task;
-        while (queue->tasks.head == NULL && !queue->stop)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        if (queue->tasks.head == NULL)
-            break;
-        task = queue->tasks.head;
-        pthread_mutex_unlock(&sim_lock);
-        sim_task_delay();
-        pthread_mutex_lock(&sim_lock);
-        sim_run(task);
-        queue->tasks.head = task->next;
-        if (queue->tasks.head == NULL)
-            queue->tasks.tail = NULL;
-        queue->finished++;
-        sim_notifier_unref(task->notifier);
-        free(task);
-        pthread_cond_broadcast(&sim_changed);
-    }
+    sim_queue_serve(&queue->queue, &sim_lock, &sim_changed, &sim_queue_ops);
     pthread_mutex_unlock(&sim_lock);
     return NULL;
 }
@@ -256,15 +241,13 @@ static cnrtRet_t sim_submit(struct cnrtQueue *queue, const sim_task_t *proto)
     if (task->notifier != NULL)
         task->notifier->refs++;
     if (queue->capturing) {
-        sim_list_push(&queue->captured, task);
+        sim_queue_list_push(&queue->captured, &task->node);
     } else {
         if (task->kind == SIM_PLACE)
             task->generation = ++task->notifier->placed;
         else if (task->kind == SIM_WAIT)
             task->generation = task->notifier->placed;
-        sim_list_push(&queue->tasks, task);
-        queue->enqueued++;
-        pthread_cond_broadcast(&sim_changed);
+        sim_queue_push(&queue->queue, &task->node, &sim_changed);
     }
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;
@@ -273,9 +256,7 @@ static cnrtRet_t sim_submit(struct cnrtQueue *queue, const sim_task_t *proto)
 /* Under sim_lock: wait until `queue` has run everything enqueued so far. */
 static void sim_queue_wait_locked(struct cnrtQueue *queue)
 {
-    unsigned long target = queue->enqueued;
-    while (queue->finished < target)
-        pthread_cond_wait(&sim_changed, &sim_lock);
+    sim_queue_wait(&queue->queue, &sim_lock, &sim_changed);
 }
 
 void sim_queues_drain(int device)
@@ -327,8 +308,7 @@ SIM_API cnrtRet_t cnrtQueueDestroy(cnrtQueue_t handle)
             *link = queue->next;
             break;
         }
-    queue->stop = true;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_stop(&queue->queue, &sim_changed);
     pthread_mutex_unlock(&sim_lock);
     pthread_join(queue->worker, NULL);
     free(queue);
@@ -362,7 +342,7 @@ SIM_API cnrtRet_t cnrtQueueQuery(cnrtQueue_t handle)
     pthread_mutex_lock(&sim_lock);
     if (queue->capturing)
         code = cnrtErrorQueueCaptureUnsupported;
-    else if (queue->finished != queue->enqueued)
+    else if (!sim_queue_idle(&queue->queue))
         code = cnrtErrorBusy;
     pthread_mutex_unlock(&sim_lock);
     return code;
@@ -642,10 +622,11 @@ SIM_API cnrtRet_t cnrtQueueEndCapture(cnrtQueue_t handle, cnrtTaskTopo_t *pTaskT
 
 /* Under sim_lock: copies of `from`'s tasks (each holding its notifier), or
  * false when out of memory (nothing copied then). */
-static bool sim_list_copy(sim_list_t *to, const sim_list_t *from)
+static bool sim_list_copy(sim_queue_list_t *to, const sim_queue_list_t *from)
 {
-    sim_list_t copy = {NULL, NULL};
-    for (const sim_task_t *t = from->head; t != NULL; t = t->next) {
+    sim_queue_list_t copy = {NULL, NULL};
+    for (const sim_queue_task_t *node = from->head; node != NULL; node = node->next) {
+        const sim_task_t *t = (const sim_task_t *)node;
         sim_task_t *task = malloc(sizeof *task);
         if (task == NULL) {
             sim_list_free(&copy);
@@ -654,7 +635,7 @@ static bool sim_list_copy(sim_list_t *to, const sim_list_t *from)
         *task = *t;
         if (task->notifier != NULL)
             task->notifier->refs++;
-        sim_list_push(&copy, task);
+        sim_queue_list_push(&copy, &task->node);
     }
     *to = copy;
     return true;
@@ -708,7 +689,7 @@ SIM_API cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueu
 {
     cnrtRet_t code;
     struct cnrtQueue *queue;
-    sim_list_t copy;
+    sim_queue_list_t copy;
     SIM_ENTER("cnrtTaskTopoEntityInvoke");
     if (entity == NULL || entity->magic != SIM_ENTITY_MAGIC)
         return cnrtErrorArgsInvalid;
@@ -726,16 +707,14 @@ SIM_API cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueu
         return cnrtErrorSysNoMem;
     }
     while (copy.head != NULL) {
-        sim_task_t *task = copy.head;
-        copy.head = task->next;
+        sim_task_t *task = (sim_task_t *)copy.head;
+        copy.head = task->node.next;
         if (task->kind == SIM_PLACE)
             task->generation = ++task->notifier->placed;
         else if (task->kind == SIM_WAIT)
             task->generation = task->notifier->placed;
-        sim_list_push(&queue->tasks, task);
-        queue->enqueued++;
+        sim_queue_push(&queue->queue, &task->node, &sim_changed);
     }
-    pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;
 }

@@ -7,11 +7,14 @@
  * stream's device, or whose device side is not that device's memory; a
  * wait on an event recorded on the same stream; synStreamDestroy with work
  * pending (synBusy); elapsed time of events without EVENT_COLLECT_TIME.
- * Everything shared is under sim_lock (syn_sim_internal.h). */
+ * Everything shared is under sim_lock (syn_sim_internal.h); the queue and
+ * its worker loop are tests/sim/common/sim_queue.h's. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "sim_queue.h"
 #include "syn_sim_internal.h"
 
 typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_RECORD, SIM_WAIT } sim_task_kind_t;
@@ -28,19 +31,19 @@ struct EventInterfaceExternal {
 };
 
 typedef struct sim_task {
+    sim_queue_task_t node; /* first: the queue holds tasks by it */
     sim_task_kind_t kind;
     uint64_t src, dst, size;
     unsigned char value;
     synEventHandle event;
     unsigned long generation;
-    struct sim_task *next;
 } sim_task_t;
+_Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
 struct InternalStreamHandle {
     int module;
     pthread_t worker;
-    sim_task_t *head, *tail;
-    bool stop;
+    sim_queue_t queue; /* synStreamDestroy joins the worker, then frees the stream */
     struct InternalStreamHandle *next;
 };
 
@@ -48,42 +51,52 @@ static synStreamHandle sim_streams;
 /* Every event not destroyed (one whose destroy failed stays reachable). */
 static synEventHandle sim_events;
 
+/* Runs one task; called with sim_lock held, drops it for a copy or fill. */
+static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
+    switch (task->kind) {
+    case SIM_COPY:
+        pthread_mutex_unlock(&sim_lock);
+        memmove((void *)(uintptr_t)task->dst, (const void *)(uintptr_t)task->src, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_FILL:
+        pthread_mutex_unlock(&sim_lock);
+        memset((void *)(uintptr_t)task->dst, task->value, task->size);
+        pthread_mutex_lock(&sim_lock);
+        break;
+    case SIM_RECORD:
+        if (task->generation > task->event->completed) {
+            task->event->completed = task->generation;
+            task->event->time_ns = sim_now_ns();
+        }
+        break;
+    case SIM_WAIT:
+        while (task->event->completed < task->generation)
+            pthread_cond_wait(&sim_changed, &sim_lock);
+        break;
+    }
+}
+
+/* Under sim_lock: frees a run task, and its event when destroyed and unnamed. */
+static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
+    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+        free(task->event);
+    free(task);
+}
+
+static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
+
 static void *sim_worker(void *arg)
 {
     synStreamHandle stream = arg;
     pthread_mutex_lock(&sim_lock);
-    for (;;) {
-        sim_task_t *task;
-        while (stream->head == NULL && !stream->stop)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        if (stream->head == NULL)
-            break;
-        task = stream->head;
-        pthread_mutex_unlock(&sim_lock);
-        sim_task_delay();
-        switch (task->kind) {
-        case SIM_COPY:
-            memmove((void *)(uintptr_t)task->dst, (const void *)(uintptr_t)task->src, task->size);
-            break;
-        case SIM_FILL: memset((void *)(uintptr_t)task->dst, task->value, task->size); break;
-        default: break;
-        }
-        pthread_mutex_lock(&sim_lock);
-        if (task->kind == SIM_RECORD && task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
-        if (task->kind == SIM_WAIT)
-            while (task->event->completed < task->generation)
-                pthread_cond_wait(&sim_changed, &sim_lock);
-        stream->head = task->next;
-        if (stream->head == NULL)
-            stream->tail = NULL;
-        if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
-            free(task->event);
-        free(task);
-        pthread_cond_broadcast(&sim_changed);
-    }
+    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
     pthread_mutex_unlock(&sim_lock);
     return NULL;
 }
@@ -104,22 +117,16 @@ static synStatus sim_enqueue(synStreamHandle stream, sim_task_t *proto)
     if (task == NULL)
         return synOutOfHostMemory;
     *task = *proto;
-    task->next = NULL;
     if (task->event != NULL)
         task->event->refs++;
-    if (stream->tail != NULL)
-        stream->tail->next = task;
-    else
-        stream->head = task;
-    stream->tail = task;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_push(&stream->queue, &task->node, &sim_changed);
     return synSuccess;
 }
 
 bool sim_module_busy(int module)
 {
     for (synStreamHandle s = sim_streams; s != NULL; s = s->next)
-        if (s->module == module && s->head != NULL)
+        if (s->module == module && !sim_queue_idle(&s->queue))
             return true;
     return false;
 }
@@ -171,7 +178,7 @@ SIM_API synStatus synStreamDestroy(const synStreamHandle streamHandle)
         pthread_mutex_unlock(&sim_lock);
         return synInvalidArgument;
     }
-    if (stream->head != NULL) {
+    if (!sim_queue_idle(&stream->queue)) {
         pthread_mutex_unlock(&sim_lock);
         return synBusy;
     }
@@ -180,8 +187,7 @@ SIM_API synStatus synStreamDestroy(const synStreamHandle streamHandle)
             *link = stream->next;
             break;
         }
-    stream->stop = true;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_stop(&stream->queue, &sim_changed);
     pthread_mutex_unlock(&sim_lock);
     pthread_join(stream->worker, NULL);
     free(stream);
@@ -196,7 +202,9 @@ SIM_API synStatus synStreamSynchronize(const synStreamHandle streamHandle)
         pthread_mutex_unlock(&sim_lock);
         return synInvalidArgument;
     }
-    while (streamHandle->head != NULL)
+    /* Until the queue is empty, work queued meanwhile included (not only
+     * what was queued before the call, as sim_queue_wait would). */
+    while (!sim_queue_idle(&streamHandle->queue))
         pthread_cond_wait(&sim_changed, &sim_lock);
     pthread_mutex_unlock(&sim_lock);
     return synSuccess;
@@ -210,7 +218,7 @@ SIM_API synStatus synStreamQuery(const synStreamHandle streamHandle)
     if (!sim_stream_live(streamHandle))
         status = synInvalidArgument;
     else
-        status = streamHandle->head != NULL ? synBusy : synSuccess;
+        status = sim_queue_idle(&streamHandle->queue) ? synSuccess : synBusy;
     pthread_mutex_unlock(&sim_lock);
     return status;
 }
