@@ -9,13 +9,16 @@
  * reaches an aclrtLaunchCallback, the callback is queued for that thread,
  * which runs it inside aclrtProcessReport(timeout); with ACL_CALLBACK_BLOCK
  * the stream waits for it to finish.
- * Everything shared is guarded by sim_lock (acl_sim_internal.h). */
+ * Everything shared is guarded by sim_lock (acl_sim_internal.h); the queue
+ * and its worker loop are tests/sim/common/sim_queue.h's. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "acl_sim_internal.h"
+#include "sim_queue.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -46,6 +49,7 @@ typedef struct sim_report {
 } sim_report_t;
 
 typedef struct sim_task {
+    sim_queue_task_t node; /* first: the queue holds tasks by it */
     sim_task_kind_t kind;
     void *dst;
     const void *src;
@@ -57,16 +61,14 @@ typedef struct sim_task {
     void *user_data;
     bool block;
     uint64_t thread_id;
-    struct sim_task *next;
 } sim_task_t;
+_Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
 struct sim_stream {
     int device;
     bool is_default;
     pthread_t worker;
-    sim_task_t *head, *tail;
-    unsigned long enqueued, finished;
-    bool stop;
+    sim_queue_t queue; /* aclrtDestroyStream joins the worker, then frees the stream */
     bool subscribed;
     uint64_t subscriber;
     struct sim_stream *next; /* in sim_streams */
@@ -80,8 +82,10 @@ static sim_event_t *sim_events;                     /* every event not destroyed
 /* ---------------------------------------------------------------- workers */
 
 /* Runs one task; called with sim_lock held, may drop it while waiting. */
-static void sim_run(sim_task_t *task)
+static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 {
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
     switch (task->kind) {
     case SIM_COPY:
         pthread_mutex_unlock(&sim_lock);
@@ -124,30 +128,25 @@ static void sim_run(sim_task_t *task)
     }
 }
 
+/* Under sim_lock: frees a run task, and its event when destroyed and unnamed. */
+static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
+    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+        free(task->event);
+    free(task);
+}
+
+static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
+
+/* A default stream's worker never stops; a created one's ends in
+ * aclrtDestroyStream. */
 static void *sim_worker(void *arg)
 {
     sim_stream_t *stream = arg;
     pthread_mutex_lock(&sim_lock);
-    for (;;) {
-        sim_task_t *task;
-        while (stream->head == NULL && !stream->stop)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        if (stream->head == NULL)
-            break;
-        task = stream->head;
-        pthread_mutex_unlock(&sim_lock);
-        sim_task_delay();
-        pthread_mutex_lock(&sim_lock);
-        sim_run(task);
-        stream->head = task->next;
-        if (stream->head == NULL)
-            stream->tail = NULL;
-        stream->finished++;
-        if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
-            free(task->event);
-        free(task);
-        pthread_cond_broadcast(&sim_changed);
-    }
+    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
     pthread_mutex_unlock(&sim_lock);
     return NULL;
 }
@@ -222,14 +221,7 @@ static sim_stream_t *sim_stream_for_work(aclrtStream handle, aclError *code, con
 /* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
 static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
 {
-    task->next = NULL;
-    if (stream->tail != NULL)
-        stream->tail->next = task;
-    else
-        stream->head = task;
-    stream->tail = task;
-    stream->enqueued++;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_push(&stream->queue, &task->node, &sim_changed);
 }
 
 static aclError sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
@@ -247,9 +239,7 @@ static aclError sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
 /* Under sim_lock: wait until `stream` has run everything enqueued so far. */
 static void sim_stream_wait_locked(sim_stream_t *stream)
 {
-    unsigned long target = stream->enqueued;
-    while (stream->finished < target)
-        pthread_cond_wait(&sim_changed, &sim_lock);
+    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device)
@@ -296,8 +286,7 @@ SIM_API aclError aclrtDestroyStream(aclrtStream handle)
             *link = stream->next;
             break;
         }
-    stream->stop = true;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_stop(&stream->queue, &sim_changed);
     pthread_mutex_unlock(&sim_lock);
     pthread_join(stream->worker, NULL);
     free(stream);
@@ -327,8 +316,8 @@ SIM_API aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus *status)
     if ((stream = sim_stream_resolve(handle, &code, "aclrtStreamQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    *status = stream->finished == stream->enqueued ? ACL_STREAM_STATUS_COMPLETE
-                                                   : ACL_STREAM_STATUS_NOT_READY;
+    *status =
+        sim_queue_idle(&stream->queue) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }

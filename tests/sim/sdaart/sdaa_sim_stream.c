@@ -10,12 +10,15 @@
  * Stricter than CUDA where that catches binding mistakes: work queued on a
  * stream of another device than the thread's current one is refused
  * (sdaaErrorInvalidHandle), and fills must lie in device memory.
- * Everything shared is guarded by sim_lock (sdaa_sim_internal.h). */
+ * Everything shared is guarded by sim_lock (sdaa_sim_internal.h); the queue
+ * and its worker loop are tests/sim/common/sim_queue.h's. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "sdaa_sim_internal.h"
+#include "sim_queue.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -37,6 +40,7 @@ typedef struct sim_event {
 } sim_event_t;
 
 typedef struct sim_task {
+    sim_queue_task_t node; /* first: the queue holds tasks by it */
     sim_task_kind_t kind;
     void *dst;
     const void *src;
@@ -46,17 +50,16 @@ typedef struct sim_task {
     unsigned long generation;
     sdaaStreamCallback_t fn;
     void *user_data;
-    struct sim_task *next;
 } sim_task_t;
+_Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
 struct sim_stream {
     int device;
     bool is_default;
     pthread_t worker;
-    sim_task_t *head, *tail;
-    unsigned long enqueued, finished;
-    unsigned waiters;        /* threads in sim_stream_wait_locked: keep it alive */
-    bool stop;               /* sdaaStreamDestroy ran: finish the queue, then end */
+    /* stop: sdaaStreamDestroy ran, so finish the queue, then end; waiters:
+     * threads in sim_queue_wait, which keep a destroyed stream alive. */
+    sim_queue_t queue;
     struct sim_stream *next; /* in sim_streams until its worker ends */
 };
 
@@ -66,9 +69,11 @@ static sim_event_t *sim_events;                     /* every event not destroyed
 
 /* ---------------------------------------------------------------- workers */
 
-/* Runs one task of `stream`; called with sim_lock held, may drop it. */
-static void sim_run(sim_stream_t *stream, sim_task_t *task)
+/* Runs one task of a stream; called with sim_lock held, may drop it. */
+static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 {
+    sim_stream_t *stream = (sim_stream_t *)((char *)queue - offsetof(sim_stream_t, queue));
+    sim_task_t *task = (sim_task_t *)node;
     switch (task->kind) {
     case SIM_COPY:
         pthread_mutex_unlock(&sim_lock);
@@ -99,35 +104,27 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task)
     }
 }
 
+/* Under sim_lock: frees a run task, and its event when destroyed and unnamed. */
+static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    sim_task_t *task = (sim_task_t *)node;
+    (void)queue;
+    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+        free(task->event);
+    free(task);
+}
+
+static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
+
 static void *sim_worker(void *arg)
 {
     sim_stream_t *stream = arg;
     pthread_mutex_lock(&sim_lock);
-    for (;;) {
-        sim_task_t *task;
-        while (stream->head == NULL && !stream->stop)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        if (stream->head == NULL)
-            break; /* destroyed and drained */
-        task = stream->head;
-        pthread_mutex_unlock(&sim_lock);
-        sim_task_delay();
-        pthread_mutex_lock(&sim_lock);
-        sim_run(stream, task);
-        stream->head = task->next;
-        if (stream->head == NULL)
-            stream->tail = NULL;
-        stream->finished++;
-        if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
-            free(task->event);
-        free(task);
-        pthread_cond_broadcast(&sim_changed);
-    }
+    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
     /* Only a destroyed stream gets here (default streams never stop): its
      * worker is detached, so it unlinks and frees the stream itself, once no
      * device synchronize is still looking at it. */
-    while (stream->waiters > 0)
-        pthread_cond_wait(&sim_changed, &sim_lock);
+    sim_queue_unwatched(&stream->queue, &sim_lock, &sim_changed);
     for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
         if (*link == stream) {
             *link = stream->next;
@@ -183,7 +180,7 @@ sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const c
     }
     pthread_mutex_lock(&sim_lock);
     for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == (sim_stream_t *)handle && !s->is_default && !s->stop)
+        if (s == (sim_stream_t *)handle && !s->is_default && !s->queue.stop)
             found = s;
     pthread_mutex_unlock(&sim_lock);
     if (found == NULL)
@@ -209,14 +206,7 @@ static sim_stream_t *sim_stream_for_work(sdaaStream_t handle, sdaaError_t *code,
 /* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
 static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
 {
-    task->next = NULL;
-    if (stream->tail != NULL)
-        stream->tail->next = task;
-    else
-        stream->head = task;
-    stream->tail = task;
-    stream->enqueued++;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_push(&stream->queue, &task->node, &sim_changed);
 }
 
 static sdaaError_t sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
@@ -231,15 +221,11 @@ static sdaaError_t sim_submit(sim_stream_t *stream, const sim_task_t *proto, con
     return sdaaSuccess;
 }
 
-/* Under sim_lock: wait until `stream` has run everything enqueued so far. */
+/* Under sim_lock: wait until `stream` has run everything enqueued so far
+ * (a destroyed stream stays alive meanwhile). */
 static void sim_stream_wait_locked(sim_stream_t *stream)
 {
-    unsigned long target = stream->enqueued;
-    stream->waiters++;
-    while (stream->finished < target)
-        pthread_cond_wait(&sim_changed, &sim_lock);
-    if (--stream->waiters == 0)
-        pthread_cond_broadcast(&sim_changed); /* a destroyed stream's worker may end now */
+    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device)
@@ -292,11 +278,10 @@ SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
         return code;
     pthread_mutex_lock(&sim_lock);
     worker = stream->worker;
-    idle = stream->head == NULL;
-    stream->stop = true;
+    idle = sim_queue_idle(&stream->queue);
     if (!idle)
         pthread_detach(worker); /* ends on its own once the queue has run */
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_stop(&stream->queue, &sim_changed);
     pthread_mutex_unlock(&sim_lock);
     /* Nothing queued: the worker ends at once; joining it keeps its thread
      * (and what callbacks left in its thread-local storage) from outliving
@@ -328,7 +313,7 @@ SIM_API sdaaError_t sdaaStreamQuery(sdaaStream_t handle)
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    idle = stream->finished == stream->enqueued;
+    idle = sim_queue_idle(&stream->queue);
     pthread_mutex_unlock(&sim_lock);
     return idle ? sdaaSuccess : sdaaErrorNotReady;
 }
