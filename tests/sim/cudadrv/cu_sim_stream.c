@@ -23,12 +23,15 @@
  * Stricter than CUDA where that catches binding mistakes: work queued on a
  * stream of another context than the thread's current one is refused with
  * CUDA_ERROR_INVALID_HANDLE, and fills must lie in device memory.
- * Everything shared is guarded by sim_lock (cu_sim_internal.h). */
+ * Everything shared is guarded by sim_lock (cu_sim_internal.h); the queue
+ * and its worker loop are tests/sim/common/sim_queue.h's. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cu_sim_internal.h"
+#include "sim_queue.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -55,6 +58,7 @@ struct CUevent_st {
 };
 
 typedef struct sim_task {
+    sim_queue_task_t node; /* first: queues, captures and graphs hold tasks by it */
     sim_task_kind_t kind;
     void *dst;
     const void *src;
@@ -68,16 +72,16 @@ typedef struct sim_task {
     void *user_data;
     sim_launch_t *launch;         /* SIM_KERNEL: owned */
     struct CUgraphExec_st *graph; /* SIM_GRAPH: holds a reference */
-    struct sim_task *next;
 } sim_task_t;
+_Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
 struct CUgraph_st {
-    sim_task_t *head, *tail; /* nodes, in capture order */
+    sim_queue_list_t nodes; /* in capture order */
     bool instantiable;
 };
 
 struct CUgraphExec_st {
-    sim_task_t *nodes; /* owned copies */
+    sim_queue_list_t nodes; /* owned copies */
     unsigned long refs;
     int device;
 };
@@ -87,10 +91,10 @@ struct sim_stream {
     bool is_default;
     bool blocking; /* orders with the legacy default stream */
     pthread_t worker;
-    sim_task_t *head, *tail;
-    unsigned long enqueued, finished;
-    unsigned waiters;           /* threads in sim_stream_wait_locked: keep it alive */
-    bool stop;                  /* cuStreamDestroy ran: finish the queue, then end */
+    /* stop: cuStreamDestroy ran, so finish the queue, then end; waiters:
+     * threads in sim_queue_wait and other streams' SIM_WAIT_STREAM tasks,
+     * each keeping a destroyed stream alive. */
+    sim_queue_t queue;
     struct CUgraph_st *capture; /* the graph being captured, or NULL */
     bool capture_invalid;
     struct sim_stream *next; /* in sim_streams until its worker ends */
@@ -110,8 +114,8 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph);
 /* Runs one node of a launched graph, as its own task would run. */
 static void sim_run_graph(sim_stream_t *stream, struct CUgraphExec_st *exec)
 {
-    for (sim_task_t *node = exec->nodes; node != NULL; node = node->next)
-        sim_run(stream, node, true);
+    for (sim_queue_task_t *node = exec->nodes.head; node != NULL; node = node->next)
+        sim_run(stream, (sim_task_t *)node, true);
 }
 
 /* Runs one task of `stream`; called with sim_lock held, may drop it. */
@@ -144,7 +148,7 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph)
             pthread_cond_wait(&sim_changed, &sim_lock);
         break;
     case SIM_WAIT_STREAM:
-        while (task->stream->finished < task->generation)
+        while (task->stream->queue.finished < task->generation)
             pthread_cond_wait(&sim_changed, &sim_lock);
         break;
     case SIM_HOST_FN:
@@ -174,9 +178,9 @@ static void sim_exec_release_locked(struct CUgraphExec_st *exec)
 {
     if (--exec->refs > 0)
         return;
-    while (exec->nodes != NULL) {
-        sim_task_t *node = exec->nodes;
-        exec->nodes = node->next;
+    while (exec->nodes.head != NULL) {
+        sim_task_t *node = (sim_task_t *)exec->nodes.head;
+        exec->nodes.head = node->node.next;
         sim_task_free_locked(node);
     }
     free(exec);
@@ -184,7 +188,7 @@ static void sim_exec_release_locked(struct CUgraphExec_st *exec)
 
 static void sim_task_free_locked(sim_task_t *task)
 {
-    if (task->kind == SIM_WAIT_STREAM && --task->stream->waiters == 0)
+    if (task->kind == SIM_WAIT_STREAM && --task->stream->queue.waiters == 0)
         pthread_cond_broadcast(&sim_changed); /* its worker may end now */
     if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
         free(task->event);
@@ -196,33 +200,30 @@ static void sim_task_free_locked(sim_task_t *task)
     free(task);
 }
 
+/* The queue's run: a task on its stream (never a graph's node). */
+static void sim_run_queued(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    sim_run((sim_stream_t *)((char *)queue - offsetof(sim_stream_t, queue)), (sim_task_t *)node,
+            false);
+}
+
+static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+{
+    (void)queue;
+    sim_task_free_locked((sim_task_t *)node);
+}
+
+static const sim_queue_ops_t sim_queue_ops = {sim_run_queued, sim_retire};
+
 static void *sim_worker(void *arg)
 {
     sim_stream_t *stream = arg;
     pthread_mutex_lock(&sim_lock);
-    for (;;) {
-        sim_task_t *task;
-        while (stream->head == NULL && !stream->stop)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        if (stream->head == NULL)
-            break; /* destroyed and drained */
-        task = stream->head;
-        pthread_mutex_unlock(&sim_lock);
-        sim_task_delay();
-        pthread_mutex_lock(&sim_lock);
-        sim_run(stream, task, false);
-        stream->head = task->next;
-        if (stream->head == NULL)
-            stream->tail = NULL;
-        stream->finished++;
-        sim_task_free_locked(task);
-        pthread_cond_broadcast(&sim_changed);
-    }
+    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
     /* Only a destroyed stream gets here (default streams never stop): its
      * worker is detached, so it unlinks and frees the stream itself, once no
-     * synchronize is still looking at it. */
-    while (stream->waiters > 0)
-        pthread_cond_wait(&sim_changed, &sim_lock);
+     * synchronize or other stream's wait is still looking at it. */
+    sim_queue_unwatched(&stream->queue, &sim_lock, &sim_changed);
     for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
         if (*link == stream) {
             *link = stream->next;
@@ -293,7 +294,7 @@ static sim_stream_t *sim_stream_resolve(CUstream handle, CUresult *code, const c
     }
     pthread_mutex_lock(&sim_lock);
     for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == (sim_stream_t *)handle && !s->is_default && !s->stop)
+        if (s == (sim_stream_t *)handle && !s->is_default && !s->queue.stop)
             found = s;
     pthread_mutex_unlock(&sim_lock);
     if (found == NULL) {
@@ -320,29 +321,22 @@ int sim_stream_device(CUstream stream, CUresult *code, const char *function)
 /* Under sim_lock: append `task` to `stream`'s queue. */
 static void sim_enqueue_locked(sim_stream_t *stream, sim_task_t *task)
 {
-    task->next = NULL;
-    if (stream->tail != NULL)
-        stream->tail->next = task;
-    else
-        stream->head = task;
-    stream->tail = task;
-    stream->enqueued++;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_push(&stream->queue, &task->node, &sim_changed);
 }
 
 /* Under sim_lock: a task that waits for `other` to finish what it has queued. */
 static bool sim_order_after_locked(sim_stream_t *stream, sim_stream_t *other)
 {
     sim_task_t *wait;
-    if (other == NULL || other == stream || other->finished == other->enqueued)
+    if (other == NULL || other == stream || sim_queue_idle(&other->queue))
         return true;
     wait = calloc(1, sizeof *wait);
     if (wait == NULL)
         return false;
     wait->kind = SIM_WAIT_STREAM;
     wait->stream = other;
-    wait->generation = other->enqueued;
-    other->waiters++; /* released when the wait task is freed: see below */
+    wait->generation = other->queue.enqueued;
+    other->queue.waiters++; /* released when the wait task is freed: see below */
     sim_enqueue_locked(stream, wait);
     return true;
 }
@@ -360,22 +354,16 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
         return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory", function);
     }
     *task = *proto;
-    task->next = NULL;
     pthread_mutex_lock(&sim_lock);
     if (stream->capture != NULL) {
-        struct CUgraph_st *graph = stream->capture;
-        if (graph->tail != NULL)
-            graph->tail->next = task;
-        else
-            graph->head = task;
-        graph->tail = task;
+        sim_queue_list_push(&stream->capture->nodes, &task->node);
         pthread_mutex_unlock(&sim_lock);
         return CUDA_SUCCESS;
     }
     /* The legacy stream's ordering with blocking streams. */
     if (stream->is_default) {
         for (sim_stream_t *s = sim_streams; s != NULL && ordered; s = s->next)
-            if (s != stream && s->device == stream->device && s->blocking && !s->stop)
+            if (s != stream && s->device == stream->device && s->blocking && !s->queue.stop)
                 ordered = sim_order_after_locked(stream, s);
     } else if (stream->blocking) {
         ordered = sim_order_after_locked(stream, sim_defaults[stream->device]);
@@ -389,12 +377,7 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
 /* Under sim_lock: wait until `stream` has run everything queued so far. */
 static void sim_stream_wait_locked(sim_stream_t *stream)
 {
-    unsigned long target = stream->enqueued;
-    stream->waiters++;
-    while (stream->finished < target)
-        pthread_cond_wait(&sim_changed, &sim_lock);
-    if (--stream->waiters == 0)
-        pthread_cond_broadcast(&sim_changed); /* a destroyed stream's worker may end now */
+    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device, bool drop)
@@ -404,7 +387,7 @@ void sim_streams_drain(int device, bool drop)
         if (s->device == device) {
             sim_stream_wait_locked(s);
             if (drop && !s->is_default)
-                s->stop = true;
+                s->queue.stop = true; /* the broadcast below wakes its worker */
         }
     pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
@@ -469,8 +452,7 @@ SIM_API CUresult cuStreamDestroy_v2(CUstream hStream)
         return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                          "cuStreamDestroy_v2: the stream is capturing");
     }
-    stream->stop = true;
-    pthread_cond_broadcast(&sim_changed);
+    sim_queue_stop(&stream->queue, &sim_changed);
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
 }
@@ -503,7 +485,7 @@ SIM_API CUresult cuStreamQuery(CUstream hStream)
         return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "query",
                                   "cuStreamQuery");
     pthread_mutex_lock(&sim_lock);
-    idle = stream->finished == stream->enqueued;
+    idle = sim_queue_idle(&stream->queue);
     pthread_mutex_unlock(&sim_lock);
     return idle ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
@@ -930,9 +912,9 @@ SIM_API CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode)
 
 static void sim_graph_free_locked(struct CUgraph_st *graph)
 {
-    while (graph->head != NULL) {
-        sim_task_t *node = graph->head;
-        graph->head = node->next;
+    while (graph->nodes.head != NULL) {
+        sim_task_t *node = (sim_task_t *)graph->nodes.head;
+        graph->nodes.head = node->node.next;
         sim_task_free_locked(node);
     }
     free(graph);
@@ -978,7 +960,6 @@ SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
     CUresult code;
     CUcontext ctx;
     struct CUgraphExec_st *exec;
-    sim_task_t **tail;
     SIM_ENTER("cuGraphInstantiateWithFlags");
     if ((ctx = sim_need_context("cuGraphInstantiateWithFlags", &code)) == NULL)
         return code;
@@ -989,9 +970,9 @@ SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
         return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "cuGraphInstantiateWithFlags: out of memory");
     exec->refs = 1;
     exec->device = ctx->device;
-    tail = &exec->nodes;
     pthread_mutex_lock(&sim_lock);
-    for (sim_task_t *node = hGraph->head; node != NULL; node = node->next) {
+    for (sim_queue_task_t *link = hGraph->nodes.head; link != NULL; link = link->next) {
+        const sim_task_t *node = (const sim_task_t *)link;
         sim_task_t *copy = malloc(sizeof *copy);
         if (copy == NULL ||
             (node->launch != NULL && (copy->launch = sim_launch_copy(node->launch)) == NULL)) {
@@ -1005,9 +986,7 @@ SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
         *copy = *node;
         copy->launch = node->launch != NULL ? launch : NULL;
         copy->event = NULL; /* event nodes are no-ops when the graph runs */
-        copy->next = NULL;
-        *tail = copy;
-        tail = &copy->next;
+        sim_queue_list_push(&exec->nodes, &copy->node);
     }
     pthread_mutex_unlock(&sim_lock);
     *phGraphExec = exec;
