@@ -122,16 +122,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     sim_task_t *task = (sim_task_t *)node;
     (void)queue;
     switch (task->kind) {
-    case SIM_COPY:
-        pthread_mutex_unlock(&sim_lock);
-        memmove(task->dst, task->src, task->size);
-        pthread_mutex_lock(&sim_lock);
-        break;
-    case SIM_FILL:
-        pthread_mutex_unlock(&sim_lock);
-        memset(task->dst, task->value, task->size);
-        pthread_mutex_lock(&sim_lock);
-        break;
+    case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
+    case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
     case SIM_PLACE:
         if (task->generation > task->notifier->completed) {
             task->notifier->completed = task->generation;
@@ -151,10 +143,9 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 }
 
 /* Under sim_lock: frees a run task and its notifier reference. */
-static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    (void)queue;
     sim_notifier_unref(task->notifier);
     free(task);
 }

@@ -2,7 +2,7 @@
  * Every function runs with the calling sim's mutex held. */
 #include "sim_queue.h"
 
-#include <stddef.h>
+#include <string.h>
 
 #include "sim_fault.h"
 
@@ -63,7 +63,7 @@ void sim_queue_serve(sim_queue_t *queue, pthread_mutex_t *lock, pthread_cond_t *
         if (queue->tasks.head == NULL)
             queue->tasks.tail = NULL;
         queue->finished++;
-        ops->retire(queue, task);
+        ops->retire(task);
         pthread_cond_broadcast(changed);
     }
 }
@@ -72,4 +72,18 @@ void sim_queue_unwatched(sim_queue_t *queue, pthread_mutex_t *lock, pthread_cond
 {
     while (queue->waiters > 0)
         pthread_cond_wait(changed, lock);
+}
+
+void sim_queue_memmove(pthread_mutex_t *lock, void *dst, const void *src, size_t size)
+{
+    pthread_mutex_unlock(lock);
+    memmove(dst, src, size);
+    pthread_mutex_lock(lock);
+}
+
+void sim_queue_memset(pthread_mutex_t *lock, void *dst, int value, size_t size)
+{
+    pthread_mutex_unlock(lock);
+    memset(dst, value, size);
+    pthread_mutex_lock(lock);
 }

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The first member of a sim's task struct, so a sim casts between the two. */
 typedef struct sim_queue_task {
@@ -29,8 +30,10 @@ typedef struct sim_queue_list {
 typedef struct sim_queue {
     sim_queue_list_t tasks;           /* the head is running or next to run */
     unsigned long enqueued, finished; /* tasks pushed, tasks retired */
-    unsigned waiters;                 /* threads keeping the queue alive: see sim_queue_wait */
-    bool stop;                        /* end the worker once the queue has run dry */
+    /* Threads in sim_queue_wait, and whatever else the sim counts here, that
+     * still look at the queue: its stream is not freed before they are gone. */
+    unsigned waiters;
+    bool stop; /* end the worker once the queue has run dry */
 } sim_queue_t;
 
 /* What a sim's tasks do; both are called on the worker, mutex held. */
@@ -40,8 +43,14 @@ typedef struct sim_queue_ops {
      * queue up behind it. */
     void (*run)(sim_queue_t *queue, sim_queue_task_t *task);
     /* Frees `task` and drops what it holds; it is off the queue by now. */
-    void (*retire)(sim_queue_t *queue, sim_queue_task_t *task);
+    void (*retire)(sim_queue_task_t *task);
 } sim_queue_ops_t;
+
+/* A run's copy or fill: memmove/memset with the mutex dropped, as a copy
+ * engine works while the runtime takes other calls. Mutex held on entry and
+ * on return; the memory must stay valid (the sim's caller's rule). */
+void sim_queue_memmove(pthread_mutex_t *lock, void *dst, const void *src, size_t size);
+void sim_queue_memset(pthread_mutex_t *lock, void *dst, int value, size_t size);
 
 /* Appends `task` to `list`; no broadcast (a capture or graph: nothing runs it). */
 void sim_queue_list_push(sim_queue_list_t *list, sim_queue_task_t *task);

@@ -124,15 +124,10 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph)
     CUresult code;
     switch (task->kind) {
     case SIM_COPY:
-        pthread_mutex_unlock(&sim_lock);
-        memmove(task->dst, task->staged != NULL ? task->staged : task->src, task->size);
-        pthread_mutex_lock(&sim_lock);
+        sim_queue_memmove(&sim_lock, task->dst, task->staged != NULL ? task->staged : task->src,
+                          task->size);
         break;
-    case SIM_FILL:
-        pthread_mutex_unlock(&sim_lock);
-        memset(task->dst, task->value, task->size);
-        pthread_mutex_lock(&sim_lock);
-        break;
+    case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
     case SIM_RECORD:
         if (in_graph)
             break; /* an event node of a capture only ordered the capture */
@@ -207,9 +202,8 @@ static void sim_run_queued(sim_queue_t *queue, sim_queue_task_t *node)
             false);
 }
 
-static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+static void sim_retire(sim_queue_task_t *node)
 {
-    (void)queue;
     sim_task_free_locked((sim_task_t *)node);
 }
 

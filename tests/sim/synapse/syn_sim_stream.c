@@ -58,14 +58,11 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     (void)queue;
     switch (task->kind) {
     case SIM_COPY:
-        pthread_mutex_unlock(&sim_lock);
-        memmove((void *)(uintptr_t)task->dst, (const void *)(uintptr_t)task->src, task->size);
-        pthread_mutex_lock(&sim_lock);
+        sim_queue_memmove(&sim_lock, (void *)(uintptr_t)task->dst,
+                          (const void *)(uintptr_t)task->src, task->size);
         break;
     case SIM_FILL:
-        pthread_mutex_unlock(&sim_lock);
-        memset((void *)(uintptr_t)task->dst, task->value, task->size);
-        pthread_mutex_lock(&sim_lock);
+        sim_queue_memset(&sim_lock, (void *)(uintptr_t)task->dst, task->value, task->size);
         break;
     case SIM_RECORD:
         if (task->generation > task->event->completed) {
@@ -81,10 +78,9 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 }
 
 /* Under sim_lock: frees a run task, and its event when destroyed and unnamed. */
-static void sim_retire(sim_queue_t *queue, sim_queue_task_t *node)
+static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    (void)queue;
     if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
         free(task->event);
     free(task);
