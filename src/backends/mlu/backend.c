@@ -490,31 +490,10 @@ static const accel_backend_ops_t mlu_ops = {
     .native_stream = accel_mlu_native_stream,
 };
 
-/* The table without the graph group, for a CNRT that cannot capture: core
- * then refuses accel_graph_create itself (UNSUPPORTED), as it does for any
- * backend without graphs. Filled once; read-only afterwards. */
-static accel_backend_ops_t mlu_ops_no_graphs;
-static pthread_once_t mlu_ops_once = PTHREAD_ONCE_INIT;
-static const accel_backend_ops_t *mlu_ops_chosen;
-
-/* Loading libcnrt (dlopen and dlsym only, no CNRT call) says which table:
- * without the library either serves, since probe and create refuse. */
-static void mlu_ops_choose(void)
-{
-    const accel_mlu_api_t *cnrt = accel_mlu_cnrt(NULL, 0);
-    char reason[160];
-    mlu_ops_no_graphs = mlu_ops;
-    mlu_ops_no_graphs.graph_capture_begin = NULL;
-    mlu_ops_no_graphs.graph_capture_end = NULL;
-    mlu_ops_no_graphs.graph_launch = NULL;
-    mlu_ops_no_graphs.graph_destroy = NULL;
-    mlu_ops_chosen = cnrt != NULL && !accel_mlu_graphs_available(cnrt, reason, sizeof reason)
-                         ? &mlu_ops_no_graphs
-                         : &mlu_ops;
-}
-
+/* One table for every CNRT: where it cannot capture, the graph slots refuse
+ * with the reason and ACCEL_FLAG_GRAPHS_SUPPORTED is false, so core refuses
+ * accel_graph_create itself (UNSUPPORTED), as for a backend without graphs. */
 const accel_backend_ops_t *accel_mlu_backend_ops(void)
 {
-    pthread_once(&mlu_ops_once, mlu_ops_choose);
-    return mlu_ops_chosen;
+    return &mlu_ops;
 }
