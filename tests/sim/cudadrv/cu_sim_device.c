@@ -172,7 +172,7 @@ SIM_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 }
 
 /* The compute capability: ACCEL_SIM_CUDA_CC ("9.0" by default). */
-static void sim_compute_capability(int *major, int *minor)
+void sim_compute_capability(int *major, int *minor)
 {
     const char *text = getenv("ACCEL_SIM_CUDA_CC");
     *major = 9;
@@ -181,6 +181,13 @@ static void sim_compute_capability(int *major, int *minor)
         *major = 9;
         *minor = 0;
     }
+}
+
+int sim_device_arch(void)
+{
+    int major, minor;
+    sim_compute_capability(&major, &minor);
+    return major * 10 + minor;
 }
 
 SIM_API CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev)

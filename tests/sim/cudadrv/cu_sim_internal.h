@@ -72,6 +72,10 @@ sim_mem_kind_t sim_memory_kind(const void *ptr, size_t size, int *device);
  * allocator); the free returns false when `ptr` is not an allocation. */
 CUresult sim_device_alloc(int device, size_t size, void **out, const char *function);
 bool sim_device_free(void *ptr);
+/* Every device's compute capability (ACCEL_SIM_CUDA_CC, default 9.0), and
+ * as one number (90), for the sim's own checks: no call counted, no fault. */
+void sim_compute_capability(int *major, int *minor);
+int sim_device_arch(void);
 /* Each device's capacity (ACCEL_SIM_DEVICE_MEMORY, default 1G) and bytes in
  * use, for NVML (cu_sim_nvml.c); any thread, no cuInit needed. */
 size_t sim_device_capacity(void);

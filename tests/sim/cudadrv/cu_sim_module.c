@@ -70,14 +70,6 @@ static int sim_ptx_target(const char *ptx)
     return arch;
 }
 
-static int sim_device_arch(int device)
-{
-    int major = 0, minor = 0;
-    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
-    cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
-    return major * 10 + minor;
-}
-
 SIM_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     CUresult code;
@@ -90,7 +82,7 @@ SIM_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
         return code;
     if (module == NULL || image == NULL)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuModuleLoadData: NULL argument");
-    arch = sim_device_arch(ctx->device);
+    arch = sim_device_arch();
     if ((size = sim_elf_size(image)) != 0) {
         /* A cubin's e_flags carry its SM number: in bits 8-15 for the ELF
          * OS ABI 0x41 that CUDA 12.8+ writes, in the low byte before. */
