@@ -107,11 +107,6 @@ CUresult sim_need_init(const char *function)
                  : sim_error(CUDA_ERROR_NOT_INITIALIZED, "%s: before cuInit", function);
 }
 
-int sim_device_count(void)
-{
-    return sim_devices;
-}
-
 /* The driver's version: ACCEL_SIM_CUDA_DRIVER_VERSION, default 13000 (NVRTC
  * must not be newer: the backend refuses one that is). */
 SIM_API CUresult cuDriverGetVersion(int *version)

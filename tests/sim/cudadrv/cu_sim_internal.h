@@ -57,9 +57,6 @@ CUresult sim_need_init(const char *function);
 /* The calling thread's current context, which must be live and without a
  * sticky error; NULL with the code in *code otherwise. */
 CUcontext sim_need_context(const char *function, CUresult *code);
-/* The device count, fixed at cuInit (ACCEL_SIM_DEVICES, default 2, then
- * CUDA_VISIBLE_DEVICES). */
-int sim_device_count(void);
 /* Set on the stream workers while a host function runs. */
 extern _Thread_local bool sim_in_host_fn;
 
@@ -100,8 +97,5 @@ CUresult sim_launch_run(const sim_launch_t *launch);
 void sim_launch_free(sim_launch_t *launch);
 /* Queue `launch` (already checked, owned by the callee) on `stream`. */
 CUresult sim_stream_launch(CUstream stream, sim_launch_t *launch, const char *function);
-/* The device a stream handle's work runs on, after checking the handle
- * against the current context; -1 with the code in *code. */
-int sim_stream_device(CUstream stream, CUresult *code, const char *function);
 
 #endif /* ACCEL_TESTS_SIM_CU_SIM_INTERNAL_H */

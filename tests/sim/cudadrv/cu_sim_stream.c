@@ -306,12 +306,6 @@ static sim_stream_t *sim_stream_resolve(CUstream handle, CUresult *code, const c
     return found;
 }
 
-int sim_stream_device(CUstream stream, CUresult *code, const char *function)
-{
-    sim_stream_t *s = sim_stream_resolve(stream, code, function);
-    return s != NULL ? s->device : -1;
-}
-
 /* Under sim_lock: append `task` to `stream`'s queue. */
 static void sim_enqueue_locked(sim_stream_t *stream, sim_task_t *task)
 {
