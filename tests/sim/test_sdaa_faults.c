@@ -158,13 +158,6 @@ static void test_rng_faults(void **state)
 
 /* ---------------------------------------------------------------- streams and events */
 
-static int callback_runs;
-static void count_callback(void *user_data)
-{
-    (void)user_data;
-    __atomic_add_fetch(&callback_runs, 1, __ATOMIC_SEQ_CST);
-}
-
 static void test_stream_faults(void **state)
 {
     accel_t *acc = open_ready();

@@ -57,6 +57,14 @@ static void fail_every(const char *function, int code)
     assert_int_equal(sim_fault_set(spec), 0);
 }
 
+/* A host callback that counts its runs: a refused callback must not run. */
+static int callback_runs;
+__attribute__((unused)) static void count_callback(void *user_data)
+{
+    (void)user_data;
+    __atomic_add_fetch(&callback_runs, 1, __ATOMIC_SEQ_CST);
+}
+
 /* Only the next call of `function` fails (a retry then succeeds). */
 __attribute__((unused)) static void fail_once(const char *function, int code)
 {
