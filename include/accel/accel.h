@@ -320,6 +320,9 @@ ACCEL_API accel_status_t accel_stream_create(accel_t *acc, int device, int prior
  * are refused, and so is a stream that is capturing a graph (INVALID_ARGUMENT,
  * nothing changes): end the capture with accel_graph_capture_end first. */
 ACCEL_API accel_status_t accel_stream_destroy(accel_stream_t *stream);
+/* Synchronize and query refuse a stream that is capturing a graph
+ * (INVALID_ARGUMENT; the capture goes on): its captured work runs only when
+ * the graph is replayed. */
 ACCEL_API accel_status_t accel_stream_synchronize(accel_stream_t *stream);
 /* ACCEL_OK when all queued work finished, ACCEL_ERROR_NOT_READY otherwise. */
 ACCEL_API accel_status_t accel_stream_query(accel_stream_t *stream);
@@ -362,7 +365,8 @@ ACCEL_API accel_status_t accel_event_record(accel_event_t *event, accel_stream_t
 ACCEL_API accel_status_t accel_event_synchronize(accel_event_t *event);
 /* ACCEL_OK when complete (or never recorded), ACCEL_ERROR_NOT_READY otherwise. */
 ACCEL_API accel_status_t accel_event_query(accel_event_t *event);
-/* Milliseconds between two completed events created with ACCEL_EVENT_TIMING. */
+/* Milliseconds between two completed events created with ACCEL_EVENT_TIMING.
+ * INVALID_ARGUMENT when either was never recorded. */
 ACCEL_API accel_status_t accel_event_elapsed_ms(accel_event_t *start, accel_event_t *end,
                                                 float *out);
 

@@ -118,6 +118,9 @@ struct accel_event {
     int device;
     unsigned flags;
     void *impl;
+    /* Set once accel_event_record succeeded (never cleared): elapsed time of
+     * an event never recorded is refused in core, whatever the runtime says. */
+    atomic_bool recorded;
 };
 
 typedef enum accel_graph_state {

@@ -126,6 +126,7 @@
     X(test_events_elapsed_timing)                                                                  \
     X(test_events_elapsed_needs_timing)                                                            \
     X(test_events_elapsed_null_out)                                                                \
+    X(test_events_elapsed_never_recorded)                                                          \
     /* device memory: malloc/free (+ async), memcpy, memset, range checks */                       \
     X(test_memory_malloc_free)                                                                     \
     X(test_memory_malloc_zero)                                                                     \
@@ -211,6 +212,7 @@
     X(test_graphs_destroy_capturing_stream_refused)                                                \
     X(test_graphs_free_during_capture_stays_reserved)                                              \
     X(test_graphs_free_async_during_capture_stays_reserved)                                        \
+    X(test_graphs_sync_capturing_stream_refused)                                                   \
     /* profiling ranges */                                                                         \
     X(test_profiling_push_pop_nest)                                                                \
     X(test_profiling_pop_without_push)                                                             \

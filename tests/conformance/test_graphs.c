@@ -312,3 +312,34 @@ void test_graphs_free_async_during_capture_stays_reserved(void **state)
     (void)state;
     graphs_free_during_capture(true);
 }
+
+/* Synchronizing or querying a stream that is capturing is the caller's
+ * mistake, not a device failure: INVALID_ARGUMENT with a sentence, and the
+ * capture goes on unharmed (it ends, and its replay does the work). */
+void test_graphs_sync_capturing_stream_refused(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *device, back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x6b, GRAPHS_BYTES, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_synchronize(stream));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_query(stream));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_memset(conformance_acc, device, 0, GRAPHS_BYTES));
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x6b);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
+}
