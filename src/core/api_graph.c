@@ -76,6 +76,11 @@ accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
         return status;
     if (out == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    /* A graph could never capture (no stream), and its memory lives in
+     * per-device state that does not exist. */
+    status = accel_check_has_devices(acc);
+    if (status != ACCEL_OK)
+        return status;
     if (!ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin))
         return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s has no graphs", acc->ops->name);
     /* A backend with the slots may still lack graphs on this runtime (cuda
