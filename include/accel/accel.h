@@ -510,9 +510,10 @@ ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memo
  * is UINT64_MAX (torch's -1). */
 ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                                   const char **out_key, uint64_t *out_value);
-/* Give cached, unused blocks of every device back to the runtime. Waits for
- * every device's queued work first (as torch's emptyCache waits for the
- * events of blocks freed while streams may still use them). */
+/* Give cached, unused blocks of every device back to the runtime. Waits, as
+ * torch's emptyCache does, only for the work queued before the frees of
+ * blocks freed while their stream was busy, never for a whole stream or
+ * device. */
 ACCEL_API accel_status_t accel_empty_cache(accel_t *acc);
 /* Device memory in bytes: total, and free right now (as the runtime sees it). */
 ACCEL_API accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out);

@@ -1010,13 +1010,27 @@ void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which)
     pthread_mutex_unlock(&allocator->lock);
 }
 
+/* Wait for the free event of every block still waiting on one (as torch's
+ * synchronize_and_free_events): only the work queued before those frees,
+ * never a whole stream or device. A failed wait leaves its event pending. */
+static void events_wait_all(accel_allocator_t *allocator)
+{
+    if (allocator->device.event_synchronize == NULL)
+        return;
+    for (alloc_event_t *event = allocator->pending; event; event = event->next)
+        if (allocator->device.event_query(allocator->device.ctx, event->handle) != ACCEL_OK)
+            allocator->device.event_synchronize(allocator->device.ctx, event->handle);
+}
+
 void accel_allocator_empty_cache(accel_allocator_t *allocator)
 {
     if (!allocator)
         return;
     pthread_mutex_lock(&allocator->lock);
-    if (allocator->has_events)
+    if (allocator->has_events) {
+        events_wait_all(allocator);
         events_poll(allocator);
+    }
     segments_release_idle(allocator);
     pthread_mutex_unlock(&allocator->lock);
 }

@@ -39,6 +39,9 @@ typedef struct accel_allocator_device {
     accel_status_t (*event_record_new)(void *ctx, void *stream, void **out_event);
     accel_status_t (*event_query)(void *ctx, void *event); /* OK or NOT_READY */
     void (*event_destroy)(void *ctx, void *event);
+    /* (optional) wait until `event` completed; NULL: empty_cache does not
+     * wait, and blocks whose free event is pending stay cached. */
+    accel_status_t (*event_synchronize)(void *ctx, void *event);
     /* (optional) true when `stream` has no work pending: a block freed then
      * needs no event, since nothing queued on that stream can still use it
      * (the cpu default stream always answers true). NULL: always record. */
@@ -169,7 +172,9 @@ void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_st
 #define ACCEL_PEAK_ALL       0xffu
 void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
 
-/* Give every cached, unused segment back to the raw allocator. */
+/* Give every cached, unused segment back to the raw allocator, after waiting
+ * (with the lock held, as torch does) for the pending free events of cached
+ * blocks, so blocks freed while their stream had work are released too. */
 void accel_allocator_empty_cache(accel_allocator_t *allocator);
 
 /* Hold / release the allocator's lock across fork() (fork.c only). */

@@ -492,13 +492,10 @@ accel_status_t accel_empty_cache(accel_t *acc)
     if (status != ACCEL_OK)
         return status;
     /* As torch's emptyCache (synchronize_and_free_events): blocks freed while
-     * stream work may still use them wait on events; on an asynchronous
-     * backend those may not have completed yet, so wait for the devices'
-     * work first, or such blocks would stay cached. */
-    if (atomic_load_explicit(&acc->initialized, memory_order_acquire))
-        for (int d = 0; d < acc->device_count; d++)
-            if ((status = acc->ops->synchronize(acc->self, d)) != ACCEL_OK)
-                return status;
+     * stream work may still use them wait on their free events, and the
+     * allocator waits for those events only, never for a whole device (a
+     * stream blocked in a host callback that waits for this caller must not
+     * stop it). */
     for (int d = 0; d < acc->device_count; d++)
         accel_allocator_empty_cache(acc->devices[d].allocator);
     return ACCEL_OK;

@@ -162,6 +162,8 @@
     X(test_memory_stats_entry_bad_arguments)                                                       \
     X(test_memory_stats_bad_arguments)                                                             \
     X(test_memory_stats_empty_cache)                                                               \
+    X(test_memory_stats_empty_cache_skips_blocked_callback)                                        \
+    X(test_memory_stats_empty_cache_waits_for_freed_blocks)                                        \
     X(test_memory_stats_total_and_available)                                                       \
     /* pinned host memory: host_alloc/free, register/unregister, is_pinned */                      \
     X(test_pinned_host_alloc_free)                                                                 \

@@ -616,6 +616,37 @@ static void test_empty_cache_keeps_used_segments(void **state)
     assert_int_equal(device.used, 0);
 }
 
+static accel_status_t fake_event_synchronize(void *ctx, void *event)
+{
+    (void)ctx;
+    ((fake_event_t *)event)->done = true;
+    return ACCEL_OK;
+}
+
+/* empty_cache waits for the free events of cached blocks (through
+ * event_synchronize), so a block freed while its stream was busy is given
+ * back too; it never needed the whole device to stop. */
+static void test_empty_cache_waits_for_free_events(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_device_t iface = fake_interface(&device, true);
+    iface.event_synchronize = fake_event_synchronize;
+    accel_allocator_t *allocator = NULL;
+    assert_int_equal(accel_allocator_create(&iface, true, &allocator), ACCEL_OK);
+
+    void *a = alloc_ok(allocator, 3 * MIB, STREAM_A);
+    free_ok(allocator, a, STREAM_A);
+    assert_non_null(last_event);
+    assert_false(last_event->done);
+    accel_allocator_empty_cache(allocator);
+    assert_int_equal(device.raw_frees, 1);
+    assert_int_equal(stats_of(allocator).reserved_bytes, 0);
+    assert_int_equal(device.events_live, 0);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.used, 0);
+}
+
 static void test_lookup(void **state)
 {
     (void)state;
@@ -1033,6 +1064,7 @@ int main(void)
         cmocka_unit_test(test_passthrough_defers_free_until_event),
         cmocka_unit_test(test_peaks_and_reset),
         cmocka_unit_test(test_empty_cache_keeps_used_segments),
+        cmocka_unit_test(test_empty_cache_waits_for_free_events),
         cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_bad_free_changes_nothing),
         cmocka_unit_test(test_destroy_with_live_blocks),
