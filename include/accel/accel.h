@@ -513,7 +513,7 @@ ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size
 /* Give cached, unused blocks of every device back to the runtime. Waits, as
  * torch's emptyCache does, only for the work queued before the frees of
  * blocks freed while their stream was busy, never for a whole stream or
- * device. */
+ * device. Memory of graphs' private pools stays reserved. */
 ACCEL_API accel_status_t accel_empty_cache(accel_t *acc);
 /* Device memory in bytes: total, and free right now (as the runtime sees it). */
 ACCEL_API accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out);
@@ -581,9 +581,22 @@ ACCEL_API accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_str
 ACCEL_API accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream);
 /* Memory freed while a graph captures (accel_free or accel_free_async of a
  * block of the capture's device) stays reserved until the newest graph then
- * capturing is destroyed, so replays never write into a later allocation.
+ * capturing is destroyed. Memory allocated while a graph captures (on any
+ * stream of its device) comes from the graph's private pool: freed later,
+ * it goes back to that pool, which only captures of the graphs sharing it
+ * allocate from, and the pool's memory is released when the last of those
+ * graphs is destroyed. So replays never write into a later allocation.
  * Destroy a graph only once its replays have completed. */
 ACCEL_API accel_status_t accel_graph_destroy(accel_graph_t *graph);
+/* Like accel_graph_create, but the new graph allocates from the private
+ * pool of `pool_of` (a live graph of `acc`) instead of a pool of its own
+ * (torch's graph(pool=other.pool())): memory one capture allocated and
+ * freed is reused by the next, so graphs captured and always replayed in
+ * the same order take less memory. Sharing is safe only when their replays
+ * never run at the same time. The pool lives until every graph sharing it
+ * is destroyed; destroying `pool_of` first is fine. */
+ACCEL_API accel_status_t accel_graph_create_sharing_pool(accel_t *acc, accel_graph_t *pool_of,
+                                                         accel_graph_t **out);
 
 /* ---------------------------------------------------------------- profiling */
 

@@ -129,6 +129,15 @@ typedef enum accel_graph_state {
     ACCEL_GRAPH_READY = 2,
 } accel_graph_state_t;
 
+/* A graph's private memory pool (api_graph.c): its address is the pool key
+ * in every device's allocator. Owned jointly by the graphs using it (one,
+ * or several through accel_graph_create_sharing_pool); `graphs` counts them
+ * (atomic: graphs may be destroyed on any thread) and the last one destroyed
+ * releases the pool's memory and frees this record. */
+typedef struct accel_graph_pool {
+    atomic_int graphs;
+} accel_graph_pool_t;
+
 struct accel_graph {
     uint32_t tag;
     accel_t *acc;
@@ -138,6 +147,7 @@ struct accel_graph {
     void *impl;
     int device;                    /* the capture's device, once capture began */
     accel_graph_t *next_capturing; /* the device's capturing list, under its capture_lock */
+    accel_graph_pool_t *pool;      /* where memory allocated during its capture comes from */
 };
 
 /* ---- instance.c: making and releasing an accel_t */

@@ -214,6 +214,11 @@
     X(test_graphs_destroy_capturing_stream_refused)                                                \
     X(test_graphs_free_during_capture_stays_reserved)                                              \
     X(test_graphs_free_async_during_capture_stays_reserved)                                        \
+    X(test_graphs_capture_allocation_stays_private)                                                \
+    X(test_graphs_capture_stream_allocation_stays_private)                                         \
+    X(test_graphs_private_pool_released_on_destroy)                                                \
+    X(test_graphs_shared_pool)                                                                     \
+    X(test_graphs_shared_pool_bad_arguments)                                                       \
     X(test_graphs_sync_capturing_stream_refused)                                                   \
     /* profiling ranges */                                                                         \
     X(test_profiling_push_pop_nest)                                                                \
