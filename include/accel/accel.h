@@ -320,6 +320,9 @@ ACCEL_API accel_status_t accel_stream_create(accel_t *acc, int device, int prior
  * are refused, and so is a stream that is capturing a graph (INVALID_ARGUMENT,
  * nothing changes): end the capture with accel_graph_capture_end first. */
 ACCEL_API accel_status_t accel_stream_destroy(accel_stream_t *stream);
+/* Synchronize and query refuse a stream that is capturing a graph
+ * (INVALID_ARGUMENT; the capture goes on): its captured work runs only when
+ * the graph is replayed. */
 ACCEL_API accel_status_t accel_stream_synchronize(accel_stream_t *stream);
 /* ACCEL_OK when all queued work finished, ACCEL_ERROR_NOT_READY otherwise. */
 ACCEL_API accel_status_t accel_stream_query(accel_stream_t *stream);
@@ -362,7 +365,8 @@ ACCEL_API accel_status_t accel_event_record(accel_event_t *event, accel_stream_t
 ACCEL_API accel_status_t accel_event_synchronize(accel_event_t *event);
 /* ACCEL_OK when complete (or never recorded), ACCEL_ERROR_NOT_READY otherwise. */
 ACCEL_API accel_status_t accel_event_query(accel_event_t *event);
-/* Milliseconds between two completed events created with ACCEL_EVENT_TIMING. */
+/* Milliseconds between two completed events created with ACCEL_EVENT_TIMING.
+ * INVALID_ARGUMENT when either was never recorded. */
 ACCEL_API accel_status_t accel_event_elapsed_ms(accel_event_t *start, accel_event_t *end,
                                                 float *out);
 
@@ -506,9 +510,10 @@ ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memo
  * is UINT64_MAX (torch's -1). */
 ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                                   const char **out_key, uint64_t *out_value);
-/* Give cached, unused blocks of every device back to the runtime. Waits for
- * every device's queued work first (as torch's emptyCache waits for the
- * events of blocks freed while streams may still use them). */
+/* Give cached, unused blocks of every device back to the runtime. Waits, as
+ * torch's emptyCache does, only for the work queued before the frees of
+ * blocks freed while their stream was busy, never for a whole stream or
+ * device. Memory of graphs' private pools stays reserved. */
 ACCEL_API accel_status_t accel_empty_cache(accel_t *acc);
 /* Device memory in bytes: total, and free right now (as the runtime sees it). */
 ACCEL_API accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out);
@@ -576,9 +581,22 @@ ACCEL_API accel_status_t accel_graph_capture_end(accel_graph_t *graph, accel_str
 ACCEL_API accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t *stream);
 /* Memory freed while a graph captures (accel_free or accel_free_async of a
  * block of the capture's device) stays reserved until the newest graph then
- * capturing is destroyed, so replays never write into a later allocation.
+ * capturing is destroyed. Memory allocated while a graph captures (on any
+ * stream of its device) comes from the graph's private pool: freed later,
+ * it goes back to that pool, which only captures of the graphs sharing it
+ * allocate from, and the pool's memory is released when the last of those
+ * graphs is destroyed. So replays never write into a later allocation.
  * Destroy a graph only once its replays have completed. */
 ACCEL_API accel_status_t accel_graph_destroy(accel_graph_t *graph);
+/* Like accel_graph_create, but the new graph allocates from the private
+ * pool of `pool_of` (a live graph of `acc`) instead of a pool of its own
+ * (torch's graph(pool=other.pool())): memory one capture allocated and
+ * freed is reused by the next, so graphs captured and always replayed in
+ * the same order take less memory. Sharing is safe only when their replays
+ * never run at the same time. The pool lives until every graph sharing it
+ * is destroyed; destroying `pool_of` first is fine. */
+ACCEL_API accel_status_t accel_graph_create_sharing_pool(accel_t *acc, accel_graph_t *pool_of,
+                                                         accel_graph_t **out);
 
 /* ---------------------------------------------------------------- profiling */
 

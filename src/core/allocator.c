@@ -24,6 +24,7 @@
 
 typedef struct alloc_event alloc_event_t;
 typedef struct alloc_segment alloc_segment_t;
+typedef struct alloc_pool alloc_pool_t;
 
 /* One piece of a segment. A block is either live (in the live tree) or free
  * (in its pool's free tree while caching). A free block with `event` set was
@@ -47,11 +48,21 @@ typedef struct alloc_block {
                          held (NULL: that stream was idle); the release waits on it */
 } alloc_block_t;
 
+/* The free trees of the segments that share a cache: the allocator's shared
+ * one (owner NULL), or the private pool of an owner (core: a graph pool; see
+ * accel_allocator_alloc_in), whose blocks only that owner's allocations get. */
+struct alloc_pool {
+    const void *owner;
+    accel_alloc_node_t *free_small, *free_large;
+    alloc_pool_t *next; /* the allocator's private pools */
+};
+
 /* One allocation from the raw allocator. */
 struct alloc_segment {
     uintptr_t base;
     size_t size;
     bool small;
+    alloc_pool_t *pool; /* whose free trees its free blocks go to */
     alloc_block_t *first;
     alloc_segment_t *prev, *next;
 };
@@ -74,7 +85,8 @@ struct accel_allocator {
     bool caching;
     bool has_events;
     accel_alloc_node_t *live;
-    accel_alloc_node_t *free_small, *free_large;
+    alloc_pool_t shared;         /* the cache every allocation outside a pool uses */
+    alloc_pool_t *private_pools; /* created at an owner's first allocation */
     alloc_segment_t *segments;
     alloc_event_t *pending;
     alloc_block_t *held; /* freed by the user, still reserved for an owner */
@@ -102,7 +114,9 @@ static uint32_t allocator_random(accel_allocator_t *allocator)
 
 static accel_alloc_node_t **free_root(accel_allocator_t *allocator, const alloc_block_t *block)
 {
-    return block->segment->small ? &allocator->free_small : &allocator->free_large;
+    (void)allocator;
+    alloc_pool_t *pool = block->segment->pool;
+    return block->segment->small ? &pool->free_small : &pool->free_large;
 }
 
 static void free_insert(accel_allocator_t *allocator, alloc_block_t *block)
@@ -316,11 +330,19 @@ static void segment_release(accel_allocator_t *allocator, alloc_segment_t *segme
     free(segment);
 }
 
-/* A segment whose only block is free and usable by every stream. */
+/* A segment of a private pool stays reserved while the pool lives: work
+ * captured in a graph may still write into it. */
+static bool segment_private(const alloc_segment_t *segment)
+{
+    return segment->pool->owner != NULL;
+}
+
+/* A segment of the shared cache whose only block is free and usable by
+ * every stream. */
 static bool segment_idle(const alloc_segment_t *segment)
 {
     const alloc_block_t *block = segment->first;
-    return !block->live && !block->next && !block->event;
+    return !block->live && !block->next && !block->event && !segment_private(segment);
 }
 
 /* Give back every idle segment; returns how many were released. */
@@ -342,8 +364,8 @@ static size_t segments_release_idle(accel_allocator_t *allocator)
 /* Get a segment of `size` bytes from the raw allocator, as one free block
  * (in the free tree when caching). Sets no error text of its own: the raw
  * allocator's status and sentence are returned unchanged. */
-static accel_status_t segment_new(accel_allocator_t *allocator, size_t size, bool small,
-                                  alloc_block_t **out)
+static accel_status_t segment_new(accel_allocator_t *allocator, alloc_pool_t *pool, size_t size,
+                                  bool small, alloc_block_t **out)
 {
     alloc_segment_t *segment = calloc(1, sizeof *segment);
     alloc_block_t *block = calloc(1, sizeof *block);
@@ -364,6 +386,7 @@ static accel_status_t segment_new(accel_allocator_t *allocator, size_t size, boo
     segment->base = (uintptr_t)base;
     segment->size = size;
     segment->small = small;
+    segment->pool = pool;
     segment->first = block;
     segment->next = allocator->segments;
     if (allocator->segments)
@@ -446,7 +469,7 @@ static void event_retire(accel_allocator_t *allocator, alloc_event_t *event)
             free_remove(allocator, block);
             stats_inactive_split(allocator, block, false);
             block_coalesce(allocator, block);
-        } else {
+        } else if (!segment_private(block->segment)) {
             segment_release(allocator, block->segment);
         }
     }
@@ -466,10 +489,10 @@ static void events_poll(accel_allocator_t *allocator)
     }
 }
 
-/* Best fit among the cached blocks `stream` may use now, or NULL. */
-static alloc_block_t *pool_find(accel_allocator_t *allocator, bool small, size_t size, void *stream)
+/* Best fit among the blocks of `pool` that `stream` may use now, or NULL. */
+static alloc_block_t *pool_find(const alloc_pool_t *pool, bool small, size_t size, void *stream)
 {
-    accel_alloc_node_t *root = small ? allocator->free_small : allocator->free_large;
+    accel_alloc_node_t *root = small ? pool->free_small : pool->free_large;
     for (accel_alloc_node_t *node = accel_alloc_tree_ceiling(root, size, 0); node;
          node = accel_alloc_tree_after(root, node)) {
         alloc_block_t *block = block_of(node);
@@ -568,6 +591,7 @@ accel_status_t accel_allocator_create(const accel_allocator_device_t *device, bo
     allocator->caching = caching;
     allocator->has_events = device->event_record_new != NULL;
     allocator->rng = 0x9e3779b9u;
+    allocator->shared.owner = NULL;
     *out = allocator;
     return ACCEL_OK;
 }
@@ -586,6 +610,11 @@ static void allocator_free_all(accel_allocator_t *allocator, bool release_memory
     for (alloc_block_t *block = allocator->held; block; block = block->held_next)
         if (block->held_event)
             allocator->device.event_destroy(allocator->device.ctx, block->held_event);
+    while (allocator->private_pools) {
+        alloc_pool_t *pool = allocator->private_pools;
+        allocator->private_pools = pool->next;
+        free(pool);
+    }
     while (allocator->segments) {
         alloc_segment_t *segment = allocator->segments;
         allocator->segments = segment->next;
@@ -615,19 +644,19 @@ void accel_allocator_destroy_keeping_memory(accel_allocator_t *allocator)
 /* A new segment for `size` rounded bytes (`requested` as asked); on
  * OUT_OF_MEMORY, release idle cached segments and try once more. Called with
  * the lock held. */
-static accel_status_t allocator_grow(accel_allocator_t *allocator, size_t size, size_t requested,
-                                     bool small, alloc_block_t **out)
+static accel_status_t allocator_grow(accel_allocator_t *allocator, alloc_pool_t *pool, size_t size,
+                                     size_t requested, bool small, alloc_block_t **out)
 {
     size_t segment_size = size;
     if (allocator->caching)
         segment_size = small ? ALLOC_SEGMENT_ROUND
                              : (size + ALLOC_SEGMENT_ROUND - 1) & ~(ALLOC_SEGMENT_ROUND - 1);
-    accel_status_t status = segment_new(allocator, segment_size, small, out);
+    accel_status_t status = segment_new(allocator, pool, segment_size, small, out);
     if (status != ACCEL_ERROR_OUT_OF_MEMORY)
         return status;
     if (allocator->caching && segments_release_idle(allocator) > 0) {
         allocator->stats.num_alloc_retries += 1;
-        status = segment_new(allocator, segment_size, small, out);
+        status = segment_new(allocator, pool, segment_size, small, out);
         if (status != ACCEL_ERROR_OUT_OF_MEMORY)
             return status;
     }
@@ -642,9 +671,31 @@ static accel_status_t allocator_grow(accel_allocator_t *allocator, size_t size, 
         allocator->stats.stat[ACCEL_STAT_ALLOCATED_BYTES][ACCEL_POOL_ALL].current, reason);
 }
 
-static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, size_t size,
-                                             void *stream, void **out)
+/* The private pool of `owner`, made when `create` and it has none yet;
+ * NULL when it has none (or, with `create`, the host is out of memory). */
+static alloc_pool_t *pool_of(accel_allocator_t *allocator, const void *owner, bool create)
 {
+    alloc_pool_t *pool = allocator->private_pools;
+    while (pool != NULL && pool->owner != owner)
+        pool = pool->next;
+    if (pool != NULL || !create)
+        return pool;
+    pool = calloc(1, sizeof *pool);
+    if (pool == NULL)
+        return NULL;
+    pool->owner = owner;
+    pool->next = allocator->private_pools;
+    allocator->private_pools = pool;
+    return pool;
+}
+
+static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, const void *owner,
+                                             size_t size, void *stream, void **out)
+{
+    alloc_pool_t *pool = &allocator->shared;
+    if (owner != NULL && (pool = pool_of(allocator, owner, true)) == NULL)
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                           "allocator: host out of memory creating a private pool");
     if (size > SIZE_MAX - 2 * ALLOC_SEGMENT_ROUND) {
         allocator->stats.num_ooms += 1;
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
@@ -658,10 +709,10 @@ static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, size_
         events_poll(allocator);
     alloc_block_t *block = NULL;
     if (allocator->caching)
-        block = pool_find(allocator, small, rounded, stream);
+        block = pool_find(pool, small, rounded, stream);
     accel_status_t status = ACCEL_OK;
     if (!block)
-        status = allocator_grow(allocator, rounded, size, small, &block);
+        status = allocator_grow(allocator, pool, rounded, size, small, &block);
     if (status == ACCEL_OK)
         status = block_take(allocator, block, rounded, size);
     if (status == ACCEL_OK)
@@ -672,6 +723,12 @@ static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, size_
 accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, void *stream,
                                      void **out)
 {
+    return accel_allocator_alloc_in(allocator, NULL, size, stream, out);
+}
+
+accel_status_t accel_allocator_alloc_in(accel_allocator_t *allocator, const void *pool_owner,
+                                        size_t size, void *stream, void **out)
+{
     if (!allocator || !out)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "allocator: alloc needs an allocator and an output pointer");
@@ -680,7 +737,7 @@ accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, 
         return ACCEL_OK;
     }
     pthread_mutex_lock(&allocator->lock);
-    accel_status_t status = allocator_alloc_locked(allocator, size, stream, out);
+    accel_status_t status = allocator_alloc_locked(allocator, pool_owner, size, stream, out);
     pthread_mutex_unlock(&allocator->lock);
     return status;
 }
@@ -709,8 +766,9 @@ static void block_release(accel_allocator_t *allocator, alloc_block_t *block, vo
         block_set_event(allocator, block, event);
     if (!allocator->caching) {
         /* Passthrough: back to the raw allocator now, or once the stream's
-         * work that may still use it is done. */
-        if (!event)
+         * work that may still use it is done; a private pool's block stays
+         * until the pool is released. */
+        if (!event && !segment_private(block->segment))
             segment_release(allocator, block->segment);
         return;
     }
@@ -870,6 +928,56 @@ void accel_allocator_release_held(accel_allocator_t *allocator, const void *owne
     pthread_mutex_unlock(&allocator->lock);
 }
 
+bool accel_allocator_has_pool(accel_allocator_t *allocator, const void *owner)
+{
+    bool has = false;
+    if (!allocator || !owner)
+        return false;
+    pthread_mutex_lock(&allocator->lock);
+    has = pool_of(allocator, owner, false) != NULL;
+    pthread_mutex_unlock(&allocator->lock);
+    return has;
+}
+
+/* Move `segment` from its private pool to the shared cache: its free blocks
+ * change trees (caching), and it goes back to the raw allocator at once
+ * when nothing in it is live or waiting on an event. */
+static void segment_unpool(accel_allocator_t *allocator, alloc_segment_t *segment)
+{
+    for (alloc_block_t *block = segment->first; block && allocator->caching; block = block->next)
+        if (!block->live)
+            free_remove(allocator, block);
+    segment->pool = &allocator->shared;
+    for (alloc_block_t *block = segment->first; block && allocator->caching; block = block->next)
+        if (!block->live)
+            free_insert(allocator, block);
+    if (segment_idle(segment))
+        segment_release(allocator, segment);
+}
+
+void accel_allocator_release_pool(accel_allocator_t *allocator, const void *owner)
+{
+    if (!allocator || !owner)
+        return;
+    pthread_mutex_lock(&allocator->lock);
+    alloc_pool_t **link = &allocator->private_pools;
+    while (*link != NULL && (*link)->owner != owner)
+        link = &(*link)->next;
+    alloc_pool_t *pool = *link;
+    if (pool != NULL) {
+        if (allocator->has_events)
+            events_poll(allocator);
+        for (alloc_segment_t *segment = allocator->segments, *next; segment; segment = next) {
+            next = segment->next;
+            if (segment->pool == pool)
+                segment_unpool(allocator, segment);
+        }
+        *link = pool->next;
+        free(pool);
+    }
+    pthread_mutex_unlock(&allocator->lock);
+}
+
 /* NULL is accepted and ignored, like free(NULL) (alloc of 0 bytes gives NULL). */
 accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream)
 {
@@ -1010,13 +1118,27 @@ void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which)
     pthread_mutex_unlock(&allocator->lock);
 }
 
+/* Wait for the free event of every block still waiting on one (as torch's
+ * synchronize_and_free_events): only the work queued before those frees,
+ * never a whole stream or device. A failed wait leaves its event pending. */
+static void events_wait_all(accel_allocator_t *allocator)
+{
+    if (allocator->device.event_synchronize == NULL)
+        return;
+    for (alloc_event_t *event = allocator->pending; event; event = event->next)
+        if (allocator->device.event_query(allocator->device.ctx, event->handle) != ACCEL_OK)
+            allocator->device.event_synchronize(allocator->device.ctx, event->handle);
+}
+
 void accel_allocator_empty_cache(accel_allocator_t *allocator)
 {
     if (!allocator)
         return;
     pthread_mutex_lock(&allocator->lock);
-    if (allocator->has_events)
+    if (allocator->has_events) {
+        events_wait_all(allocator);
         events_poll(allocator);
+    }
     segments_release_idle(allocator);
     pthread_mutex_unlock(&allocator->lock);
 }

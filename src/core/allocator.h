@@ -13,8 +13,13 @@
  *   stream may reuse the block at once).
  * - Out of memory from the raw allocator: release every cached, unused
  *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY.
+ * - Private pools (accel_allocator_alloc_in): segments an owner allocated
+ *   into are reused only by that owner and stay reserved until the owner
+ *   releases the pool.
  * - caching = false passes every request straight to raw alloc/free (for
- *   sanitizers: ACCEL_ALLOC_CONF=caching:0); statistics still count.
+ *   sanitizers: ACCEL_ALLOC_CONF=caching:0), except that a private pool's
+ *   freed blocks stay reserved until the pool is released; statistics still
+ *   count.
  * Threads: every function is thread-safe (one mutex per allocator).
  * Ownership: the allocator owns its segments; destroy gives them all back.
  */
@@ -39,6 +44,9 @@ typedef struct accel_allocator_device {
     accel_status_t (*event_record_new)(void *ctx, void *stream, void **out_event);
     accel_status_t (*event_query)(void *ctx, void *event); /* OK or NOT_READY */
     void (*event_destroy)(void *ctx, void *event);
+    /* (optional) wait until `event` completed; NULL: empty_cache does not
+     * wait, and blocks whose free event is pending stay cached. */
+    accel_status_t (*event_synchronize)(void *ctx, void *event);
     /* (optional) true when `stream` has no work pending: a block freed then
      * needs no event, since nothing queued on that stream can still use it
      * (the cpu default stream always answers true). NULL: always record. */
@@ -61,6 +69,24 @@ void accel_allocator_destroy_keeping_memory(accel_allocator_t *allocator);
 /* size 0 -> *out = NULL, ACCEL_OK. */
 accel_status_t accel_allocator_alloc(accel_allocator_t *allocator, size_t size, void *stream,
                                      void **out);
+/* Private pools (torch's graph pools: CUDACachingAllocator.cpp, "Interaction
+ * with CUDA graph capture"). accel_allocator_alloc_in with `pool_owner` not
+ * NULL allocates from that owner's pool: its segments are its own, its
+ * freed blocks go back to it (stream-ordered as above) and only its own
+ * allocations reuse them; nothing else gets them, and neither empty_cache
+ * nor an out-of-memory retry gives them back to the device. With NULL it is
+ * accel_allocator_alloc. The pool is made at its first allocation. */
+accel_status_t accel_allocator_alloc_in(accel_allocator_t *allocator, const void *pool_owner,
+                                        size_t size, void *stream, void **out);
+/* True when `owner` has a private pool here (it allocated and the pool was
+ * not released since). */
+bool accel_allocator_has_pool(accel_allocator_t *allocator, const void *owner);
+/* End `owner`'s pool: its segments join the shared cache, those with no
+ * live block go back to the device now, and its blocks still live go to the
+ * shared cache when freed. Call it only once no queued work can use the
+ * pool's memory (core: after a device synchronize). Unknown owners are
+ * ignored. */
+void accel_allocator_release_pool(accel_allocator_t *allocator, const void *owner);
 /* INVALID_ARGUMENT when ptr is not the start of a live block. */
 accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream);
 
@@ -169,7 +195,10 @@ void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_st
 #define ACCEL_PEAK_ALL       0xffu
 void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
 
-/* Give every cached, unused segment back to the raw allocator. */
+/* Give every cached, unused segment back to the raw allocator, after waiting
+ * (with the lock held, as torch does) for the pending free events of cached
+ * blocks, so blocks freed while their stream had work are released too.
+ * Segments of private pools stay. */
 void accel_allocator_empty_cache(accel_allocator_t *allocator);
 
 /* Hold / release the allocator's lock across fork() (fork.c only). */

@@ -7,6 +7,12 @@
  * becomes reusable only when that graph is destroyed, after a synchronize
  * of its device (replays may still be running then), so a replay never
  * writes into another owner's block.
+ * Memory allocated while a graph captures (on any stream of its device)
+ * comes from the graph's private pool (allocator.h): freed after the
+ * capture it goes back to that pool, never to the shared cache, since the
+ * graph's replays still write into it. The pool is shared with the graphs
+ * made by accel_graph_create_sharing_pool and released, after a device
+ * synchronize, when the last of them is destroyed.
  * A backend's capture_end ends the capture even when it fails: the graph
  * goes back to EMPTY (capturable again); blocks it holds stay held until it
  * is destroyed. */
@@ -38,23 +44,37 @@ static void graph_capturing_remove(accel_graph_t *graph)
     pthread_mutex_unlock(&dev->capture_lock);
 }
 
-/* Release the blocks freed during the graph's capture, once every stream
- * of the device is past the work that may use them (replays included). A
- * failed synchronize keeps them held (never reused) rather than risk it. */
-static void graph_release_held(accel_graph_t *graph)
+/* Release the blocks freed during the graph's capture and, when `last`
+ * (no other graph shares it), the memory of its pool on every device, each
+ * once that device is past the work that may use them (replays included).
+ * A failed synchronize keeps that device's memory reserved (never reused)
+ * rather than risk it; the pool record then stays too, since its address
+ * still keys that memory. */
+static void graph_release_memory(accel_graph_t *graph, bool last)
 {
     accel_t *acc = graph->acc;
-    accel_allocator_t *allocator = acc->devices[graph->device].allocator;
-    if (!accel_allocator_holds(allocator, graph))
-        return;
-    if (acc->ops->synchronize(acc->self, graph->device) != ACCEL_OK) {
-        accel_log(ACCEL_LOG_WARN,
-                  "graph: device %d failed to synchronize; the memory freed during the graph's "
-                  "capture stays reserved",
-                  graph->device);
-        return;
+    bool pool_kept = false;
+    for (int d = 0; d < acc->device_count; d++) {
+        accel_allocator_t *allocator = acc->devices[d].allocator;
+        bool held = d == graph->device && accel_allocator_holds(allocator, graph);
+        bool pooled = last && accel_allocator_has_pool(allocator, graph->pool);
+        if (!held && !pooled)
+            continue;
+        if (acc->ops->synchronize(acc->self, d) != ACCEL_OK) {
+            accel_log(ACCEL_LOG_WARN,
+                      "graph: device %d failed to synchronize; the memory the graph's capture "
+                      "allocated or freed stays reserved",
+                      d);
+            pool_kept = pool_kept || pooled;
+            continue;
+        }
+        if (held)
+            accel_allocator_release_held(allocator, graph);
+        if (pooled)
+            accel_allocator_release_pool(allocator, graph->pool);
     }
-    accel_allocator_release_held(allocator, graph);
+    if (last && !pool_kept)
+        free(graph->pool);
 }
 
 static accel_status_t graph_check(const accel_graph_t *graph)
@@ -67,15 +87,15 @@ static accel_status_t graph_check(const accel_graph_t *graph)
     return ACCEL_OK;
 }
 
-accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
+/* Whether `acc` can make graphs at all (sets the error when not). */
+static accel_status_t graph_check_supported(accel_t *acc)
 {
-    accel_graph_t *graph;
     bool supported = false;
-    accel_status_t status = accel_check_handle(acc);
+    /* A graph could never capture (no stream), and its memory lives in
+     * per-device state that does not exist. */
+    accel_status_t status = accel_check_has_devices(acc);
     if (status != ACCEL_OK)
         return status;
-    if (out == NULL)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     if (!ACCEL_BACKEND_HAS(acc->ops, graph_capture_begin))
         return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s has no graphs", acc->ops->name);
     /* A backend with the slots may still lack graphs on this runtime (cuda
@@ -88,14 +108,62 @@ accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
                            "%s has no graphs here (graphs_supported is false: the vendor "
                            "runtime lacks them)",
                            acc->ops->name);
-    graph = accel_handle_new(&acc->handles, ACCEL_HANDLE_GRAPH);
-    if (graph == NULL)
+    return ACCEL_OK;
+}
+
+/* A new graph using `pool` (NULL: a pool of its own). */
+static accel_status_t graph_new(accel_t *acc, accel_graph_pool_t *pool, accel_graph_t **out)
+{
+    accel_graph_t *graph;
+    accel_graph_pool_t *own = NULL;
+    if (pool == NULL && (pool = own = calloc(1, sizeof *own)) == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
+    graph = accel_handle_new(&acc->handles, ACCEL_HANDLE_GRAPH);
+    if (graph == NULL) {
+        free(own);
+        return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of host memory creating a graph");
+    }
+    atomic_fetch_add(&pool->graphs, 1);
     graph->acc = acc;
+    graph->pool = pool;
     pthread_mutex_init(&graph->lock, NULL);
     graph->tag = ACCEL_TAG_GRAPH; /* last: the fork handler locks tagged graphs */
     *out = graph;
     return ACCEL_OK;
+}
+
+accel_status_t accel_graph_create(accel_t *acc, accel_graph_t **out)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = graph_check_supported(acc);
+    if (status != ACCEL_OK)
+        return status;
+    return graph_new(acc, NULL, out);
+}
+
+accel_status_t accel_graph_create_sharing_pool(accel_t *acc, accel_graph_t *pool_of,
+                                               accel_graph_t **out)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    if (out == NULL)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+    status = graph_check(pool_of);
+    if (status != ACCEL_OK)
+        return status;
+    if (pool_of->acc != acc)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "the graph whose pool is shared belongs to a different accelerator "
+                           "handle");
+    status = graph_check_supported(acc);
+    if (status != ACCEL_OK)
+        return status;
+    return graph_new(acc, pool_of->pool, out);
 }
 
 accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_stream_t *stream)
@@ -204,8 +272,9 @@ accel_status_t accel_graph_destroy(accel_graph_t *graph)
     pthread_mutex_unlock(&graph->lock);
     if (graph->impl != NULL)
         graph->acc->ops->graph_destroy(graph->acc->self, graph->impl);
-    /* Blocks the user freed during the capture are reusable from now on. */
-    graph_release_held(graph);
+    /* Blocks the user freed during the capture are reusable from now on, and
+     * so is the pool once no graph shares it. */
+    graph_release_memory(graph, atomic_fetch_sub(&graph->pool->graphs, 1) == 1);
     /* Retired first: the fork handler locks only live graphs. */
     accel_handle_retire(&graph->acc->handles, graph);
     pthread_mutex_destroy(&graph->lock);

@@ -12,14 +12,33 @@
 #include "thread_state.h"
 #include "trace.h"
 
+/* While a graph captures on the device, the block may be named by captured
+ * work: it comes from the private pool of the graph capturing `stream`, or
+ * else of the newest graph capturing on the device (api_graph.c), so that
+ * freeing it after the capture never hands it to another owner. The
+ * capture lock keeps the graph capturing (and its pool alive) meanwhile. */
+static accel_status_t memory_alloc_block(accel_t *acc, accel_stream_t *stream, size_t size,
+                                         void **out)
+{
+    accel_device_state_t *dev = &acc->devices[stream->device];
+    accel_status_t status;
+    pthread_mutex_lock(&dev->capture_lock);
+    accel_graph_t *graph = atomic_load(&stream->capturing);
+    if (graph == NULL)
+        graph = dev->capturing;
+    status = accel_allocator_alloc_in(dev->allocator, graph != NULL ? graph->pool : NULL, size,
+                                      stream->impl, out);
+    pthread_mutex_unlock(&dev->capture_lock);
+    return status;
+}
+
 static accel_status_t memory_alloc_on(accel_t *acc, accel_stream_t *stream, size_t size, void **out)
 {
     void *ptr = NULL;
     accel_status_t status = accel_ensure_init(acc);
     if (status != ACCEL_OK)
         return status;
-    status =
-        accel_allocator_alloc(acc->devices[stream->device].allocator, size, stream->impl, &ptr);
+    status = memory_alloc_block(acc, stream, size, &ptr);
     if (status != ACCEL_OK)
         return status;
     if (ptr != NULL && accel_trace_active())
@@ -492,13 +511,10 @@ accel_status_t accel_empty_cache(accel_t *acc)
     if (status != ACCEL_OK)
         return status;
     /* As torch's emptyCache (synchronize_and_free_events): blocks freed while
-     * stream work may still use them wait on events; on an asynchronous
-     * backend those may not have completed yet, so wait for the devices'
-     * work first, or such blocks would stay cached. */
-    if (atomic_load_explicit(&acc->initialized, memory_order_acquire))
-        for (int d = 0; d < acc->device_count; d++)
-            if ((status = acc->ops->synchronize(acc->self, d)) != ACCEL_OK)
-                return status;
+     * stream work may still use them wait on their free events, and the
+     * allocator waits for those events only, never for a whole device (a
+     * stream blocked in a host callback that waits for this caller must not
+     * stop it). */
     for (int d = 0; d < acc->device_count; d++)
         accel_allocator_empty_cache(acc->devices[d].allocator);
     return ACCEL_OK;

@@ -88,9 +88,25 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
     return ACCEL_OK;
 }
 
+/* A capturing stream runs nothing until its graph is replayed: waiting for it
+ * or asking whether it is done is a mistake of the caller, refused here so
+ * that every backend answers alike and the capture goes on unharmed (CUDA
+ * would report a device error and invalidate the capture). */
+static accel_status_t stream_check_not_capturing(const accel_stream_t *stream, const char *what)
+{
+    if (atomic_load(&stream->capturing) == NULL)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "cannot %s a stream that is capturing a graph: its captured work runs "
+                       "only when the graph is replayed (call accel_graph_capture_end first)",
+                       what);
+}
+
 accel_status_t accel_stream_synchronize(accel_stream_t *stream)
 {
     accel_status_t status = accel_check_stream(stream);
+    if (status == ACCEL_OK)
+        status = stream_check_not_capturing(stream, "synchronize");
     if (status != ACCEL_OK)
         return status;
     status = accel_ensure_init(stream->acc);
@@ -109,6 +125,8 @@ accel_status_t accel_stream_wait(accel_stream_t *stream)
 accel_status_t accel_stream_query(accel_stream_t *stream)
 {
     accel_status_t status = accel_check_stream(stream);
+    if (status == ACCEL_OK)
+        status = stream_check_not_capturing(stream, "query");
     if (status != ACCEL_OK)
         return status;
     status = accel_ensure_init(stream->acc);
@@ -281,7 +299,10 @@ accel_status_t accel_event_record(accel_event_t *event, accel_stream_t *stream)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "event of device %d cannot be recorded on a stream of device %d",
                            event->device, stream->device);
-    return acc->ops->event_record(acc->self, stream->device, stream->impl, event->impl);
+    status = acc->ops->event_record(acc->self, stream->device, stream->impl, event->impl);
+    if (status == ACCEL_OK)
+        atomic_store(&event->recorded, true);
+    return status;
 }
 
 accel_status_t accel_event_synchronize(accel_event_t *event)
@@ -321,6 +342,13 @@ accel_status_t accel_event_elapsed_ms(accel_event_t *start, accel_event_t *end, 
     if (!(start->flags & ACCEL_EVENT_TIMING) || !(end->flags & ACCEL_EVENT_TIMING))
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "elapsed time needs events created with ACCEL_EVENT_TIMING");
+    /* Checked here: runtimes answer a never-recorded event with a device
+     * error (cuda, sdaa) or "not ready" (npu, mlu), and it is neither. */
+    if (!atomic_load(&start->recorded) || !atomic_load(&end->recorded))
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "elapsed time of an event that was never recorded (the %s event): "
+                           "record both with accel_event_record first",
+                           !atomic_load(&start->recorded) ? "start" : "end");
     status = stream_require(acc, ACCEL_BACKEND_HAS(acc->ops, event_elapsed_ms), "event timing");
     if (status == ACCEL_OK)
         status = acc->ops->event_elapsed_ms(acc->self, start->device, start->impl, end->impl, &ms);

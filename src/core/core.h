@@ -118,6 +118,9 @@ struct accel_event {
     int device;
     unsigned flags;
     void *impl;
+    /* Set once accel_event_record succeeded (never cleared): elapsed time of
+     * an event never recorded is refused in core, whatever the runtime says. */
+    atomic_bool recorded;
 };
 
 typedef enum accel_graph_state {
@@ -125,6 +128,15 @@ typedef enum accel_graph_state {
     ACCEL_GRAPH_CAPTURING = 1,
     ACCEL_GRAPH_READY = 2,
 } accel_graph_state_t;
+
+/* A graph's private memory pool (api_graph.c): its address is the pool key
+ * in every device's allocator. Owned jointly by the graphs using it (one,
+ * or several through accel_graph_create_sharing_pool); `graphs` counts them
+ * (atomic: graphs may be destroyed on any thread) and the last one destroyed
+ * releases the pool's memory and frees this record. */
+typedef struct accel_graph_pool {
+    atomic_int graphs;
+} accel_graph_pool_t;
 
 struct accel_graph {
     uint32_t tag;
@@ -135,6 +147,7 @@ struct accel_graph {
     void *impl;
     int device;                    /* the capture's device, once capture began */
     accel_graph_t *next_capturing; /* the device's capturing list, under its capture_lock */
+    accel_graph_pool_t *pool;      /* where memory allocated during its capture comes from */
 };
 
 /* ---- instance.c: making and releasing an accel_t */

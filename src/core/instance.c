@@ -68,6 +68,12 @@ static void allocator_event_destroy(void *ctx, void *event)
     c->acc->ops->event_destroy(c->acc->self, c->device, event);
 }
 
+static accel_status_t allocator_event_synchronize(void *ctx, void *event)
+{
+    allocator_ctx_t *c = ctx;
+    return c->acc->ops->event_synchronize(c->acc->self, c->device, event);
+}
+
 /* Asked without the error machinery: NOT_READY is an answer here, and any
  * other failure just means "record an event", which is always safe. */
 static bool allocator_stream_idle(void *ctx, void *stream)
@@ -103,6 +109,9 @@ static accel_status_t instance_make_allocator(accel_t *acc, int device, bool cac
         .event_record_new = has_events ? allocator_event_record_new : NULL,
         .event_query = has_events ? allocator_event_query : NULL,
         .event_destroy = has_events ? allocator_event_destroy : NULL,
+        .event_synchronize = has_events && ACCEL_BACKEND_HAS(ops, event_synchronize)
+                                 ? allocator_event_synchronize
+                                 : NULL,
         .stream_idle = ACCEL_BACKEND_HAS(ops, stream_query) ? allocator_stream_idle : NULL,
         .generation = &acc->block_generation,
     };

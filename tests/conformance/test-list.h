@@ -126,6 +126,7 @@
     X(test_events_elapsed_timing)                                                                  \
     X(test_events_elapsed_needs_timing)                                                            \
     X(test_events_elapsed_null_out)                                                                \
+    X(test_events_elapsed_never_recorded)                                                          \
     /* device memory: malloc/free (+ async), memcpy, memset, range checks */                       \
     X(test_memory_malloc_free)                                                                     \
     X(test_memory_malloc_zero)                                                                     \
@@ -161,6 +162,8 @@
     X(test_memory_stats_entry_bad_arguments)                                                       \
     X(test_memory_stats_bad_arguments)                                                             \
     X(test_memory_stats_empty_cache)                                                               \
+    X(test_memory_stats_empty_cache_skips_blocked_callback)                                        \
+    X(test_memory_stats_empty_cache_waits_for_freed_blocks)                                        \
     X(test_memory_stats_total_and_available)                                                       \
     /* pinned host memory: host_alloc/free, register/unregister, is_pinned */                      \
     X(test_pinned_host_alloc_free)                                                                 \
@@ -211,6 +214,12 @@
     X(test_graphs_destroy_capturing_stream_refused)                                                \
     X(test_graphs_free_during_capture_stays_reserved)                                              \
     X(test_graphs_free_async_during_capture_stays_reserved)                                        \
+    X(test_graphs_capture_allocation_stays_private)                                                \
+    X(test_graphs_capture_stream_allocation_stays_private)                                         \
+    X(test_graphs_private_pool_released_on_destroy)                                                \
+    X(test_graphs_shared_pool)                                                                     \
+    X(test_graphs_shared_pool_bad_arguments)                                                       \
+    X(test_graphs_sync_capturing_stream_refused)                                                   \
     /* profiling ranges */                                                                         \
     X(test_profiling_push_pop_nest)                                                                \
     X(test_profiling_pop_without_push)                                                             \

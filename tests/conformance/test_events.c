@@ -200,3 +200,29 @@ void test_events_elapsed_null_out(void **state)
     assert_ok(accel_event_destroy(start));
     assert_ok(accel_event_destroy(end));
 }
+
+/* Elapsed time of an event never recorded is the caller's mistake:
+ * INVALID_ARGUMENT naming it, on every backend (never DEVICE_ERROR). */
+void test_events_elapsed_never_recorded(void **state)
+{
+    accel_event_t *start, *end;
+    float ms = -1.0f;
+    (void)state;
+    conf_require_events();
+    start = events_create(ACCEL_EVENT_TIMING);
+    end = events_create(ACCEL_EVENT_TIMING);
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_event_elapsed_ms(start, end, &ms));
+    assert_non_null(strstr(accel_last_error(), "never recorded"));
+    assert_ok(accel_event_record(start, NULL));
+    assert_ok(accel_event_synchronize(start));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_event_elapsed_ms(start, end, &ms));
+    assert_non_null(strstr(accel_last_error(), "never recorded"));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_event_elapsed_ms(end, start, &ms));
+    assert_true(ms == -1.0f);
+    assert_ok(accel_event_record(end, NULL));
+    assert_ok(accel_event_synchronize(end));
+    assert_ok(accel_event_elapsed_ms(start, end, &ms));
+    assert_true(ms >= 0.0f);
+    assert_ok(accel_event_destroy(start));
+    assert_ok(accel_event_destroy(end));
+}

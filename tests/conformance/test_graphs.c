@@ -3,6 +3,7 @@
 #include "conformance.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #define GRAPHS_BYTES   1024
 #define GRAPHS_REPLAYS 10
@@ -311,4 +312,204 @@ void test_graphs_free_async_during_capture_stays_reserved(void **state)
 {
     (void)state;
     graphs_free_during_capture(true);
+}
+
+/* Whether ACCEL_ALLOC_CONF turned caching off: then no freed block is kept,
+ * so there is no reuse for a shared pool to show. */
+static bool graphs_caching_off(void)
+{
+    const char *conf = getenv("ACCEL_ALLOC_CONF");
+    return conf != NULL && strstr(conf, "caching:0") != NULL;
+}
+
+/* Capture work on memory allocated during the capture (with accel_malloc or
+ * on the capture stream), free it after capture_end, and hand out blocks
+ * of that size: none of them may be the captured one, or the replay writes
+ * into its new owner (the graph's private pool keeps it). */
+static void graphs_capture_allocation_private(bool on_capture_stream)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *captured = NULL, *later[8], back[GRAPHS_BYTES];
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    if (on_capture_stream)
+        assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&captured));
+    else
+        assert_ok(accel_malloc(conformance_acc, GRAPHS_BYTES, (void **)&captured));
+    assert_ok(accel_memset_async(conformance_acc, captured, 0x11, GRAPHS_BYTES, stream));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    if (on_capture_stream)
+        assert_ok(accel_free_async(conformance_acc, captured, stream));
+    else
+        assert_ok(accel_free(conformance_acc, captured));
+    assert_ok(accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    for (int i = 0; i < 8; i++) {
+        if (i % 2 == 0)
+            assert_ok(
+                accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&later[i]));
+        else
+            assert_ok(accel_malloc(conformance_acc, GRAPHS_BYTES, (void **)&later[i]));
+        assert_ok(accel_memset_async(conformance_acc, later[i], 0x55, GRAPHS_BYTES, stream));
+    }
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    for (int i = 0; i < 8; i++) {
+        conf_to_host(back, later[i], sizeof back);
+        for (size_t b = 0; b < GRAPHS_BYTES; b++)
+            assert_int_equal(back[b], 0x55);
+    }
+    assert_ok(accel_graph_destroy(graph));
+    for (int i = 0; i < 8; i++)
+        assert_ok(accel_free(conformance_acc, later[i]));
+    assert_ok(accel_stream_destroy(stream));
+}
+
+void test_graphs_capture_allocation_stays_private(void **state)
+{
+    (void)state;
+    graphs_capture_allocation_private(false);
+}
+
+void test_graphs_capture_stream_allocation_stays_private(void **state)
+{
+    (void)state;
+    graphs_capture_allocation_private(true);
+}
+
+static uint64_t graphs_reserved(void)
+{
+    uint64_t bytes = 0;
+    assert_ok(accel_memory_reserved(conformance_acc, ACCEL_CURRENT_DEVICE, &bytes));
+    return bytes;
+}
+
+/* The private pool is given back when its graph is destroyed: with the cache
+ * emptied, reserved memory is what it was before the capture. */
+void test_graphs_private_pool_released_on_destroy(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint64_t reserved_before;
+    void *captured = NULL;
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    assert_ok(accel_empty_cache(conformance_acc));
+    reserved_before = graphs_reserved();
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_malloc_async(conformance_acc, 3u << 20, stream, &captured));
+    assert_ok(accel_memset_async(conformance_acc, captured, 0x21, 3u << 20, stream));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_free_async(conformance_acc, captured, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    /* The pool's memory is not in the cache: empty_cache keeps it. */
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_true(graphs_reserved() >= reserved_before + (3u << 20));
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_true(graphs_reserved() == reserved_before);
+    assert_ok(accel_stream_destroy(stream));
+}
+
+/* A graph created with another's pool allocates from it: a block the first
+ * capture allocated and freed is what the second capture gets, and the pool
+ * stays reserved until both graphs are gone. */
+void test_graphs_shared_pool(void **state)
+{
+    accel_graph_t *first, *second = NULL;
+    accel_stream_t *stream;
+    uint8_t *block = NULL, *reused = NULL, *outside[4], back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    first = graphs_create();
+    stream = graphs_stream();
+    assert_ok(accel_graph_capture_begin(first, stream));
+    assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&block));
+    assert_ok(accel_memset_async(conformance_acc, block, 0x31, GRAPHS_BYTES, stream));
+    assert_ok(accel_graph_capture_end(first, stream));
+    assert_ok(accel_free_async(conformance_acc, block, stream));
+    assert_ok(accel_stream_synchronize(stream));
+
+    assert_ok(accel_graph_create_sharing_pool(conformance_acc, first, &second));
+    assert_non_null(second);
+    assert_ok(accel_graph_capture_begin(second, stream));
+    assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&reused));
+    assert_ok(accel_memset_async(conformance_acc, reused, 0x32, GRAPHS_BYTES, stream));
+    assert_ok(accel_graph_capture_end(second, stream));
+    if (!graphs_caching_off())
+        assert_ptr_equal(reused, block);
+    assert_ok(accel_free_async(conformance_acc, reused, stream));
+    /* With the first graph gone the second still owns the pool: memory
+     * handed out outside a capture is never its block. */
+    assert_ok(accel_graph_destroy(first));
+    for (int i = 0; i < 4; i++) {
+        assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&outside[i]));
+        assert_true(outside[i] != reused);
+        assert_ok(accel_memset_async(conformance_acc, outside[i], 0x55, GRAPHS_BYTES, stream));
+    }
+    assert_ok(accel_graph_replay(second, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    for (int i = 0; i < 4; i++) {
+        conf_to_host(back, outside[i], sizeof back);
+        assert_int_equal(back[0], 0x55);
+        assert_int_equal(back[GRAPHS_BYTES - 1], 0x55);
+        assert_ok(accel_free(conformance_acc, outside[i]));
+    }
+    assert_ok(accel_graph_destroy(second));
+    assert_ok(accel_stream_destroy(stream));
+}
+
+void test_graphs_shared_pool_bad_arguments(void **state)
+{
+    accel_graph_t *graph = (accel_graph_t *)&graph, *dead = NULL;
+    (void)state;
+    graphs_require();
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_graph_create_sharing_pool(conformance_acc, NULL, &graph));
+    assert_ptr_equal(graph, (accel_graph_t *)&graph);
+    dead = graphs_create();
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_graph_create_sharing_pool(NULL, dead, &graph));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_graph_create_sharing_pool(conformance_acc, dead, NULL));
+    assert_ok(accel_graph_destroy(dead));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_graph_create_sharing_pool(conformance_acc, dead, &graph));
+    assert_ptr_equal(graph, (accel_graph_t *)&graph);
+}
+
+/* Synchronizing or querying a stream that is capturing is the caller's
+ * mistake, not a device failure: INVALID_ARGUMENT with a sentence, and the
+ * capture goes on unharmed (it ends, and its replay does the work). */
+void test_graphs_sync_capturing_stream_refused(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *device, back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x6b, GRAPHS_BYTES, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_synchronize(stream));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_stream_query(stream));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_memset(conformance_acc, device, 0, GRAPHS_BYTES));
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x6b);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
 }

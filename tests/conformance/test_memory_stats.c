@@ -3,6 +3,9 @@
  * empty_cache, total and available memory. */
 #include "conformance.h"
 
+#include <stdatomic.h>
+#include <time.h>
+
 #define STATS_BLOCK ((size_t)1 << 20)
 
 typedef accel_status_t (*stats_getter_t)(accel_t *acc, int device, uint64_t *out);
@@ -279,6 +282,96 @@ void test_memory_stats_empty_cache(void **state)
     assert_true(reserved_before >= conf_allocated());
     assert_ok(accel_empty_cache(conformance_acc));
     assert_true(stats_get(accel_memory_reserved) == conf_allocated());
+}
+
+typedef struct stats_empty_call {
+    atomic_bool done;
+    accel_status_t status;
+} stats_empty_call_t;
+
+static void *stats_empty_cache_thread(void *arg)
+{
+    stats_empty_call_t *call = arg;
+    call->status = accel_empty_cache(conformance_acc);
+    atomic_store(&call->done, true);
+    return NULL;
+}
+
+/* Wait up to `seconds` for the call to finish; true if it did. */
+static bool stats_wait_done(stats_empty_call_t *call, int seconds)
+{
+    struct timespec tick = {.tv_sec = 0, .tv_nsec = 1000 * 1000};
+    for (int i = 0; i < seconds * 1000 && !atomic_load(&call->done); i++)
+        nanosleep(&tick, NULL);
+    return atomic_load(&call->done);
+}
+
+/* empty_cache waits only for what the freed blocks need (their free
+ * events), not for every stream: a host callback blocked until the caller
+ * moves on does not stop it. The cache is emptied first, so the call has no
+ * segment to give back (a runtime's own free may wait for the device, as
+ * cudaFree does). It runs on a thread and the gate opens after a deadline
+ * either way, so a regression fails here instead of hanging. */
+void test_memory_stats_empty_cache_skips_blocked_callback(void **state)
+{
+    accel_stream_t *blocked = NULL;
+    stats_empty_call_t call = {.status = ACCEL_ERROR_INTERNAL};
+    conf_gate_t gate;
+    pthread_t thread;
+    bool finished;
+    (void)state;
+    conf_require_streams();
+    conf_require_flag(ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED, "host callbacks");
+    atomic_init(&call.done, false);
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_ok(accel_stream_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &blocked));
+    conf_gate_init(&gate);
+    assert_ok(accel_stream_add_callback(blocked, conf_gate_wait_fn, &gate));
+    assert_int_equal(pthread_create(&thread, NULL, stats_empty_cache_thread, &call), 0);
+    finished = stats_wait_done(&call, 10);
+    conf_gate_open(&gate);
+    assert_int_equal(pthread_join(thread, NULL), 0);
+    assert_ok(accel_stream_synchronize(blocked));
+    assert_ok(accel_stream_destroy(blocked));
+    conf_gate_destroy(&gate);
+    if (!finished)
+        fail_msg("accel_empty_cache waited for a stream blocked in a host callback (no return "
+                 "within 10 s)");
+    assert_ok(call.status);
+}
+
+static void *stats_open_gate_later(void *arg)
+{
+    struct timespec delay = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000};
+    nanosleep(&delay, NULL);
+    conf_gate_open(arg);
+    return NULL;
+}
+
+/* A block freed while its stream still had work is given back once that
+ * work is done: empty_cache waits for it (the gate opens 50 ms later). */
+void test_memory_stats_empty_cache_waits_for_freed_blocks(void **state)
+{
+    accel_stream_t *busy = NULL;
+    conf_gate_t gate;
+    pthread_t opener;
+    void *block = NULL;
+    (void)state;
+    conf_require_streams();
+    conf_require_flag(ACCEL_FLAG_HOST_CALLBACKS_SUPPORTED, "host callbacks");
+    assert_ok(accel_stream_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &busy));
+    conf_gate_init(&gate);
+    assert_ok(accel_malloc_async(conformance_acc, STATS_BLOCK, busy, &block));
+    assert_ok(accel_stream_add_callback(busy, conf_gate_wait_fn, &gate));
+    assert_ok(accel_memset_async(conformance_acc, block, 0x3d, STATS_BLOCK, busy));
+    assert_ok(accel_free_async(conformance_acc, block, busy));
+    assert_int_equal(pthread_create(&opener, NULL, stats_open_gate_later, &gate), 0);
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_true(stats_get(accel_memory_reserved) == conf_allocated());
+    assert_int_equal(pthread_join(opener, NULL), 0);
+    assert_ok(accel_stream_synchronize(busy));
+    assert_ok(accel_stream_destroy(busy));
+    conf_gate_destroy(&gate);
 }
 
 void test_memory_stats_total_and_available(void **state)

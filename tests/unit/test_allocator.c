@@ -616,6 +616,126 @@ static void test_empty_cache_keeps_used_segments(void **state)
     assert_int_equal(device.used, 0);
 }
 
+static accel_status_t fake_event_synchronize(void *ctx, void *event)
+{
+    (void)ctx;
+    ((fake_event_t *)event)->done = true;
+    return ACCEL_OK;
+}
+
+/* empty_cache waits for the free events of cached blocks (through
+ * event_synchronize), so a block freed while its stream was busy is given
+ * back too; it never needed the whole device to stop. */
+static void test_empty_cache_waits_for_free_events(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_device_t iface = fake_interface(&device, true);
+    iface.event_synchronize = fake_event_synchronize;
+    accel_allocator_t *allocator = NULL;
+    assert_int_equal(accel_allocator_create(&iface, true, &allocator), ACCEL_OK);
+
+    void *a = alloc_ok(allocator, 3 * MIB, STREAM_A);
+    free_ok(allocator, a, STREAM_A);
+    assert_non_null(last_event);
+    assert_false(last_event->done);
+    accel_allocator_empty_cache(allocator);
+    assert_int_equal(device.raw_frees, 1);
+    assert_int_equal(stats_of(allocator).reserved_bytes, 0);
+    assert_int_equal(device.events_live, 0);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.used, 0);
+}
+
+static void *alloc_in_ok(accel_allocator_t *allocator, const void *pool, size_t size, void *stream)
+{
+    void *ptr = NULL;
+    assert_int_equal(accel_allocator_alloc_in(allocator, pool, size, stream, &ptr), ACCEL_OK);
+    assert_non_null(ptr);
+    return ptr;
+}
+
+static int pool_owner, other_owner; /* their addresses key two private pools */
+
+/* A block of a private pool, freed, is reused only by that pool: the shared
+ * cache and another pool get new memory; empty_cache keeps the pool's
+ * segments; releasing the pool gives them back. */
+static void test_private_pool_keeps_its_blocks(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, false, true);
+
+    assert_false(accel_allocator_has_pool(allocator, &pool_owner));
+    void *a = alloc_in_ok(allocator, &pool_owner, 4096, NULL);
+    assert_true(accel_allocator_has_pool(allocator, &pool_owner));
+    free_ok(allocator, a, NULL);
+    void *shared = alloc_ok(allocator, 4096, NULL);
+    void *other = alloc_in_ok(allocator, &other_owner, 4096, NULL);
+    assert_true(shared != a);
+    assert_true(other != a);
+    void *again = alloc_in_ok(allocator, &pool_owner, 4096, NULL);
+    assert_ptr_equal(again, a);
+    free_ok(allocator, again, NULL);
+    free_ok(allocator, shared, NULL);
+    free_ok(allocator, other, NULL);
+    assert_int_equal(stats_of(allocator).segment_count, 3);
+
+    accel_allocator_empty_cache(allocator); /* only the shared segment goes */
+    assert_int_equal(stats_of(allocator).segment_count, 2);
+    accel_allocator_release_pool(allocator, &pool_owner);
+    assert_false(accel_allocator_has_pool(allocator, &pool_owner));
+    assert_int_equal(stats_of(allocator).segment_count, 1);
+    accel_allocator_release_pool(allocator, &pool_owner); /* unknown now: ignored */
+    accel_allocator_release_pool(allocator, &other_owner);
+    assert_int_equal(stats_of(allocator).segment_count, 0);
+    assert_int_equal(device.used, 0);
+    accel_allocator_destroy(allocator);
+}
+
+/* The out-of-memory retry releases cached shared segments, never a pool's. */
+static void test_private_pool_survives_oom_retry(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 4 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, false, true);
+
+    void *a = alloc_in_ok(allocator, &pool_owner, 2 * MIB, NULL);
+    free_ok(allocator, a, NULL);
+    void *big = NULL;
+    assert_int_equal(accel_allocator_alloc(allocator, 3 * MIB, NULL, &big),
+                     ACCEL_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(stats_of(allocator).segment_count, 1);
+    assert_ptr_equal(alloc_in_ok(allocator, &pool_owner, 2 * MIB, NULL), a);
+    free_ok(allocator, a, NULL);
+    accel_allocator_release_pool(allocator, &pool_owner);
+    assert_int_equal(device.used, 0);
+    accel_allocator_destroy(allocator);
+}
+
+/* A pool block still live when its pool is released joins the shared cache
+ * when freed; in passthrough a pool's freed block stays reserved until the
+ * release. */
+static void test_private_pool_release_with_live_block(void **state)
+{
+    (void)state;
+    for (int caching = 0; caching <= 1; caching++) {
+        fake_device_t device = {.budget = 64 * MIB};
+        accel_allocator_t *allocator = make_allocator(&device, false, caching);
+        void *live = alloc_in_ok(allocator, &pool_owner, 4096, NULL);
+        void *freed = alloc_in_ok(allocator, &pool_owner, 3 * MIB, NULL);
+        free_ok(allocator, freed, NULL);
+        assert_int_equal(device.raw_frees, 0);
+        accel_allocator_release_pool(allocator, &pool_owner);
+        assert_int_equal(device.raw_frees, 1);
+        free_ok(allocator, live, NULL);
+        accel_allocator_empty_cache(allocator);
+        assert_int_equal(device.raw_frees, 2);
+        assert_int_equal(device.used, 0);
+        accel_allocator_destroy(allocator);
+    }
+}
+
 static void test_lookup(void **state)
 {
     (void)state;
@@ -1033,6 +1153,10 @@ int main(void)
         cmocka_unit_test(test_passthrough_defers_free_until_event),
         cmocka_unit_test(test_peaks_and_reset),
         cmocka_unit_test(test_empty_cache_keeps_used_segments),
+        cmocka_unit_test(test_empty_cache_waits_for_free_events),
+        cmocka_unit_test(test_private_pool_keeps_its_blocks),
+        cmocka_unit_test(test_private_pool_survives_oom_retry),
+        cmocka_unit_test(test_private_pool_release_with_live_block),
         cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_bad_free_changes_nothing),
         cmocka_unit_test(test_destroy_with_live_blocks),

@@ -43,6 +43,41 @@ static const accel_backend_info_t fake_info = {
 
 static accel_backend_ops_t fake_ops;
 
+/* Graph slots, so core's checks (not a missing slot) decide: each counts as
+ * device work. */
+static accel_status_t fake_graph_capture_begin(void *self, int device, void *stream)
+{
+    (void)self;
+    (void)device;
+    (void)stream;
+    return fake_device_work();
+}
+
+static accel_status_t fake_graph_capture_end(void *self, int device, void *stream, void **out_graph)
+{
+    (void)self;
+    (void)device;
+    (void)stream;
+    (void)out_graph;
+    return fake_device_work();
+}
+
+static accel_status_t fake_graph_launch(void *self, int device, void *stream, void *graph)
+{
+    (void)self;
+    (void)device;
+    (void)stream;
+    (void)graph;
+    return fake_device_work();
+}
+
+static void fake_graph_destroy(void *self, void *graph)
+{
+    (void)self;
+    (void)graph;
+    fake_device_calls++;
+}
+
 static accel_t *acc;
 
 static int group_setup(void **state)
@@ -52,6 +87,10 @@ static int group_setup(void **state)
     unsetenv("DS_ACCELERATOR");
     setenv("LOCAL_RANK", "1", 1); /* no device to start on: must not matter */
     fake_ops = fake_nodev_ops(FAKE_NAME, &fake_info);
+    fake_ops.graph_capture_begin = fake_graph_capture_begin;
+    fake_ops.graph_capture_end = fake_graph_capture_end;
+    fake_ops.graph_launch = fake_graph_launch;
+    fake_ops.graph_destroy = fake_graph_destroy;
     if (accel_register_backend(&fake_ops) != ACCEL_OK)
         return -1;
     return accel_open(FAKE_NAME, &acc) == ACCEL_OK ? 0 : -1;
@@ -143,6 +182,7 @@ static void test_device_work_is_refused(void **state)
 {
     accel_stream_t *stream = NULL;
     accel_event_t *event = NULL;
+    accel_graph_t *graph = NULL;
     uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
     uint64_t value = 0;
     float host[4] = {0};
@@ -170,8 +210,12 @@ static void test_device_work_is_refused(void **state)
     assert_no_device_refusal(accel_set_current_stream(acc, NULL));
     assert_no_device_refusal(accel_event_create(acc, 0, 0, &event));
     assert_no_device_refusal(accel_host_alloc(acc, 64, &ptr));
+    /* A graph could never capture (no stream) and its destroy would index
+     * the device array, which is empty. */
+    assert_no_device_refusal(accel_graph_create(acc, &graph));
     assert_null(stream);
     assert_null(event);
+    assert_null(graph);
     /* Nothing per device exists, so these have nothing to do. */
     assert_int_equal(accel_manual_seed_all(acc, 1), ACCEL_OK);
     assert_int_equal(accel_empty_cache(acc), ACCEL_OK);
