@@ -73,6 +73,65 @@ ACCEL_API accel_status_t accel_symbol_table_resolve(void *library, const accel_s
 ACCEL_API void accel_library_path(const void *function, const char *fallback, char *out,
                                   size_t cap);
 
+/* ================================================================ vendor library
+ *
+ * Loading a vendor library once per process, for backends and collectives
+ * engines alike: the backend describes the library once, in one static
+ * accel_vendor_library_t (where to look, its symbol table, the words of its
+ * sentences), and every path that needs it calls accel_vendor_library_open:
+ *   static accel_vendor_library_t mydev_lib = {
+ *       .name = "mydev", .candidates = mydev_names,
+ *       .symbols = mydev_symbols, .symbol_count = 12,
+ *       .not_found = "no MyDev runtime (libmydev.so) found",
+ *       .symbols_in = "libmydev.so", .path_from = "mydevInit",
+ *       .path = mydev_api.path, .path_cap = sizeof mydev_api.path};
+ *   if (!accel_vendor_library_open(&mydev_lib, reason, cap)) return NULL;
+ * Where it looks: ACCEL_<NAME>_LIBRARY, then <each set home variable>/
+ * <home_file>, then `candidates` (accel_backend_load_library).
+ * Sentences, in lib->text: not found, "<not_found> (tried <every place>
+ * [<home_unset>])[; <not_found_hint>]"; a required symbol missing,
+ * "<symbols_in> lacks <symbol>, which the <backend> backend requires
+ * [(<too_old>)]". Either way the handle is closed and the slots are NULL.
+ * Ownership: the descriptor is the caller's (static storage); once loaded,
+ * the handle stays open for the process. Threads: any thread, any number
+ * of times: the first call loads, under a lock libaccel holds for all
+ * libraries, and `on_load` runs inside it; the fields below the line are
+ * written only then and read-only once open has returned. */
+
+typedef struct accel_vendor_library accel_vendor_library_t;
+
+struct accel_vendor_library {
+    /* ---- the description (constant) */
+    const char *name;             /* names ACCEL_<NAME>_LIBRARY: "npu", "hpu_hlml", "nccl" */
+    const char *backend;          /* in the missing-symbol sentence (optional; NULL: name) */
+    const char *const *home_vars; /* (optional) NULL-terminated install-root variables */
+    const char *home_file;        /* tried under each set home variable: "lib64/libcnrt.so" */
+    const char *home_unset; /* (optional) added to the tried list when no home variable is set */
+    const char *const *candidates; /* NULL-terminated sonames or paths, after the homes */
+    bool brief_tried; /* dlerror's "cannot open shared object file: ..." said "not found" */
+    const accel_symbol_t *symbols; /* the table's descriptors (slots in the caller's table) */
+    size_t symbol_count;
+    const char *not_found;      /* "no Cambricon Neuware runtime (libcnrt.so) found" */
+    const char *not_found_hint; /* (optional) after the tried list: "set X to its path" */
+    const char *symbols_in;     /* who lacks a symbol: "the libascendcl.so that loaded" */
+    const char *too_old;        /* (optional) after that sentence: "CANN too old?" */
+    const char *path_from;      /* (optional) a symbol whose file fills `path` (dladdr) */
+    char *path;                 /* (optional) where the file's path goes, path_cap bytes */
+    size_t path_cap;
+    void **handle_out; /* (optional) where the dlopen handle goes */
+    /* (optional) after every required symbol resolved, inside the lock:
+     * optional slots, the version line for the report (into text), a fork
+     * rule. Returning false fails the load with the sentence it wrote. */
+    bool (*on_load)(accel_vendor_library_t *lib, void *handle);
+    /* ---- the outcome (written by the first open only) */
+    int state;      /* 0 not tried, 1 loaded, 2 failed: read with acquire */
+    char text[640]; /* why not; when loaded, what on_load wrote (or "") */
+};
+
+/* Load `lib` once per process. true when loaded; false with lib->text
+ * copied into `reason` (when non-NULL; cut at cap). */
+ACCEL_API bool accel_vendor_library_open(accel_vendor_library_t *lib, char *reason, size_t cap);
+
 /* ================================================================ slot bodies
  *
  * The bodies several slots share word for word across backends. Stateless:

@@ -1,8 +1,8 @@
 /* vendor_engines.h: what the vendor collectives engines (src/comm/nccl,
  * hccl, habana_hccl, cncl, oneccl, tccl) share: their exported tables, for
  * src/comm/engines.c, and the steps every one of them takes the same way
- * (opening its library and reporting it, making the communicator's device
- * current).
+ * (reporting its library, which accel_vendor_library_open loads, making the
+ * communicator's device current).
  * Header only: each engine stays one .c file. Pure helpers; any thread. */
 #ifndef ACCEL_COMM_VENDOR_ENGINES_H
 #define ACCEL_COMM_VENDOR_ENGINES_H
@@ -15,8 +15,8 @@
 #include "comm/engine.h"
 
 /* The engines (src/comm/<folder>/engine.c); process lifetime, constant but
- * for hccl's, whose load() clears its optional `reduce` slot once (under its
- * pthread_once, before any communicator exists) when libhccl lacks
+ * for hccl's, whose load() clears its optional `reduce` slot once (as it loads,
+ * before any communicator exists) when libhccl lacks
  * HcclReduce. */
 extern const accel_comm_engine_t accel_comm_engine_nccl;
 extern accel_comm_engine_t accel_comm_engine_hccl;
@@ -45,39 +45,19 @@ static inline accel_status_t accel_comm_vendor_activate(const accel_comm_engine_
     return ctx->ops->native_stream(ctx->self, ctx->device, NULL, &ignored);
 }
 
-/* A vendor CCL library as an engine's load() reports it: written once by
- * the engine's pthread_once routine, read-only afterwards. */
-typedef struct accel_comm_vendor_lib {
-    bool ok;
-    char detail[640]; /* the file and version loaded, or why not */
-} accel_comm_vendor_lib_t;
-
-/* dlopen the engine's library (ACCEL_<NAME>_LIBRARY first, then
- * `candidates`) and resolve `symbols` into the engine's table. On failure
- * returns NULL with lib->detail saying why: for a library that did not load,
- * what it is (`what`), every place tried and the variable that names it; for
- * a missing symbol, which one and `too_old_hint`. */
-static inline void *accel_comm_vendor_open(accel_comm_vendor_lib_t *lib, const char *engine,
-                                           const char *what, const char *variable,
-                                           const char *const *candidates,
-                                           const accel_symbol_t *symbols, size_t count,
-                                           const char *too_old_hint)
+/* An engine's load(): its library opened once per process (the engine
+ * describes it in a static accel_vendor_library_t, accel_backend_utils.h,
+ * whose on_load writes the file and version into lib->text), that detail
+ * copied out, UNAVAILABLE naming the engine and why unless it loaded. */
+static inline accel_status_t accel_comm_vendor_loaded(accel_vendor_library_t *lib,
+                                                      const char *engine, char *detail,
+                                                      size_t detail_cap)
 {
-    char tried[512], missing[200], loaded_what[80];
-    void *library = accel_backend_load_library(engine, candidates, tried, sizeof tried);
-    if (library == NULL) {
-        snprintf(lib->detail, sizeof lib->detail,
-                 "%s could not be loaded (tried %s); set %s to its path", what, tried, variable);
-        return NULL;
-    }
-    snprintf(loaded_what, sizeof loaded_what, "the %s that loaded", what);
-    if (accel_symbol_table_resolve(library, symbols, count, engine, loaded_what, missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(lib->detail, sizeof lib->detail, "%s (%s)", missing, too_old_hint);
-        dlclose(library);
-        return NULL;
-    }
-    return library;
+    bool ok = accel_vendor_library_open(lib, NULL, 0);
+    if (detail != NULL && detail_cap > 0)
+        snprintf(detail, detail_cap, "%s", lib->text);
+    return ok ? ACCEL_OK
+              : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", engine, lib->text);
 }
 
 /* The file a resolved `symbol` was loaded from, for the detail line. */
@@ -87,18 +67,6 @@ static inline const char *accel_comm_vendor_file(void *symbol, const char *fallb
     if (symbol == NULL || dladdr(symbol, &where) == 0 || where.dli_fname == NULL)
         return fallback;
     return where.dli_fname;
-}
-
-/* An engine's load(): the detail copied out, UNAVAILABLE naming the engine
- * unless the library loaded. */
-static inline accel_status_t accel_comm_vendor_loaded(const accel_comm_vendor_lib_t *lib,
-                                                      const char *engine, char *detail,
-                                                      size_t detail_cap)
-{
-    if (detail != NULL && detail_cap > 0)
-        snprintf(detail, detail_cap, "%s", lib->detail);
-    return lib->ok ? ACCEL_OK
-                   : accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s: %s", engine, lib->detail);
 }
 
 /* Engines whose library may lack group calls (cncl, tccl: the calls are

@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "accel/accel.h"
 #include "comm/vendor_engines.h"
@@ -792,6 +794,47 @@ static int run_native(const char *backend, bool default_is_null)
     return 0;
 }
 
+/* The habana-hccl engine's unique_id on the hcl sim, without MPI (its rules
+ * R1 and R2, tests/sim/README.md): with HCCL_COMM_ID on an address that is
+ * not this host's it fails saying so; on 127.0.0.1 it starts the
+ * coordinator, and then a second process of the same job (PMIX_NAMESPACE)
+ * calling it collides on the port. `second`: that second process. */
+static int run_hcl_coordinator(const char *self, bool second)
+{
+    const accel_comm_engine_t *engine = engine_named("habana-hccl");
+    char id[2048], address[64];
+    if (engine == NULL || engine->unique_id_size > sizeof id)
+        return 2;
+    CHECK(engine->load(NULL, 0) == ACCEL_OK, "habana-hccl loads: %s", accel_last_error());
+    if (second) {
+        CHECK(engine->unique_id(id) != ACCEL_OK &&
+                  strstr(accel_last_error(), "its port is in use") != NULL,
+              "a second caller in the job collides: %s", accel_last_error());
+        return failures == 0 ? 0 : 1;
+    }
+    setenv("HCCL_COMM_ID", "192.0.2.1:29500", 1); /* TEST-NET-1: no host's address */
+    CHECK(engine->unique_id(id) != ACCEL_OK &&
+              strstr(accel_last_error(), "not an address of this host") != NULL,
+          "a coordinator on another host's address: %s", accel_last_error());
+    snprintf(address, sizeof address, "127.0.0.1:%d", 20000 + (int)(getpid() % 20000));
+    setenv("HCCL_COMM_ID", address, 1);
+    snprintf(id, sizeof id, "accel-test-%ld", (long)getpid());
+    setenv("PMIX_NAMESPACE", id, 1);
+    CHECK(engine->unique_id(id) == ACCEL_OK, "the root starts the coordinator at %s: %s", address,
+          accel_last_error());
+    pid_t child = fork();
+    if (child == 0) {
+        execl(self, self, "hcl_coordinator_second", (char *)NULL);
+        _exit(127);
+    }
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0,
+          "the second process (status %d)", status);
+    printf("habana-hccl: one coordinator per HCCL_COMM_ID and job, on this host only\n");
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     int code;
@@ -820,6 +863,8 @@ int main(int argc, char **argv)
         printf("%s: %s\n", argv[2], accel_last_error());
         return failures == 0 ? 0 : 1;
     }
+    if (argc >= 2 && strncmp(argv[1], "hcl_coordinator", 15) == 0)
+        return run_hcl_coordinator(argv[0], strcmp(argv[1], "hcl_coordinator_second") == 0);
     if (argc >= 3 && strcmp(argv[1], "refuses") == 0) {
         code = run_refuses(argv[2], "sycl::queue");
         return failures > 0 ? 1 : code;

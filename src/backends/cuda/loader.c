@@ -1,9 +1,8 @@
 /* loader.c: loading libcuda and NVML with dlopen (once per process, never
  * unloaded) and the driver's error text used in every message. The lowest
  * layer of the backend: it knows the vendor tables (loader.h) and nothing of
- * the backend's state. Thread-safe: the tables are filled under
- * pthread_once and read-only afterwards. */
-#include <dlfcn.h>
+ * the backend's state. Thread-safe: the tables are filled once by the
+ * vendor-library loader (accel_backend_utils.h) and read-only afterwards. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -12,83 +11,69 @@
 
 /* ---------------------------------------------------------------- loading the libraries */
 
-static pthread_once_t cuda_driver_once = PTHREAD_ONCE_INIT;
 static accel_cuda_api_t cuda_driver_api;
-static bool cuda_driver_ok;
-static char cuda_driver_reason[256];
 
-static void cuda_driver_load(void)
-{
-    static const char *const candidates[] = {"libcuda.so.1", "libcuda.so", NULL};
-    char tried[200] = "";
-    void *library = accel_backend_load_library("cuda", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        snprintf(cuda_driver_reason, sizeof cuda_driver_reason,
-                 "no NVIDIA driver (libcuda.so.1) found (tried %s)", tried);
-        return;
-    }
+static const accel_symbol_t cuda_driver_symbols[] = {
 #define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(cuda_driver_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/cuda/symbols.h"
-    };
 #undef ACCEL_CUDA_SYMBOL
-    char missing[200];
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "cuda",
-                                   "the NVIDIA driver's libcuda", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(cuda_driver_reason, sizeof cuda_driver_reason, "%s (driver too old)", missing);
-        dlclose(library);
-        return;
-    }
-    cuda_driver_api.library = library;
-    cuda_driver_ok = true;
-}
+};
+
+static const char *const cuda_driver_names[] = {"libcuda.so.1", "libcuda.so", NULL};
+
+static accel_vendor_library_t cuda_driver = {
+    .name = "cuda",
+    .candidates = cuda_driver_names,
+    .symbols = cuda_driver_symbols,
+    .symbol_count = sizeof cuda_driver_symbols / sizeof cuda_driver_symbols[0],
+    .not_found = "no NVIDIA driver (libcuda.so.1) found",
+    .symbols_in = "the NVIDIA driver's libcuda",
+    .too_old = "driver too old",
+    .handle_out = &cuda_driver_api.library,
+};
 
 const accel_cuda_api_t *accel_cuda_driver(char *reason, size_t cap)
 {
-    pthread_once(&cuda_driver_once, cuda_driver_load);
-    if (cuda_driver_ok)
-        return &cuda_driver_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", cuda_driver_reason);
-    return NULL;
+    return accel_vendor_library_open(&cuda_driver, reason, cap) ? &cuda_driver_api : NULL;
 }
 
-static pthread_once_t cuda_nvml_once = PTHREAD_ONCE_INIT;
 static accel_nvml_api_t cuda_nvml_api;
-static bool cuda_nvml_ok;
+static accel_vendor_library_t cuda_nvml;
 
-static void cuda_nvml_load(void)
+/* NVML is optional: why it is not used goes to the debug log, once. */
+static void cuda_nvml_say_why(void)
 {
-    static const char *const candidates[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
-    char tried[200] = "";
-    void *library = accel_backend_load_library("nvml", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        accel_log(ACCEL_LOG_DEBUG, "cuda: NVML not loaded (tried %s)", tried);
-        return;
-    }
+    accel_log(ACCEL_LOG_DEBUG, "%s; not using NVML", cuda_nvml.text);
+}
+
+static const accel_symbol_t cuda_nvml_symbols[] = {
 #define ACCEL_NVML_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(cuda_nvml_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/cuda/nvml_symbols.h"
-    };
 #undef ACCEL_NVML_SYMBOL
-    char reason[160];
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "cuda",
-                                   "NVML (libnvidia-ml)", reason, sizeof reason) != ACCEL_OK) {
-        accel_log(ACCEL_LOG_DEBUG, "%s; not using NVML", reason);
-        dlclose(library);
-        return;
-    }
-    cuda_nvml_api.library = library;
-    cuda_nvml_ok = true;
-}
+};
+
+static const char *const cuda_nvml_names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
+
+static accel_vendor_library_t cuda_nvml = {
+    .name = "nvml",
+    .backend = "cuda",
+    .candidates = cuda_nvml_names,
+    .symbols = cuda_nvml_symbols,
+    .symbol_count = sizeof cuda_nvml_symbols / sizeof cuda_nvml_symbols[0],
+    .not_found = "cuda: NVML not loaded",
+    .symbols_in = "NVML (libnvidia-ml)",
+    .handle_out = &cuda_nvml_api.library,
+};
 
 const accel_nvml_api_t *accel_cuda_nvml(void)
 {
-    pthread_once(&cuda_nvml_once, cuda_nvml_load);
-    return cuda_nvml_ok ? &cuda_nvml_api : NULL;
+    static pthread_once_t said = PTHREAD_ONCE_INIT;
+    if (accel_vendor_library_open(&cuda_nvml, NULL, 0))
+        return &cuda_nvml_api;
+    pthread_once(&said, cuda_nvml_say_why);
+    return NULL;
 }
 
 /* ---------------------------------------------------------------- errors */

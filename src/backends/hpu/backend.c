@@ -4,8 +4,8 @@
  * synInitialize, DeepSpeed's workarounds, acquiring a Gaudi once per
  * process, the fork rule, properties, flags, dtypes and Synapse's error text.
  * Memory and streams live next door.
- * Threads: the library tables are filled once per process under
- * pthread_once and read-only afterwards; every slot may run on any thread. */
+ * Threads: the library tables are filled once per process by the vendor-library loader
+ * and read-only afterwards; every slot may run on any thread. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -55,62 +55,34 @@ static const char *const hpu_workarounds[] = {"PT_HPU_LAZY_ACC_PAR_MODE",
 
 /* ---------------------------------------------------------------- loading the libraries */
 
-/* dlerror's "cannot open shared object file: No such file or directory" as
- * "not found", in place, so that every place tried fits a probe's reason. */
-static void hpu_shorten_tried(char *tried)
-{
-    static const char long_text[] = "cannot open shared object file: No such file or directory";
-    char *at;
-    while ((at = strstr(tried, long_text)) != NULL) {
-        memcpy(at, "not found", 9);
-        memmove(at + 9, at + sizeof long_text - 1, strlen(at + sizeof long_text - 1) + 1);
-    }
-}
-
-static pthread_once_t hpu_syn_once = PTHREAD_ONCE_INIT;
 static accel_hpu_api_t hpu_syn_api;
-static bool hpu_syn_ok;
-static char hpu_syn_reason[256];
 
-static void hpu_syn_load(void)
-{
-    static const char *const candidates[] = {"libSynapse.so", HPU_HABANA_DIR "/libSynapse.so",
-                                             NULL};
+static const accel_symbol_t hpu_syn_symbols[] = {
 #define ACCEL_HPU_SYMBOL(required, ret, name, params, export)                                      \
     ACCEL_SYMBOL_ENTRY(hpu_syn_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/hpu/symbols.h"
-    };
 #undef ACCEL_HPU_SYMBOL
-    char tried[1024] = ""; /* before shortening */
-    void *library = accel_backend_load_library("hpu", candidates, tried, sizeof tried);
-    hpu_shorten_tried(tried);
-    if (library == NULL) {
-        accel_reason_format(hpu_syn_reason, sizeof hpu_syn_reason,
-                            "no Habana Gaudi SynapseAI runtime (libSynapse.so) found (tried %s)",
-                            tried);
-        return;
-    }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
-                                   "libSynapse.so", hpu_syn_reason,
-                                   sizeof hpu_syn_reason) != ACCEL_OK) {
-        dlclose(library);
-        return;
-    }
-    accel_library_path(*(void **)&hpu_syn_api.synInitialize, "libSynapse.so", hpu_syn_api.path,
-                       sizeof hpu_syn_api.path);
-    hpu_syn_api.library = library;
-    hpu_syn_ok = true;
-}
+};
+
+static const char *const hpu_syn_names[] = {"libSynapse.so", HPU_HABANA_DIR "/libSynapse.so", NULL};
+
+static accel_vendor_library_t hpu_syn = {
+    .name = "hpu",
+    .candidates = hpu_syn_names,
+    .brief_tried = true,
+    .symbols = hpu_syn_symbols,
+    .symbol_count = sizeof hpu_syn_symbols / sizeof hpu_syn_symbols[0],
+    .not_found = "no Habana Gaudi SynapseAI runtime (libSynapse.so) found",
+    .symbols_in = "libSynapse.so",
+    .path_from = "synInitialize",
+    .path = hpu_syn_api.path,
+    .path_cap = sizeof hpu_syn_api.path,
+    .handle_out = &hpu_syn_api.library,
+};
 
 const accel_hpu_api_t *accel_hpu_synapse(char *reason, size_t cap)
 {
-    pthread_once(&hpu_syn_once, hpu_syn_load);
-    if (hpu_syn_ok)
-        return &hpu_syn_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", hpu_syn_reason);
-    return NULL;
+    return accel_vendor_library_open(&hpu_syn, reason, cap) ? &hpu_syn_api : NULL;
 }
 
 typedef struct hpu_hlml_api {
@@ -120,39 +92,31 @@ typedef struct hpu_hlml_api {
 #undef ACCEL_HLML_SYMBOL
 } hpu_hlml_api_t;
 
-static pthread_once_t hpu_hlml_once = PTHREAD_ONCE_INIT;
 static hpu_hlml_api_t hpu_hlml_api;
-static bool hpu_hlml_ok;
-static char hpu_hlml_reason[256];
 
-static void hpu_hlml_load(void)
-{
-    static const char *const candidates[] = {"libhlml.so", HPU_HABANA_DIR "/libhlml.so", NULL};
+static const accel_symbol_t hpu_hlml_symbols[] = {
 #define ACCEL_HLML_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(hpu_hlml_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/hpu/symbols.h"
-    };
 #undef ACCEL_HLML_SYMBOL
-    char tried[1024] = ""; /* before shortening */
-    /* ACCEL_HPU_HLML_LIBRARY names a file */
-    void *library = accel_backend_load_library("hpu_hlml", candidates, tried, sizeof tried);
-    hpu_shorten_tried(tried);
-    if (library == NULL) {
-        accel_reason_format(hpu_hlml_reason, sizeof hpu_hlml_reason, "no libhlml.so (tried %s)",
-                            tried);
-        return;
-    }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "hpu",
-                                   "libhlml.so", hpu_hlml_reason,
-                                   sizeof hpu_hlml_reason) != ACCEL_OK) {
-        dlclose(library);
-        return;
-    }
-    accel_library_path(*(void **)&hpu_hlml_api.hlml_init, "libhlml.so", hpu_hlml_api.path,
-                       sizeof hpu_hlml_api.path);
-    hpu_hlml_ok = true;
-}
+};
+
+static const char *const hpu_hlml_names[] = {"libhlml.so", HPU_HABANA_DIR "/libhlml.so", NULL};
+
+/* ACCEL_HPU_HLML_LIBRARY names a file */
+static accel_vendor_library_t hpu_hlml = {
+    .name = "hpu_hlml",
+    .backend = "hpu",
+    .candidates = hpu_hlml_names,
+    .brief_tried = true,
+    .symbols = hpu_hlml_symbols,
+    .symbol_count = sizeof hpu_hlml_symbols / sizeof hpu_hlml_symbols[0],
+    .not_found = "no libhlml.so",
+    .symbols_in = "libhlml.so",
+    .path_from = "hlml_init",
+    .path = hpu_hlml_api.path,
+    .path_cap = sizeof hpu_hlml_api.path,
+};
 
 /* ---------------------------------------------------------------- errors */
 
@@ -387,11 +351,8 @@ static bool hpu_count_hlml(int *count, accel_syn_module_id_t *modules, char *how
     accel_hlml_return_t code;
     unsigned int n = 0;
     bool owned;
-    pthread_once(&hpu_hlml_once, hpu_hlml_load);
-    if (!hpu_hlml_ok) {
-        accel_reason_format(how, cap, "%s", hpu_hlml_reason);
+    if (!accel_vendor_library_open(&hpu_hlml, how, cap))
         return false;
-    }
     hlml = &hpu_hlml_api;
     code = hlml->hlml_init();
     /* ALREADY_INITIALIZED: another user in the process owns the init (and
@@ -476,7 +437,8 @@ static void hpu_count_devices(int *count, accel_syn_module_id_t *modules, char *
      * short, since a probe's reason holds 256 bytes. */
     accel_log(ACCEL_LOG_DEBUG, "hpu: %s", how);
     snprintf(hlml_why, sizeof hlml_why, "%s",
-             hpu_hlml_ok ? "HLML could not count" : "HLML not loaded (no libhlml.so)");
+             accel_vendor_library_open(&hpu_hlml, NULL, 0) ? "HLML could not count"
+                                                           : "HLML not loaded (no libhlml.so)");
     if (dev == NULL || *dev == '\0')
         dev = "/dev";
     snprintf(accel_dir, sizeof accel_dir, "%s/accel", dev);

@@ -2,7 +2,7 @@
  * themselves: loading libcnrt, counting devices, the lazy first use,
  * per-thread devices, the fork rule, properties, flags, dtypes and CNRT
  * error text. Memory, queues, graphs and profiler ranges live next door.
- * Threads: the CNRT table is filled once per process under pthread_once and
+ * Threads: the CNRT table is filled once per process by the vendor-library loader and
  * read-only afterwards; every slot may be called from any thread. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -44,60 +44,47 @@ static const accel_backend_info_t mlu_info = {
 
 /* ---------------------------------------------------------------- loading libcnrt */
 
-static pthread_once_t mlu_cnrt_once = PTHREAD_ONCE_INIT;
 static accel_mlu_api_t mlu_cnrt_api;
-static bool mlu_cnrt_ok;
-static char mlu_cnrt_reason[256];
 
-static void mlu_cnrt_load(void)
-{
-    static char home[200];
-    const char *root = getenv("NEUWARE_HOME");
-    const char *candidates[3];
-    char tried[sizeof mlu_cnrt_reason] = "";
-    size_t n = 0;
-    void *library;
+static const accel_symbol_t mlu_cnrt_symbols[] = {
 #define ACCEL_MLU_SYMBOL(required, ret, name, params, export_name)                                 \
     ACCEL_SYMBOL_ENTRY(mlu_cnrt_api, required, name, export_name),
-    const accel_symbol_t symbols[] = {
 #include "backends/mlu/symbols.h"
-    };
 #undef ACCEL_MLU_SYMBOL
+};
 
-    if (root != NULL && root[0] != '\0' &&
-        snprintf(home, sizeof home, "%s/lib64/libcnrt.so", root) < (int)sizeof home)
-        candidates[n++] = home;
-    candidates[n++] = "libcnrt.so";
-    candidates[n] = NULL;
-    library = accel_backend_load_library("mlu", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        snprintf(mlu_cnrt_reason, sizeof mlu_cnrt_reason,
-                 "no Cambricon Neuware runtime (libcnrt.so) found (tried %s%s)", tried,
-                 root == NULL ? "; NEUWARE_HOME is unset" : "");
-        return;
-    }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "mlu",
-                                   "libcnrt.so", mlu_cnrt_reason,
-                                   sizeof mlu_cnrt_reason) != ACCEL_OK) {
-        dlclose(library);
-        return;
-    }
+/* Whether cnrtMemcpyAsync resolved to the _V2 export. */
+static bool mlu_cnrt_loaded(accel_vendor_library_t *lib, void *library)
+{
+    (void)lib;
     mlu_cnrt_api.memcpy_v2 =
         *(void **)&mlu_cnrt_api.cnrtMemcpyAsync == dlsym(library, "cnrtMemcpyAsync_V2");
-    accel_library_path(*(void **)&mlu_cnrt_api.cnrtGetDeviceCount, "libcnrt.so", mlu_cnrt_api.path,
-                       sizeof mlu_cnrt_api.path);
-    mlu_cnrt_api.library = library;
-    mlu_cnrt_ok = true;
+    return true;
 }
+
+static const char *const mlu_cnrt_homes[] = {"NEUWARE_HOME", NULL};
+static const char *const mlu_cnrt_names[] = {"libcnrt.so", NULL};
+
+static accel_vendor_library_t mlu_cnrt = {
+    .name = "mlu",
+    .home_vars = mlu_cnrt_homes,
+    .home_file = "lib64/libcnrt.so",
+    .home_unset = "; NEUWARE_HOME is unset",
+    .candidates = mlu_cnrt_names,
+    .symbols = mlu_cnrt_symbols,
+    .symbol_count = sizeof mlu_cnrt_symbols / sizeof mlu_cnrt_symbols[0],
+    .not_found = "no Cambricon Neuware runtime (libcnrt.so) found",
+    .symbols_in = "libcnrt.so",
+    .path_from = "cnrtGetDeviceCount",
+    .path = mlu_cnrt_api.path,
+    .path_cap = sizeof mlu_cnrt_api.path,
+    .handle_out = &mlu_cnrt_api.library,
+    .on_load = mlu_cnrt_loaded,
+};
 
 const accel_mlu_api_t *accel_mlu_cnrt(char *reason, size_t cap)
 {
-    pthread_once(&mlu_cnrt_once, mlu_cnrt_load);
-    if (mlu_cnrt_ok)
-        return &mlu_cnrt_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", mlu_cnrt_reason);
-    return NULL;
+    return accel_vendor_library_open(&mlu_cnrt, reason, cap) ? &mlu_cnrt_api : NULL;
 }
 
 bool accel_mlu_graphs_available(const accel_mlu_api_t *cnrt, char *reason, size_t cap)

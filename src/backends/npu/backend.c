@@ -2,7 +2,7 @@
  * themselves: loading libascendcl, detection without aclInit, the one
  * aclInit, per-thread devices, the fork rule, properties, flags, dtypes and
  * ACL error text. Memory and streams live next door.
- * Threads: the ACL table is filled once per process under pthread_once and
+ * Threads: the ACL table is filled once per process by the vendor-library loader and
  * read-only afterwards; every slot may be called from any thread. */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -48,64 +48,38 @@ static const accel_backend_info_t npu_info = {
 
 /* ---------------------------------------------------------------- loading libascendcl */
 
-static pthread_once_t npu_acl_once = PTHREAD_ONCE_INIT;
 static accel_npu_api_t npu_acl_api;
-static bool npu_acl_ok;
-static char npu_acl_reason[256];
 
-static void npu_acl_load(void)
-{
-    static char home[2][200];
-    const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
-    const char *candidates[4];
-    char tried[sizeof npu_acl_reason] = "";
-    size_t n = 0;
-    void *library;
-
-    for (int i = 0; i < 2; i++)
-        if (roots[i] != NULL && roots[i][0] != '\0' &&
-            snprintf(home[i], sizeof home[i], "%s/lib64/libascendcl.so", roots[i]) <
-                (int)sizeof home[i])
-            candidates[n++] = home[i];
-    candidates[n++] = "libascendcl.so";
-    candidates[n] = NULL;
-    library = accel_backend_load_library("npu", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        snprintf(npu_acl_reason, sizeof npu_acl_reason,
-                 "no Huawei Ascend runtime (libascendcl.so) found (tried %s%s)", tried,
-                 roots[0] == NULL && roots[1] == NULL
-                     ? "; ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME are unset"
-                     : "");
-        return;
-    }
+static const accel_symbol_t npu_acl_symbols[] = {
 #define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
     ACCEL_SYMBOL_ENTRY(npu_acl_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/npu/symbols.h"
-    };
 #undef ACCEL_NPU_SYMBOL
-    char missing[200];
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "npu",
-                                   "the libascendcl.so that loaded", missing,
-                                   sizeof missing) != ACCEL_OK) {
-        snprintf(npu_acl_reason, sizeof npu_acl_reason, "%s (CANN too old?)", missing);
-        dlclose(library);
-        return;
-    }
-    accel_library_path(*(void **)&npu_acl_api.aclInit, "libascendcl.so", npu_acl_api.path,
-                       sizeof npu_acl_api.path);
-    npu_acl_api.library = library;
-    npu_acl_ok = true;
-}
+};
+
+static const char *const npu_acl_homes[] = {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", NULL};
+static const char *const npu_acl_names[] = {"libascendcl.so", NULL};
+
+static accel_vendor_library_t npu_acl = {
+    .name = "npu",
+    .home_vars = npu_acl_homes,
+    .home_file = "lib64/libascendcl.so",
+    .home_unset = "; ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME are unset",
+    .candidates = npu_acl_names,
+    .symbols = npu_acl_symbols,
+    .symbol_count = sizeof npu_acl_symbols / sizeof npu_acl_symbols[0],
+    .not_found = "no Huawei Ascend runtime (libascendcl.so) found",
+    .symbols_in = "the libascendcl.so that loaded",
+    .too_old = "CANN too old?",
+    .path_from = "aclInit",
+    .path = npu_acl_api.path,
+    .path_cap = sizeof npu_acl_api.path,
+    .handle_out = &npu_acl_api.library,
+};
 
 const accel_npu_api_t *accel_npu_acl(char *reason, size_t cap)
 {
-    pthread_once(&npu_acl_once, npu_acl_load);
-    if (npu_acl_ok)
-        return &npu_acl_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", npu_acl_reason);
-    return NULL;
+    return accel_vendor_library_open(&npu_acl, reason, cap) ? &npu_acl_api : NULL;
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -1,6 +1,7 @@
 /* loader.c: loading the OpenCL ICD loader (libOpenCL.so.1) with dlopen,
  * the CL error names used in every message, and the flattened device list.
- * The loader is loaded once per process (pthread_once) and never unloaded:
+ * The loader is loaded once per process (the vendor-library loader,
+ * accel_backend_utils.h) and never unloaded:
  * probe() and every create() share it. Also the fork rule: a child forked
  * after the loader was loaded makes no OpenCL call at all. Thread-safe. */
 #include <dlfcn.h>
@@ -15,10 +16,7 @@
 #define OPENCL_VISIBLE_ENV "ACCEL_OPENCL_VISIBLE_DEVICES"
 #define OPENCL_MAX_VISIBLE 256
 
-static pthread_once_t opencl_api_once = PTHREAD_ONCE_INIT;
 static accel_cl_api_t opencl_api;
-static bool opencl_api_ok;
-static char opencl_api_reason[256];
 
 /* ---------------------------------------------------------------- fork rule */
 
@@ -37,35 +35,35 @@ accel_status_t accel_opencl_fork_refuse(void)
     return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s", ACCEL_OPENCL_FORK_SENTENCE);
 }
 
-static void opencl_api_load(void)
-{
-    static const char *const candidates[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
-    char tried[200] = "";
-    void *library = accel_backend_load_library("opencl", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        snprintf(opencl_api_reason, sizeof opencl_api_reason,
-                 "the OpenCL ICD loader was not found (tried %s)", tried);
-        return;
-    }
+static const accel_symbol_t opencl_symbols[] = {
 #define ACCEL_CL_SYMBOL(required, ret, name, params, export)                                       \
     ACCEL_SYMBOL_ENTRY(opencl_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/opencl/symbols.h"
-    };
 #undef ACCEL_CL_SYMBOL
-    char missing[200];
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "opencl",
-                                   "the OpenCL ICD loader", missing, sizeof missing) != ACCEL_OK) {
-        snprintf(opencl_api_reason, sizeof opencl_api_reason, "%s (an OpenCL 1.2 loader is needed)",
-                 missing);
-        dlclose(library);
-        return;
-    }
-    opencl_api.library = library;
-    opencl_api_ok = true;
-    /* From the first OpenCL call on, a forked child must not make any. */
+};
+
+/* From the first OpenCL call on, a forked child must not make any. */
+static bool opencl_api_loaded(accel_vendor_library_t *lib, void *library)
+{
+    (void)lib;
+    (void)library;
     accel_fork_rule_start(&opencl_fork_rule);
+    return true;
 }
+
+static const char *const opencl_names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
+
+static accel_vendor_library_t opencl_library = {
+    .name = "opencl",
+    .candidates = opencl_names,
+    .symbols = opencl_symbols,
+    .symbol_count = sizeof opencl_symbols / sizeof opencl_symbols[0],
+    .not_found = "the OpenCL ICD loader was not found",
+    .symbols_in = "the OpenCL ICD loader",
+    .too_old = "an OpenCL 1.2 loader is needed",
+    .handle_out = &opencl_api.library,
+    .on_load = opencl_api_loaded,
+};
 
 const accel_cl_api_t *accel_opencl_api(char *reason, size_t cap)
 {
@@ -74,12 +72,7 @@ const accel_cl_api_t *accel_opencl_api(char *reason, size_t cap)
             snprintf(reason, cap, "%s", ACCEL_OPENCL_FORK_SENTENCE);
         return NULL;
     }
-    pthread_once(&opencl_api_once, opencl_api_load);
-    if (opencl_api_ok)
-        return &opencl_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", opencl_api_reason);
-    return NULL;
+    return accel_vendor_library_open(&opencl_library, reason, cap) ? &opencl_api : NULL;
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -2,8 +2,8 @@
  * themselves: loading libsdaart, detection, the lazy start, per-thread
  * devices, the fork and callback rules, properties, flags, dtypes and the
  * runtime's error text. Memory and streams live next door.
- * Threads: the runtime table is filled once per process under pthread_once
- * and read-only afterwards; every slot may be called from any thread. */
+ * Threads: the runtime table is filled once per process by the vendor-library loader and read-only
+ * afterwards; every slot may be called from any thread. */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -50,10 +50,7 @@ static const accel_backend_info_t sdaa_info = {
 
 /* ---------------------------------------------------------------- loading libsdaart */
 
-static pthread_once_t sdaa_rt_once = PTHREAD_ONCE_INIT;
 static accel_sdaa_api_t sdaa_rt_api;
-static bool sdaa_rt_ok;
-static char sdaa_rt_reason[256];
 
 static const accel_symbol_t sdaa_symbols[] = {
 #define ACCEL_SDAA_SYMBOL(required, ret, name, params, export)                                     \
@@ -62,36 +59,24 @@ static const accel_symbol_t sdaa_symbols[] = {
 #undef ACCEL_SDAA_SYMBOL
 };
 
-static void sdaa_rt_load(void)
-{
-    static const char *const candidates[] = {SDAA_DEFAULT_PATH, "libsdaart.so", NULL};
-    char tried[sizeof sdaa_rt_reason] = "";
-    void *library = accel_backend_load_library("sdaa", candidates, tried, sizeof tried);
-    if (library == NULL) {
-        snprintf(sdaa_rt_reason, sizeof sdaa_rt_reason,
-                 "no Tecorigin SDAA runtime (libsdaart.so) found (tried %s)", tried);
-        return;
-    }
-    if (accel_symbol_table_resolve(
-            library, sdaa_symbols, sizeof sdaa_symbols / sizeof sdaa_symbols[0], "sdaa",
-            "the libsdaart.so that loaded", sdaa_rt_reason, sizeof sdaa_rt_reason) != ACCEL_OK) {
-        dlclose(library);
-        return;
-    }
-    accel_library_path(*(void **)&sdaa_rt_api.sdaaGetDeviceCount, "libsdaart.so", sdaa_rt_api.path,
-                       sizeof sdaa_rt_api.path);
-    sdaa_rt_api.library = library;
-    sdaa_rt_ok = true;
-}
+static const char *const sdaa_rt_names[] = {SDAA_DEFAULT_PATH, "libsdaart.so", NULL};
+
+static accel_vendor_library_t sdaa_rt = {
+    .name = "sdaa",
+    .candidates = sdaa_rt_names,
+    .symbols = sdaa_symbols,
+    .symbol_count = sizeof sdaa_symbols / sizeof sdaa_symbols[0],
+    .not_found = "no Tecorigin SDAA runtime (libsdaart.so) found",
+    .symbols_in = "the libsdaart.so that loaded",
+    .path_from = "sdaaGetDeviceCount",
+    .path = sdaa_rt_api.path,
+    .path_cap = sizeof sdaa_rt_api.path,
+    .handle_out = &sdaa_rt_api.library,
+};
 
 const accel_sdaa_api_t *accel_sdaa_runtime(char *reason, size_t cap)
 {
-    pthread_once(&sdaa_rt_once, sdaa_rt_load);
-    if (sdaa_rt_ok)
-        return &sdaa_rt_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", sdaa_rt_reason);
-    return NULL;
+    return accel_vendor_library_open(&sdaa_rt, reason, cap) ? &sdaa_rt_api : NULL;
 }
 
 /* ---------------------------------------------------------------- errors */

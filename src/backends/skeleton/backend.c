@@ -2,8 +2,6 @@
  * lifecycle and device queries. Memory and random numbers live in
  * memory.c and rng.c. Copy this folder to start a backend: see
  * docs/backend-guide.md. Constant tables; every slot is thread-safe. */
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,47 +41,33 @@ static const accel_backend_info_t skeleton_info = {
 
 /* ---------------------------------------------------------------- lifecycle */
 
-/* The runtime's table: loaded once per process (pthread_once), read-only
- * afterwards; the handle stays open for the process, as a real backend's. */
-static pthread_once_t skeleton_api_once = PTHREAD_ONCE_INIT;
-static accel_skeleton_api_t skeleton_api;
-static bool skeleton_api_ok;
-static char skeleton_api_reason[256];
-
-/* Load the runtime and resolve every symbol; on failure the reason says
+/* The runtime's table: loaded once per process by the vendor-library
+ * loader (accel_backend_utils.h), read-only afterwards; the handle stays
+ * open for the process, as a real backend's. On failure the reason says
  * whether the library or a required symbol is missing. */
-static void skeleton_api_load(void)
-{
-    static const char *const candidates[] = {SKELETON_LIBRARY, NULL};
-    char tried[512] = "";
-    void *library = accel_backend_load_library("skeleton", candidates, tried, sizeof tried);
+static accel_skeleton_api_t skeleton_api;
+
+static const accel_symbol_t skeleton_symbols[] = {
 #define ACCEL_SKELETON_SYMBOL(required, ret, name, params, export)                                 \
     ACCEL_SYMBOL_ENTRY(skeleton_api, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "backends/skeleton/symbols.h"
-    };
 #undef ACCEL_SKELETON_SYMBOL
-    if (library == NULL) {
-        accel_reason_format(skeleton_api_reason, sizeof skeleton_api_reason,
-                            "%s not found (tried %s)", SKELETON_LIBRARY, tried);
-        return;
-    }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "skeleton",
-                                   SKELETON_LIBRARY, skeleton_api_reason,
-                                   sizeof skeleton_api_reason) != ACCEL_OK) {
-        dlclose(library);
-        return;
-    }
-    skeleton_api_ok = true;
-}
+};
+
+static const char *const skeleton_candidates[] = {SKELETON_LIBRARY, NULL};
+
+static accel_vendor_library_t skeleton_library = {
+    .name = "skeleton",
+    .candidates = skeleton_candidates,
+    .symbols = skeleton_symbols,
+    .symbol_count = sizeof skeleton_symbols / sizeof skeleton_symbols[0],
+    .not_found = SKELETON_LIBRARY " not found",
+    .symbols_in = SKELETON_LIBRARY,
+};
 
 static const void *skeleton_detect_load(char *reason, size_t cap)
 {
-    pthread_once(&skeleton_api_once, skeleton_api_load);
-    if (skeleton_api_ok)
-        return &skeleton_api;
-    snprintf(reason, cap, "%s", skeleton_api_reason);
-    return NULL;
+    return accel_vendor_library_open(&skeleton_library, reason, cap) ? &skeleton_api : NULL;
 }
 
 /* The cheapest count that creates no context; here the one host device. */

@@ -95,47 +95,32 @@ static void xpu_info_fill(void)
 
 /* ---------------------------------------------------------------- loading the loader */
 
-static pthread_once_t xpu_ze_once = PTHREAD_ONCE_INIT;
 static accel_xpu_api_t xpu_ze_api;
-static bool xpu_ze_ok;
-static char xpu_ze_reason[256];
 
-static void xpu_ze_load(void)
-{
-    static const char *const candidates[] = {"libze_loader.so.1", NULL};
-    char tried[sizeof xpu_ze_reason] = "";
-    const accel_symbol_t symbols[] = {
+static const accel_symbol_t xpu_ze_symbols[] = {
 #define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name)                                  \
     ACCEL_SYMBOL_ENTRY(xpu_ze_api, required, name, export_name),
 #include "backends/xpu/symbols.h"
 #undef ACCEL_ZE_SYMBOL
-    };
-    void *library = accel_backend_load_library("xpu", candidates, tried, sizeof tried);
+};
 
-    if (library == NULL) {
-        accel_reason_format(xpu_ze_reason, sizeof xpu_ze_reason,
-                            "no Level Zero loader (libze_loader.so.1) found (tried %s)", tried);
-        return;
-    }
-    if (accel_symbol_table_resolve(library, symbols, sizeof symbols / sizeof symbols[0], "xpu",
-                                   "libze_loader.so.1", xpu_ze_reason,
-                                   sizeof xpu_ze_reason) != ACCEL_OK) {
-        dlclose(library);
-        return;
-    }
-    accel_library_path(*(void **)&xpu_ze_api.zeInit, "libze_loader.so.1", xpu_ze_api.path,
-                       sizeof xpu_ze_api.path);
-    xpu_ze_ok = true; /* the handle stays open for the process */
-}
+static const char *const xpu_ze_names[] = {"libze_loader.so.1", NULL};
+
+static accel_vendor_library_t xpu_ze = {
+    .name = "xpu",
+    .candidates = xpu_ze_names,
+    .symbols = xpu_ze_symbols,
+    .symbol_count = sizeof xpu_ze_symbols / sizeof xpu_ze_symbols[0],
+    .not_found = "no Level Zero loader (libze_loader.so.1) found",
+    .symbols_in = "libze_loader.so.1",
+    .path_from = "zeInit",
+    .path = xpu_ze_api.path,
+    .path_cap = sizeof xpu_ze_api.path,
+};
 
 const accel_xpu_api_t *accel_xpu_ze(char *reason, size_t cap)
 {
-    pthread_once(&xpu_ze_once, xpu_ze_load);
-    if (xpu_ze_ok)
-        return &xpu_ze_api;
-    if (reason != NULL && cap > 0)
-        snprintf(reason, cap, "%s", xpu_ze_reason);
-    return NULL;
+    return accel_vendor_library_open(&xpu_ze, reason, cap) ? &xpu_ze_api : NULL;
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -4,13 +4,12 @@
  *
  * Library: ACCEL_CNCL_LIBRARY, then $NEUWARE_HOME/lib64/libcncl.so,
  * /usr/local/neuware/lib64/libcncl.so, then libcncl.so on the loader's path;
- * loaded once per process (pthread_once) and never unloaded.
+ * loaded once per process (accel_vendor_library_open) and never unloaded.
  * Objects: the engine communicator is CNCL's cnclComm_t itself (made one at
  * a time with cnclInitComms, num_comm 1), owned by the layer from init until
- * destroy. Threads: the function table is written once under pthread_once
- * and read-only afterwards; the layer serialises the calls on one
- * communicator (engine.h). init first makes the communicator's device
- * current (native_stream: cnrtSetDevice); every collective gets the
+ * destroy. Threads: the function table is written once by the vendor-library loader and read-only
+ * afterwards; the layer serialises the calls on one communicator (engine.h). init first makes the
+ * communicator's device current (native_stream: cnrtSetDevice); every collective gets the
  * cnrtQueue_t it gave. What CNCL lacks: float64 (dtype_codes[F64] is
  * ACCEL_COMM_NO_CODE: refused) and average (emulated by the layer).
  * Unconfirmed: the group calls (README.md). */
@@ -32,47 +31,50 @@ typedef struct cncl_api {
 #undef ACCEL_CNCL_SYMBOL
 } cncl_api_t;
 
-static pthread_once_t cncl_once = PTHREAD_ONCE_INIT;
 static cncl_api_t cncl;
-static accel_comm_vendor_lib_t cncl_lib;
 
-static void cncl_load_once(void)
-{
-    static char home[200];
-    const char *root = getenv("NEUWARE_HOME");
-    const char *candidates[4];
-    int major = 0, minor = 0, patch = 0;
-    size_t n = 0;
-    if (root != NULL && root[0] != '\0' &&
-        snprintf(home, sizeof home, "%s/lib64/libcncl.so", root) < (int)sizeof home)
-        candidates[n++] = home;
-    candidates[n++] = "/usr/local/neuware/lib64/libcncl.so";
-    candidates[n++] = "libcncl.so";
-    candidates[n] = NULL;
+static const accel_symbol_t cncl_symbols[] = {
 #define ACCEL_CNCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(cncl, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "comm/cncl/symbols.h"
-    };
 #undef ACCEL_CNCL_SYMBOL
-    if (accel_comm_vendor_open(&cncl_lib, "cncl", "Cambricon CNCL (libcncl.so)",
-                               "ACCEL_CNCL_LIBRARY", candidates, symbols,
-                               sizeof symbols / sizeof symbols[0], "Neuware too old?") == NULL)
-        return;
+};
+
+/* After the symbols resolved: the detail line for the report. */
+static bool cncl_loaded(accel_vendor_library_t *lib, void *library)
+{
+    int major = 0, minor = 0, patch = 0;
+    (void)library;
     /* Both group calls or neither: a half pair would open groups it cannot close. */
     if ((cncl.cnclGroupStart == NULL) != (cncl.cnclGroupEnd == NULL))
         cncl.cnclGroupStart = cncl.cnclGroupEnd = NULL;
     if (cncl.cnclGetLibVersion(&major, &minor, &patch) != ACCEL_CNCL_SUCCESS)
         major = minor = patch = 0;
-    snprintf(cncl_lib.detail, sizeof cncl_lib.detail, "%s (CNCL %d.%d.%d%s)",
+    snprintf(lib->text, sizeof lib->text, "%s (CNCL %d.%d.%d%s)",
              accel_comm_vendor_file(*(void **)&cncl.cnclGetLibVersion, "libcncl.so"), major, minor,
              patch, cncl.cnclGroupStart != NULL ? ", with group calls" : ", without group calls");
-    cncl_lib.ok = true;
+    return true;
 }
+
+static const char *const cncl_homes[] = {"NEUWARE_HOME", NULL};
+static const char *const cncl_names[] = {"/usr/local/neuware/lib64/libcncl.so", "libcncl.so", NULL};
+
+static accel_vendor_library_t cncl_lib = {
+    .name = "cncl",
+    .home_vars = cncl_homes,
+    .home_file = "lib64/libcncl.so",
+    .candidates = cncl_names,
+    .symbols = cncl_symbols,
+    .symbol_count = sizeof cncl_symbols / sizeof cncl_symbols[0],
+    .not_found = "Cambricon CNCL (libcncl.so) could not be loaded",
+    .not_found_hint = "set ACCEL_CNCL_LIBRARY to its path",
+    .symbols_in = "the Cambricon CNCL (libcncl.so) that loaded",
+    .too_old = "Neuware too old?",
+    .on_load = cncl_loaded,
+};
 
 static accel_status_t cncl_load(char *detail, size_t detail_cap)
 {
-    pthread_once(&cncl_once, cncl_load_once);
     return accel_comm_vendor_loaded(&cncl_lib, "cncl", detail, detail_cap);
 }
 

@@ -6,14 +6,26 @@
  *
  * Library: ACCEL_HABANA_HCCL_LIBRARY, then libhcl.so on the loader's path,
  * then /usr/lib/habanalabs/libhcl.so; loaded once per process
- * (pthread_once) and never unloaded.
+ * (accel_vendor_library_open) and never unloaded.
  * Objects: the engine communicator is HCCL's hcclComm_t (void*) itself,
  * owned by the layer from init until destroy. Threads: the function table is
- * written once under pthread_once and read-only afterwards; the layer
+ * written once by the vendor-library loader and read-only afterwards; the layer
  * serialises the calls on one communicator (engine.h). The Gaudi must be
  * acquired before hcclCommInitRank, so init first makes the communicator's
  * device current (native_stream); every collective gets the synStreamHandle
- * native_stream gave the layer. */
+ * native_stream gave the layer.
+ * Rendezvous without MPI (HCCL_COMM_ID): only rank 0 calls hcclGetUniqueId,
+ * the others pass a zeroed id (unique_id_every_rank false), as
+ * HabanaAI/hccl_demo's hccl_demo.cpp and the Gaudi PyTorch bridge
+ * (ProcessGroupHCCL::initializeCommForDevice) do. In HabanaAI/HCL the
+ * process's first hcclGetUniqueId with HCCL_COMM_ID set starts the
+ * coordinator server at that address, which must be on this host
+ * (hccl_context::get_unique_id, IHcclCoordinator::create): a rank on another
+ * node fails, a second one on this node collides on the port. The first
+ * hcclCommInitRank of a process with HCCL_COMM_ID set ignores the id given
+ * (hcclCommInitRank_Wrapper); later ones need a real id, so a split's
+ * leader makes one (its coordinator then takes an ephemeral port) and the
+ * layer hands it to the members. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -31,37 +43,45 @@ typedef struct hcl_api {
 #undef ACCEL_HCL_SYMBOL
 } hcl_api_t;
 
-static pthread_once_t hcl_once = PTHREAD_ONCE_INIT;
 static hcl_api_t hcl;
-static accel_comm_vendor_lib_t hcl_lib;
 
-static void hcl_load_once(void)
-{
-    static const char *const candidates[] = {"libhcl.so", "/usr/lib/habanalabs/libhcl.so", NULL};
-    int version = 0;
+static const accel_symbol_t hcl_symbols[] = {
 #define ACCEL_HCL_SYMBOL(required, ret, name, params, export)                                      \
     ACCEL_SYMBOL_ENTRY(hcl, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "comm/habana_hccl/symbols.h"
-    };
 #undef ACCEL_HCL_SYMBOL
-    if (accel_comm_vendor_open(&hcl_lib, "habana-hccl", "Habana HCCL (libhcl.so)",
-                               "ACCEL_HABANA_HCCL_LIBRARY", candidates, symbols,
-                               sizeof symbols / sizeof symbols[0],
-                               "Gaudi software too old?") == NULL)
-        return;
+};
+
+/* After the symbols resolved: the detail line for the report. */
+static bool hcl_loaded(accel_vendor_library_t *lib, void *library)
+{
+    int version = 0;
+    (void)library;
     if (hcl.hcclGetVersion(&version) != ACCEL_HCL_SUCCESS)
         version = 0;
     /* HCCL's code: X*1000 + Y*100 + Z (HCCL_VERSION in hccl.h). */
-    snprintf(hcl_lib.detail, sizeof hcl_lib.detail, "%s (Habana HCCL %d.%d.%d)",
+    snprintf(lib->text, sizeof lib->text, "%s (Habana HCCL %d.%d.%d)",
              accel_comm_vendor_file(*(void **)&hcl.hcclGetVersion, "libhcl.so"), version / 1000,
              version / 100 % 10, version % 100);
-    hcl_lib.ok = true;
+    return true;
 }
+
+static const char *const hcl_names[] = {"libhcl.so", "/usr/lib/habanalabs/libhcl.so", NULL};
+
+static accel_vendor_library_t hcl_lib = {
+    .name = "habana-hccl",
+    .candidates = hcl_names,
+    .symbols = hcl_symbols,
+    .symbol_count = sizeof hcl_symbols / sizeof hcl_symbols[0],
+    .not_found = "Habana HCCL (libhcl.so) could not be loaded",
+    .not_found_hint = "set ACCEL_HABANA_HCCL_LIBRARY to its path",
+    .symbols_in = "the Habana HCCL (libhcl.so) that loaded",
+    .too_old = "Gaudi software too old?",
+    .on_load = hcl_loaded,
+};
 
 static accel_status_t hcl_load(char *detail, size_t detail_cap)
 {
-    pthread_once(&hcl_once, hcl_load_once);
     return accel_comm_vendor_loaded(&hcl_lib, "habana-hccl", detail, detail_cap);
 }
 
@@ -225,6 +245,7 @@ const accel_comm_engine_t accel_comm_engine_habana_hccl = {
         },
     .unique_id_size = sizeof(accel_hcl_unique_id_t), /* 1032 on LP64 */
     .rendezvous_env = "HCCL_COMM_ID",
+    .unique_id_every_rank = false, /* the call starts HCL's coordinator (above) */
     .unique_id = hcl_unique_id,
     .init = hcl_init,
     .destroy = hcl_destroy,

@@ -4,11 +4,11 @@
  *
  * Library: ACCEL_HCCL_LIBRARY, then $ASCEND_HOME_PATH/lib64/libhccl.so,
  * $ASCEND_TOOLKIT_HOME/lib64/libhccl.so, then libhccl.so on the loader's
- * path; loaded once per process (pthread_once) and never unloaded. It needs
+ * path; loaded once per process (accel_vendor_library_open) and never unloaded. It needs
  * libascendcl.so, which the npu backend has loaded by then.
  * Objects: the engine communicator is HCCL's HcclComm itself, owned by the
  * layer from init until destroy. Threads: the function table is written once
- * under pthread_once and read-only afterwards; the layer serialises the calls
+ * by the vendor-library loader and read-only afterwards; the layer serialises the calls
  * on one communicator (engine.h). HCCL works on the thread's ACL device, so
  * init first makes the communicator's device current (native_stream:
  * aclrtSetDevice), and every collective gets the aclrtStream it gave.
@@ -16,7 +16,7 @@
  * ACCEL_COMM_NO_CODE), a broadcast from one buffer to another
  * (broadcast_in_place_only) and, on a libhccl without HcclReduce, reduce:
  * the engine's table is the one engine table that is not constant, because
- * load clears its `reduce` slot then (once, under pthread_once, before any
+ * load clears its `reduce` slot then (once, as it loads, before any
  * communicator can exist; read-only afterwards). */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -36,48 +36,50 @@ typedef struct hccl_api {
 #undef ACCEL_HCCL_SYMBOL
 } hccl_api_t;
 
-static pthread_once_t hccl_once = PTHREAD_ONCE_INIT;
 static hccl_api_t hccl;
-static accel_comm_vendor_lib_t hccl_lib;
 
-static void hccl_load_once(void)
-{
-    static char home[2][200];
-    const char *roots[2] = {getenv("ASCEND_HOME_PATH"), getenv("ASCEND_TOOLKIT_HOME")};
-    const char *candidates[4];
-    size_t n = 0;
-    for (int i = 0; i < 2; i++)
-        if (roots[i] != NULL && roots[i][0] != '\0' &&
-            snprintf(home[i], sizeof home[i], "%s/lib64/libhccl.so", roots[i]) <
-                (int)sizeof home[i])
-            candidates[n++] = home[i];
-    candidates[n++] = "libhccl.so";
-    candidates[n] = NULL;
+static const accel_symbol_t hccl_symbols[] = {
 #define ACCEL_HCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(hccl, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "comm/hccl/symbols.h"
-    };
 #undef ACCEL_HCCL_SYMBOL
-    if (accel_comm_vendor_open(&hccl_lib, "hccl", "Huawei Ascend HCCL (libhccl.so)",
-                               "ACCEL_HCCL_LIBRARY", candidates, symbols,
-                               sizeof symbols / sizeof symbols[0], "CANN too old?") == NULL)
-        return;
+};
+
+/* After the symbols resolved: the detail line for the report. */
+static bool hccl_loaded(accel_vendor_library_t *lib, void *library)
+{
+    (void)library;
     /* Without HcclReduce the layer's fallback (all_reduce into scratch, the
      * copy on the root) takes over: the slot must read NULL. */
     if (hccl.HcclReduce == NULL)
         accel_comm_engine_hccl.reduce = NULL;
     /* HCCL has no version call: CANN's version is the ACL runtime's. */
-    snprintf(hccl_lib.detail, sizeof hccl_lib.detail, "%s (Ascend HCCL%s%s)",
+    snprintf(lib->text, sizeof lib->text, "%s (Ascend HCCL%s%s)",
              accel_comm_vendor_file(*(void **)&hccl.HcclGetRootInfo, "libhccl.so"),
              hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls",
              hccl.HcclReduce != NULL ? "" : ", without HcclReduce: reduce emulated");
-    hccl_lib.ok = true;
+    return true;
 }
+
+static const char *const hccl_homes[] = {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", NULL};
+static const char *const hccl_names[] = {"libhccl.so", NULL};
+
+static accel_vendor_library_t hccl_lib = {
+    .name = "hccl",
+    .home_vars = hccl_homes,
+    .home_file = "lib64/libhccl.so",
+    .candidates = hccl_names,
+    .symbols = hccl_symbols,
+    .symbol_count = sizeof hccl_symbols / sizeof hccl_symbols[0],
+    .not_found = "Huawei Ascend HCCL (libhccl.so) could not be loaded",
+    .not_found_hint = "set ACCEL_HCCL_LIBRARY to its path",
+    .symbols_in = "the Huawei Ascend HCCL (libhccl.so) that loaded",
+    .too_old = "CANN too old?",
+    .on_load = hccl_loaded,
+};
 
 static accel_status_t hccl_load(char *detail, size_t detail_cap)
 {
-    pthread_once(&hccl_once, hccl_load_once);
     return accel_comm_vendor_loaded(&hccl_lib, "hccl", detail, detail_cap);
 }
 

@@ -2,10 +2,10 @@
  * backend: NCCL's C API (libnccl.so.2) opened with dlopen, never linked.
  *
  * Library: ACCEL_NCCL_LIBRARY, then libnccl.so.2 and libnccl.so on the
- * loader's path; loaded once per process (pthread_once) and never unloaded.
+ * loader's path; loaded once per process (accel_vendor_library_open) and never unloaded.
  * Objects: the engine communicator is NCCL's ncclComm_t itself, owned by the
  * layer from init until destroy. Threads: the function table is written once
- * under pthread_once and read-only afterwards; the layer serialises the calls
+ * by the vendor-library loader and read-only afterwards; the layer serialises the calls
  * on one communicator (engine.h). NCCL works on the CUDA current context, so
  * init first makes the communicator's device current (native_stream), and
  * every collective gets the CUstream native_stream gave the layer. */
@@ -26,41 +26,50 @@ typedef struct nccl_api {
 #undef ACCEL_NCCL_SYMBOL
 } nccl_api_t;
 
-static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
 static nccl_api_t nccl;
-static accel_comm_vendor_lib_t nccl_lib;
 
-static void nccl_load_once(void)
-{
-    static const char *const candidates[] = {"libnccl.so.2", "libnccl.so", NULL};
-    int version = 0;
+static const accel_symbol_t nccl_symbols[] = {
 #define ACCEL_NCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(nccl, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "comm/nccl/symbols.h"
-    };
 #undef ACCEL_NCCL_SYMBOL
+};
+
+/* After the symbols resolved: the detail line for the report. */
+static bool nccl_loaded(accel_vendor_library_t *lib, void *library)
+{
+    int version = 0;
     const char *file;
-    if (accel_comm_vendor_open(&nccl_lib, "nccl", "NCCL (libnccl.so.2)", "ACCEL_NCCL_LIBRARY",
-                               candidates, symbols, sizeof symbols / sizeof symbols[0],
-                               "NCCL too old?") == NULL)
-        return;
+    (void)library;
     if (nccl.ncclGetVersion(&version) != ACCEL_NCCL_SUCCESS)
         version = 0;
     file = accel_comm_vendor_file(*(void **)&nccl.ncclGetVersion, "libnccl.so.2");
     /* NCCL's code: X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before. */
     if (version >= 10000)
-        snprintf(nccl_lib.detail, sizeof nccl_lib.detail, "%s (NCCL %d.%d.%d)", file,
-                 version / 10000, version / 100 % 100, version % 100);
+        snprintf(lib->text, sizeof lib->text, "%s (NCCL %d.%d.%d)", file, version / 10000,
+                 version / 100 % 100, version % 100);
     else
-        snprintf(nccl_lib.detail, sizeof nccl_lib.detail, "%s (NCCL %d.%d.%d)", file,
-                 version / 1000, version / 100 % 10, version % 100);
-    nccl_lib.ok = true;
+        snprintf(lib->text, sizeof lib->text, "%s (NCCL %d.%d.%d)", file, version / 1000,
+                 version / 100 % 10, version % 100);
+    return true;
 }
+
+static const char *const nccl_names[] = {"libnccl.so.2", "libnccl.so", NULL};
+
+static accel_vendor_library_t nccl_lib = {
+    .name = "nccl",
+    .candidates = nccl_names,
+    .symbols = nccl_symbols,
+    .symbol_count = sizeof nccl_symbols / sizeof nccl_symbols[0],
+    .not_found = "NCCL (libnccl.so.2) could not be loaded",
+    .not_found_hint = "set ACCEL_NCCL_LIBRARY to its path",
+    .symbols_in = "the NCCL (libnccl.so.2) that loaded",
+    .too_old = "NCCL too old?",
+    .on_load = nccl_loaded,
+};
 
 static accel_status_t nccl_load(char *detail, size_t detail_cap)
 {
-    pthread_once(&nccl_once, nccl_load_once);
     return accel_comm_vendor_loaded(&nccl_lib, "nccl", detail, detail_cap);
 }
 
@@ -220,6 +229,7 @@ const accel_comm_engine_t accel_comm_engine_nccl = {
         },
     .unique_id_size = ACCEL_NCCL_UNIQUE_ID_BYTES,
     .rendezvous_env = "NCCL_COMM_ID",
+    .unique_id_every_rank = true, /* the id is NCCL_COMM_ID's address (engine.h) */
     .unique_id = nccl_unique_id,
     .init = nccl_init,
     .destroy = nccl_destroy,

@@ -19,9 +19,9 @@
  * block to stderr.
  *
  * Library: ACCEL_ONECCL_LIBRARY, then $CCL_ROOT/lib/libccl.so.2, then
- * libccl.so.2 on the loader's path; loaded once per process (pthread_once)
- * and never unloaded. Threads: the table is written once under pthread_once
- * and read-only afterwards. */
+ * libccl.so.2 on the loader's path; loaded once per process (accel_vendor_library_open)
+ * and never unloaded. Threads: the table is written once by the vendor-library loader and read-only
+ * afterwards. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -40,48 +40,51 @@ typedef struct oneccl_api {
 #undef ACCEL_ONECCL_SYMBOL
 } oneccl_api_t;
 
-static pthread_once_t oneccl_once = PTHREAD_ONCE_INIT;
 static oneccl_api_t oneccl;
-static accel_comm_vendor_lib_t oneccl_lib;
 
 #define ONECCL_REFUSAL                                                                             \
     "oneCCL's collectives take their stream as a void * that must point to a sycl::queue for "     \
     "device memory (NULL only for host memory), and its C API takes no Level Zero queue or "       \
     "event and gives nothing to wait on, so accel could not order them on xpu streams"
 
-static void oneccl_load_once(void)
-{
-    static char home[200];
-    const char *root = getenv("CCL_ROOT");
-    const char *candidates[3];
-    size_t n = 0;
+static const accel_symbol_t oneccl_symbols[] = {
 #define ACCEL_ONECCL_SYMBOL(required, ret, name, params, export)                                   \
     ACCEL_SYMBOL_ENTRY(oneccl, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "comm/oneccl/symbols.h"
-    };
 #undef ACCEL_ONECCL_SYMBOL
-    if (root != NULL && root[0] != '\0' &&
-        snprintf(home, sizeof home, "%s/lib/libccl.so.2", root) < (int)sizeof home)
-        candidates[n++] = home;
-    candidates[n++] = "libccl.so.2";
-    candidates[n] = NULL;
-    if (accel_comm_vendor_open(&oneccl_lib, "oneccl", "oneCCL C API library (libccl.so.2)",
-                               "ACCEL_ONECCL_LIBRARY", candidates, symbols,
-                               sizeof symbols / sizeof symbols[0],
-                               "a oneCCL older than its C API?") == NULL)
-        return;
-    snprintf(oneccl_lib.detail, sizeof oneccl_lib.detail,
+};
+
+/* After the symbols resolved: the detail line for the report. */
+static bool oneccl_loaded(accel_vendor_library_t *lib, void *library)
+{
+    (void)library;
+    snprintf(lib->text, sizeof lib->text,
              "%s (version not asked: oneCCL's first call loads its plugins and SYCL); "
              "communicators refused: " ONECCL_REFUSAL,
              accel_comm_vendor_file(*(void **)&oneccl.onecclGetVersion, "libccl.so.2"));
-    oneccl_lib.ok = true;
+    return true;
 }
+
+static const char *const oneccl_homes[] = {"CCL_ROOT", NULL};
+static const char *const oneccl_names[] = {"libccl.so.2", NULL};
+
+static accel_vendor_library_t oneccl_lib = {
+    .name = "oneccl",
+    .home_vars = oneccl_homes,
+    .home_file = "lib/libccl.so.2",
+    .candidates = oneccl_names,
+    .symbols = oneccl_symbols,
+    .symbol_count = sizeof oneccl_symbols / sizeof oneccl_symbols[0],
+    .not_found = "oneCCL C API library (libccl.so.2) could not be loaded",
+    .not_found_hint = "set ACCEL_ONECCL_LIBRARY to its path",
+    .symbols_in = "the oneCCL C API library (libccl.so.2) that loaded",
+    .too_old = "a oneCCL older than its C API?",
+    .on_load = oneccl_loaded,
+};
 
 /* OK when the library is there (the report says so, and why it is not used). */
 static accel_status_t oneccl_load(char *detail, size_t detail_cap)
 {
-    pthread_once(&oneccl_once, oneccl_load_once);
     return accel_comm_vendor_loaded(&oneccl_lib, "oneccl", detail, detail_cap);
 }
 

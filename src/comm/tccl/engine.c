@@ -5,11 +5,11 @@
  * never run on Teco hardware: what is unconfirmed is listed in README.md.
  *
  * Library: ACCEL_TCCL_LIBRARY, then libtccl.so on the loader's path, then
- * /opt/tecoai/lib64/libtccl.so; loaded once per process (pthread_once) and
+ * /opt/tecoai/lib64/libtccl.so; loaded once per process (accel_vendor_library_open) and
  * never unloaded.
  * Objects: the engine communicator is TCCL's tcclComm_t itself, owned by the
  * layer from init until destroy. Threads: the function table is written once
- * under pthread_once and read-only afterwards; the layer serialises the calls
+ * by the vendor-library loader and read-only afterwards; the layer serialises the calls
  * on one communicator (engine.h). init first makes the communicator's device
  * current (native_stream: sdaaSetDevice); every collective gets the
  * sdaaStream_t it gave. */
@@ -30,39 +30,48 @@ typedef struct tccl_api {
 #undef ACCEL_TCCL_SYMBOL
 } tccl_api_t;
 
-static pthread_once_t tccl_once = PTHREAD_ONCE_INIT;
 static tccl_api_t tccl;
-static accel_comm_vendor_lib_t tccl_lib;
 
-static void tccl_load_once(void)
-{
-    static const char *const candidates[] = {"libtccl.so", "/opt/tecoai/lib64/libtccl.so", NULL};
-    int version = 0;
+static const accel_symbol_t tccl_symbols[] = {
 #define ACCEL_TCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(tccl, required, name, export),
-    const accel_symbol_t symbols[] = {
 #include "comm/tccl/symbols.h"
-    };
 #undef ACCEL_TCCL_SYMBOL
-    if (accel_comm_vendor_open(&tccl_lib, "tccl", "Tecorigin TCCL (libtccl.so)",
-                               "ACCEL_TCCL_LIBRARY", candidates, symbols,
-                               sizeof symbols / sizeof symbols[0], "Teco SDK too old?") == NULL)
-        return;
+};
+
+/* After the symbols resolved: the detail line for the report. */
+static bool tccl_loaded(accel_vendor_library_t *lib, void *library)
+{
+    int version = 0;
+    (void)library;
     /* Both group calls or neither: a half pair would open groups it cannot close. */
     if ((tccl.tcclGroupStart == NULL) != (tccl.tcclGroupEnd == NULL))
         tccl.tcclGroupStart = tccl.tcclGroupEnd = NULL;
     if (tccl.tcclGetVersion(&version) != ACCEL_TCCL_SUCCESS)
         version = 0;
     /* The code's encoding is unconfirmed (tccl.h's own is 1200): printed as is. */
-    snprintf(tccl_lib.detail, sizeof tccl_lib.detail, "%s (TCCL version code %d%s)",
+    snprintf(lib->text, sizeof lib->text, "%s (TCCL version code %d%s)",
              accel_comm_vendor_file(*(void **)&tccl.tcclGetVersion, "libtccl.so"), version,
              tccl.tcclGroupStart != NULL ? ", with group calls" : ", without group calls");
-    tccl_lib.ok = true;
+    return true;
 }
+
+static const char *const tccl_names[] = {"libtccl.so", "/opt/tecoai/lib64/libtccl.so", NULL};
+
+static accel_vendor_library_t tccl_lib = {
+    .name = "tccl",
+    .candidates = tccl_names,
+    .symbols = tccl_symbols,
+    .symbol_count = sizeof tccl_symbols / sizeof tccl_symbols[0],
+    .not_found = "Tecorigin TCCL (libtccl.so) could not be loaded",
+    .not_found_hint = "set ACCEL_TCCL_LIBRARY to its path",
+    .symbols_in = "the Tecorigin TCCL (libtccl.so) that loaded",
+    .too_old = "Teco SDK too old?",
+    .on_load = tccl_loaded,
+};
 
 static accel_status_t tccl_load(char *detail, size_t detail_cap)
 {
-    pthread_once(&tccl_once, tccl_load_once);
     return accel_comm_vendor_loaded(&tccl_lib, "tccl", detail, detail_cap);
 }
 
