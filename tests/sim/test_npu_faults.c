@@ -8,15 +8,10 @@
  * ASan build runs this under LeakSanitizer, so a path that leaks on failure
  * fails the test. The sim's control functions are reached with dlsym on the
  * already-loaded library (RTLD_NOLOAD). */
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -25,7 +20,7 @@
 
 /* How the backend writes a vendor code in its sentences. */
 #define SIM_CODE_FORMAT "aclError %d"
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* Codes injected: a runtime internal error (DEVICE_ERROR) and, for
  * allocations, the runtime's out-of-memory code. */
@@ -54,60 +49,36 @@ static accel_t *open_ready(void)
  * runtime allows after a failed attempt. */
 static void test_init_faults(void **state)
 {
+    static const sim_fault_site_t sites[] = {
+        {"aclInit", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtGetDeviceCount", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
     accel_t *acc;
     (void)state;
-    acc = open_npu();
-    fail_every("aclInit", ACL_INTERNAL);
-    expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "aclInit",
-                        ACL_INTERNAL);
-    clear_faults();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-
-    acc = open_npu();
-    fail_every("aclrtGetDeviceCount", ACL_INTERNAL);
-    expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "aclrtGetDeviceCount",
-                        ACL_INTERNAL);
-    clear_faults();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-
-    acc = open_npu();
-    fail_every("aclrtGetVersion", ACL_INTERNAL);
-    expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "aclrtGetVersion",
-                        ACL_INTERNAL);
-    clear_faults();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-
+    sim_fault_run_init(open_npu, sites, ACL_INTERNAL);
     acc = open_ready();
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
 static void test_open_faults(void **state)
 {
-    accel_t *acc = NULL, *first;
     (void)state;
-    first = open_ready();
-    fail_every("aclrtGetDeviceCount", ACL_INTERNAL);
-    assert_int_not_equal(accel_open("npu", &acc), ACCEL_OK);
-    assert_non_null(strstr(accel_last_error(), "aclrtGetDeviceCount"));
-    assert_non_null(strstr(accel_last_error(), "aclError 507000"));
-    clear_faults();
-    acc = open_ready();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-    assert_int_equal(accel_close(first), ACCEL_OK);
+    sim_fault_check_open_refused("npu", open_ready, "aclrtGetDeviceCount", ACL_INTERNAL);
 }
 
 /* Each new backend sets the device on its first call on a thread. */
 static void test_set_device_fault(void **state)
 {
-    accel_t *acc;
+    static const sim_fault_site_t sites[] = {
+        {"aclrtSetDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_npu(), .code = ACL_INTERNAL};
     (void)state;
-    acc = open_npu();
-    fail_every("aclrtSetDevice", ACL_INTERNAL);
-    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "aclrtSetDevice",
-                   ACL_INTERNAL);
-    clear_faults();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* A NULL SoC name is no error: the name says so and bf16 is off. */
@@ -132,17 +103,16 @@ static void test_soc_name_missing(void **state)
 
 static void test_device_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_device_properties_t props = {.struct_size = sizeof props};
-    uint64_t available = 0;
+    static const sim_fault_site_t sites[] = {
+        {"aclrtSynchronizeDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtGetDeviceInfo", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtGetMemInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_ready(), .code = ACL_INTERNAL};
     (void)state;
-    CHECK_SITE("aclrtSynchronizeDevice", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_synchronize(acc, 0));
-    CHECK_SITE("aclrtGetDeviceInfo", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_device_properties(acc, 0, &props));
-    CHECK_SITE("aclrtGetMemInfo", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_available_memory(acc, 0, &available));
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 static void test_memory_faults(void **state)
@@ -179,74 +149,58 @@ static void test_rng_faults(void **state)
 
 /* ---------------------------------------------------------------- streams and events */
 
+/* The subscription's undo fails while a subscribed stream is destroyed:
+ * logged, and the stream still goes. */
+static accel_status_t destroy_subscribed_stream(sim_fault_fixture_t *fx)
+{
+    accel_stream_t *stream = NULL;
+    assert_int_equal(accel_stream_create(fx->acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(stream, count_callback, NULL), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    return accel_stream_destroy(stream);
+}
+
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL, *other = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_fault_site_t sites[] = {
+        {"aclrtCreateStream", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtSynchronizeStream", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtStreamQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtCreateEventWithFlag", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtRecordEvent", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtSynchronizeEvent", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtQueryEventStatus", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtEventElapsedTime", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtStreamWaitEvent", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
+        /* callbacks: the subscription (on the stream's first), the launch */
+        {"aclrtSubscribeReport", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        {"aclrtLaunchCallback", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        /* destroys that fail are logged; nothing leaks on our side */
+        {"aclrtUnSubscribeReport", destroy_subscribed_stream, ACCEL_OK, .then = "aclrtDestroyStream"},
+        {"aclrtDestroyEvent", sim_op_event_destroy, ACCEL_OK},
+        {"aclrtDestroyStream", sim_op_stream_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_ready(), .code = ACL_INTERNAL};
     (void)state;
-    CHECK_SITE("aclrtCreateStream", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("aclrtSynchronizeStream", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("aclrtStreamQuery", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_query(stream));
-    CHECK_SITE("aclrtCreateEventWithFlag", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
-    CHECK_SITE("aclrtRecordEvent", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("aclrtSynchronizeEvent", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("aclrtQueryEventStatus", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_query(end));
-    CHECK_SITE("aclrtEventElapsedTime", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CHECK_SITE("aclrtStreamWaitEvent", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(stream, end));
+    sim_fault_fixture_open(&fx);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
 
-    /* callbacks: the subscription, the launch, then the report thread */
-    assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-    CHECK_SITE("aclrtSubscribeReport", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    CHECK_SITE("aclrtLaunchCallback", ACL_INTERNAL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+    /* the report thread's wait fails: it tries again, and the callback runs */
     {
         int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
         unsigned long before = sim_calls("aclrtProcessReport");
         fail_every("aclrtProcessReport", ACL_INTERNAL);
-        assert_int_equal(accel_stream_add_callback(other, count_callback, NULL), ACCEL_OK);
+        assert_int_equal(accel_stream_add_callback(fx.stream, count_callback, NULL), ACCEL_OK);
         while (sim_calls("aclrtProcessReport") < before + 2)
             usleep(1000);
         clear_faults();
-        assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+        assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
         assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
     }
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    {
-        unsigned long unsubscribed = sim_calls("aclrtUnSubscribeReport");
-        unsigned long destroyed = sim_calls("aclrtDestroyStream");
-        fail_every("aclrtUnSubscribeReport", ACL_INTERNAL);
-        assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
-        fail_every("aclrtDestroyEvent", ACL_INTERNAL);
-        assert_int_equal(accel_event_destroy(start), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("aclrtUnSubscribeReport") > unsubscribed);
-        assert_true(sim_calls("aclrtDestroyStream") > destroyed);
-    }
-    {
-        unsigned long destroyed = sim_calls("aclrtDestroyStream");
-        fail_every("aclrtDestroyStream", ACL_INTERNAL);
-        assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("aclrtDestroyStream") > destroyed);
-    }
-    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -255,42 +209,9 @@ static void test_stream_faults(void **state)
  * the sim sees no call from it. */
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = sim_calls("aclrtMalloc");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
-                  strstr(accel_last_error(), "forked child") != NULL &&
-                  sim_calls("aclrtMalloc") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused(open_ready(), "aclrtMalloc");
 }
-
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
 
 int main(void)
 {
