@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -26,7 +25,7 @@
 
 /* How the backend writes a vendor code in its sentences. */
 #define SIM_CODE_FORMAT "sdaaError_t %d (sdaaError"
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* Codes injected: sdaaErrorUnknown (DEVICE_ERROR) and, for allocations,
  * sdaaErrorOutOfMemory. */
@@ -54,71 +53,56 @@ static accel_t *open_ready(void)
 /* init's calls: a failed init is tried again by the next backend. */
 static void test_init_faults(void **state)
 {
-    static const char *const sites[] = {"sdaaGetDeviceCount", "sdaaRuntimeGetVersion",
-                                        "sdaaDriverGetVersion"};
+    static const sim_fault_site_t sites[] = {
+        {"sdaaGetDeviceCount", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaRuntimeGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaDriverGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    accel_t *acc;
     (void)state;
-    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_sdaa();
-        unsigned long before = sim_calls(sites[i]);
-        fail_every(sites[i], SDAA_UNKNOWN);
-        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
-                            SDAA_UNKNOWN);
-        clear_faults();
-        assert_true(sim_calls(sites[i]) > before);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    {
-        accel_t *acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
+    sim_fault_run_init(open_sdaa, sites, SDAA_UNKNOWN);
+    acc = open_ready();
+    assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
 /* Opening counts devices: a failure there refuses the open, saying why. */
 static void test_open_faults(void **state)
 {
-    accel_t *acc = NULL, *first;
     (void)state;
-    first = open_ready();
-    fail_every("sdaaGetDeviceCount", SDAA_UNKNOWN);
-    assert_int_not_equal(accel_open("sdaa", &acc), ACCEL_OK);
-    assert_non_null(strstr(accel_last_error(), "sdaaGetDeviceCount"));
-    assert_non_null(strstr(accel_last_error(), "sdaaError_t 999 (sdaaErrorUnknown)"));
-    clear_faults();
-    acc = open_ready();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-    assert_int_equal(accel_close(first), ACCEL_OK);
+    sim_fault_check_open_refused("sdaa", open_ready, "sdaaGetDeviceCount", SDAA_UNKNOWN);
 }
 
 /* Each new backend sets the device on its first call on a thread. */
 static void test_set_device_fault(void **state)
 {
-    accel_t *acc;
+    static const sim_fault_site_t sites[] = {
+        {"sdaaSetDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_sdaa(), .code = SDAA_UNKNOWN};
     (void)state;
-    acc = open_sdaa();
-    fail_every("sdaaSetDevice", SDAA_UNKNOWN);
-    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "sdaaSetDevice",
-                   SDAA_UNKNOWN);
-    clear_faults();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- devices and memory */
 
 static void test_device_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    static const sim_fault_site_t sites[] = {
+        {"sdaaDeviceSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaGetDeviceProperties", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaMemGetInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_ready(), .code = SDAA_UNKNOWN};
     accel_device_properties_t props = {.struct_size = sizeof props};
-    uint64_t available = 0;
     (void)state;
-    CHECK_SITE("sdaaDeviceSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_synchronize(acc, 0));
-    CHECK_SITE("sdaaGetDeviceProperties", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_device_properties(acc, 0, &props));
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_device_properties(fx.acc, 0, &props), ACCEL_OK);
     assert_string_equal(props.name, "Teco T1 (simulated)");
-    CHECK_SITE("sdaaMemGetInfo", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_available_memory(acc, 0, &available));
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 static void test_memory_faults(void **state)
@@ -160,68 +144,35 @@ static void test_rng_faults(void **state)
 
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_fault_site_t sites[] = {
+        {"sdaaStreamCreateWithFlags", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaStreamQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaEventCreateWithFlags", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaEventRecord", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaEventQuery", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaEventElapsedTime", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaStreamWaitEvent", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
+        /* a failed add runs nothing (and its record is freed: LeakSanitizer) */
+        {"sdaaStreamAddCallback", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        /* destroys that fail are logged; nothing leaks on our side; the wait
+         * before a stream's destroy fails: logged, the stream still goes */
+        {"sdaaEventDestroy", sim_op_event_destroy, ACCEL_OK},
+        {"sdaaStreamSynchronize", sim_op_stream_destroy, ACCEL_OK, .then = "sdaaStreamDestroy"},
+        {"sdaaStreamDestroy", sim_op_stream_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_ready(), .code = SDAA_UNKNOWN};
+    int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
     (void)state;
-    CHECK_SITE("sdaaStreamCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("sdaaStreamSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("sdaaStreamQuery", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_query(stream));
-    CHECK_SITE("sdaaEventCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
-    CHECK_SITE("sdaaEventRecord", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("sdaaEventSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("sdaaEventQuery", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    CHECK_SITE("sdaaEventElapsedTime", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CHECK_SITE("sdaaStreamWaitEvent", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(stream, end));
-    {
-        int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
-        CHECK_SITE("sdaaStreamAddCallback", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-                   accel_stream_add_callback(stream, count_callback, NULL));
-        assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-        /* the failed add ran nothing (and its record was freed: LeakSanitizer) */
-        assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
-    }
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    {
-        unsigned long destroyed = sim_calls("sdaaEventDestroy");
-        fail_every("sdaaEventDestroy", SDAA_UNKNOWN);
-        assert_int_equal(accel_event_destroy(start), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaEventDestroy") > destroyed);
-    }
-    {
-        /* the wait before destroying fails: logged, the stream still goes */
-        accel_stream_t *other = NULL;
-        unsigned long waited = sim_calls("sdaaStreamSynchronize");
-        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
-        assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-        fail_every("sdaaStreamSynchronize", SDAA_UNKNOWN);
-        assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaStreamSynchronize") > waited);
-        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
-    }
-    {
-        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
-        fail_every("sdaaStreamDestroy", SDAA_UNKNOWN);
-        assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
-    }
-    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_open(&fx);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
+    /* only the retry of the failed add ran */
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- callbacks */
@@ -266,30 +217,8 @@ static void test_callback_may_not_call_runtime(void **state)
  * every call and the sim sees no call from it. */
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = sim_calls("sdaaMalloc");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
-                  strstr(accel_last_error(), "forked child") != NULL &&
-                  sim_calls("sdaaMalloc") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused(open_ready(), "sdaaMalloc");
 }
 
 /* ---------------------------------------------------------------- the sim itself */
@@ -331,17 +260,6 @@ static void test_sim_destroy_then_device_sync(void **state)
     assert_int_equal(__atomic_load_n(&done, __ATOMIC_SEQ_CST), 1);
     dlclose(library);
 }
-
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
 
 int main(void)
 {
