@@ -247,16 +247,19 @@ __attribute__((unused)) static void sim_fault_check_open_refused(const char *bac
 
 /* After the runtime started, a forked child gets a clear refusal from every
  * call and the sim sees no call from it (`malloc_fn`: the device
- * allocation); the parent works on. Closes `acc`. */
+ * allocation); with `close_fns` (NULL-terminated, or NULL: the child does
+ * not close), closing in the child makes none of those calls either: it
+ * frees host records only. The parent works on. Closes `acc`. */
 __attribute__((unused)) static void sim_fault_check_fork_refused(accel_t *acc,
-                                                                const char *malloc_fn)
+                                                                const char *malloc_fn,
+                                                                const char *const *close_fns)
 {
     void *device = NULL;
     int status = 0;
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        unsigned long before = sim_calls(malloc_fn);
+        unsigned long before = sim_calls(malloc_fn), closing = 0;
         accel_status_t result = accel_malloc(acc, 8 << 20, &device);
         bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
                   strstr(accel_last_error(), "forked child") != NULL &&
@@ -264,6 +267,14 @@ __attribute__((unused)) static void sim_fault_check_fork_refused(accel_t *acc,
         if (!ok)
             fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
                     accel_last_error());
+        if (close_fns != NULL) {
+            for (const char *const *fn = close_fns; *fn != NULL; fn++)
+                closing += sim_calls(*fn);
+            (void)accel_close(acc);
+            for (const char *const *fn = close_fns; *fn != NULL; fn++)
+                closing -= sim_calls(*fn);
+            ok = ok && closing == 0;
+        }
         _exit(ok ? 0 : 1);
     }
     assert_int_equal(waitpid(child, &status, 0), child);
