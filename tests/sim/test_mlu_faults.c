@@ -290,7 +290,7 @@ static void test_fork_refused(void **state)
 {
     static const char *const close_fns[] = {"cnrtQueueSync", "cnrtFree", NULL};
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "cnrtMalloc", close_fns);
+    sim_fault_check_fork_refused(open_ready(), "cnrtMalloc", ACCEL_ERROR_DEVICE_ERROR, close_fns);
 }
 
 /* ---------------------------------------------------------------- an old runtime */

@@ -210,7 +210,7 @@ static void test_stream_faults(void **state)
 static void test_fork_refused(void **state)
 {
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "aclrtMalloc", NULL);
+    sim_fault_check_fork_refused(open_ready(), "aclrtMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
 int main(void)

@@ -218,7 +218,7 @@ static void test_callback_may_not_call_runtime(void **state)
 static void test_fork_refused(void **state)
 {
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "sdaaMalloc", NULL);
+    sim_fault_check_fork_refused(open_ready(), "sdaaMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
 /* ---------------------------------------------------------------- the sim itself */

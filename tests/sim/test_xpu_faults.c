@@ -29,7 +29,7 @@
 
 /* How the backend writes a vendor code in its sentences. */
 #define SIM_CODE_FORMAT "ze_result_t 0x%x"
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* Codes injected: the device was lost (DEVICE_ERROR) and, for allocations,
  * out of device memory. */
@@ -91,53 +91,40 @@ static void test_zeinit_fault(void **state)
 
 static void test_open_faults(void **state)
 {
-    accel_t *acc = NULL, *first;
-    static const char *const sites[] = {"zeDriverGet", "zeDeviceGet"};
     (void)state;
-    first = open_ready();
-    for (size_t i = 0; i < 2; i++) {
-        fail_every(sites[i], ZE_LOST);
-        assert_int_not_equal(accel_open("xpu", &acc), ACCEL_OK);
-        assert_true(sim_names_failure(sites[i], ZE_LOST));
-        clear_faults();
-        acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    assert_int_equal(accel_close(first), ACCEL_OK);
+    sim_fault_check_open_refused("xpu", open_ready, "zeDriverGet", ZE_LOST);
+    sim_fault_check_open_refused("xpu", open_ready, "zeDeviceGet", ZE_LOST);
+}
+
+/* The context cannot be destroyed: logged, closing still works. */
+static accel_status_t close_ready(sim_fault_fixture_t *fx)
+{
+    accel_t *acc = open_ready();
+    (void)fx;
+    return accel_close(acc);
 }
 
 /* A failed init stays failed for that accelerator (core keeps it); the next
  * one initialises. */
 static void test_init_faults(void **state)
 {
-    static const char *const sites[] = {
-        "zeDriverGetProperties",
-        "zeDeviceGetProperties",
-        "zeDeviceGetMemoryProperties",
-        "zeDeviceGetCommandQueueGroupProperties",
-        "zeContextCreate",
-        "zeCommandListCreateImmediate",
+    static const sim_fault_site_t sites[] = {
+        {"zeDriverGetProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeDeviceGetProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeDeviceGetMemoryProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeDeviceGetCommandQueueGroupProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeContextCreate", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListCreateImmediate", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
     };
+    static const sim_fault_site_t close_sites[] = {
+        {"zeContextDestroy", close_ready, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.code = ZE_LOST};
     (void)state;
-    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_xpu();
-        unsigned long before = sim_calls(sites[i]);
-        fail_every(sites[i], ZE_LOST);
-        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i], ZE_LOST);
-        clear_faults();
-        assert_true(sim_calls(sites[i]) > before);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-        acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    {
-        /* the context cannot be destroyed: logged, closing still works */
-        accel_t *acc = open_ready();
-        fail_every("zeContextDestroy", ZE_LOST);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("zeContextDestroy") > 0);
-    }
+    sim_fault_run_init(open_xpu, sites, ZE_LOST);
+    sim_fault_run(&fx, close_sites);
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -185,74 +172,72 @@ static void test_rng_faults(void **state)
 
 /* ---------------------------------------------------------------- streams and events */
 
+/* A record, then the synchronize that resets the stream's marker. */
+static accel_status_t synchronize_after_record(sim_fault_fixture_t *fx)
+{
+    assert_int_equal(accel_event_record(fx->end, fx->stream), ACCEL_OK);
+    return accel_stream_synchronize(fx->stream);
+}
+
+static accel_status_t destroy_end(sim_fault_fixture_t *fx)
+{
+    accel_status_t status = accel_event_destroy(fx->end);
+    assert_int_equal(accel_event_create(fx->acc, 0, ACCEL_EVENT_TIMING, &fx->end), ACCEL_OK);
+    return status;
+}
+
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL, *other = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_fault_site_t sites[] = {
+        {"zeCommandListCreateImmediate", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendSignalEvent", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventHostSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventPoolCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendSignalEvent", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        /* a second record resets the event on the stream first */
+        {"zeCommandListAppendEventReset", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventHostSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventQueryStatus", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventQueryKernelTimestamp", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendWaitOnEvents", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventHostReset", synchronize_after_record, ACCEL_OK},
+        /* callbacks: the two events, the signal, the wait */
+        {"zeEventPoolCreate", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendSignalEvent", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendWaitOnEvents", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        /* destroys that fail are logged; nothing leaks on our side */
+        {"zeEventDestroy", sim_op_event_destroy, ACCEL_OK},
+        {"zeEventPoolDestroy", destroy_end, ACCEL_OK},
+        {"zeCommandListDestroy", sim_op_stream_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = open_ready(), .code = ZE_LOST};
     (void)state;
-    CHECK_SITE("zeCommandListCreateImmediate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("zeCommandListAppendSignalEvent", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("zeEventHostSynchronize", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("zeEventPoolCreate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    CHECK_SITE("zeEventCreate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end));
-    CHECK_SITE("zeCommandListAppendSignalEvent", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    /* a second record resets the event on the stream first */
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("zeCommandListAppendEventReset", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(end, stream));
-    CHECK_SITE("zeEventHostSynchronize", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("zeEventQueryStatus", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    CHECK_SITE("zeEventQueryKernelTimestamp", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CHECK_SITE("zeCommandListAppendWaitOnEvents", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(stream, end));
+    sim_fault_fixture_open(&fx);
+    sim_fault_run(&fx, sites);
     /* a query after new work appends a marker and asks it */
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
+    assert_int_equal(accel_event_record(fx.end, fx.stream), ACCEL_OK);
     fail_every("zeCommandListAppendSignalEvent", ZE_LOST);
-    expect_failure(accel_stream_query(stream), ACCEL_ERROR_DEVICE_ERROR,
+    expect_failure(accel_stream_query(fx.stream), ACCEL_ERROR_DEVICE_ERROR,
                    "zeCommandListAppendSignalEvent", ZE_LOST);
     clear_faults();
-    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SURVIVES("zeEventHostReset", ZE_LOST, accel_stream_synchronize(stream));
-
-    /* callbacks: the two events, the signal, the wait, the host signal */
-    assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-    CHECK_SITE("zeEventPoolCreate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    CHECK_SITE("zeCommandListAppendSignalEvent", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    CHECK_SITE("zeCommandListAppendWaitOnEvents", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
     {
+        /* the host signal after a callback fails once: tried again */
         char spec[64];
         int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
         unsigned long before = sim_calls("zeEventHostSignal");
-        snprintf(spec, sizeof spec, "zeEventHostSignal:1:%d", ZE_LOST); /* tried again */
+        snprintf(spec, sizeof spec, "zeEventHostSignal:1:%d", ZE_LOST);
         assert_int_equal(sim_fault_set(spec), 0);
-        assert_int_equal(accel_stream_add_callback(other, count_callback, NULL), ACCEL_OK);
-        assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+        assert_int_equal(accel_stream_add_callback(fx.stream, count_callback, NULL), ACCEL_OK);
+        assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
         clear_faults();
         assert_true(sim_calls("zeEventHostSignal") >= before + 2);
         assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
     }
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    CHECK_SURVIVES("zeEventDestroy", ZE_LOST, accel_event_destroy(start));
-    CHECK_SURVIVES("zeEventPoolDestroy", ZE_LOST, accel_event_destroy(end));
-    CHECK_SURVIVES("zeCommandListDestroy", ZE_LOST, accel_stream_destroy(other));
-    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -261,41 +246,9 @@ static void test_stream_faults(void **state)
  * driver sees no call from it. */
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = sim_calls("zeMemAllocDevice");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result != ACCEL_OK && strstr(accel_last_error(), "forked child") != NULL &&
-                  sim_calls("zeMemAllocDevice") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused(open_ready(), "zeMemAllocDevice", ACCEL_ERROR_UNAVAILABLE, NULL);
 }
-
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
 
 int main(void)
 {
