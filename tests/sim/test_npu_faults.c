@@ -176,7 +176,8 @@ static void test_stream_faults(void **state)
         {"aclrtSubscribeReport", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
         {"aclrtLaunchCallback", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
         /* destroys that fail are logged; nothing leaks on our side */
-        {"aclrtUnSubscribeReport", destroy_subscribed_stream, ACCEL_OK, .then = "aclrtDestroyStream"},
+        {"aclrtUnSubscribeReport", destroy_subscribed_stream, ACCEL_OK,
+         .then = "aclrtDestroyStream"},
         {"aclrtDestroyEvent", sim_op_event_destroy, ACCEL_OK},
         {"aclrtDestroyStream", sim_op_stream_destroy, ACCEL_OK},
         {NULL},

@@ -97,7 +97,8 @@ static void sim_fault_run(sim_fault_fixture_t *fx, const sim_fault_site_t *sites
  * the runtime yet: the failure ends its initialisation (the sentence names
  * the call; core words it, so the vendor code is not checked), and the
  * accel_t closes. The next accel_t initialises again and works. */
-__attribute__((unused)) static void sim_fault_run_init(accel_t *(*open)(void), const sim_fault_site_t *sites, int code)
+__attribute__((unused)) static void sim_fault_run_init(accel_t *(*open)(void),
+                                                       const sim_fault_site_t *sites, int code)
 {
     for (const sim_fault_site_t *site = sites; site->function != NULL; site++) {
         sim_fault_fixture_t fx = {.acc = open(), .code = code};
@@ -237,8 +238,8 @@ __attribute__((unused)) static accel_status_t sim_op_add_callback(sim_fault_fixt
 /* With `function` failing, opening `backend` (a second accel_t beside
  * `open_ready`'s) is refused, saying why; then it opens. */
 __attribute__((unused)) static void sim_fault_check_open_refused(const char *backend,
-                                                                accel_t *(*open_ready)(void),
-                                                                const char *function, int code)
+                                                                 accel_t *(*open_ready)(void),
+                                                                 const char *function, int code)
 {
     accel_t *acc = NULL, *first = open_ready();
     fail_every(function, code);
@@ -257,9 +258,9 @@ __attribute__((unused)) static void sim_fault_check_open_refused(const char *bac
  * not close), closing in the child makes none of those calls either: it
  * frees host records only. The parent works on. Closes `acc`. */
 __attribute__((unused)) static void sim_fault_check_fork_refused(accel_t *acc,
-                                                                const char *malloc_fn,
-                                                                accel_status_t want,
-                                                                const char *const *close_fns)
+                                                                 const char *malloc_fn,
+                                                                 accel_status_t want,
+                                                                 const char *const *close_fns)
 {
     void *device = NULL;
     int status = 0;
@@ -268,8 +269,7 @@ __attribute__((unused)) static void sim_fault_check_fork_refused(accel_t *acc,
     if (child == 0) {
         unsigned long before = sim_calls(malloc_fn), closing = 0;
         accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result == want &&
-                  strstr(accel_last_error(), "forked child") != NULL &&
+        bool ok = result == want && strstr(accel_last_error(), "forked child") != NULL &&
                   sim_calls(malloc_fn) == before;
         if (!ok)
             fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
