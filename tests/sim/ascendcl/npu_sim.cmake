@@ -30,33 +30,11 @@ function(accel_sim_register_npu)
   set(npu_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_NPU_LIBRARY=${ACCEL_NPU_SIM}")
   set(npu_sim_env "${npu_sim_env}" PARENT_SCOPE)
 
-  # The conformance suite on the sim (the suite's targets come from
-  # tests/conformance).
-  add_test(NAME conformance.npu_sim COMMAND conformance npu)
-  add_test(NAME conformance_threads.npu_sim COMMAND conformance_threads npu)
-  set_tests_properties(conformance.npu_sim conformance_threads.npu_sim PROPERTIES
-                       LABELS "conformance" ENVIRONMENT "${npu_sim_env}")
-  # Again with every stream task started late, so that a missing wait or a
-  # misordered stream reads data that has not arrived yet.
-  add_test(NAME conformance.npu_sim_slow_streams COMMAND conformance npu)
-  # (A missing stream wait can make a test spin on a query: TIMEOUT ends it.)
-  set_tests_properties(conformance.npu_sim_slow_streams PROPERTIES LABELS "conformance"
-                       TIMEOUT 300 ENVIRONMENT "${npu_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
-
+  accel_sim_conformance(npu ${npu_sim_env})
   # Every ACL call site of the backend made to fail, and what follows.
-  add_executable(test_npu_faults test_npu_faults.c)
-  target_compile_definitions(test_npu_faults PRIVATE _GNU_SOURCE)
-  target_link_libraries(test_npu_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
-                        ${CMAKE_DL_LIBS})
-  add_dependencies(test_npu_faults ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback)
+  accel_sim_fault_test(npu ENVIRONMENT ${npu_sim_env}
+                       DEPENDS ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback)
   add_dependencies(accel_cli ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback)
-  add_test(NAME npu.faults COMMAND test_npu_faults)
-  set_tests_properties(npu.faults PROPERTIES LABELS "unit" ENVIRONMENT "${npu_sim_env}")
-  # Again with every stream task started late: work still in flight when a
-  # fault hits (a staging buffer at close) must not be freed under it.
-  add_test(NAME npu.faults_slow_streams COMMAND test_npu_faults)
-  set_tests_properties(npu.faults_slow_streams PROPERTIES LABELS "unit"
-                       ENVIRONMENT "${npu_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
 
   # The CLI on the sim: the report names the simulated devices and where they
   # came from; the demo runs. Then the runtime's other faces: absent, no

@@ -28,32 +28,17 @@ function(accel_sim_register_mlu)
   # The conformance suite on the sim, on the older runtimes that change what
   # the backend does (emulated callbacks, no graphs), and with every queue
   # task started late.
-  add_test(NAME conformance.mlu_sim COMMAND conformance mlu)
-  add_test(NAME conformance_threads.mlu_sim COMMAND conformance_threads mlu)
-  set_tests_properties(conformance.mlu_sim conformance_threads.mlu_sim PROPERTIES
-                       LABELS "conformance" ENVIRONMENT "${mlu_sim_env}")
+  accel_sim_conformance(mlu ${mlu_sim_env})
   add_test(NAME conformance.mlu_sim_old_runtime COMMAND conformance mlu)
   set_tests_properties(conformance.mlu_sim_old_runtime PROPERTIES LABELS "conformance"
     ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_old>")
   add_test(NAME conformance.mlu_sim_no_graphs COMMAND conformance mlu)
   set_tests_properties(conformance.mlu_sim_no_graphs PROPERTIES LABELS "conformance"
     ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_no_capture>")
-  add_test(NAME conformance.mlu_sim_slow_streams COMMAND conformance mlu)
-  set_tests_properties(conformance.mlu_sim_slow_streams PROPERTIES LABELS "conformance"
-                       TIMEOUT 300 ENVIRONMENT "${mlu_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
 
   # Every CNRT call site of the backend made to fail, and what follows.
-  add_executable(test_mlu_faults test_mlu_faults.c)
-  target_compile_definitions(test_mlu_faults PRIVATE _GNU_SOURCE)
-  target_link_libraries(test_mlu_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
-                        ${CMAKE_DL_LIBS})
-  add_dependencies(test_mlu_faults ${mlu_sims})
+  accel_sim_fault_test(mlu ENVIRONMENT ${mlu_sim_env} DEPENDS ${mlu_sims})
   add_dependencies(accel_cli ${mlu_sims})
-  add_test(NAME mlu.faults COMMAND test_mlu_faults)
-  set_tests_properties(mlu.faults PROPERTIES LABELS "unit" ENVIRONMENT "${mlu_sim_env}")
-  add_test(NAME mlu.faults_slow_streams COMMAND test_mlu_faults)
-  set_tests_properties(mlu.faults_slow_streams PROPERTIES LABELS "unit"
-                       ENVIRONMENT "${mlu_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
   # The call sites only an old runtime reaches (emulated callbacks, the
   # hardware timer, the plain copy), on cnrt_sim_old.
   add_test(NAME mlu.faults_old_runtime COMMAND test_mlu_faults old)

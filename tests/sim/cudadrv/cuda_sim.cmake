@@ -79,13 +79,7 @@ function(accel_sim_register_cuda)
   # Without NVML, so that the probe's cuInit and cuMemGetInfo_v2 are call sites.
   set(cuda_sim_no_nvml_env "ACCEL_PLUGIN_PATH=" "ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim>"
                            "ACCEL_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1")
-  add_test(NAME conformance.cuda_sim COMMAND conformance cuda)
-  add_test(NAME conformance_threads.cuda_sim COMMAND conformance_threads cuda)
-  set_tests_properties(conformance.cuda_sim conformance_threads.cuda_sim PROPERTIES
-                       LABELS "conformance" ENVIRONMENT "${cuda_sim_env}")
-  add_test(NAME conformance.cuda_sim_slow_streams COMMAND conformance cuda)
-  set_tests_properties(conformance.cuda_sim_slow_streams PROPERTIES LABELS "conformance"
-                       TIMEOUT 300 ENVIRONMENT "${cuda_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
+  accel_sim_conformance(cuda ${cuda_sim_env})
   add_test(NAME conformance.cuda_sim_no_graphs COMMAND conformance cuda)
   set_tests_properties(conformance.cuda_sim_no_graphs PROPERTIES LABELS "conformance" ENVIRONMENT
     "ACCEL_PLUGIN_PATH=;ACCEL_CUDA_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>;ACCEL_NVML_LIBRARY=$<TARGET_FILE:cuda_sim_no_graphs>")
@@ -95,16 +89,7 @@ function(accel_sim_register_cuda)
                        "${cuda_sim_no_nvml_env}")
 
   # Every CUDA driver call site of the backend made to fail, and what follows.
-  add_executable(test_cuda_faults test_cuda_faults.c)
-  target_compile_definitions(test_cuda_faults PRIVATE _GNU_SOURCE)
-  target_link_libraries(test_cuda_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
-                        ${CMAKE_DL_LIBS})
-  add_dependencies(test_cuda_faults cuda_sim)
-  add_test(NAME cuda.faults COMMAND test_cuda_faults)
-  set_tests_properties(cuda.faults PROPERTIES LABELS "unit" ENVIRONMENT "${cuda_sim_no_nvml_env}")
-  add_test(NAME cuda.faults_slow_streams COMMAND test_cuda_faults)
-  set_tests_properties(cuda.faults_slow_streams PROPERTIES LABELS "unit"
-                       ENVIRONMENT "${cuda_sim_no_nvml_env};ACCEL_SIM_STREAM_DELAY_US=2000")
+  accel_sim_fault_test(cuda ENVIRONMENT ${cuda_sim_no_nvml_env} DEPENDS cuda_sim)
 
   # A device without memory pools (cuMemAllocAsync: CUDA_ERROR_NOT_SUPPORTED,
   # as on some vGPU and WSL setups): fused_lamb falls back to cuMemAlloc.

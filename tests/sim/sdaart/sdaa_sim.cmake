@@ -18,26 +18,10 @@ function(accel_sim_register_sdaa)
   set(sdaa_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_SDAA_LIBRARY=${ACCEL_SDAA_SIM}")
   set(sdaa_sim_env "${sdaa_sim_env}" PARENT_SCOPE)
 
-  add_test(NAME conformance.sdaa_sim COMMAND conformance sdaa)
-  add_test(NAME conformance_threads.sdaa_sim COMMAND conformance_threads sdaa)
-  set_tests_properties(conformance.sdaa_sim conformance_threads.sdaa_sim PROPERTIES
-                       LABELS "conformance" ENVIRONMENT "${sdaa_sim_env}")
-  add_test(NAME conformance.sdaa_sim_slow_streams COMMAND conformance sdaa)
-  set_tests_properties(conformance.sdaa_sim_slow_streams PROPERTIES LABELS "conformance"
-                       TIMEOUT 300 ENVIRONMENT "${sdaa_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
-
+  accel_sim_conformance(sdaa ${sdaa_sim_env})
   # Every SDAA call site of the backend made to fail, and what follows.
-  add_executable(test_sdaa_faults test_sdaa_faults.c)
-  target_compile_definitions(test_sdaa_faults PRIVATE _GNU_SOURCE)
-  target_link_libraries(test_sdaa_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
-                        ${CMAKE_DL_LIBS})
-  add_dependencies(test_sdaa_faults sdaart_sim)
+  accel_sim_fault_test(sdaa ENVIRONMENT ${sdaa_sim_env} DEPENDS sdaart_sim)
   add_dependencies(accel_cli sdaart_sim sdaart_sim_no_driver_version sdaart_sim_no_callback)
-  add_test(NAME sdaa.faults COMMAND test_sdaa_faults)
-  set_tests_properties(sdaa.faults PROPERTIES LABELS "unit" ENVIRONMENT "${sdaa_sim_env}")
-  add_test(NAME sdaa.faults_slow_streams COMMAND test_sdaa_faults)
-  set_tests_properties(sdaa.faults_slow_streams PROPERTIES LABELS "unit"
-                       ENVIRONMENT "${sdaa_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
 
   # The CLI on the sim (npu_cli.sh is the shared report/demo checker), then
   # the runtime's other faces: absent, no device, SDAA_VISIBLE_DEVICES, a

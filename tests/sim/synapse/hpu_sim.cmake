@@ -32,31 +32,15 @@ function(accel_sim_register_hpu)
                   "ACCEL_HPU_HLML_LIBRARY=${ACCEL_HLML_SIM}")
   set(hpu_sim_env "${hpu_sim_env}" PARENT_SCOPE)
 
-  # The conformance suite on the sim, and again with every stream task
-  # started late.
-  add_test(NAME conformance.hpu_sim COMMAND conformance hpu)
-  add_test(NAME conformance_threads.hpu_sim COMMAND conformance_threads hpu)
-  set_tests_properties(conformance.hpu_sim conformance_threads.hpu_sim PROPERTIES
-                       LABELS "conformance" ENVIRONMENT "${hpu_sim_env}")
-  add_test(NAME conformance.hpu_sim_slow_streams COMMAND conformance hpu)
-  set_tests_properties(conformance.hpu_sim_slow_streams PROPERTIES LABELS "conformance"
-                       TIMEOUT 300 ENVIRONMENT "${hpu_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
-
-  # Every Synapse call site of the backend made to fail, and what follows.
-  add_executable(test_hpu_faults test_hpu_faults.c)
-  target_compile_definitions(test_hpu_faults PRIVATE _GNU_SOURCE)
-  target_link_libraries(test_hpu_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
-                        ${CMAKE_DL_LIBS})
-  add_dependencies(test_hpu_faults synapse_sim synapse_sim_no_wait hlml_sim)
+  accel_sim_conformance(hpu ${hpu_sim_env})
+  # Every Synapse call site of the backend made to fail, and what follows;
+  # each run holds its Gaudis through its own lock files.
+  set(locks ${CMAKE_CURRENT_BINARY_DIR}/hpu-locks-faults)
+  file(MAKE_DIRECTORY ${locks} ${locks}-slow)
+  accel_sim_fault_test(hpu ENVIRONMENT ${hpu_sim_env} "ACCEL_SIM_SYN_LOCK_DIR=${locks}"
+                       SLOW_ENVIRONMENT ${hpu_sim_env} "ACCEL_SIM_SYN_LOCK_DIR=${locks}-slow"
+                       DEPENDS synapse_sim synapse_sim_no_wait hlml_sim)
   add_dependencies(accel_cli synapse_sim synapse_sim_no_wait hlml_sim)
-  add_test(NAME hpu.faults COMMAND test_hpu_faults)
-  set_tests_properties(hpu.faults PROPERTIES LABELS "unit" ENVIRONMENT
-    "${hpu_sim_env};ACCEL_SIM_SYN_LOCK_DIR=${CMAKE_CURRENT_BINARY_DIR}/hpu-locks-faults")
-  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/hpu-locks-faults)
-  add_test(NAME hpu.faults_slow_streams COMMAND test_hpu_faults)
-  set_tests_properties(hpu.faults_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
-    "${hpu_sim_env};ACCEL_SIM_SYN_LOCK_DIR=${CMAKE_CURRENT_BINARY_DIR}/hpu-locks-faults-slow;ACCEL_SIM_STREAM_DELAY_US=2000")
-  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/hpu-locks-faults-slow)
 
   # The CLI on the sims (npu_cli.sh serves every backend): the report names
   # the simulated Gaudis, how they were counted, DeepSpeed's values and the

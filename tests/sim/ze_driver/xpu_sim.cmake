@@ -25,25 +25,9 @@ function(accel_sim_register_xpu)
                     "ZE_ENABLE_ALT_DRIVERS=${ACCEL_ZE_SIM}")
     add_dependencies(accel_cli ze_sim_driver)
 
-    add_test(NAME conformance.xpu_sim COMMAND conformance xpu)
-    add_test(NAME conformance_threads.xpu_sim COMMAND conformance_threads xpu)
-    set_tests_properties(conformance.xpu_sim conformance_threads.xpu_sim PROPERTIES
-                         LABELS "conformance" ENVIRONMENT "${xpu_sim_env}")
-    add_test(NAME conformance.xpu_sim_slow_streams COMMAND conformance xpu)
-    set_tests_properties(conformance.xpu_sim_slow_streams PROPERTIES LABELS "conformance"
-                         TIMEOUT 300 ENVIRONMENT "${xpu_sim_env};ACCEL_SIM_STREAM_DELAY_US=500")
-
-    add_executable(test_xpu_faults test_xpu_faults.c)
-    target_compile_definitions(test_xpu_faults PRIVATE _GNU_SOURCE)
-    target_link_libraries(test_xpu_faults PRIVATE accel PkgConfig::CMOCKA accel_warnings
-                          ${CMAKE_DL_LIBS})
-    add_dependencies(test_xpu_faults ze_sim_driver)
-    add_test(NAME xpu.faults COMMAND test_xpu_faults)
-    set_tests_properties(xpu.faults PROPERTIES LABELS "unit"
-                         ENVIRONMENT "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM}")
-    add_test(NAME xpu.faults_slow_streams COMMAND test_xpu_faults)
-    set_tests_properties(xpu.faults_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
-      "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM};ACCEL_SIM_STREAM_DELAY_US=2000")
+    accel_sim_conformance(xpu ${xpu_sim_env})
+    accel_sim_fault_test(xpu ENVIRONMENT ${xpu_sim_env} "ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM}"
+                         DEPENDS ze_sim_driver)
 
     # The CLI on the sim: the devices, DeepSpeed's values and where they came
     # from; the demo; ZE_AFFINITY_MASK; oneCCL's presence choosing "ccl".
