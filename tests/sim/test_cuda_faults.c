@@ -28,8 +28,11 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences ("CUDA_ERROR_X
- * (n): text"); cu_expect_failure below also checks the name. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences ("CUDA_ERROR_X (n): text");
+ * cu_expect_failure below also checks the name. */
+#define SIM_BACKEND     "cuda"
+#define SIM_LIBRARY_ENV "ACCEL_CUDA_LIBRARY"
 #define SIM_CODE_FORMAT "(%d): "
 #include "common/sim_fault_driver.h"
 
@@ -48,23 +51,6 @@ static const char *cu_name(int code)
     case CU_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
     default: return "?";
     }
-}
-
-static accel_t *open_cuda(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("cuda", &acc), ACCEL_OK);
-    sim_bind("ACCEL_CUDA_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0's context
- * retained and current on this thread. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_cuda();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
 }
 
 /* `status` is `want` and the last error holds the backend's sentence for
@@ -127,7 +113,7 @@ static void test_open_faults(void **state)
     static const char *const sites[] = {"cuInit", "cuDeviceGetCount"};
     accel_t *acc = NULL, *first;
     (void)state;
-    first = open_ready();
+    first = sim_fault_open_ready();
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
         char spec[64];
         /* the probe's call, then create's (the probe passed) */
@@ -145,7 +131,7 @@ static void test_open_faults(void **state)
             clear_faults();
         }
     }
-    acc = open_ready();
+    acc = sim_fault_open_ready();
     assert_int_equal(accel_close(acc), ACCEL_OK);
     assert_int_equal(accel_close(first), ACCEL_OK);
 }
@@ -165,7 +151,7 @@ static void test_init_faults(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_cuda();
+        accel_t *acc = sim_fault_open();
         unsigned long before = sim_calls(sites[i].function), after;
         char first[512];
         fail_once(sites[i].function, CU_UNKNOWN);
@@ -180,7 +166,7 @@ static void test_init_faults(void **state)
         assert_int_equal(sim_calls(sites[i].function), after);
         clear_faults();
         assert_int_equal(accel_close(acc), ACCEL_OK);
-        acc = open_ready();
+        acc = sim_fault_open_ready();
         assert_int_equal(accel_close(acc), ACCEL_OK);
     }
 }
@@ -199,11 +185,11 @@ static void test_context_faults(void **state)
         {"cuCtxGetCurrent", sim_op_synchronize, ACCEL_OK},
         {NULL},
     };
-    sim_fault_fixture_t fx = cu_fixture(open_cuda());
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open());
     (void)state;
     sim_fault_run(&fx, retain);
     assert_int_equal(accel_close(fx.acc), ACCEL_OK); /* leaves no context current here */
-    fx.acc = open_cuda();
+    fx.acc = sim_fault_open();
     sim_fault_run(&fx, current);
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
@@ -233,7 +219,7 @@ static void test_device_faults(void **state)
         {"cuMemGetInfo_v2", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
         {NULL},
     };
-    sim_fault_fixture_t fx = cu_fixture(open_ready());
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open_ready());
     uint64_t available = 0;
     (void)state;
     sim_fault_run(&fx, sites);
@@ -258,7 +244,7 @@ static void test_memory_faults(void **state)
         .host_register_fn = "cuMemHostRegister_v2",
         .host_unregister_fn = "cuMemHostUnregister",
     };
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -270,7 +256,7 @@ static void test_memory_faults(void **state)
  * cached reaches the caller, counted as an OOM and changing nothing else. */
 static void test_alloc_out_of_memory(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_memory_stats_t before, after;
     void *kept = NULL, *cached = NULL, *big = NULL;
     unsigned long allocs, frees;
@@ -323,7 +309,7 @@ static void test_alloc_out_of_memory(void **state)
  * fill leaves the device bytes as they were. */
 static void test_memory_unchanged(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_memory_stats_t before, after;
     unsigned char host[4096], *device = NULL, *other = NULL;
     void *ptr = NULL;
@@ -428,7 +414,7 @@ static void test_memory_unchanged(void **state)
 static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"cuLaunchKernel", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_rng_fill_sites(acc, sites, CU_UNKNOWN);
     check_close_with_fill_in_flight(acc, "cuCtxSynchronize", CU_UNKNOWN);
@@ -442,7 +428,7 @@ static void test_module_load_fault(void **state)
     static const char *const sites[] = {"cuModuleLoadData", "cuModuleGetFunction"};
     (void)state;
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_ready();
+        accel_t *acc = sim_fault_open_ready();
         float *device = NULL;
         float host[64], zero[64] = {0};
         unsigned long loads;
@@ -465,7 +451,7 @@ static void test_module_load_fault(void **state)
         assert_int_equal(accel_free(acc, device), ACCEL_OK);
         assert_int_equal(accel_close(acc), ACCEL_OK);
 
-        acc = open_ready();
+        acc = sim_fault_open_ready();
         assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
         assert_int_equal(accel_rng_uniform_f32(acc, device, 64, NULL), ACCEL_OK);
         assert_true(sim_calls("cuModuleLoadData") > loads);
@@ -478,30 +464,33 @@ static void test_module_load_fault(void **state)
 
 static void test_stream_faults(void **state)
 {
+    static const sim_stream_sites_t streams = {
+        .stream_create = "cuStreamCreateWithPriority",
+        .stream_synchronize = "cuStreamSynchronize",
+        .stream_query = "cuStreamQuery",
+        .event_create = "cuEventCreate",
+        .event_record = "cuEventRecord",
+        .event_synchronize = "cuEventSynchronize",
+        .event_query = "cuEventQuery",
+        .stream_wait_event = "cuStreamWaitEvent",
+    };
     static const sim_fault_site_t sites[] = {
-        {"cuStreamCreateWithPriority", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"cuStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
         /* what a kernel's bad access reports; injected, so not sticky */
         {"cuStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR,
          .code = CU_ILLEGAL_ADDRESS},
-        {"cuStreamQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"cuEventCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"cuEventRecord", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {"cuEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cuEventQuery", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
         /* the backend takes the _v2 export (CUDA 12.8) and names the API call */
         {"cuEventElapsedTime_v2", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR,
          "cuEventElapsedTime"},
-        {"cuStreamWaitEvent", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
         /* destroys that fail are logged; nothing leaks on our side; the wait
          * before a stream's destroy fails: logged, the stream still goes */
         {"cuEventDestroy_v2", sim_op_event_destroy, ACCEL_OK},
         {"cuStreamSynchronize", sim_op_stream_destroy, ACCEL_OK, .then = "cuStreamDestroy_v2"},
         {NULL},
     };
-    sim_fault_fixture_t fx = cu_fixture(open_ready());
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open_ready());
     (void)state;
     sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
     sim_fault_run(&fx, sites);
     sim_fault_fixture_close(&fx);
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
@@ -511,7 +500,7 @@ static void test_stream_faults(void **state)
  * whatever core wrapped it in is freed: LeakSanitizer); the next one runs. */
 static void test_host_function_fault(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     int runs;
     (void)state;
@@ -547,7 +536,7 @@ static void capture_memset(accel_t *acc, accel_graph_t *graph, accel_stream_t *s
  * a failed launch runs nothing. */
 static void test_graph_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -603,7 +592,7 @@ static void test_graph_faults(void **state)
  * still capturing). */
 static void test_graph_end_capture_fault_cleanup(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;

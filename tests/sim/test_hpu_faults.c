@@ -29,7 +29,10 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its Synapse sim, and how the
+ * backend writes a vendor code in its sentences. */
+#define SIM_BACKEND     "hpu"
+#define SIM_LIBRARY_ENV "ACCEL_HPU_LIBRARY"
 #define SIM_CODE_FORMAT "synStatus %d"
 #include "common/sim_fault_driver.h"
 
@@ -38,50 +41,26 @@
 #define SYN_OOM      4
 #define HLML_UNKNOWN 49
 
-/* The HLML sim's controls (sim_fault_check.h binds Synapse's). */
+/* The HLML sim's controls (sim_fault_check.h binds Synapse's), bound by
+ * test_hlml_faults. */
 static int (*hlml_fault_set)(const char *spec);
 static unsigned long (*hlml_calls)(const char *function);
-
-static accel_t *open_hpu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("hpu", &acc), ACCEL_OK);
-    if (hlml_fault_set == NULL) {
-        sim_bind("ACCEL_HPU_LIBRARY");
-        *(void **)&hlml_fault_set = sim_symbol("ACCEL_HPU_HLML_LIBRARY", "accel_sim_fault_set");
-        *(void **)&hlml_calls = sim_symbol("ACCEL_HPU_HLML_LIBRARY", "accel_sim_calls");
-    }
-    return acc;
-}
-
-/* Initialised and device 0 acquired. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_hpu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
 
 /* ---------------------------------------------------------------- lifecycle */
 
 /* Runs first: synInitialize is tried again by the next backend. */
 static void test_init_faults(void **state)
 {
-    static const sim_fault_site_t sites[] = {
-        {"synInitialize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synDriverGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synDeviceGetCount", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synDeviceGetAttributeByModuleId", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
+    static const char *const init[] = {"synInitialize", "synDriverGetVersion", "synDeviceGetCount",
+                                       "synDeviceGetAttributeByModuleId", NULL};
     (void)state;
-    sim_fault_run_init(open_hpu, sites, SYN_FAIL);
+    sim_fault_check_init(init, SYN_FAIL);
 }
 
 /* DeepSpeed's workarounds were set by init (ctest leaves them unset). */
 static void test_workarounds_set(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     assert_string_equal(getenv("PT_HPU_LAZY_ACC_PAR_MODE"), "0");
     assert_string_equal(getenv("PT_HPU_ENABLE_REFINE_DYNAMIC_SHAPES"), "0");
@@ -97,7 +76,7 @@ static void test_acquire_faults(void **state)
     char path[512];
     int fd;
     (void)state;
-    acc = open_hpu();
+    acc = sim_fault_open();
     CHECK_SITE("synDeviceAcquireByModuleId", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_synchronize(acc, 0));
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -107,7 +86,7 @@ static void test_acquire_faults(void **state)
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
-    acc = open_hpu();
+    acc = sim_fault_open();
     expect_failure(accel_synchronize(acc, 1), ACCEL_ERROR_DEVICE_ERROR,
                    "synDeviceAcquireByModuleId", 8);
     assert_non_null(strstr(accel_last_error(), "probably held by another process"));
@@ -118,14 +97,14 @@ static void test_acquire_faults(void **state)
 
     /* two accel_t in one process share the acquisition */
     {
-        accel_t *second = open_ready();
+        accel_t *second = sim_fault_open_ready();
         assert_int_equal(accel_synchronize(second, 1), ACCEL_OK);
         assert_int_equal(accel_close(second), ACCEL_OK);
         assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
     }
     /* the default stream is made at acquisition */
     assert_int_equal(accel_close(acc), ACCEL_OK);
-    acc = open_hpu();
+    acc = sim_fault_open();
     CHECK_SITE("synStreamCreateGeneric", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_synchronize(acc, 0));
     /* release failing at close is logged */
@@ -151,7 +130,9 @@ static void test_hlml_faults(void **state)
         close(fd);
     }
     setenv("ACCEL_HPU_DEVICE_DIR", dir, 1);
-    accel_close(open_hpu()); /* binds the sims */
+    accel_close(sim_fault_open()); /* binds the Synapse sim */
+    *(void **)&hlml_fault_set = sim_symbol("ACCEL_HPU_HLML_LIBRARY", "accel_sim_fault_set");
+    *(void **)&hlml_calls = sim_symbol("ACCEL_HPU_HLML_LIBRARY", "accel_sim_calls");
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
         char spec[96];
         accel_t *acc;
@@ -159,7 +140,7 @@ static void test_hlml_faults(void **state)
         unsigned long before = hlml_calls(sites[i]);
         snprintf(spec, sizeof spec, "%s:*:%d", sites[i], HLML_UNKNOWN);
         assert_int_equal(hlml_fault_set(spec), 0);
-        acc = open_hpu();
+        acc = sim_fault_open();
         assert_int_equal(accel_device_count(acc, &count), ACCEL_OK);
         assert_int_equal(count, 2);
         assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
@@ -193,7 +174,7 @@ static void test_device_faults(void **state)
         {"synDeviceGetAttributeByModuleId", available_memory_1, ACCEL_ERROR_DEVICE_ERROR},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = SYN_FAIL};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SYN_FAIL};
     (void)state;
     sim_fault_run(&fx, sites);
     /* the status text failing too still leaves function and code */
@@ -208,7 +189,7 @@ static void test_device_faults(void **state)
 
 static void test_memory_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL, *pinned = NULL;
     static char host[4096];
     (void)state;
@@ -260,7 +241,7 @@ static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"synHostMalloc", "synEventCreate", "synMemCopyAsync",
                                         "synEventRecord", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_rng_fill_sites(acc, sites, SYN_FAIL);
     check_close_with_fill_in_flight(acc, "synEventSynchronize", SYN_FAIL);
@@ -292,28 +273,31 @@ static accel_status_t wait_on_other_stream(sim_fault_fixture_t *fx)
 
 static void test_stream_faults(void **state)
 {
+    static const sim_stream_sites_t streams = {
+        .stream_create = "synStreamCreateGeneric",
+        .stream_synchronize = "synStreamSynchronize",
+        .stream_query = "synStreamQuery",
+        .event_create = "synEventCreate",
+        .event_record = "synEventRecord",
+        .event_synchronize = "synEventSynchronize",
+        .event_query = "synEventQuery",
+        .event_elapsed = "synEventElapsedTime",
+    };
     static const sim_fault_site_t sites[] = {
-        {"synStreamCreateGeneric", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"synStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synStreamQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"synEventCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"synEventRecord", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {"synEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synEventQuery", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"synEventElapsedTime", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
         {"synStreamWaitEvent", wait_on_other_stream, ACCEL_ERROR_DEVICE_ERROR},
         /* destroys that fail are logged; nothing leaks on our side */
         {"synStreamDestroy", sim_op_stream_destroy, ACCEL_OK},
         {"synEventDestroy", sim_op_event_destroy, ACCEL_OK},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = SYN_FAIL};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SYN_FAIL};
     accel_t *acc = fx.acc;
     accel_stream_t *other = NULL;
     (void)state;
     sim_fault_fixture_open(&fx);
     assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
     fx.user = other;
+    sim_fault_check_streams(&fx, &streams);
     sim_fault_run(&fx, sites);
 
     /* Work deferred behind a callback that fails when it is submitted: the
@@ -367,7 +351,7 @@ static void observe_a(void *arg)
 
 static void test_failed_record_keeps_event(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *a = NULL, *b = NULL;
     accel_event_t *event = NULL;
     gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
@@ -402,7 +386,7 @@ static void test_failed_record_keeps_event(void **state)
  * current is staged, not handed to device 1's DMA (the sim refuses that). */
 static void test_pinned_on_other_gaudi(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     uint8_t *pinned = NULL, back[256];
     void *device = NULL;
     (void)state;
@@ -435,7 +419,7 @@ static void gate_open_later(void *arg)
 
 static void test_close_with_deferred_copy(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     static char host[512];
     void *device = NULL;
@@ -470,7 +454,7 @@ static void self_wait_callback(void *arg)
 
 static void test_callback_self_wait(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     self_wait_t check = {.acc = acc};
     (void)state;
     assert_int_equal(accel_stream_create(acc, 0, 0, &check.stream), ACCEL_OK);
@@ -490,7 +474,7 @@ static void test_callback_self_wait(void **state)
 static void test_fork_refused(void **state)
 {
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "synDeviceMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
+    sim_fault_check_fork_refused("synDeviceMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
 /* A failed check leaves its fault set, in either sim: clear both. */

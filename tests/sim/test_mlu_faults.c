@@ -23,7 +23,10 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences. */
+#define SIM_BACKEND     "mlu"
+#define SIM_LIBRARY_ENV "ACCEL_MLU_LIBRARY"
 #define SIM_CODE_FORMAT "cnrtRet_t %d"
 #include "common/sim_fault_driver.h"
 
@@ -32,63 +35,26 @@
 #define CNRT_UNKNOWN 999991
 #define CNRT_NO_MEM  100100
 
-static accel_t *open_mlu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
-    sim_bind("ACCEL_MLU_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0 active. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_mlu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
-
 /* ---------------------------------------------------------------- lifecycle */
 
-/* init's own calls; each failure is retried by the next backend. */
+/* init's own calls; each failure is retried by the next backend. Opening
+ * counts devices; each new backend sets the device on its first call on a
+ * thread. */
 static void test_init_faults(void **state)
 {
-    static const sim_fault_site_t sites[] = {
-        {"cnrtGetDeviceCount", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtGetLibVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtDriverGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtDeviceGetAttribute", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
+    static const char *const init[] = {"cnrtGetDeviceCount", "cnrtGetLibVersion",
+                                       "cnrtDriverGetVersion", "cnrtDeviceGetAttribute", NULL};
     (void)state;
-    sim_fault_run_init(open_mlu, sites, CNRT_UNKNOWN);
-    assert_int_equal(accel_close(open_ready()), ACCEL_OK);
-}
-
-static void test_open_faults(void **state)
-{
-    (void)state;
-    sim_fault_check_open_refused("mlu", open_ready, "cnrtGetDeviceCount", CNRT_UNKNOWN);
-}
-
-/* Each new backend sets the device on its first call on a thread. */
-static void test_set_device_fault(void **state)
-{
-    static const sim_fault_site_t sites[] = {
-        {"cnrtSetDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    sim_fault_fixture_t fx = {.acc = open_mlu(), .code = CNRT_UNKNOWN};
-    (void)state;
-    sim_fault_run(&fx, sites);
-    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
+    sim_fault_check_init(init, CNRT_UNKNOWN);
+    sim_fault_check_open_refused("cnrtGetDeviceCount", CNRT_UNKNOWN);
+    sim_fault_check_first_use("cnrtSetDevice", CNRT_UNKNOWN);
 }
 
 /* The error text calls have no code to fail with: a NULL name or
  * description still gives a sentence with the function and the code. */
 static void test_error_text_missing(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     assert_int_equal(sim_fault_set("cnrtGetErrorName:*:1,cnrtGetErrorStr:*:1,"
                                    "cnrtSyncDevice:*:999991"),
@@ -111,7 +77,7 @@ static void test_device_faults(void **state)
         {NULL},
     };
     static const char *const attributes[] = {"ComputeCapabilityMinor", "TotalMemSize"};
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = CNRT_UNKNOWN};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = CNRT_UNKNOWN};
     accel_device_properties_t props = {.struct_size = sizeof props};
     (void)state;
     sim_fault_run(&fx, sites);
@@ -144,7 +110,7 @@ static void test_memory_faults(void **state)
         .host_free_fn = "cnrtFreeHost",
         .host_register_fn = NULL, /* CNRT has no registration */
     };
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -156,7 +122,7 @@ static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"cnrtHostMalloc", "cnrtNotifierCreateWithFlags",
                                         "cnrtMemcpyAsync_V2", "cnrtPlaceNotifier", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
     check_rng_fill_sites(acc, sites, CNRT_UNKNOWN);
@@ -176,27 +142,30 @@ static void test_rng_faults(void **state)
 
 static void test_stream_faults(void **state)
 {
+    static const sim_stream_sites_t streams = {
+        .stream_create = "cnrtQueueCreate",
+        .stream_synchronize = "cnrtQueueSync",
+        .stream_query = "cnrtQueueQuery",
+        .event_create = "cnrtNotifierCreateWithFlags",
+        .event_record = "cnrtPlaceNotifier",
+        .event_synchronize = "cnrtWaitNotifier",
+        .event_query = "cnrtQueryNotifier",
+        .event_elapsed = "cnrtNotifierElapsedTime",
+        .stream_wait_event = "cnrtQueueWaitNotifier",
+        .add_callback = "cnrtInvokeHostFunc",
+    };
     static const sim_fault_site_t sites[] = {
-        {"cnrtQueueCreate", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtQueueSync", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtQueueQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtNotifierCreateWithFlags", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtPlaceNotifier", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtWaitNotifier", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtQueryNotifier", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtNotifierElapsedTime", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtQueueWaitNotifier", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtInvokeHostFunc", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
         /* destroys that fail are logged; nothing leaks on our side */
         {"cnrtNotifierDestroy", sim_op_event_destroy, ACCEL_OK},
         {"cnrtQueueDestroy", sim_op_stream_destroy, ACCEL_OK},
         {"cnrtQueueSync", sim_op_stream_destroy, ACCEL_OK},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = CNRT_UNKNOWN};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = CNRT_UNKNOWN};
     int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
     (void)state;
     sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
     sim_fault_run(&fx, sites);
     assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
     /* only the retry of the refused host function ran */
@@ -211,7 +180,7 @@ static void test_graph_faults(void **state)
 {
     static const char *const sites[] = {"cnrtQueueBeginCapture", "cnrtQueueEndCapture",
                                         "cnrtTaskTopoInstantiate"};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -265,7 +234,7 @@ static void test_graph_faults(void **state)
 /* Ranges reach CNPX (the simulated libcnpx.so), a push and a pop each. */
 static void test_cnpx_ranges(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     unsigned long (*cnpx_calls)(const char *) = NULL;
     unsigned long pushes, pops;
     (void)state;
@@ -290,7 +259,7 @@ static void test_fork_refused(void **state)
 {
     static const char *const close_fns[] = {"cnrtQueueSync", "cnrtFree", NULL};
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "cnrtMalloc", ACCEL_ERROR_DEVICE_ERROR, close_fns);
+    sim_fault_check_fork_refused("cnrtMalloc", ACCEL_ERROR_DEVICE_ERROR, close_fns);
 }
 
 /* ---------------------------------------------------------------- an old runtime */
@@ -298,7 +267,7 @@ static void test_fork_refused(void **state)
 /* cnrt_sim_old: callbacks emulated with a notifier and a thread. */
 static void test_old_callback_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL, *fallback = NULL;
     int runs;
     (void)state;
@@ -334,7 +303,7 @@ static void test_old_callback_faults(void **state)
 /* cnrt_sim_old: the hardware timer, the plain copy, and no graphs. */
 static void test_old_timing_copy_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_event_t *start = NULL, *end = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -363,11 +332,10 @@ static void test_old_timing_copy_faults(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_error_text_missing),
-        FAULT_TEST(test_device_faults),    FAULT_TEST(test_memory_faults),
-        FAULT_TEST(test_rng_faults),       FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_graph_faults),     FAULT_TEST(test_cnpx_ranges),
+        FAULT_TEST(test_init_faults),   FAULT_TEST(test_error_text_missing),
+        FAULT_TEST(test_device_faults), FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_graph_faults),  FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),
     };
     const struct CMUnitTest old_tests[] = {

@@ -18,7 +18,10 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences. */
+#define SIM_BACKEND     "npu"
+#define SIM_LIBRARY_ENV "ACCEL_NPU_LIBRARY"
 #define SIM_CODE_FORMAT "aclError %d"
 #include "common/sim_fault_driver.h"
 
@@ -27,58 +30,18 @@
 #define ACL_INTERNAL 507000
 #define ACL_MEMORY   207001
 
-static accel_t *open_npu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("npu", &acc), ACCEL_OK);
-    sim_bind("ACCEL_NPU_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0 active. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_npu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
-
 /* ---------------------------------------------------------------- lifecycle */
 
 /* Runs first: aclInit is tried again by the next backend, as the real
- * runtime allows after a failed attempt. */
+ * runtime allows after a failed attempt. Opening counts devices; each new
+ * backend sets the device on its first call on a thread. */
 static void test_init_faults(void **state)
 {
-    static const sim_fault_site_t sites[] = {
-        {"aclInit", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtGetDeviceCount", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    accel_t *acc;
+    static const char *const init[] = {"aclInit", "aclrtGetDeviceCount", "aclrtGetVersion", NULL};
     (void)state;
-    sim_fault_run_init(open_npu, sites, ACL_INTERNAL);
-    acc = open_ready();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
-
-static void test_open_faults(void **state)
-{
-    (void)state;
-    sim_fault_check_open_refused("npu", open_ready, "aclrtGetDeviceCount", ACL_INTERNAL);
-}
-
-/* Each new backend sets the device on its first call on a thread. */
-static void test_set_device_fault(void **state)
-{
-    static const sim_fault_site_t sites[] = {
-        {"aclrtSetDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    sim_fault_fixture_t fx = {.acc = open_npu(), .code = ACL_INTERNAL};
-    (void)state;
-    sim_fault_run(&fx, sites);
-    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
+    sim_fault_check_init(init, ACL_INTERNAL);
+    sim_fault_check_open_refused("aclrtGetDeviceCount", ACL_INTERNAL);
+    sim_fault_check_first_use("aclrtSetDevice", ACL_INTERNAL);
 }
 
 /* A NULL SoC name is no error: the name says so and bf16 is off. */
@@ -88,7 +51,7 @@ static void test_soc_name_missing(void **state)
     accel_device_properties_t props = {.struct_size = sizeof props};
     bool bf16 = true;
     (void)state;
-    acc = open_npu();
+    acc = sim_fault_open();
     fail_every("aclrtGetSocName", 1);
     assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
     clear_faults();
@@ -109,7 +72,7 @@ static void test_device_faults(void **state)
         {"aclrtGetMemInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = ACL_INTERNAL};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = ACL_INTERNAL};
     (void)state;
     sim_fault_run(&fx, sites);
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
@@ -130,7 +93,7 @@ static void test_memory_faults(void **state)
         .host_register_fn = "aclrtHostRegister",
         .host_unregister_fn = "aclrtHostUnregister",
     };
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -141,7 +104,7 @@ static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"aclrtMallocHost", "aclrtCreateEventWithFlag",
                                         "aclrtMemcpyAsync", "aclrtRecordEvent", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_rng_fill_sites(acc, sites, ACL_INTERNAL);
     check_close_with_fill_in_flight(acc, "aclrtSynchronizeEvent", ACL_INTERNAL);
@@ -162,16 +125,18 @@ static accel_status_t destroy_subscribed_stream(sim_fault_fixture_t *fx)
 
 static void test_stream_faults(void **state)
 {
+    static const sim_stream_sites_t streams = {
+        .stream_create = "aclrtCreateStream",
+        .stream_synchronize = "aclrtSynchronizeStream",
+        .stream_query = "aclrtStreamQuery",
+        .event_create = "aclrtCreateEventWithFlag",
+        .event_record = "aclrtRecordEvent",
+        .event_synchronize = "aclrtSynchronizeEvent",
+        .event_query = "aclrtQueryEventStatus",
+        .event_elapsed = "aclrtEventElapsedTime",
+        .stream_wait_event = "aclrtStreamWaitEvent",
+    };
     static const sim_fault_site_t sites[] = {
-        {"aclrtCreateStream", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtSynchronizeStream", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtStreamQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtCreateEventWithFlag", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtRecordEvent", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtSynchronizeEvent", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtQueryEventStatus", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtEventElapsedTime", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
-        {"aclrtStreamWaitEvent", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
         /* callbacks: the subscription (on the stream's first), the launch */
         {"aclrtSubscribeReport", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
         {"aclrtLaunchCallback", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
@@ -182,9 +147,10 @@ static void test_stream_faults(void **state)
         {"aclrtDestroyStream", sim_op_stream_destroy, ACCEL_OK},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = ACL_INTERNAL};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = ACL_INTERNAL};
     (void)state;
     sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
     sim_fault_run(&fx, sites);
     assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
 
@@ -211,16 +177,15 @@ static void test_stream_faults(void **state)
 static void test_fork_refused(void **state)
 {
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "aclrtMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
+    sim_fault_check_fork_refused("aclrtMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_soc_name_missing),
-        FAULT_TEST(test_device_faults),    FAULT_TEST(test_memory_faults),
-        FAULT_TEST(test_rng_faults),       FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_init_faults),   FAULT_TEST(test_soc_name_missing),
+        FAULT_TEST(test_device_faults), FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
         FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,10 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences. */
+#define SIM_BACKEND     "sdaa"
+#define SIM_LIBRARY_ENV "ACCEL_SDAA_LIBRARY"
 #define SIM_CODE_FORMAT "sdaaError_t %d (sdaaError"
 #include "common/sim_fault_driver.h"
 
@@ -32,58 +35,19 @@
 #define SDAA_UNKNOWN 999
 #define SDAA_MEMORY  2
 
-static accel_t *open_sdaa(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("sdaa", &acc), ACCEL_OK);
-    sim_bind("ACCEL_SDAA_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0 active. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_sdaa();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
-
 /* ---------------------------------------------------------------- lifecycle */
 
-/* init's calls: a failed init is tried again by the next backend. */
+/* init's calls: a failed init is tried again by the next backend. Opening
+ * counts devices: a failure there refuses the open, saying why. Each new
+ * backend sets the device on its first call on a thread. */
 static void test_init_faults(void **state)
 {
-    static const sim_fault_site_t sites[] = {
-        {"sdaaGetDeviceCount", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaRuntimeGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaDriverGetVersion", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    accel_t *acc;
+    static const char *const init[] = {"sdaaGetDeviceCount", "sdaaRuntimeGetVersion",
+                                       "sdaaDriverGetVersion", NULL};
     (void)state;
-    sim_fault_run_init(open_sdaa, sites, SDAA_UNKNOWN);
-    acc = open_ready();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
-
-/* Opening counts devices: a failure there refuses the open, saying why. */
-static void test_open_faults(void **state)
-{
-    (void)state;
-    sim_fault_check_open_refused("sdaa", open_ready, "sdaaGetDeviceCount", SDAA_UNKNOWN);
-}
-
-/* Each new backend sets the device on its first call on a thread. */
-static void test_set_device_fault(void **state)
-{
-    static const sim_fault_site_t sites[] = {
-        {"sdaaSetDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    sim_fault_fixture_t fx = {.acc = open_sdaa(), .code = SDAA_UNKNOWN};
-    (void)state;
-    sim_fault_run(&fx, sites);
-    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
+    sim_fault_check_init(init, SDAA_UNKNOWN);
+    sim_fault_check_open_refused("sdaaGetDeviceCount", SDAA_UNKNOWN);
+    sim_fault_check_first_use("sdaaSetDevice", SDAA_UNKNOWN);
 }
 
 /* ---------------------------------------------------------------- devices and memory */
@@ -96,7 +60,7 @@ static void test_device_faults(void **state)
         {"sdaaMemGetInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = SDAA_UNKNOWN};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SDAA_UNKNOWN};
     accel_device_properties_t props = {.struct_size = sizeof props};
     (void)state;
     sim_fault_run(&fx, sites);
@@ -119,7 +83,7 @@ static void test_memory_faults(void **state)
         .host_free_fn = "sdaaFreeHost",
         .host_register_fn = NULL, /* no registration in the public API */
     };
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -129,7 +93,7 @@ static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"sdaaMallocHost", "sdaaEventCreateWithFlags",
                                         "sdaaMemcpyAsync", "sdaaEventRecord", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
     check_rng_fill_sites(acc, sites, SDAA_UNKNOWN);
@@ -144,18 +108,20 @@ static void test_rng_faults(void **state)
 
 static void test_stream_faults(void **state)
 {
-    static const sim_fault_site_t sites[] = {
-        {"sdaaStreamCreateWithFlags", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaStreamQuery", sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaEventCreateWithFlags", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaEventRecord", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaEventQuery", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaEventElapsedTime", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaStreamWaitEvent", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
+    static const sim_stream_sites_t streams = {
+        .stream_create = "sdaaStreamCreateWithFlags",
+        .stream_synchronize = "sdaaStreamSynchronize",
+        .stream_query = "sdaaStreamQuery",
+        .event_create = "sdaaEventCreateWithFlags",
+        .event_record = "sdaaEventRecord",
+        .event_synchronize = "sdaaEventSynchronize",
+        .event_query = "sdaaEventQuery",
+        .event_elapsed = "sdaaEventElapsedTime",
+        .stream_wait_event = "sdaaStreamWaitEvent",
         /* a failed add runs nothing (and its record is freed: LeakSanitizer) */
-        {"sdaaStreamAddCallback", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        .add_callback = "sdaaStreamAddCallback",
+    };
+    static const sim_fault_site_t sites[] = {
         /* destroys that fail are logged; nothing leaks on our side; the wait
          * before a stream's destroy fails: logged, the stream still goes */
         {"sdaaEventDestroy", sim_op_event_destroy, ACCEL_OK},
@@ -163,10 +129,11 @@ static void test_stream_faults(void **state)
         {"sdaaStreamDestroy", sim_op_stream_destroy, ACCEL_OK},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = SDAA_UNKNOWN};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SDAA_UNKNOWN};
     int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
     (void)state;
     sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
     sim_fault_run(&fx, sites);
     assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
     /* only the retry of the failed add ran */
@@ -197,7 +164,7 @@ static void malloc_in_callback(void *arg)
 
 static void test_callback_may_not_call_runtime(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     inside_call_t call = {.acc = acc};
     (void)state;
@@ -218,7 +185,7 @@ static void test_callback_may_not_call_runtime(void **state)
 static void test_fork_refused(void **state)
 {
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "sdaaMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
+    sim_fault_check_fork_refused("sdaaMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
 /* ---------------------------------------------------------------- the sim itself */
@@ -264,11 +231,10 @@ static void test_sim_destroy_then_device_sync(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_device_faults),
-        FAULT_TEST(test_memory_faults),    FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_stream_faults),    FAULT_TEST(test_callback_may_not_call_runtime),
-        FAULT_TEST(test_fork_refused),     FAULT_TEST(test_sim_destroy_then_device_sync),
+        FAULT_TEST(test_init_faults),   FAULT_TEST(test_device_faults),
+        FAULT_TEST(test_memory_faults), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults), FAULT_TEST(test_callback_may_not_call_runtime),
+        FAULT_TEST(test_fork_refused),  FAULT_TEST(test_sim_destroy_then_device_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

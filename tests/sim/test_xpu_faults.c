@@ -27,7 +27,10 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim (the driver the loader
+ * loads), and how the backend writes a vendor code in its sentences. */
+#define SIM_BACKEND     "xpu"
+#define SIM_LIBRARY_ENV "ACCEL_SIM_DRIVER"
 #define SIM_CODE_FORMAT "ze_result_t 0x%x"
 #include "common/sim_fault_driver.h"
 
@@ -35,22 +38,6 @@
  * out of device memory. */
 #define ZE_LOST      0x70000001
 #define ZE_NO_MEMORY 0x70000003
-
-static accel_t *open_xpu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("xpu", &acc), ACCEL_OK);
-    sim_bind("ACCEL_SIM_DRIVER");
-    return acc;
-}
-
-/* Initialised: any device-touching call runs init. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_xpu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
 
 /* ---------------------------------------------------------------- zeInit */
 
@@ -89,41 +76,34 @@ static void test_zeinit_fault(void **state)
 
 /* ---------------------------------------------------------------- open and init */
 
-static void test_open_faults(void **state)
-{
-    (void)state;
-    sim_fault_check_open_refused("xpu", open_ready, "zeDriverGet", ZE_LOST);
-    sim_fault_check_open_refused("xpu", open_ready, "zeDeviceGet", ZE_LOST);
-}
-
 /* The context cannot be destroyed: logged, closing still works. */
 static accel_status_t close_ready(sim_fault_fixture_t *fx)
 {
-    accel_t *acc = open_ready();
     (void)fx;
-    return accel_close(acc);
+    return accel_close(sim_fault_open_ready());
 }
 
-/* A failed init stays failed for that accelerator (core keeps it); the next
- * one initialises. */
+/* Opening counts drivers and devices: a failure refuses the open. A failed
+ * init stays failed for that accelerator (core keeps it); the next one
+ * initialises. */
 static void test_init_faults(void **state)
 {
-    static const sim_fault_site_t sites[] = {
-        {"zeDriverGetProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeDeviceGetProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeDeviceGetMemoryProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeDeviceGetCommandQueueGroupProperties", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeContextCreate", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeCommandListCreateImmediate", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
+    static const char *const init[] = {"zeDriverGetProperties",
+                                       "zeDeviceGetProperties",
+                                       "zeDeviceGetMemoryProperties",
+                                       "zeDeviceGetCommandQueueGroupProperties",
+                                       "zeContextCreate",
+                                       "zeCommandListCreateImmediate",
+                                       NULL};
     static const sim_fault_site_t close_sites[] = {
         {"zeContextDestroy", close_ready, ACCEL_OK},
         {NULL},
     };
     sim_fault_fixture_t fx = {.code = ZE_LOST};
     (void)state;
-    sim_fault_run_init(open_xpu, sites, ZE_LOST);
+    sim_fault_check_open_refused("zeDriverGet", ZE_LOST);
+    sim_fault_check_open_refused("zeDeviceGet", ZE_LOST);
+    sim_fault_check_init(init, ZE_LOST);
     sim_fault_run(&fx, close_sites);
 }
 
@@ -144,7 +124,7 @@ static void test_memory_faults(void **state)
         .host_free_fn = "zeMemFree",
         .host_register_fn = NULL, /* Level Zero cannot pin an existing range */
     };
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_memory_sites(acc, &sites);
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -159,7 +139,7 @@ static void test_rng_faults(void **state)
                                         "zeCommandListAppendBarrier",
                                         "zeCommandListAppendMemoryCopy",
                                         NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
     check_rng_fill_sites(acc, sites, ZE_LOST);
@@ -188,19 +168,22 @@ static accel_status_t destroy_end(sim_fault_fixture_t *fx)
 
 static void test_stream_faults(void **state)
 {
+    static const sim_stream_sites_t streams = {
+        .stream_create = "zeCommandListCreateImmediate",
+        .stream_synchronize = "zeCommandListAppendSignalEvent",
+        .event_create = "zeEventPoolCreate",
+        .event_record = "zeCommandListAppendSignalEvent",
+        .event_synchronize = "zeEventHostSynchronize",
+        .event_query = "zeEventQueryStatus",
+        .event_elapsed = "zeEventQueryKernelTimestamp",
+        .stream_wait_event = "zeCommandListAppendWaitOnEvents",
+    };
     static const sim_fault_site_t sites[] = {
-        {"zeCommandListCreateImmediate", sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeCommandListAppendSignalEvent", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        /* the stream's marker is waited for; an event is made in its pool;
+         * a second record resets the event on the stream first */
         {"zeEventHostSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeEventPoolCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
         {"zeEventCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeCommandListAppendSignalEvent", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        /* a second record resets the event on the stream first */
         {"zeCommandListAppendEventReset", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeEventHostSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeEventQueryStatus", sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeEventQueryKernelTimestamp", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeCommandListAppendWaitOnEvents", sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
         {"zeEventHostReset", synchronize_after_record, ACCEL_OK},
         /* callbacks: the two events, the signal, the wait */
         {"zeEventPoolCreate", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
@@ -212,9 +195,10 @@ static void test_stream_faults(void **state)
         {"zeCommandListDestroy", sim_op_stream_destroy, ACCEL_OK},
         {NULL},
     };
-    sim_fault_fixture_t fx = {.acc = open_ready(), .code = ZE_LOST};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = ZE_LOST};
     (void)state;
     sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
     sim_fault_run(&fx, sites);
     /* a query after new work appends a marker and asks it */
     assert_int_equal(accel_event_record(fx.end, fx.stream), ACCEL_OK);
@@ -247,16 +231,15 @@ static void test_stream_faults(void **state)
 static void test_fork_refused(void **state)
 {
     (void)state;
-    sim_fault_check_fork_refused(open_ready(), "zeMemAllocDevice", ACCEL_ERROR_UNAVAILABLE, NULL);
+    sim_fault_check_fork_refused("zeMemAllocDevice", ACCEL_ERROR_UNAVAILABLE, NULL);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_zeinit_fault), FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_init_faults),  FAULT_TEST(test_memory_faults),
-        FAULT_TEST(test_rng_faults),   FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_fork_refused),
+        FAULT_TEST(test_zeinit_fault),  FAULT_TEST(test_init_faults),
+        FAULT_TEST(test_memory_faults), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults), FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

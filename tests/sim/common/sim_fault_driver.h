@@ -7,6 +7,9 @@
  * operation again, which must work. The operations every backend shares
  * (sim_op_*) and the checks that are the same on every runtime (an open
  * refused, a forked child refused) live here too, over sim_fault_check.h.
+ * A test defines, before including this, SIM_CODE_FORMAT (sim_fault_check.h),
+ * SIM_BACKEND (the backend's name, "npu") and SIM_LIBRARY_ENV (the variable
+ * that names the sim's library, "ACCEL_NPU_LIBRARY").
  * Header-only for cmocka test programs; single-threaded, like the tests. */
 #ifndef ACCEL_SIM_FAULT_DRIVER_H
 #define ACCEL_SIM_FAULT_DRIVER_H
@@ -15,6 +18,29 @@
 #include <unistd.h>
 
 #include "sim_fault_check.h"
+
+#if !defined(SIM_BACKEND) || !defined(SIM_LIBRARY_ENV)
+#error "define SIM_BACKEND and SIM_LIBRARY_ENV before sim_fault_driver.h"
+#endif
+
+/* A new accel_t on the backend that has not touched the runtime yet (the
+ * sim's controls bound on first use). */
+__attribute__((unused)) static accel_t *sim_fault_open(void)
+{
+    accel_t *acc = NULL;
+    assert_int_equal(accel_open(SIM_BACKEND, &acc), ACCEL_OK);
+    sim_bind(SIM_LIBRARY_ENV);
+    return acc;
+}
+
+/* A new accel_t, initialised (any device-touching call runs init) and
+ * device 0 active. */
+__attribute__((unused)) static accel_t *sim_fault_open_ready(void)
+{
+    accel_t *acc = sim_fault_open();
+    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
+    return acc;
+}
 
 /* What the operations of a table work on. The test owns it; the stream and
  * the two events exist only between sim_fault_fixture_open and _close. */
@@ -87,32 +113,11 @@ static void sim_fault_run_site(sim_fault_fixture_t *fx, const sim_fault_site_t *
 }
 
 /* Every row of `sites`, in order. */
-static void sim_fault_run(sim_fault_fixture_t *fx, const sim_fault_site_t *sites)
+__attribute__((unused)) static void sim_fault_run(sim_fault_fixture_t *fx,
+                                                  const sim_fault_site_t *sites)
 {
     for (const sim_fault_site_t *site = sites; site->function != NULL; site++)
         sim_fault_run_site(fx, site);
-}
-
-/* Every row of `sites` on a fresh accel_t from `open` that has not touched
- * the runtime yet: the failure ends its initialisation (the sentence names
- * the call; core words it, so the vendor code is not checked), and the
- * accel_t closes. The next accel_t initialises again and works. */
-__attribute__((unused)) static void sim_fault_run_init(accel_t *(*open)(void),
-                                                       const sim_fault_site_t *sites, int code)
-{
-    for (const sim_fault_site_t *site = sites; site->function != NULL; site++) {
-        sim_fault_fixture_t fx = {.acc = open(), .code = code};
-        const char *what = site->named_as != NULL ? site->named_as : site->function;
-        unsigned long before = sim_calls(site->function);
-        fail_every(site->function, code);
-        expect_failure_text(site->run(&fx), site->want, what, code);
-        clear_faults();
-        assert_true(sim_calls(site->function) > before);
-        assert_int_equal(accel_close(fx.acc), ACCEL_OK);
-        fx.acc = open();
-        assert_int_equal(accel_synchronize(fx.acc, 0), ACCEL_OK);
-        assert_int_equal(accel_close(fx.acc), ACCEL_OK);
-    }
 }
 
 /* A stream and two timing events recorded on it, for the stream rows. */
@@ -235,33 +240,92 @@ __attribute__((unused)) static accel_status_t sim_op_add_callback(sim_fault_fixt
 
 /* ---------------------------------------------------------------- checks every runtime shares */
 
-/* With `function` failing, opening `backend` (a second accel_t beside
- * `open_ready`'s) is refused, saying why; then it opens. */
-__attribute__((unused)) static void sim_fault_check_open_refused(const char *backend,
-                                                                 accel_t *(*open_ready)(void),
-                                                                 const char *function, int code)
+/* Each of `functions` (NULL-terminated) fails on a fresh accel_t, whose
+ * first synchronize then fails initialising (the sentence names the call;
+ * core words it, so the vendor code is not checked) and which closes; the
+ * next accel_t initialises again and works. */
+__attribute__((unused)) static void sim_fault_check_init(const char *const *functions, int code)
 {
-    accel_t *acc = NULL, *first = open_ready();
+    for (const char *const *fn = functions; *fn != NULL; fn++) {
+        accel_t *acc = sim_fault_open();
+        unsigned long before = sim_calls(*fn);
+        fail_every(*fn, code);
+        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, *fn, code);
+        clear_faults();
+        assert_true(sim_calls(*fn) > before);
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+        acc = sim_fault_open_ready();
+        assert_int_equal(accel_close(acc), ACCEL_OK);
+    }
+}
+
+/* `function`, called by a new accel_t's first use of the runtime on this
+ * thread (setting the device), fails: that use says so, keeping the vendor
+ * code, and the next one works. */
+__attribute__((unused)) static void sim_fault_check_first_use(const char *function, int code)
+{
+    const sim_fault_site_t site = {function, sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR};
+    sim_fault_fixture_t fx = {.acc = sim_fault_open(), .code = code};
+    sim_fault_run_site(&fx, &site);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
+}
+
+/* With `function` failing, opening the backend (a second accel_t beside a
+ * working one) is refused, saying why; then it opens. */
+__attribute__((unused)) static void sim_fault_check_open_refused(const char *function, int code)
+{
+    accel_t *acc = NULL, *first = sim_fault_open_ready();
     fail_every(function, code);
-    assert_int_not_equal(accel_open(backend, &acc), ACCEL_OK);
+    assert_int_not_equal(accel_open(SIM_BACKEND, &acc), ACCEL_OK);
     if (!sim_names_failure(function, code))
         fail_msg("open with %s failing: \"%s\"", function, accel_last_error());
     clear_faults();
-    acc = open_ready();
+    acc = sim_fault_open_ready();
     assert_int_equal(accel_close(acc), ACCEL_OK);
     assert_int_equal(accel_close(first), ACCEL_OK);
+}
+
+/* The stream and event call sites every runtime has, each reached by the
+ * shared operation of the same name; NULL leaves one out (a test with its
+ * own way to reach it lists it in its own table). */
+typedef struct sim_stream_sites {
+    const char *stream_create, *stream_synchronize, *stream_query;
+    const char *event_create, *event_record, *event_synchronize, *event_query, *event_elapsed;
+    const char *stream_wait_event, *add_callback;
+} sim_stream_sites_t;
+
+/* Each of `names`' sites in turn, on fx's stream and events
+ * (sim_fault_fixture_open), each failure an ordinary DEVICE_ERROR. */
+__attribute__((unused)) static void sim_fault_check_streams(sim_fault_fixture_t *fx,
+                                                            const sim_stream_sites_t *names)
+{
+    const sim_fault_site_t sites[] = {
+        {names->stream_create, sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
+        {names->stream_synchronize, sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {names->stream_query, sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event_create, sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event_record, sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event_synchronize, sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event_query, sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event_elapsed, sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
+        {names->stream_wait_event, sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
+        {names->add_callback, sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+    };
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++)
+        if (sites[i].function != NULL)
+            sim_fault_run_site(fx, &sites[i]);
 }
 
 /* After the runtime started, a forked child gets a clear refusal from every
  * call (`want`) and the sim sees no call from it (`malloc_fn`: the device
  * allocation); with `close_fns` (NULL-terminated, or NULL: the child does
  * not close), closing in the child makes none of those calls either: it
- * frees host records only. The parent works on. Closes `acc`. */
-__attribute__((unused)) static void sim_fault_check_fork_refused(accel_t *acc,
-                                                                 const char *malloc_fn,
+ * frees host records only. The parent works on. */
+__attribute__((unused)) static void sim_fault_check_fork_refused(const char *malloc_fn,
                                                                  accel_status_t want,
                                                                  const char *const *close_fns)
 {
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     int status = 0;
     pid_t child = fork();
