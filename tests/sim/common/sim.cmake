@@ -6,17 +6,20 @@
 #   accel_sim_library(<target> OUTPUT_NAME <file stem> SOURCES <files...>
 #                     [OMIT <symbol>...])
 #
-# builds lib<file stem>.so from SOURCES with the shared fault injection and
-# stream queue (sim_fault: sim_fault.h, sim_queue.h) linked in. OMIT makes a
-# variant of the same sources in which the named exported functions are left
-# out of the dynamic symbol table (a version script makes them local), so
+# builds lib<file stem>.so from SOURCES with the shared sim core linked in
+# (the static library sim_fault): fault injection (sim_fault.h), the stream
+# queue (sim_queue.h), the allocation registry (sim_alloc.h), live-handle
+# sets (sim_handle.h) and the per-thread device and last error
+# (sim_thread.h). OMIT makes a variant of the same sources in which the
+# named exported functions are left out of the dynamic symbol table (a version script makes them local), so
 # dlsym finds nothing: the way a sim plays an older runtime that lacks a
 # symbol. A variant goes in its own folder (<build>/tests/sim/<target>/)
 # under the same file name as the runtime it stands for, since some backends
 # look libraries up by name.
 
 add_library(sim_fault STATIC ${CMAKE_CURRENT_LIST_DIR}/sim_fault.c
-            ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c)
+            ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c ${CMAKE_CURRENT_LIST_DIR}/sim_alloc.c
+            ${CMAKE_CURRENT_LIST_DIR}/sim_handle.c ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c)
 target_include_directories(sim_fault PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(sim_fault PRIVATE _GNU_SOURCE)
 target_compile_options(sim_fault PRIVATE -fvisibility=hidden)
