@@ -71,22 +71,17 @@ static void test_device_faults(void **state)
 
 static void test_memory_faults(void **state)
 {
-    static const char *const h2d[] = {"sdaaMemcpyAsync", NULL};
     static const sim_memory_sites_t sites = {
         .code = SDAA_UNKNOWN,
-        .malloc_fn = "sdaaMalloc",
         .oom_code = SDAA_MEMORY,
-        .h2d_fns = h2d,
+        .device = {"sdaaMalloc", "sdaaFree"},
+        .pinned = {"sdaaMallocHost", "sdaaFreeHost"},
+        /* registered: no registration in the public API */
+        .h2d_fns = {"sdaaMemcpyAsync"},
         .memset_fn = "sdaaMemsetAsync",
-        .free_fn = "sdaaFree",
-        .host_alloc_fn = "sdaaMallocHost",
-        .host_free_fn = "sdaaFreeHost",
-        .host_register_fn = NULL, /* no registration in the public API */
     };
-    accel_t *acc = sim_fault_open_ready();
     (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_memory(&sites);
 }
 
 static void test_rng_faults(void **state)
@@ -109,14 +104,9 @@ static void test_rng_faults(void **state)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "sdaaStreamCreateWithFlags",
-        .stream_synchronize = "sdaaStreamSynchronize",
-        .stream_query = "sdaaStreamQuery",
-        .event_create = "sdaaEventCreateWithFlags",
-        .event_record = "sdaaEventRecord",
-        .event_synchronize = "sdaaEventSynchronize",
-        .event_query = "sdaaEventQuery",
-        .event_elapsed = "sdaaEventElapsedTime",
+        .stream = {"sdaaStreamCreateWithFlags", "sdaaStreamSynchronize", "sdaaStreamQuery"},
+        .event = {"sdaaEventCreateWithFlags", "sdaaEventRecord", "sdaaEventSynchronize",
+                  "sdaaEventQuery", "sdaaEventElapsedTime"},
         .stream_wait_event = "sdaaStreamWaitEvent",
         /* a failed add runs nothing (and its record is freed: LeakSanitizer) */
         .add_callback = "sdaaStreamAddCallback",

@@ -111,23 +111,17 @@ static void test_init_faults(void **state)
 
 static void test_memory_faults(void **state)
 {
-    static const char *const h2d[] = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy",
-                                      NULL};
     static const sim_memory_sites_t sites = {
         .code = ZE_LOST,
-        .malloc_fn = "zeMemAllocDevice",
         .oom_code = ZE_NO_MEMORY,
-        .h2d_fns = h2d,
+        .device = {"zeMemAllocDevice", "zeMemFree"},
+        .pinned = {"zeMemAllocHost", "zeMemFree"},
+        /* registered: Level Zero cannot pin an existing range */
+        .h2d_fns = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy"},
         .memset_fn = "zeCommandListAppendMemoryFill",
-        .free_fn = "zeMemFree",
-        .host_alloc_fn = "zeMemAllocHost",
-        .host_free_fn = "zeMemFree",
-        .host_register_fn = NULL, /* Level Zero cannot pin an existing range */
     };
-    accel_t *acc = sim_fault_open_ready();
     (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_memory(&sites);
 }
 
 /* Random fills: staging, its event, the barrier and the copy. */
@@ -169,13 +163,9 @@ static accel_status_t destroy_end(sim_fault_fixture_t *fx)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "zeCommandListCreateImmediate",
-        .stream_synchronize = "zeCommandListAppendSignalEvent",
-        .event_create = "zeEventPoolCreate",
-        .event_record = "zeCommandListAppendSignalEvent",
-        .event_synchronize = "zeEventHostSynchronize",
-        .event_query = "zeEventQueryStatus",
-        .event_elapsed = "zeEventQueryKernelTimestamp",
+        .stream = {"zeCommandListCreateImmediate", "zeCommandListAppendSignalEvent"},
+        .event = {"zeEventPoolCreate", "zeCommandListAppendSignalEvent", "zeEventHostSynchronize",
+                  "zeEventQueryStatus", "zeEventQueryKernelTimestamp"},
         .stream_wait_event = "zeCommandListAppendWaitOnEvents",
     };
     static const sim_fault_site_t sites[] = {
