@@ -228,21 +228,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-/* The runtime-independent memory checks of sim_fault_check.h. */
-static void test_memory_faults(void **state)
-{
-    static const sim_memory_sites_t sites = {
-        .code = CU_UNKNOWN,
-        .oom_code = CU_OUT_OF_MEMORY,
-        .device = {"cuMemAlloc_v2", "cuMemFree_v2"},
-        .pinned = {"cuMemHostAlloc", "cuMemFreeHost"},
-        .registered = {"cuMemHostRegister_v2", "cuMemHostUnregister"},
-        .h2d_fns = {"cuMemcpyHtoDAsync_v2"},
-        .memset_fn = "cuMemsetD8Async",
-    };
-    (void)state;
-    sim_fault_check_memory(&sites);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {CU_UNKNOWN, CU_OUT_OF_MEMORY},
+    .device = {"cuMemAlloc_v2", "cuMemFree_v2"},
+    .pinned = {"cuMemHostAlloc", "cuMemFreeHost"},
+    .registered = {"cuMemHostRegister_v2", "cuMemHostUnregister"},
+    .h2d_fns = {"cuMemcpyHtoDAsync_v2"},
+    .memset_fn = "cuMemsetD8Async",
+};
 
 /* cuMemAlloc_v2's CUDA_ERROR_OUT_OF_MEMORY is ACCEL_ERROR_OUT_OF_MEMORY
  * (loader.c): the allocator frees its idle segments and tries once more, so
@@ -613,7 +607,7 @@ int main(void)
         FAULT_TEST(test_init_faults),
         FAULT_TEST(test_context_faults),
         FAULT_TEST(test_device_faults),
-        FAULT_TEST(test_memory_faults),
+        FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_alloc_out_of_memory),
         FAULT_TEST(test_memory_unchanged),
         FAULT_TEST(test_rng_faults),

@@ -96,20 +96,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const sim_memory_sites_t sites = {
-        .code = CNRT_UNKNOWN,
-        .oom_code = CNRT_NO_MEM,
-        .device = {"cnrtMalloc", "cnrtFree"},
-        .pinned = {"cnrtHostMalloc", "cnrtFreeHost"},
-        /* registered: CNRT has no registration */
-        .h2d_fns = {"cnrtMemcpyAsync_V2"},
-        .memset_fn = "cnrtMemsetAsync",
-    };
-    (void)state;
-    sim_fault_check_memory(&sites);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {CNRT_UNKNOWN, CNRT_NO_MEM},
+    .device = {"cnrtMalloc", "cnrtFree"},
+    .pinned = {"cnrtHostMalloc", "cnrtFreeHost"},
+    /* registered: CNRT has no registration */
+    .h2d_fns = {"cnrtMemcpyAsync_V2"},
+    .memset_fn = "cnrtMemsetAsync",
+};
 
 /* Random fills: staging, the notifier that tracks it, the copy, the place;
  * a failed place waits on the queue instead. */
@@ -323,7 +318,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         FAULT_TEST(test_init_faults),   FAULT_TEST(test_error_text_missing),
-        FAULT_TEST(test_device_faults), FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_device_faults), FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
         FAULT_TEST(test_graph_faults),  FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),

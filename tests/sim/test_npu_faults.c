@@ -78,20 +78,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const sim_memory_sites_t sites = {
-        .code = ACL_INTERNAL,
-        .oom_code = ACL_MEMORY,
-        .device = {"aclrtMalloc", "aclrtFree"},
-        .pinned = {"aclrtMallocHost", "aclrtFreeHost"},
-        .registered = {"aclrtHostRegister", "aclrtHostUnregister"},
-        .h2d_fns = {"aclrtMemcpyAsync"},
-        .memset_fn = "aclrtMemsetAsync",
-    };
-    (void)state;
-    sim_fault_check_memory(&sites);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {ACL_INTERNAL, ACL_MEMORY},
+    .device = {"aclrtMalloc", "aclrtFree"},
+    .pinned = {"aclrtMallocHost", "aclrtFreeHost"},
+    .registered = {"aclrtHostRegister", "aclrtHostUnregister"},
+    .h2d_fns = {"aclrtMemcpyAsync"},
+    .memset_fn = "aclrtMemsetAsync",
+};
 
 /* Random fills: staging, the event that tracks it, the copy, the record. */
 static void test_rng_faults(void **state)
@@ -173,7 +168,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FAULT_TEST(test_init_faults),   FAULT_TEST(test_soc_name_missing),
-        FAULT_TEST(test_device_faults), FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_device_faults), FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
         FAULT_TEST(test_fork_refused),
     };

@@ -69,20 +69,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const sim_memory_sites_t sites = {
-        .code = SDAA_UNKNOWN,
-        .oom_code = SDAA_MEMORY,
-        .device = {"sdaaMalloc", "sdaaFree"},
-        .pinned = {"sdaaMallocHost", "sdaaFreeHost"},
-        /* registered: no registration in the public API */
-        .h2d_fns = {"sdaaMemcpyAsync"},
-        .memset_fn = "sdaaMemsetAsync",
-    };
-    (void)state;
-    sim_fault_check_memory(&sites);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {SDAA_UNKNOWN, SDAA_MEMORY},
+    .device = {"sdaaMalloc", "sdaaFree"},
+    .pinned = {"sdaaMallocHost", "sdaaFreeHost"},
+    /* registered: no registration in the public API */
+    .h2d_fns = {"sdaaMemcpyAsync"},
+    .memset_fn = "sdaaMemsetAsync",
+};
 
 static void test_rng_faults(void **state)
 {
@@ -221,10 +216,10 @@ static void test_sim_destroy_then_device_sync(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),   FAULT_TEST(test_device_faults),
-        FAULT_TEST(test_memory_faults), FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_stream_faults), FAULT_TEST(test_callback_may_not_call_runtime),
-        FAULT_TEST(test_fork_refused),  FAULT_TEST(test_sim_destroy_then_device_sync),
+        FAULT_TEST(test_init_faults),     FAULT_TEST(test_device_faults),
+        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),   FAULT_TEST(test_callback_may_not_call_runtime),
+        FAULT_TEST(test_fork_refused),    FAULT_TEST(test_sim_destroy_then_device_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

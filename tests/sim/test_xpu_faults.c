@@ -109,20 +109,15 @@ static void test_init_faults(void **state)
 
 /* ---------------------------------------------------------------- memory */
 
-static void test_memory_faults(void **state)
-{
-    static const sim_memory_sites_t sites = {
-        .code = ZE_LOST,
-        .oom_code = ZE_NO_MEMORY,
-        .device = {"zeMemAllocDevice", "zeMemFree"},
-        .pinned = {"zeMemAllocHost", "zeMemFree"},
-        /* registered: Level Zero cannot pin an existing range */
-        .h2d_fns = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy"},
-        .memset_fn = "zeCommandListAppendMemoryFill",
-    };
-    (void)state;
-    sim_fault_check_memory(&sites);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {ZE_LOST, ZE_NO_MEMORY},
+    .device = {"zeMemAllocDevice", "zeMemFree"},
+    .pinned = {"zeMemAllocHost", "zeMemFree"},
+    /* registered: Level Zero cannot pin an existing range */
+    .h2d_fns = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy"},
+    .memset_fn = "zeCommandListAppendMemoryFill",
+};
 
 /* Random fills: staging, its event, the barrier and the copy. */
 static void test_rng_faults(void **state)
@@ -227,9 +222,9 @@ static void test_fork_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_zeinit_fault),  FAULT_TEST(test_init_faults),
-        FAULT_TEST(test_memory_faults), FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_stream_faults), FAULT_TEST(test_fork_refused),
+        FAULT_TEST(test_zeinit_fault),    FAULT_TEST(test_init_faults),
+        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),   FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -316,11 +316,12 @@ __attribute__((unused)) static void sim_fault_check_streams(sim_fault_fixture_t 
             sim_fault_run_site(fx, &sites[i]);
 }
 
-/* check_memory_sites (sim_fault_check.h) on a new accel_t. */
-__attribute__((unused)) static void sim_fault_check_memory(const sim_memory_sites_t *sites)
+/* check_memory_sites (sim_fault_check.h) on a new accel_t: a test of its
+ * own, with the backend's sites as its state (FAULT_MEMORY_TEST). */
+__attribute__((unused)) static void sim_fault_test_memory(void **state)
 {
     accel_t *acc = sim_fault_open_ready();
-    check_memory_sites(acc, sites);
+    check_memory_sites(acc, *state);
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
@@ -374,5 +375,8 @@ static int sim_fault_clear_after(void **state)
 }
 
 #define FAULT_TEST(f) cmocka_unit_test_teardown(f, sim_fault_clear_after)
+#define FAULT_MEMORY_TEST(sites)                                                                   \
+    cmocka_unit_test_prestate_setup_teardown(sim_fault_test_memory, NULL, sim_fault_clear_after,   \
+                                             (void *)(sites))
 
 #endif /* ACCEL_SIM_FAULT_DRIVER_H */
