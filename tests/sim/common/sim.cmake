@@ -90,3 +90,18 @@ function(accel_sim_fault_test backend)
   set_tests_properties(${backend}.faults_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
                        "${FAULT_SLOW_ENVIRONMENT};ACCEL_SIM_STREAM_DELAY_US=2000")
 endfunction()
+
+# accel_sim_cli(<test> <mode> [<expected>...] ENVIRONMENT <env>... [SCRIPT <file>])
+# runs the CLI (accel_cli) on a sim through a checker script in tests/sim
+# (npu_cli.sh, which serves every backend, unless SCRIPT names another):
+# <mode> is what the script runs (report, demo, cascade...) and each
+# <expected> must appear in the output. Labelled "cli".
+function(accel_sim_cli test mode)
+  cmake_parse_arguments(CLI "" "SCRIPT" "ENVIRONMENT" ${ARGN})
+  if(NOT CLI_SCRIPT)
+    set(CLI_SCRIPT npu_cli.sh)
+  endif()
+  add_test(NAME ${test} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/${CLI_SCRIPT} ${mode}
+                                $<TARGET_FILE:accel_cli> ${CLI_UNPARSED_ARGUMENTS})
+  set_tests_properties(${test} PROPERTIES LABELS "cli" ENVIRONMENT "${CLI_ENVIRONMENT}")
+endfunction()
