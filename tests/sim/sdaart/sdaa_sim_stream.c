@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "sdaa_sim_internal.h"
-#include "sim_queue.h"
+#include "sim_stream.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -53,17 +53,12 @@ typedef struct sim_task {
 } sim_task_t;
 _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
+/* A stream is the core's: sdaaStreamDestroy releases it (sim_stream.h),
+ * and its worker frees it once its queue has run. */
 struct sim_stream {
-    int device;
-    bool is_default;
-    pthread_t worker;
-    /* stop: sdaaStreamDestroy ran, so finish the queue, then end; waiters:
-     * threads in sim_queue_wait, which keep a destroyed stream alive. */
-    sim_queue_t queue;
-    struct sim_stream *next; /* in sim_streams until its worker ends */
+    sim_stream_core_t core;
 };
 
-static sim_stream_t *sim_streams;                   /* every live stream */
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
 static sim_event_t *sim_events;                     /* every event not destroyed */
 
@@ -72,7 +67,7 @@ static sim_event_t *sim_events;                     /* every event not destroyed
 /* Runs one task of a stream; called with sim_lock held, may drop it. */
 static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 {
-    sim_stream_t *stream = (sim_stream_t *)((char *)queue - offsetof(sim_stream_t, queue));
+    sim_stream_t *stream = (sim_stream_t *)((char *)queue - offsetof(sim_stream_core_t, queue));
     sim_task_t *task = (sim_task_t *)node;
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
@@ -90,7 +85,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     case SIM_CALLBACK:
         /* The default stream's handle is NULL to its users. */
         pthread_mutex_unlock(&sim_lock);
-        task->fn(stream->is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess, task->user_data);
+        task->fn(stream->core.is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess,
+                 task->user_data);
         pthread_mutex_lock(&sim_lock);
         break;
     }
@@ -106,43 +102,17 @@ static void sim_retire(sim_queue_task_t *node)
 }
 
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
-
-static void *sim_worker(void *arg)
-{
-    sim_stream_t *stream = arg;
-    pthread_mutex_lock(&sim_lock);
-    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
-    /* Only a destroyed stream gets here (default streams never stop): its
-     * worker is detached, so it unlinks and frees the stream itself, once no
-     * device synchronize is still looking at it. */
-    sim_queue_unwatched(&stream->queue, &sim_lock, &sim_changed);
-    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
-    pthread_cond_broadcast(&sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    free(stream);
-    return NULL;
-}
+static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
 /* Under no lock. NULL when out of memory or no thread could start. */
 static sim_stream_t *sim_stream_new(int device, bool is_default)
 {
     sim_stream_t *stream = calloc(1, sizeof *stream);
-    if (stream == NULL)
-        return NULL;
-    stream->device = device;
-    stream->is_default = is_default;
-    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
+    if (stream != NULL &&
+        !sim_stream_start(&sim_streams, &stream->core, device, is_default, false)) {
         free(stream);
         return NULL;
     }
-    pthread_mutex_lock(&sim_lock);
-    stream->next = sim_streams;
-    sim_streams = stream;
-    pthread_mutex_unlock(&sim_lock);
     return stream;
 }
 
@@ -169,11 +139,7 @@ sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const c
             *code = sim_error(sdaaErrorOutOfMemory, "%s: no default stream", function);
         return found;
     }
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == (sim_stream_t *)handle && !s->is_default && !s->queue.stop)
-            found = s;
-    pthread_mutex_unlock(&sim_lock);
+    found = (sim_stream_t *)sim_streams_find(&sim_streams, handle);
     if (found == NULL)
         *code = sim_error(sdaaErrorInvalidHandle, "%s: %p is not a live stream", function,
                           (void *)handle);
@@ -185,10 +151,10 @@ static sim_stream_t *sim_stream_for_work(sdaaStream_t handle, sdaaError_t *code,
                                          const char *function)
 {
     sim_stream_t *stream = sim_stream_resolve(handle, code, function);
-    if (stream != NULL && stream->device != sim_current_device()) {
+    if (stream != NULL && stream->core.device != sim_current_device()) {
         *code = sim_error(sdaaErrorInvalidHandle,
                           "%s: the stream belongs to device %d but the thread's device is %d",
-                          function, stream->device, sim_current_device());
+                          function, stream->core.device, sim_current_device());
         return NULL;
     }
     return stream;
@@ -197,35 +163,19 @@ static sim_stream_t *sim_stream_for_work(sdaaStream_t handle, sdaaError_t *code,
 /* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
 static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
 {
-    sim_queue_push(&stream->queue, &task->node, &sim_changed);
+    sim_queue_push(&stream->core.queue, &task->node, &sim_changed);
 }
 
 static sdaaError_t sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
 {
-    sim_task_t *task = malloc(sizeof *task);
-    if (task == NULL)
+    if (!sim_stream_submit(&stream->core, proto, sizeof *proto))
         return sim_error(sdaaErrorOutOfMemory, "%s: out of host memory", function);
-    *task = *proto;
-    pthread_mutex_lock(&sim_lock);
-    sim_enqueue(stream, task);
-    pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
-}
-
-/* Under sim_lock: wait until `stream` has run everything enqueued so far
- * (a destroyed stream stays alive meanwhile). */
-static void sim_stream_wait_locked(sim_stream_t *stream)
-{
-    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device)
 {
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s->device == device)
-            sim_stream_wait_locked(s);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_drain_device(&sim_streams, device);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -260,25 +210,12 @@ SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
 {
     sdaaError_t code;
     sim_stream_t *stream;
-    pthread_t worker;
-    bool idle;
     SIM_ENTER("sdaaStreamDestroy");
     if (handle == NULL)
         return sim_error(sdaaErrorInvalidHandle, "sdaaStreamDestroy: stream is NULL");
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamDestroy")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    worker = stream->worker;
-    idle = sim_queue_idle(&stream->queue);
-    if (!idle)
-        pthread_detach(worker); /* ends on its own once the queue has run */
-    sim_queue_stop(&stream->queue, &sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    /* Nothing queued: the worker ends at once; joining it keeps its thread
-     * (and what callbacks left in its thread-local storage) from outliving
-     * the caller's next steps. The stream is freed by the worker either way. */
-    if (idle)
-        pthread_join(worker, NULL);
+    sim_stream_release(&stream->core);
     return sdaaSuccess;
 }
 
@@ -289,9 +226,7 @@ SIM_API sdaaError_t sdaaStreamSynchronize(sdaaStream_t handle)
     SIM_ENTER("sdaaStreamSynchronize");
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamSynchronize")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_wait(&stream->core);
     return sdaaSuccess;
 }
 
@@ -304,7 +239,7 @@ SIM_API sdaaError_t sdaaStreamQuery(sdaaStream_t handle)
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    idle = sim_queue_idle(&stream->queue);
+    idle = sim_queue_idle(&stream->core.queue);
     pthread_mutex_unlock(&sim_lock);
     return idle ? sdaaSuccess : sdaaErrorNotReady;
 }
