@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "acl_sim_internal.h"
-#include "sim_queue.h"
+#include "sim_stream.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -64,17 +64,14 @@ typedef struct sim_task {
 } sim_task_t;
 _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
+/* aclrtDestroyStream ends the core (sim_stream.h: waits, joins the
+ * worker), then frees the stream. */
 struct sim_stream {
-    int device;
-    bool is_default;
-    pthread_t worker;
-    sim_queue_t queue; /* aclrtDestroyStream joins the worker, then frees the stream */
+    sim_stream_core_t core; /* first: the stream is its handle */
     bool subscribed;
     uint64_t subscriber;
-    struct sim_stream *next; /* in sim_streams */
 };
 
-static sim_stream_t *sim_streams;                   /* every live stream */
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
 static sim_report_t *sim_reports;                   /* callbacks waiting for a thread */
 static sim_event_t *sim_events;                     /* every event not destroyed */
@@ -130,34 +127,19 @@ static void sim_retire(sim_queue_task_t *node)
 }
 
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
+static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
-/* A default stream's worker never stops; a created one's ends in
+/* Under no lock. NULL when out of memory or no thread could start. A
+ * default stream's worker never stops; a created one's ends in
  * aclrtDestroyStream. */
-static void *sim_worker(void *arg)
-{
-    sim_stream_t *stream = arg;
-    pthread_mutex_lock(&sim_lock);
-    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
-    pthread_mutex_unlock(&sim_lock);
-    return NULL;
-}
-
-/* Under no lock. NULL when out of memory or no thread could start. */
 static sim_stream_t *sim_stream_new(int device, bool is_default)
 {
     sim_stream_t *stream = calloc(1, sizeof *stream);
-    if (stream == NULL)
-        return NULL;
-    stream->device = device;
-    stream->is_default = is_default;
-    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
+    if (stream != NULL &&
+        !sim_stream_start(&sim_streams, &stream->core, device, is_default, false)) {
         free(stream);
         return NULL;
     }
-    pthread_mutex_lock(&sim_lock);
-    stream->next = sim_streams;
-    sim_streams = stream;
-    pthread_mutex_unlock(&sim_lock);
     return stream;
 }
 
@@ -184,11 +166,7 @@ sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char 
             *code = sim_error(ACL_ERROR_BAD_ALLOC, "%s: no default stream", function);
         return found;
     }
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == handle && !s->is_default)
-            found = s;
-    pthread_mutex_unlock(&sim_lock);
+    found = (sim_stream_t *)sim_streams_find(&sim_streams, handle);
     if (found == NULL)
         *code =
             sim_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live stream", function, handle);
@@ -200,10 +178,10 @@ sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char 
 static sim_stream_t *sim_stream_for_work(aclrtStream handle, aclError *code, const char *function)
 {
     sim_stream_t *stream = sim_stream_resolve(handle, code, function);
-    if (stream != NULL && stream->device != sim_current_device()) {
+    if (stream != NULL && stream->core.device != sim_current_device()) {
         *code = sim_error(ACL_ERROR_RT_STREAM_CONTEXT,
                           "%s: the stream belongs to device %d but the thread's device is %d",
-                          function, stream->device, sim_current_device());
+                          function, stream->core.device, sim_current_device());
         return NULL;
     }
     return stream;
@@ -212,34 +190,19 @@ static sim_stream_t *sim_stream_for_work(aclrtStream handle, aclError *code, con
 /* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
 static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
 {
-    sim_queue_push(&stream->queue, &task->node, &sim_changed);
+    sim_queue_push(&stream->core.queue, &task->node, &sim_changed);
 }
 
 static aclError sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
 {
-    sim_task_t *task = malloc(sizeof *task);
-    if (task == NULL)
+    if (!sim_stream_submit(&stream->core, proto, sizeof *proto))
         return sim_error(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", function);
-    *task = *proto;
-    pthread_mutex_lock(&sim_lock);
-    sim_enqueue(stream, task);
-    pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
-}
-
-/* Under sim_lock: wait until `stream` has run everything enqueued so far. */
-static void sim_stream_wait_locked(sim_stream_t *stream)
-{
-    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device)
 {
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s->device == device)
-            sim_stream_wait_locked(s);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_drain_device(&sim_streams, device);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -270,16 +233,7 @@ SIM_API aclError aclrtDestroyStream(aclrtStream handle)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is NULL");
     if ((stream = sim_stream_for_work(handle, &code, "aclrtDestroyStream")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
-    sim_queue_stop(&stream->queue, &sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    pthread_join(stream->worker, NULL);
+    sim_stream_end(&stream->core);
     free(stream);
     return ACL_SUCCESS;
 }
@@ -291,9 +245,7 @@ SIM_API aclError aclrtSynchronizeStream(aclrtStream handle)
     SIM_ENTER("aclrtSynchronizeStream");
     if ((stream = sim_stream_resolve(handle, &code, "aclrtSynchronizeStream")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_wait(&stream->core);
     return ACL_SUCCESS;
 }
 
@@ -307,8 +259,8 @@ SIM_API aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus *status)
     if ((stream = sim_stream_resolve(handle, &code, "aclrtStreamQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    *status =
-        sim_queue_idle(&stream->queue) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    *status = sim_queue_idle(&stream->core.queue) ? ACL_STREAM_STATUS_COMPLETE
+                                                  : ACL_STREAM_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -649,8 +601,8 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     }
     pthread_mutex_lock(&sim_lock);
     for (;;) {
-        for (sim_stream_t *s = sim_streams; s != NULL && !subscribed; s = s->next)
-            subscribed = s->subscribed && s->subscriber == self;
+        SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+        subscribed = subscribed || (s->subscribed && s->subscriber == self);
         for (sim_report_t *r = sim_reports; r != NULL && report == NULL; r = r->next)
             if (!r->taken && r->thread_id == self)
                 report = r;
