@@ -121,3 +121,9 @@ void sim_stream_release(sim_stream_core_t *stream)
     if (join)
         pthread_join(worker, NULL);
 }
+
+void sim_stream_release_locked(sim_stream_core_t *stream)
+{
+    stream->released = true;
+    sim_queue_stop(&stream->queue, &sim_changed);
+}

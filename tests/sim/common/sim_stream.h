@@ -67,8 +67,10 @@ void sim_stream_drain_device(sim_streams_t *streams, int device);
 void sim_stream_end(sim_stream_core_t *stream);
 
 /* Stops the stream and returns at once: queued work still runs, then the
- * worker frees the stream (it must have started detached, or is joined here
- * when nothing was queued). Takes sim_lock. */
+ * worker frees the stream (a worker not started detached is joined here
+ * when nothing was queued, else detached). Takes sim_lock. */
 void sim_stream_release(sim_stream_core_t *stream);
+/* The same under sim_lock, for a stream whose worker started detached. */
+void sim_stream_release_locked(sim_stream_core_t *stream);
 
 #endif /* ACCEL_TESTS_SIM_STREAM_H */
