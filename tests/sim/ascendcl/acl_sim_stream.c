@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "acl_sim_internal.h"
+#include "sim_event.h"
 #include "sim_stream.h"
 
 typedef enum sim_task_kind {
@@ -31,11 +32,7 @@ typedef enum sim_task_kind {
 typedef struct sim_event {
     unsigned flags;
     int device;
-    unsigned long recorded;  /* records enqueued */
-    unsigned long completed; /* the latest record the stream reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued records and waits naming the event */
-    bool destroyed;          /* aclrtDestroyEvent ran: freed when refs reach 0 */
+    sim_event_marks_t marks; /* records, and the queued tasks naming it */
     struct sim_event *next;  /* in sim_events while not destroyed */
 } sim_event_t;
 
@@ -86,16 +83,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
     case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
-    case SIM_RECORD:
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
-        break;
-    case SIM_WAIT:
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        break;
+    case SIM_RECORD: sim_event_reach(&task->event->marks, task->generation); break;
+    case SIM_WAIT: sim_event_wait(&task->event->marks, task->generation); break;
     case SIM_CALLBACK: {
         sim_report_t *report = calloc(1, sizeof *report);
         if (report == NULL)
@@ -121,7 +110,7 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     free(task);
 }
@@ -406,8 +395,7 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
             *link = e->next;
             break;
         }
-    e->destroyed = true;
-    free_now = e->refs == 0;
+    free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     if (free_now)
         free(e);
@@ -429,8 +417,7 @@ SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream handle)
     task->kind = SIM_RECORD;
     task->event = event;
     pthread_mutex_lock(&sim_lock);
-    task->generation = ++task->event->recorded;
-    task->event->refs++;
+    task->generation = sim_event_queue_record(&task->event->marks);
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -453,8 +440,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream handle, aclrtEvent event)
     task->kind = SIM_WAIT;
     task->event = event;
     pthread_mutex_lock(&sim_lock);
-    task->generation = task->event->recorded;
-    task->event->refs++;
+    task->generation = sim_event_queue_wait(&task->event->marks);
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -468,9 +454,7 @@ SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is NULL");
     pthread_mutex_lock(&sim_lock);
     {
-        unsigned long target = e->recorded;
-        while (e->completed < target)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_synchronize(&e->marks);
     }
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -483,8 +467,8 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     if (e == NULL || status == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: NULL argument");
     pthread_mutex_lock(&sim_lock);
-    *status = e->completed == e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE
-                                          : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    *status = sim_event_done(&e->marks) ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                        : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -501,11 +485,12 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
                          "aclrtEventElapsedTime: an event was created without ACL_EVENT_TIME_LINE");
     pthread_mutex_lock(&sim_lock);
-    if (start->recorded == 0 || end->recorded == 0 || start->completed != start->recorded ||
-        end->completed != end->recorded)
+    if (start->marks.recorded == 0 || end->marks.recorded == 0 ||
+        start->marks.completed != start->marks.recorded ||
+        end->marks.completed != end->marks.recorded)
         code = ACL_ERROR_RT_EVENT_NOT_COMPLETE;
     else
-        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+        *ms = (float)((double)((int64_t)(end->marks.time_ns - start->marks.time_ns)) / 1e6);
     pthread_mutex_unlock(&sim_lock);
     if (code != ACL_SUCCESS)
         return sim_error(code, "aclrtEventElapsedTime: an event is not recorded or not complete");

@@ -8,19 +8,20 @@
 #
 # builds lib<file stem>.so from SOURCES with the shared sim core linked in
 # (the static library sim_fault): fault injection (sim_fault.h), the stream
-# queue (sim_queue.h) and the streams over it (sim_stream.h), the
-# allocation registry (sim_alloc.h), live-handle sets (sim_handle.h) and the
-# per-thread device and last error (sim_thread.h). OMIT makes a variant of the same sources in which the
-# named exported functions are left out of the dynamic symbol table (a version script makes them local), so
-# dlsym finds nothing: the way a sim plays an older runtime that lacks a
-# symbol. A variant goes in its own folder (<build>/tests/sim/<target>/)
-# under the same file name as the runtime it stands for, since some backends
-# look libraries up by name.
+# queue (sim_queue.h), the streams over it (sim_stream.h) and the events
+# they record (sim_event.h), the allocation registry (sim_alloc.h),
+# live-handle sets (sim_handle.h) and the per-thread device and last error
+# (sim_thread.h). OMIT makes a variant of the same sources in which the
+# named exported functions are left out of the dynamic symbol table (a
+# version script makes them local), so dlsym finds nothing: the way a sim
+# plays an older runtime that lacks a symbol. A variant goes in its own
+# folder (<build>/tests/sim/<target>/) under the same file name as the
+# runtime it stands for, since some backends look libraries up by name.
 
 add_library(sim_fault STATIC ${CMAKE_CURRENT_LIST_DIR}/sim_fault.c
             ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c ${CMAKE_CURRENT_LIST_DIR}/sim_alloc.c
             ${CMAKE_CURRENT_LIST_DIR}/sim_handle.c ${CMAKE_CURRENT_LIST_DIR}/sim_stream.c
-            ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c)
+            ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c ${CMAKE_CURRENT_LIST_DIR}/sim_event.c)
 target_include_directories(sim_fault PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(sim_fault PRIVATE _GNU_SOURCE)
 target_compile_options(sim_fault PRIVATE -fvisibility=hidden)

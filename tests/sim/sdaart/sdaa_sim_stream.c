@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "sdaa_sim_internal.h"
+#include "sim_event.h"
 #include "sim_stream.h"
 
 typedef enum sim_task_kind {
@@ -31,11 +32,7 @@ typedef enum sim_task_kind {
 typedef struct sim_event {
     unsigned flags;
     int device;
-    unsigned long recorded;  /* records enqueued */
-    unsigned long completed; /* the latest record the stream reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued records and waits naming the event */
-    bool destroyed;          /* sdaaEventDestroy ran: freed when refs reach 0 */
+    sim_event_marks_t marks; /* records, and the queued tasks naming it */
     struct sim_event *next;  /* in sim_events while not destroyed */
 } sim_event_t;
 
@@ -72,16 +69,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
     case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
-    case SIM_RECORD:
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
-        break;
-    case SIM_WAIT:
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        break;
+    case SIM_RECORD: sim_event_reach(&task->event->marks, task->generation); break;
+    case SIM_WAIT: sim_event_wait(&task->event->marks, task->generation); break;
     case SIM_CALLBACK:
         /* The default stream's handle is NULL to its users. */
         pthread_mutex_unlock(&sim_lock);
@@ -96,7 +85,7 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     free(task);
 }
@@ -405,8 +394,7 @@ SIM_API sdaaError_t sdaaEventDestroy(sdaaEvent_t event)
             *link = e->next;
             break;
         }
-    e->destroyed = true;
-    free_now = e->refs == 0;
+    free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     if (free_now)
         free(e);
@@ -435,8 +423,8 @@ static sdaaError_t sim_event_task(sdaaEvent_t event, sdaaStream_t handle, sim_ta
     }
     task->kind = kind;
     task->event = e;
-    task->generation = kind == SIM_RECORD ? ++e->recorded : e->recorded;
-    e->refs++;
+    task->generation =
+        kind == SIM_RECORD ? sim_event_queue_record(&e->marks) : sim_event_queue_wait(&e->marks);
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
@@ -469,9 +457,7 @@ SIM_API sdaaError_t sdaaEventSynchronize(sdaaEvent_t event)
                          (void *)event);
     }
     {
-        unsigned long target = e->recorded;
-        while (e->completed < target)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_synchronize(&e->marks);
     }
     pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
@@ -490,7 +476,7 @@ SIM_API sdaaError_t sdaaEventQuery(sdaaEvent_t event)
         return sim_error(sdaaErrorInvalidHandle, "sdaaEventQuery: %p is not a live event",
                          (void *)event);
     }
-    done = e->completed == e->recorded;
+    done = sim_event_done(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     return done ? sdaaSuccess : sdaaErrorNotReady;
 }
@@ -508,12 +494,14 @@ SIM_API sdaaError_t sdaaEventElapsedTime(float *ms, sdaaEvent_t startEvent, sdaa
     start = sim_event_find(startEvent);
     end = sim_event_find(endEvent);
     if (start == NULL || end == NULL || (start->flags & sdaaEventDisableTiming) ||
-        (end->flags & sdaaEventDisableTiming) || start->recorded == 0 || end->recorded == 0)
+        (end->flags & sdaaEventDisableTiming) || start->marks.recorded == 0 ||
+        end->marks.recorded == 0)
         code = sdaaErrorInvalidHandle;
-    else if (start->completed != start->recorded || end->completed != end->recorded)
+    else if (start->marks.completed != start->marks.recorded ||
+             end->marks.completed != end->marks.recorded)
         code = sdaaErrorNotReady;
     else
-        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+        *ms = (float)((double)((int64_t)(end->marks.time_ns - start->marks.time_ns)) / 1e6);
     pthread_mutex_unlock(&sim_lock);
     if (code != sdaaSuccess)
         return sim_error(code, "sdaaEventElapsedTime: an event is not live, not timed, not "
