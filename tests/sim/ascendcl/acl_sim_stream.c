@@ -30,10 +30,10 @@ typedef enum sim_task_kind {
 } sim_task_kind_t;
 
 typedef struct sim_event {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
     sim_event_marks_t marks; /* records, and the queued tasks naming it */
-    struct sim_event *next;  /* in sim_events while not destroyed */
 } sim_event_t;
 
 typedef struct sim_report {
@@ -71,7 +71,7 @@ struct sim_stream {
 
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
 static sim_report_t *sim_reports;                   /* callbacks waiting for a thread */
-static sim_event_t *sim_events;                     /* every event not destroyed */
+static sim_handles_t sim_events;                    /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
 
@@ -361,8 +361,7 @@ static aclError sim_event_new(aclrtEvent *event, uint32_t flag, const char *func
     created->flags = flag;
     created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
-    created->next = sim_events;
-    sim_events = created;
+    sim_handles_add(&sim_events, created);
     pthread_mutex_unlock(&sim_lock);
     *event = created;
     return ACL_SUCCESS;
@@ -390,11 +389,7 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     if (e == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is NULL");
     pthread_mutex_lock(&sim_lock);
-    for (sim_event_t **link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == e) {
-            *link = e->next;
-            break;
-        }
+    sim_handles_remove(&sim_events, e);
     free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     if (free_now)

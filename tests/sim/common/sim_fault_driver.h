@@ -5,8 +5,10 @@
  * driver fails the call, runs the operation, checks the status and the
  * sentence, clears the fault, checks that the sim saw the call, and runs the
  * operation again, which must work. The operations every backend shares
- * (sim_op_*) and the checks that are the same on every runtime (an open
- * refused, a forked child refused) live here too, over sim_fault_check.h.
+ * (sim_op_*) and the checks that are the same on every runtime (a failed
+ * initialisation or open, the memory sites, the stream and event sites, a
+ * forked child) live here too, over sim_fault_check.h; a backend names its
+ * calls for them (tests/sim/README.md, "Adding a sim").
  * A test defines, before including this, SIM_CODE_FORMAT (sim_fault_check.h),
  * SIM_BACKEND (the backend's name, "npu") and SIM_LIBRARY_ENV (the variable
  * that names the sim's library, "ACCEL_NPU_LIBRARY").

@@ -30,10 +30,10 @@ typedef enum sim_task_kind {
 } sim_task_kind_t;
 
 typedef struct sim_event {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
     sim_event_marks_t marks; /* records, and the queued tasks naming it */
-    struct sim_event *next;  /* in sim_events while not destroyed */
 } sim_event_t;
 
 typedef struct sim_task {
@@ -57,7 +57,7 @@ struct sim_stream {
 };
 
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static sim_event_t *sim_events;                     /* every event not destroyed */
+static sim_handles_t sim_events;                    /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
 
@@ -354,8 +354,7 @@ SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
     created->flags = flags;
     created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
-    created->next = sim_events;
-    sim_events = created;
+    sim_handles_add(&sim_events, created);
     pthread_mutex_unlock(&sim_lock);
     *event = (sdaaEvent_t)created;
     return sdaaSuccess;
@@ -370,10 +369,7 @@ SIM_API sdaaError_t sdaaEventCreate(sdaaEvent_t *event)
 /* Under sim_lock: `handle` as a live event, or NULL. */
 static sim_event_t *sim_event_find(sdaaEvent_t handle)
 {
-    for (sim_event_t *e = sim_events; e != NULL; e = e->next)
-        if (e == (sim_event_t *)handle)
-            return e;
-    return NULL;
+    return sim_handles_contains(&sim_events, handle) ? (sim_event_t *)handle : NULL;
 }
 
 /* As CUDA does, a destroy with a record or wait still queued is allowed: the
@@ -389,11 +385,7 @@ SIM_API sdaaError_t sdaaEventDestroy(sdaaEvent_t event)
         return sim_error(sdaaErrorInvalidHandle, "sdaaEventDestroy: %p is not a live event",
                          (void *)event);
     }
-    for (sim_event_t **link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == e) {
-            *link = e->next;
-            break;
-        }
+    sim_handles_remove(&sim_events, e);
     free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     if (free_now)
