@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "cu_sim_internal.h"
+#include "sim_event.h"
 #include "sim_stream.h"
 
 typedef enum sim_task_kind {
@@ -46,15 +47,11 @@ typedef enum sim_task_kind {
 } sim_task_kind_t;
 
 struct CUevent_st {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
-    unsigned long recorded;  /* records enqueued */
-    unsigned long completed; /* the latest record a stream reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued records and waits naming the event */
+    sim_event_marks_t marks; /* records, and the tasks and waits naming it */
     const void *captured_in; /* the graph whose capture last recorded it, or NULL */
-    bool destroyed;          /* cuEventDestroy ran: freed when refs reach 0 */
-    struct CUevent_st *next; /* in sim_events while not destroyed */
 };
 
 typedef struct sim_task {
@@ -98,7 +95,7 @@ struct sim_stream {
 };
 
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static struct CUevent_st *sim_events;               /* every event not destroyed */
+static sim_handles_t sim_events;                    /* every event not destroyed */
 
 /* Frees a task and what it owns; under sim_lock. */
 static void sim_task_free_locked(sim_task_t *task);
@@ -127,16 +124,12 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph)
     case SIM_RECORD:
         if (in_graph)
             break; /* an event node of a capture only ordered the capture */
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
+        sim_event_reach(&task->event->marks, task->generation);
         break;
     case SIM_WAIT:
         if (in_graph)
             break;
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_wait(&task->event->marks, task->generation);
         break;
     case SIM_WAIT_STREAM:
         while (task->stream->core.queue.finished < task->generation)
@@ -181,7 +174,7 @@ static void sim_task_free_locked(sim_task_t *task)
 {
     if (task->kind == SIM_WAIT_STREAM && --task->stream->core.queue.waiters == 0)
         pthread_cond_broadcast(&sim_changed); /* its worker may end now */
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     if (task->launch != NULL)
         sim_launch_free(task->launch);
@@ -620,9 +613,8 @@ static struct CUevent_st *sim_event_resolve(CUevent handle, CUresult *code, cons
     if (sim_need_context(function, code) == NULL)
         return NULL;
     pthread_mutex_lock(&sim_lock);
-    for (struct CUevent_st *e = sim_events; e != NULL; e = e->next)
-        if (e == handle)
-            found = e;
+    if (sim_handles_contains(&sim_events, handle))
+        found = handle;
     pthread_mutex_unlock(&sim_lock);
     if (found == NULL)
         *code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: %p is not a live event", function,
@@ -649,8 +641,7 @@ SIM_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     event->flags = Flags;
     event->device = ctx->device;
     pthread_mutex_lock(&sim_lock);
-    event->next = sim_events;
-    sim_events = event;
+    sim_handles_add(&sim_events, event);
     pthread_mutex_unlock(&sim_lock);
     *phEvent = event;
     return CUDA_SUCCESS;
@@ -659,13 +650,8 @@ SIM_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 /* Under sim_lock: unlink `event`; freed now or by the last task naming it. */
 static void sim_event_destroy_locked(struct CUevent_st *event)
 {
-    for (struct CUevent_st **link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == event) {
-            *link = event->next;
-            break;
-        }
-    event->destroyed = true;
-    if (event->refs == 0)
+    sim_handles_remove(&sim_events, event);
+    if (sim_event_destroy(&event->marks))
         free(event);
 }
 
@@ -686,8 +672,9 @@ SIM_API CUresult cuEventDestroy_v2(CUevent hEvent)
 void sim_events_drop(int device)
 {
     pthread_mutex_lock(&sim_lock);
-    for (struct CUevent_st *e = sim_events, *next; e != NULL; e = next) {
-        next = e->next;
+    for (sim_handle_t *h = sim_events.head, *next; h != NULL; h = next) {
+        struct CUevent_st *e = (struct CUevent_st *)h;
+        next = h->next;
         if (e->device == device)
             sim_event_destroy_locked(e);
     }
@@ -716,8 +703,7 @@ SIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
     }
     event->captured_in = NULL;
     task.event = event;
-    task.generation = ++event->recorded;
-    event->refs++;
+    task.generation = sim_event_queue_record(&event->marks);
     pthread_mutex_unlock(&sim_lock);
     return sim_submit(stream, &task, "cuEventRecord");
 }
@@ -745,13 +731,12 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
                                   "a wait on an event recorded outside the capture",
                                   "cuStreamWaitEvent");
     }
-    if (event->recorded == event->completed) {
+    if (sim_event_done(&event->marks)) {
         pthread_mutex_unlock(&sim_lock);
         return CUDA_SUCCESS;
     }
     task.event = event;
-    task.generation = event->recorded;
-    event->refs++;
+    task.generation = sim_event_queue_wait(&event->marks);
     pthread_mutex_unlock(&sim_lock);
     return sim_submit(stream, &task, "cuStreamWaitEvent");
 }
@@ -764,11 +749,9 @@ SIM_API CUresult cuEventSynchronize(CUevent hEvent)
     if ((event = sim_event_resolve(hEvent, &code, "cuEventSynchronize")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    unsigned long target = event->recorded;
-    event->refs++;
-    while (event->completed < target)
-        pthread_cond_wait(&sim_changed, &sim_lock);
-    if (--event->refs == 0 && event->destroyed)
+    event->marks.refs++; /* a destroy meanwhile leaves the event to this wait */
+    sim_event_synchronize(&event->marks);
+    if (sim_event_release_task(&event->marks))
         free(event);
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
@@ -783,7 +766,7 @@ SIM_API CUresult cuEventQuery(CUevent hEvent)
     if ((event = sim_event_resolve(hEvent, &code, "cuEventQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    done = event->completed >= event->recorded;
+    done = sim_event_done(&event->marks);
     pthread_mutex_unlock(&sim_lock);
     return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
@@ -803,12 +786,12 @@ static CUresult sim_elapsed(float *ms, CUevent hStart, CUevent hEnd, const char 
     if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
         code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: an event has CU_EVENT_DISABLE_TIMING",
                          function);
-    else if (start->recorded == 0 || end->recorded == 0)
+    else if (start->marks.recorded == 0 || end->marks.recorded == 0)
         code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: an event was never recorded", function);
-    else if (start->completed < start->recorded || end->completed < end->recorded)
+    else if (!sim_event_done(&start->marks) || !sim_event_done(&end->marks))
         code = CUDA_ERROR_NOT_READY;
     else
-        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+        *ms = (float)((double)((int64_t)(end->marks.time_ns - start->marks.time_ns)) / 1e6);
     pthread_mutex_unlock(&sim_lock);
     return code;
 }
