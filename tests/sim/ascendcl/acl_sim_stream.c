@@ -69,9 +69,8 @@ struct sim_stream {
     uint64_t subscriber;
 };
 
-static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static sim_report_t *sim_reports;                   /* callbacks waiting for a thread */
-static sim_handles_t sim_events;                    /* every event not destroyed */
+static sim_report_t *sim_reports; /* callbacks waiting for a thread */
+static sim_handles_t sim_events;  /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
 
@@ -118,30 +117,9 @@ static void sim_retire(sim_queue_task_t *node)
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
 static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
-/* Under no lock. NULL when out of memory or no thread could start. A
- * default stream's worker never stops; a created one's ends in
- * aclrtDestroyStream. */
-static sim_stream_t *sim_stream_new(int device, bool is_default)
-{
-    sim_stream_t *stream = calloc(1, sizeof *stream);
-    if (stream != NULL &&
-        !sim_stream_start(&sim_streams, &stream->core, device, is_default, false)) {
-        free(stream);
-        return NULL;
-    }
-    return stream;
-}
-
 sim_stream_t *sim_default_stream(int device)
 {
-    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
-    sim_stream_t *stream;
-    pthread_mutex_lock(&make_lock);
-    if (sim_defaults[device] == NULL)
-        sim_defaults[device] = sim_stream_new(device, true);
-    stream = sim_defaults[device];
-    pthread_mutex_unlock(&make_lock);
-    return stream;
+    return (sim_stream_t *)sim_streams_default(&sim_streams, sizeof(sim_stream_t), device);
 }
 
 sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char *function)
@@ -205,7 +183,8 @@ SIM_API aclError aclrtCreateStream(aclrtStream *stream)
         return code;
     if (stream == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is NULL");
-    created = sim_stream_new(sim_current_device(), false);
+    created = (sim_stream_t *)sim_stream_create(&sim_streams, sizeof *created, sim_current_device(),
+                                                false);
     if (created == NULL)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: no worker thread");
     *stream = created;

@@ -48,6 +48,37 @@ bool sim_stream_start(sim_streams_t *streams, sim_stream_core_t *stream, int dev
     return true;
 }
 
+sim_stream_core_t *sim_stream_create(sim_streams_t *streams, size_t size, int device, bool detached)
+{
+    sim_stream_core_t *stream = calloc(1, size);
+    if (stream != NULL && !sim_stream_start(streams, stream, device, false, detached)) {
+        free(stream);
+        return NULL;
+    }
+    return stream;
+}
+
+sim_stream_core_t *sim_streams_default(sim_streams_t *streams, size_t size, int device)
+{
+    /* Not sim_lock: starting a stream takes it. */
+    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+    sim_stream_core_t *stream;
+    if (device < 0 || device >= SIM_STREAM_MAX_DEVICES)
+        return NULL;
+    pthread_mutex_lock(&make_lock);
+    stream = streams->defaults[device];
+    if (stream == NULL && (stream = calloc(1, size)) != NULL) {
+        if (sim_stream_start(streams, stream, device, true, false))
+            streams->defaults[device] = stream;
+        else {
+            free(stream);
+            stream = NULL;
+        }
+    }
+    pthread_mutex_unlock(&make_lock);
+    return stream;
+}
+
 sim_stream_core_t *sim_streams_find(sim_streams_t *streams, const void *handle)
 {
     sim_stream_core_t *found = NULL;

@@ -34,9 +34,13 @@ typedef struct sim_stream_core {
     sim_streams_t *owner; /* the set it is in */
 } sim_stream_core_t;
 
+#define SIM_STREAM_MAX_DEVICES 64
+
 struct sim_streams {
     sim_handles_t live;         /* every stream not yet ended */
     const sim_queue_ops_t *ops; /* what the sim's tasks do */
+    /* Each device's default stream, made on first use, never freed. */
+    sim_stream_core_t *defaults[SIM_STREAM_MAX_DEVICES];
 };
 
 /* Starts `stream` (zeroed, the sim's allocation) on `device`: its worker
@@ -45,6 +49,16 @@ struct sim_streams {
  * frees it). Takes sim_lock. */
 bool sim_stream_start(sim_streams_t *streams, sim_stream_core_t *stream, int device,
                       bool is_default, bool detached);
+
+/* A new stream of `size` bytes (the sim's struct, zeroed, starting with
+ * its core) on `device`, started; NULL when out of memory or no thread
+ * could start. Takes sim_lock. */
+sim_stream_core_t *sim_stream_create(sim_streams_t *streams, size_t size, int device,
+                                     bool detached);
+
+/* `device`'s default stream (a joinable worker that never stops), made on
+ * first use; NULL when it cannot be made. Takes sim_lock. */
+sim_stream_core_t *sim_streams_default(sim_streams_t *streams, size_t size, int device);
 
 /* The live created stream `handle` names (not a default one, not being
  * destroyed), or NULL. Takes sim_lock. */

@@ -56,8 +56,7 @@ struct sim_stream {
     sim_stream_core_t core;
 };
 
-static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static sim_handles_t sim_events;                    /* every event not destroyed */
+static sim_handles_t sim_events; /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
 
@@ -93,28 +92,9 @@ static void sim_retire(sim_queue_task_t *node)
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
 static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
-/* Under no lock. NULL when out of memory or no thread could start. */
-static sim_stream_t *sim_stream_new(int device, bool is_default)
-{
-    sim_stream_t *stream = calloc(1, sizeof *stream);
-    if (stream != NULL &&
-        !sim_stream_start(&sim_streams, &stream->core, device, is_default, false)) {
-        free(stream);
-        return NULL;
-    }
-    return stream;
-}
-
 static sim_stream_t *sim_default_stream(int device)
 {
-    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
-    sim_stream_t *stream;
-    pthread_mutex_lock(&make_lock);
-    if (sim_defaults[device] == NULL)
-        sim_defaults[device] = sim_stream_new(device, true);
-    stream = sim_defaults[device];
-    pthread_mutex_unlock(&make_lock);
-    return stream;
+    return (sim_stream_t *)sim_streams_default(&sim_streams, sizeof(sim_stream_t), device);
 }
 
 sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const char *function)
@@ -179,7 +159,8 @@ SIM_API sdaaError_t sdaaStreamCreateWithFlags(sdaaStream_t *stream, unsigned int
     if (stream == NULL || (flags != sdaaStreamDefault && flags != sdaaStreamNonBlocking))
         return sim_error(sdaaErrorInvalidValue,
                          "sdaaStreamCreateWithFlags: stream NULL or flags %#x unknown", flags);
-    created = sim_stream_new(sim_current_device(), false);
+    created = (sim_stream_t *)sim_stream_create(&sim_streams, sizeof *created, sim_current_device(),
+                                                false);
     if (created == NULL)
         return sim_error(sdaaErrorOutOfMemory, "sdaaStreamCreateWithFlags: no worker thread");
     *stream = (sdaaStream_t)created;
