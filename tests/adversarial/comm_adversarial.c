@@ -11,7 +11,8 @@
  * was.
  * Mismatches (one rank differs): each must give every rank DEVICE_ERROR
  * (docs/comm.md, "Ordering rules"), never end the job, and leave the
- * communicator usable: a correct all_reduce follows each one. */
+ * communicator usable: a correct all_reduce follows each one.
+ * Frees: accel_comm_destroy twice, and of a pointer that never was one. */
 #include <stdint.h>
 
 #include "comm_check.h"
@@ -190,6 +191,13 @@ int main(void)
     if (!blocking && size >= 2)
         mismatch_cases();
     CHECK_OK(accel_comm_destroy(comm));
+    /* The release side: a second destroy, and a pointer that never was a
+     * communicator (a live registry answers; nothing is read through it). */
+    int not_a_comm[32] = {0};
+    cases += 2;
+    CHECK_FAILS(accel_comm_destroy(comm), ACCEL_ERROR_INVALID_ARGUMENT, "not a live");
+    CHECK_FAILS(accel_comm_destroy((accel_comm_t *)not_a_comm), ACCEL_ERROR_INVALID_ARGUMENT,
+                "not a live");
     if (check_failures == 0)
         printf("rank %d: every check passed (%d cases)\n", rank, cases);
     return check_failures == 0 ? 0 : 1;
