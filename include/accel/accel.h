@@ -14,8 +14,11 @@
  * - Thread rules: every function may be called from any thread unless its
  *   comment says otherwise. A handle must not be destroyed while another thread
  *   is still using it.
- * - Detection never initialises a vendor runtime (fork-safe). A runtime is
- *   initialised lazily, once, by the first call that needs a device.
+ * - A vendor runtime is initialised lazily, once, by the first call that
+ *   needs a device. Detection initialises none on most backends, but not on
+ *   all (xpu's detection runs zeInit; opening opencl loads its driver), and
+ *   after accel_get/accel_open some backends refuse all work in a forked
+ *   child: docs/reliability.md has the rule of each backend ("fork()").
  * - fork(): the library holds its own locks across fork(), so a child never
  *   inherits one held by a thread that does not exist there. On cpu the child
  *   keeps working (memory, copies, fills, the default stream, new streams);
@@ -25,6 +28,12 @@
  *   their rule in their README.
  * - Structs that may grow start with `size_t struct_size`; set it to
  *   sizeof(the struct) before passing it in (ACCEL_STRUCT_INIT does that).
+ *   One rule for every such struct a caller passes in, for input and output
+ *   alike: a struct_size smaller than the struct's size in the release that
+ *   introduced it (today: sizeof) is refused with INVALID_ARGUMENT naming the
+ *   struct, before anything is read or written; a larger one (a caller built
+ *   against a newer header) is accepted, and only the part this library
+ *   knows is read or written.
  */
 #ifndef ACCEL_ACCEL_H
 #define ACCEL_ACCEL_H

@@ -4,6 +4,7 @@
 # ACCEL_LIBRARY names another file (a build tree, a sanitizer build).
 import ctypes
 import glob
+import operator
 import os
 
 from ._errors import raise_for_status
@@ -13,6 +14,37 @@ c_int, c_int32, c_int64, c_uint64, c_size_t = (ctypes.c_int, ctypes.c_int32, cty
 c_bool, c_float, c_char_p, c_void_p = ctypes.c_bool, ctypes.c_float, ctypes.c_char_p, ctypes.c_void_p
 c_double = ctypes.c_double
 P = ctypes.POINTER
+
+
+# ---- Python values into C integers
+# ctypes converts an int that does not fit its C type by dropping the high
+# bits (device 2**32 became device 0) and a float by truncating it (device
+# 1.5 became 1): every integer the package hands to C goes through int_arg.
+_C_RANGES = {
+    "int": (-2**31, 2**31 - 1),
+    "int64": (-2**63, 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+
+
+def int_arg(value, what, ctype="int", low=None):
+    """`value` as a Python int the C type `ctype` ("int", "int64",
+    "uint64") holds exactly, at least `low` when given: integers only
+    (numpy and torch integers too, through __index__); a float, a string or
+    None raises TypeError, a value out of range ValueError, both naming
+    `what`."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError("accel: %s must be an integer, not %r (%s)"
+                        % (what, value, type(value).__name__)) from None
+    lowest, highest = _C_RANGES[ctype]
+    if low is not None:
+        lowest = max(lowest, low)
+    if not lowest <= number <= highest:
+        raise ValueError("accel: %s %d is out of range (%d to %d)" % (what, number, lowest,
+                                                                       highest))
+    return number
 
 
 # ---- DLPack structs (dlpack.h, ABI of DLPack 0.x "dltensor" capsules)

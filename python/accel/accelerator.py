@@ -26,7 +26,7 @@ _FLAGS = {
 
 
 def _dev(device_index):
-    return _CURRENT if device_index is None else int(device_index)
+    return _CURRENT if device_index is None else _lib.int_arg(device_index, "device index")
 
 
 def _text(fn, *args, cap=512):
@@ -42,7 +42,8 @@ class Stream:
     def __init__(self, device=None, priority=0, acc=None):
         self._acc = acc or get_accelerator()
         handle = c_void_p()
-        lib.accel_stream_create(self._acc._handle, _dev(device), int(priority),
+        lib.accel_stream_create(self._acc._handle, _dev(device),
+                                _lib.int_arg(priority, "stream priority"),
                                 ctypes.byref(handle))
         self._handle, self._owned = handle.value, True
 
@@ -360,7 +361,7 @@ class Accelerator:
         return out.value
 
     def set_device(self, device_index):
-        lib.accel_set_device(self._handle, int(device_index))
+        lib.accel_set_device(self._handle, _lib.int_arg(device_index, "device index"))
 
     def current_device(self):
         out = c_int()
@@ -671,7 +672,7 @@ class Accelerator:
                 errors.append(exc)
                 return 1
 
-        ids = [int(i) for i in local_accelerator_ids]
+        ids = [_lib.int_arg(i, "accelerator id") for i in local_accelerator_ids]
         arr = (c_int * max(len(ids), 1))(*ids)
         try:
             lib.accel_set_visible_devices_envs(self._handle, arr, len(ids),

@@ -137,7 +137,7 @@ class Communicator:
             return
         options = CommOptions(struct_size=ctypes.sizeof(CommOptions),
                               engine=engine.encode() if engine else None,
-                              device=-1 if device is None else int(device),
+                              device=-1 if device is None else _lib.int_arg(device, "device"),
                               use_local_rank=bool(use_local_rank),
                               timeout_s=0.0 if timeout is None else float(timeout))
         out = c_void_p()
@@ -209,7 +209,7 @@ class Communicator:
         send.same_dtype(recv)
         recv.expect(send.count, "broadcast of the input")
         lib.accel_broadcast(self._check(), send.ptr, recv.ptr, send.count, send.code,
-                            int(root), _stream(stream))
+                            _lib.int_arg(root, "root"), _stream(stream))
         return tensor if out is None else out
 
     def reduce(self, tensor, root=0, op="sum", out=None, stream=None):
@@ -220,16 +220,18 @@ class Communicator:
         send.same_dtype(recv)
         recv.expect(send.count, "reduce of the input")
         lib.accel_reduce(self._check(), send.ptr, recv.ptr, send.count, send.code, _op(op),
-                         int(root), _stream(stream))
+                         _lib.int_arg(root, "root"), _stream(stream))
         return tensor if out is None else out
 
     def send(self, tensor, peer, stream=None):
         buf = _Buffer(tensor, "input", False)
-        lib.accel_send(self._check(), buf.ptr, buf.count, buf.code, int(peer), _stream(stream))
+        lib.accel_send(self._check(), buf.ptr, buf.count, buf.code, _lib.int_arg(peer, "peer"),
+                       _stream(stream))
 
     def recv(self, tensor, peer, stream=None):
         buf = _Buffer(tensor, "input", True)
-        lib.accel_recv(self._check(), buf.ptr, buf.count, buf.code, int(peer), _stream(stream))
+        lib.accel_recv(self._check(), buf.ptr, buf.count, buf.code, _lib.int_arg(peer, "peer"),
+                       _stream(stream))
         return tensor
 
     def barrier(self, stream=None):
@@ -239,8 +241,8 @@ class Communicator:
         """MPI_Comm_split's rule; color SPLIT_NONE (or None) takes part and
         gets None. Collective over this communicator."""
         out = c_void_p()
-        lib.accel_comm_split(self._check(), SPLIT_NONE if color is None else int(color),
-                             int(key), ctypes.byref(out))
+        color = SPLIT_NONE if color is None else _lib.int_arg(color, "color")
+        lib.accel_comm_split(self._check(), color, _lib.int_arg(key, "key"), ctypes.byref(out))
         return Communicator(self._acc, _handle=out.value) if out.value else None
 
     # ---- lifetime

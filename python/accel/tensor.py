@@ -7,8 +7,18 @@
 # .free() is called). A Tensor from from_dlpack borrows the producer's memory
 # and calls the producer's deleter when collected. A capsule from __dlpack__
 # keeps its Tensor alive until the consumer calls the deleter (numpy: when
-# the array is collected), so memory is never freed under a consumer.
+# the array is collected), so memory is never freed under a consumer: a
+# free() while an export is alive only retires the Tensor, and the release
+# happens when the last export's deleter runs (DLPack's rule).
+# Capsules carry no Python destructor: a ctypes callback run while a
+# consumer's exception is pending loses that exception (SystemError). The
+# exports table holds each capsule instead, and a sweep (every export, free
+# and numpy()) deletes the ones dropped unconsumed.
+# Threads: _exports_lock guards _exports, _capsules and every Tensor's
+# export count; the releases themselves run outside it.
 import ctypes
+import gc
+import sys
 import threading
 
 from . import _lib
@@ -43,23 +53,48 @@ def dtype_name(dtype):
 
 
 def _shape_tuple(shape):
-    if isinstance(shape, int):
+    """A shape as a tuple of Python ints in 0..2**63-1 (_lib.int_arg's
+    rule: integers only, numpy and torch integers too; a float, or a value
+    the C int64 shape would wrap, is refused)."""
+    if not isinstance(shape, (list, tuple)) and hasattr(shape, "__index__"):
         shape = (shape,)
     try:
-        dims = tuple(int(d) for d in shape)
+        entries = tuple(shape)
     except TypeError:
-        raise TypeError("accel: shape must be an int or a sequence of ints, not %r" % (shape,))
+        raise TypeError("accel: shape must be an int or a sequence of ints, not %r"
+                        % (shape,)) from None
+    dims = tuple(_lib.int_arg(d, "shape entry", "int64") for d in entries)
     if any(d < 0 for d in dims):
         raise ValueError("accel: shape %r has a negative dimension" % (dims,))
     return dims
 
 
+_ADDRESS_END = 1 << (8 * ctypes.sizeof(ctypes.c_void_p))
+_MAX_NDIM = 32  # src/core/tensor_check.h's ACCEL_TENSOR_MAX_NDIM
+
+
+def _check_imported(dl, producer):
+    """What the Python side reads of a producer's DLTensor before any C call
+    checks it: 0..32 dimensions with a shape array, no negative extent, and
+    whole-byte elements (shape and nbytes would read past the array or lie
+    otherwise)."""
+    name = type(producer).__name__
+    if not 0 <= dl.ndim <= _MAX_NDIM or (dl.ndim > 0 and not dl.shape):
+        raise ValueError("accel: %s exported a tensor with ndim %d%s; accel takes 0..%d "
+                         "dimensions with a shape array"
+                         % (name, dl.ndim, "" if dl.shape else " and no shape", _MAX_NDIM))
+    if any(dl.shape[i] < 0 for i in range(dl.ndim)):
+        raise ValueError("accel: %s exported a tensor with a negative extent" % name)
+    if dl.dtype.bits == 0 or dl.dtype.bits % 8 or dl.dtype.lanes == 0:
+        raise ValueError("accel: %s exported elements of %d bits x %d lanes, not whole bytes"
+                         % (name, dl.dtype.bits, dl.dtype.lanes))
+
+
 # ---- CPython capsule functions, all taking addresses (c_void_p)
 _api = ctypes.pythonapi
-_CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _capsule_new = _api.PyCapsule_New
 _capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, _CapsuleDestructor]
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]  # no destructor
 _capsule_is_valid = _api.PyCapsule_IsValid
 _capsule_is_valid.restype = ctypes.c_int
 _capsule_is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
@@ -77,9 +112,14 @@ _VNAME = ctypes.create_string_buffer(b"dltensor_versioned")
 _USED_VNAME = ctypes.create_string_buffer(b"used_dltensor_versioned")
 
 # Exported DLManagedTensor structs by address -> (struct, Tensor). The entry
-# keeps both alive until the consumer (or the capsule destructor) deletes it.
+# keeps both alive until the consumer deletes it (or the sweep, for a
+# capsule dropped unconsumed).
 _exports = {}
-_exports_lock = threading.Lock()
+# Capsules not yet seen consumed, by struct address -> (capsule, versioned).
+_capsules = {}
+# Re-entrant: a collection can start while this thread holds it (any
+# allocation), and run Tensor.__del__ -> free() or a consumer's deleter.
+_exports_lock = threading.RLock()
 
 
 def _call_deleter(address, versioned=False):
@@ -90,26 +130,86 @@ def _call_deleter(address, versioned=False):
         deleter(ctypes.byref(managed))
 
 
+def _export_done(address):
+    """The consumer (or the sweep) deleted export `address`: the Tensor's
+    deferred release runs when it was the last one."""
+    with _exports_lock:
+        entry = _exports.pop(address, None)
+        _capsules.pop(address, None)
+        tensor = entry[1] if entry is not None else None
+        if tensor is None:
+            return
+        tensor._live_exports -= 1
+        release = tensor._live_exports == 0 and tensor._release_pending
+        if release:
+            tensor._release_pending = False
+    if release:
+        tensor._release()
+
+
 @_lib.DLDeleter
 def _export_deleter(managed):
-    with _exports_lock:
-        _exports.pop(ctypes.addressof(managed.contents), None)
+    _export_done(ctypes.addressof(managed.contents))
 
 
 @_lib.DLVersionedDeleter
 def _export_versioned_deleter(managed):
-    with _exports_lock:
-        _exports.pop(ctypes.addressof(managed.contents), None)
+    _export_done(ctypes.addressof(managed.contents))
 
 
-@_CapsuleDestructor
-def _capsule_destructor(capsule):
-    # Unconsumed capsule (name not yet "used_..."): the producer deletes.
-    for name, versioned in ((b"dltensor", False), (b"dltensor_versioned", True)):
-        if _capsule_is_valid(capsule, name):
-            address = _capsule_get_pointer(capsule, name)
-            if address:
-                _call_deleter(address, versioned)
+def _capsule_refs(entries):
+    """(address, references sys.getrefcount sees on its capsule) for each
+    (capsule, versioned) entry of `entries` (a dict); no other local holds
+    the capsule, so a capsule only the dict holds always reads the same."""
+    return [(address, sys.getrefcount(entry[0])) for address, entry in list(entries.items())]
+
+
+def _capsule_refs_baseline():
+    """What _capsule_refs reads on a capsule nobody but its dict holds."""
+    probe = {0: (_capsule_new(ctypes.addressof(_NAME), ctypes.addressof(_NAME), None), False)}
+    return _capsule_refs(probe)[0][1]
+
+
+_CAPSULE_UNHELD = None  # set on first sweep
+
+
+def _sweep(blocking=True):
+    """Delete the exports whose capsule was dropped unconsumed (held by
+    nobody but _capsules) and forget the consumed ones (their consumer
+    calls the deleter). Not blocking: skipped when another thread (or this
+    one, from inside the lock) holds the table."""
+    global _CAPSULE_UNHELD
+    if _CAPSULE_UNHELD is None:
+        _CAPSULE_UNHELD = _capsule_refs_baseline()
+    dropped = []
+    if not _exports_lock.acquire(blocking):
+        return
+    try:
+        for address, refs in _capsule_refs(_capsules):
+            if address not in _capsules:  # gone meanwhile (a re-entrant sweep or deleter)
+                continue
+            versioned = _capsules[address][1]
+            name = b"dltensor_versioned" if versioned else b"dltensor"
+            if not _capsule_is_valid(id(_capsules[address][0]), name):
+                del _capsules[address]  # consumed: its consumer deletes
+            elif refs <= _CAPSULE_UNHELD:
+                del _capsules[address]
+                dropped.append((address, versioned))
+    finally:
+        _exports_lock.release()
+    for address, versioned in dropped:
+        _call_deleter(address, versioned)
+
+
+def _sweep_after_gc(phase, _info):
+    # A collection is where dropped objects are expected to go: unconsumed
+    # capsules go then too. CPython runs no collection while an exception
+    # is pending, so this never loses one.
+    if phase == "stop" and _capsules:
+        _sweep(blocking=False)
+
+
+gc.callbacks.append(_sweep_after_gc)
 
 
 class Tensor:
@@ -124,6 +224,7 @@ class Tensor:
         self = object.__new__(cls)
         self._acc, self._dl, self._managed, self._producer = acc, dl, None, None
         self._versioned = self._readonly = False
+        self._live_exports, self._release_pending = 0, False
         self._ptr = ctypes.pointer(dl)
         return self
 
@@ -136,23 +237,36 @@ class Tensor:
         self._versioned = versioned
         self._readonly = bool(versioned and managed.flags & _lib.DLPACK_FLAG_READ_ONLY)
         self._dl = managed.dl_tensor
+        self._live_exports, self._release_pending = 0, False
         self._ptr = ctypes.pointer(self._dl)
         return self
 
     # ---- release
     def free(self):
         """Release the memory now (owned) or hand the producer's back
-        (borrowed). Later use raises ValueError."""
-        if self._ptr is None:
-            return
+        (borrowed). Later use raises ValueError. While a DLPack export of
+        this tensor is alive (an array from numpy.from_dlpack, an unconsumed
+        capsule), its memory stays: free() then only retires this Tensor,
+        and the release runs when the last export's deleter does."""
+        _sweep()
+        with _exports_lock:
+            if self._ptr is None:
+                return
+            self._ptr = None
+            if self._live_exports > 0:
+                self._release_pending = True
+                return
+        self._release()
+
+    def _release(self):
+        """The release free() promised: once, with no export alive."""
         if self._managed is None:
             # an accelerator closed first released this memory with it
             if self._acc._handle is not None:
-                lib.accel_tensor_free(self._acc._handle, self._ptr)
+                lib.accel_tensor_free(self._acc._handle, ctypes.pointer(self._dl))
         else:
             _call_deleter(self._managed, self._versioned)
             self._managed = None
-        self._ptr = None
         self._producer = None
 
     def __del__(self):
@@ -209,9 +323,16 @@ class Tensor:
         return self.numel() * self.itemsize
 
     def data_ptr(self):
-        """Address of the first element (data + byte_offset)."""
+        """Address of the first element (data + byte_offset). ValueError
+        when that sum, or its end after nbytes, runs past the end of the
+        address space (a hostile producer's byte_offset): the C side refuses
+        such a tensor (src/core/tensor_check.c), and so does this."""
         self._check()
-        return (self._dl.data or 0) + self._dl.byte_offset
+        address = (self._dl.data or 0) + self._dl.byte_offset
+        if address + self.nbytes > _ADDRESS_END:
+            raise ValueError("accel: the tensor's data + byte_offset %d + its %d bytes wraps past "
+                             "the end of the address space" % (self._dl.byte_offset, self.nbytes))
+        return address
 
     def is_contiguous(self):
         strides = self.strides
@@ -279,15 +400,30 @@ class Tensor:
             name = _NAME
         managed.dl_tensor = self._dl
         managed.manager_ctx = None
+        address = ctypes.addressof(managed)
+        capsule = _capsule_new(address, ctypes.addressof(name), None)
+        _sweep()
         with _exports_lock:
-            _exports[ctypes.addressof(managed)] = (managed, self)
-        return _capsule_new(ctypes.addressof(managed), ctypes.addressof(name),
-                            _capsule_destructor)
+            if self._ptr is None:  # freed by another thread meanwhile
+                raise ValueError("accel: this tensor was freed")
+            _exports[address] = (managed, self)
+            _capsules[address] = (capsule, max_version is not None and tuple(max_version)[0] >= 1)
+            self._live_exports += 1
+        return capsule
 
     def numpy(self):
-        """A numpy array viewing this tensor (zero-copy; host memory only)."""
+        """A numpy array viewing this tensor (zero-copy; host memory only:
+        a tensor in device memory raises BufferError saying so)."""
         import numpy
-        return numpy.from_dlpack(self)
+        device = self.__dlpack_device__()
+        if device[0] not in (_lib.kDLCPU, _lib.kDLCUDAHost):
+            raise BufferError("accel: numpy() needs host memory; this tensor is in device "
+                              "memory (DLPack device %r): copy it to the host first"
+                              % (device,))
+        try:
+            return numpy.from_dlpack(self)
+        finally:
+            _sweep()
 
 
 def import_dlpack(obj, acc=None):
@@ -322,6 +458,12 @@ def import_dlpack(obj, acc=None):
                              % (type(obj).__name__, major))
     if _capsule_set_name(address, ctypes.addressof(used)) != 0:
         raise ValueError("accel: could not mark the DLPack capsule as used")
+    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+    try:
+        _check_imported(struct.from_address(pointer).dl_tensor, obj)
+    except ValueError:
+        _call_deleter(pointer, versioned)  # consumed: handed back at once
+        raise
     return Tensor._borrowed(acc, pointer, obj, versioned)
 
 

@@ -269,10 +269,11 @@ static accel_status_t comm_setup(accel_t *acc, const accel_comm_options_t *optio
     if (out == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
     *out = NULL;
-    if (options != NULL && options->struct_size == 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "accel_comm_options_t.struct_size is not set (sizeof the struct)");
-    status = comm_timeout(options, &setup->timeout_s);
+    if (options != NULL)
+        status = accel_check_struct_size("accel_comm_options_t", true, options->struct_size,
+                                         sizeof *options);
+    if (status == ACCEL_OK)
+        status = comm_timeout(options, &setup->timeout_s);
     if (status == ACCEL_OK)
         status = comm_pick_engine(acc, options, &setup->engine);
     if (status == ACCEL_OK)

@@ -49,6 +49,12 @@ accel_status_t accel_comm_check_buffer(accel_comm_t *comm, const void *ptr, size
     if (ptr == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "the %s is NULL (%zu bytes expected)",
                            what, bytes);
+    /* The tensors' rule (core/tensor_check.h) for raw buffers: a range that
+     * wraps names memory before `ptr`. */
+    if (bytes > UINTPTR_MAX - (uintptr_t)ptr)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "the %s %p plus its %zu bytes wraps past the end of the address space",
+                           what, ptr, bytes);
     if (accel_find_block(acc, ptr, &device, &base, &block_size) != ACCEL_OK) {
         if (comm->engine->kind == ACCEL_COMM_ENGINE_HOST)
             return ACCEL_OK; /* host memory accel did not allocate: the caller's */

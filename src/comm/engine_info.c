@@ -15,14 +15,11 @@ accel_status_t accel_comm_engine_info(accel_t *acc, accel_comm_engine_info_t *ou
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
-    if (out == NULL || out->struct_size == 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "engine info struct is NULL or its struct_size is not set");
+    status = accel_check_struct_size("accel_comm_engine_info_t", out != NULL,
+                                     out != NULL ? out->struct_size : 0, sizeof *out);
+    if (status != ACCEL_OK)
+        return status;
     size_t struct_size = out->struct_size;
-    if (struct_size < sizeof *out)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "engine info struct_size %zu is smaller than this library's %zu",
-                           struct_size, sizeof *out);
     memset(out, 0, sizeof *out);
     out->struct_size = struct_size;
     comm_backend = acc->ops->info->communication_backend;

@@ -73,10 +73,10 @@ accel_status_t accel_device_properties(accel_t *acc, int device, accel_device_pr
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
-    if (out == NULL || out->struct_size < sizeof *out)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "properties struct is NULL or its struct_size is not set");
-    status = accel_resolve_device(acc, device, &device);
+    status = accel_check_struct_size("accel_device_properties_t", out != NULL,
+                                     out != NULL ? out->struct_size : 0, sizeof *out);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)

@@ -473,9 +473,10 @@ accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t
     accel_memory_stats_t stats;
     accel_status_t status;
     size_t caller_size;
-    if (out == NULL || out->struct_size == 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "stats struct is NULL or its struct_size is not set");
+    status = accel_check_struct_size("accel_memory_stats_t", out != NULL,
+                                     out != NULL ? out->struct_size : 0, sizeof *out);
+    if (status != ACCEL_OK)
+        return status;
     caller_size = out->struct_size < sizeof stats ? out->struct_size : sizeof stats;
     status = memory_stats_of(acc, device, &stats);
     if (status != ACCEL_OK)

@@ -20,6 +20,7 @@
 #include "core.h"
 #include "env.h"
 #include "error.h"
+#include "tensor_check.h"
 
 /* acc->pin_backend values; 0 means the environment was not read yet. */
 #define PIN_BACKEND_UNREAD 0
@@ -101,44 +102,24 @@ accel_status_t accel_set_pin_memory_backend(accel_t *acc, accel_pin_backend_t ba
 
 /* ---- the tensor being pinned */
 
-/* Bytes of a contiguous host tensor; INVALID_ARGUMENT otherwise. */
+/* Bytes of a contiguous host tensor that is not device memory (the check
+ * every tensor-taking call shares, tensor_check.h); INVALID_ARGUMENT
+ * otherwise, and for an empty tensor. */
 static accel_status_t pin_tensor_bytes(accel_t *acc, const DLTensor *t, size_t *out)
 {
-    size_t bytes = (t->dtype.bits * (size_t)t->dtype.lanes + 7) / 8;
-    int64_t expected_stride = 1;
-    if (t->ndim < 0 || (t->ndim > 0 && t->shape == NULL))
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pin_memory: the tensor has ndim %d and %s shape", t->ndim,
-                           t->shape == NULL ? "no" : "a");
-    if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost &&
-        t->device.device_type != kDLROCMHost)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pin_memory: the tensor is not host memory (DLPack device type %d); "
-                           "copy it to the host first",
-                           (int)t->device.device_type);
-    for (int32_t i = t->ndim; i-- > 0;) {
-        if (t->shape[i] < 0)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "pin_memory: dimension %d is negative (%lld)", i,
-                               (long long)t->shape[i]);
-        if (t->strides != NULL && t->shape[i] > 1 && t->strides[i] != expected_stride)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "pin_memory: the tensor is not contiguous (dimension %d has "
-                               "stride %lld, expected %lld)",
-                               i, (long long)t->strides[i], (long long)expected_stride);
-        if (t->shape[i] != 0 && bytes > SIZE_MAX / (size_t)t->shape[i])
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "pin_memory: tensor size overflows");
-        bytes *= (size_t)t->shape[i];
-        expected_stride *= t->shape[i] > 0 ? t->shape[i] : 1;
-    }
-    if (bytes == 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pin_memory: the tensor is empty; there is nothing to pin");
-    if (t->data == NULL)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "pin_memory: the tensor's data is NULL");
-    *out = bytes;
-    return accel_check_host_range(acc, (const char *)t->data + t->byte_offset, bytes,
-                                  "pin_memory source");
+    accel_tensor_span_t span;
+    accel_tensor_memory_t where;
+    int device;
+    accel_status_t status = accel_tensor_span_check("pin_memory: the", t, &span);
+    if (status == ACCEL_OK && span.bytes == 0)
+        status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                             "pin_memory: the tensor is empty; there is nothing to pin");
+    if (status == ACCEL_OK)
+        status = accel_tensor_span_locate(acc, "pin_memory: the", t, &span, ACCEL_TENSOR_HOST,
+                                          &where, &device);
+    if (status == ACCEL_OK)
+        *out = span.bytes;
+    return status;
 }
 
 /* ---- buffers */
@@ -235,7 +216,7 @@ accel_status_t accel_pin_memory(accel_t *acc, const DLTensor *tensor, bool make_
     shape = malloc(sizeof *shape * (size_t)(ndim > 0 ? ndim : 1));
     if (shape == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "pin_memory: out of host memory for a shape");
-    elem = (tensor->dtype.bits * (size_t)tensor->dtype.lanes + 7) / 8;
+    elem = (size_t)(tensor->dtype.bits / 8) * tensor->dtype.lanes; /* whole bytes: checked */
     if (match_shape && ndim > 0)
         memcpy(shape, tensor->shape, sizeof *shape * (size_t)ndim);
     else if (!match_shape)
@@ -277,7 +258,9 @@ accel_status_t accel_unpin_memory(accel_t *acc, DLTensor *tensor, bool *out_free
     *out_freed = false;
     if (tensor->data == NULL)
         return ACCEL_OK; /* nothing pinned (an unpinned tensor is zeroed) */
-    base = (const char *)tensor->data + tensor->byte_offset;
+    /* An address computed in integers: a hostile byte_offset only misses
+     * the registry (nothing is touched unless a recorded buffer starts there). */
+    base = (const char *)((uintptr_t)tensor->data + (uintptr_t)tensor->byte_offset);
     if (!accel_pinned_find(&acc->pinned, base, 0, &range) || range.base != (uintptr_t)base ||
         (range.kind != ACCEL_PINNED_TENSOR && range.kind != ACCEL_PINNED_NATIVE))
         return ACCEL_OK; /* not a buffer from accel_pin_memory: DeepSpeed's False */
@@ -297,9 +280,10 @@ accel_status_t accel_pinned_memory_stats(accel_t *acc, accel_pinned_stats_t *out
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
-    if (out == NULL || out->struct_size == 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "pinned stats struct is NULL or its struct_size is not set");
+    status = accel_check_struct_size("accel_pinned_stats_t", out != NULL,
+                                     out != NULL ? out->struct_size : 0, sizeof *out);
+    if (status != ACCEL_OK)
+        return status;
     accel_pinned_bytes(&acc->pinned, &stats.pinned_bytes, &stats.pinned_bytes_peak);
     stats.tracked_bytes = atomic_load(&acc->pin_tracked_bytes);
     stats.pin_count = atomic_load(&acc->pin_count);

@@ -8,8 +8,7 @@
 
 #include "core.h"
 #include "error.h"
-
-#define ACCEL_TENSOR_MAX_NDIM 32
+#include "tensor_check.h"
 
 static accel_status_t tensor_bytes(accel_dtype_t dtype, int32_t ndim, const int64_t *shape,
                                    size_t *out)

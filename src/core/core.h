@@ -171,6 +171,13 @@ accel_status_t accel_memory_free_tensor_data(accel_t *acc, void *ptr);
 
 /* ---- validation helpers (dispatch.c); each sets the last error on failure */
 accel_status_t accel_check_handle(const accel_t *acc);
+/* The one struct_size rule of the structs a caller passes in (accel.h):
+ * `given` (the caller's struct_size; the struct is NULL when `present` is
+ * false) must be at least `first_size`, the struct's size in the release
+ * that introduced it; a larger value is accepted and only this library's
+ * part is read or written. INVALID_ARGUMENT naming `type` otherwise. */
+accel_status_t accel_check_struct_size(const char *type, bool present, size_t given,
+                                       size_t first_size);
 /* UNAVAILABLE with a sentence when `acc` has no device (a backend opened by
  * name whose runtime reports 0 devices); every path to device work checks it
  * (accel_resolve_device and accel_resolve_stream do). */
@@ -196,7 +203,9 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
 /* Check that [ptr, ptr+size) given as host memory is not device memory the
  * host cannot address: on a backend whose DLPack device type is not kDLCPU
  * (opencl's device addresses are PROT_NONE reservations), a range touching a
- * live block of any device is refused. NULL is refused; size 0 passes. */
+ * live block of any device is refused; on one whose device memory is host
+ * memory, a range that starts in a live block must end inside it. NULL is
+ * refused; size 0 passes. */
 accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size, const char *what);
 
 #endif /* ACCEL_CORE_CORE_H */

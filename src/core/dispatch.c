@@ -21,6 +21,19 @@ accel_status_t accel_check_handle(const accel_t *acc)
     return ACCEL_OK;
 }
 
+accel_status_t accel_check_struct_size(const char *type, bool present, size_t given,
+                                       size_t first_size)
+{
+    if (!present)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s pointer is NULL", type);
+    if (given < first_size)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "%s.struct_size is %zu, smaller than the struct (%zu bytes): set it to "
+                           "sizeof(%s), e.g. with ACCEL_STRUCT_INIT",
+                           type, given, first_size, type);
+    return ACCEL_OK;
+}
+
 accel_status_t accel_check_has_devices(const accel_t *acc)
 {
     if (acc->device_count > 0)
@@ -180,13 +193,27 @@ accel_status_t accel_check_device_range(accel_t *acc, const void *ptr, size_t si
 }
 
 /* The cpu backend's device memory is host memory, so a device pointer used as
- * host memory works there; elsewhere touching it would fault or corrupt. */
+ * host memory works there, inside its block: a range that starts in a live
+ * block and runs past its end would touch the next block's owner. Elsewhere
+ * touching device memory would fault or corrupt. */
 accel_status_t accel_check_host_range(accel_t *acc, const void *ptr, size_t size, const char *what)
 {
     if (ptr == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s host pointer is NULL", what);
-    if (acc->ops->info->dlpack_device_type == kDLCPU)
+    if (acc->ops->info->dlpack_device_type == kDLCPU) {
+        void *base;
+        size_t block_size, start;
+        int device;
+        if (size == 0 || accel_find_block(acc, ptr, &device, &base, &block_size) != ACCEL_OK)
+            return ACCEL_OK;
+        start = (size_t)((const char *)ptr - (const char *)base);
+        if (size > block_size - start)
+            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                               "%s range of %zu bytes at offset %zu overruns its %s allocation of "
+                               "%zu bytes",
+                               what, size, start, acc->ops->name, block_size);
         return ACCEL_OK;
+    }
     for (int d = 0; d < acc->device_count; d++) {
         if (accel_allocator_overlaps(acc->devices[d].allocator, ptr, size))
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,

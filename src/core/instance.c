@@ -201,9 +201,12 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
         goto fail;
     }
     status = ops->device_count(acc->self, &acc->device_count);
+    /* A negative count is the runtime's answer, not accel's bug: no usable
+     * device, as before 0 devices were allowed (accel_check_has_devices). */
     if (status == ACCEL_OK && acc->device_count < 0)
-        status = accel_error(ACCEL_ERROR_INTERNAL, "%s: the backend reports %d devices", ops->name,
-                             acc->device_count);
+        status = accel_error(ACCEL_ERROR_UNAVAILABLE,
+                             "%s: the runtime reports %d devices, which is no usable device",
+                             ops->name, acc->device_count);
     if (status != ACCEL_OK)
         goto fail;
     acc->initial_device = instance_initial_device(acc);

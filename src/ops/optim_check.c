@@ -7,9 +7,8 @@
 
 #include "core/core.h"
 #include "core/error.h"
+#include "core/tensor_check.h"
 #include "ops/ops.h"
-
-#define OPTIM_MAX_NDIM 32
 
 size_t accel_optim_dtype_size(accel_dtype_t dtype)
 {
@@ -187,108 +186,6 @@ static bool pair_supported(accel_dtype_t param, accel_dtype_t state)
     return state == ACCEL_DTYPE_F32 || state == param;
 }
 
-/* Element count of a contiguous tensor, or an error naming `what`. */
-static accel_status_t tensor_count(const char *op, const char *what, const DLTensor *t, size_t *out)
-{
-    size_t count = 1;
-    int64_t expected_stride = 1;
-    if (t == NULL)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: %s tensor is NULL", op, what);
-    if (t->ndim < 0 || t->ndim > OPTIM_MAX_NDIM || (t->ndim > 0 && t->shape == NULL))
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s: %s tensor has a bad shape (ndim %d%s)", op, what, t->ndim,
-                           t->shape == NULL ? ", shape NULL" : "");
-    bool empty = false;
-    for (int32_t i = 0; i < t->ndim; i++)
-        empty = empty || t->shape[i] == 0;
-    /* A zero extent anywhere makes the tensor empty, whatever the other
-     * extents multiply to: no size can overflow and no layout is read. */
-    for (int32_t i = t->ndim - 1; i >= 0; i--) {
-        int64_t extent = t->shape[i];
-        if (extent < 0)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "%s: %s tensor has a negative extent in dimension %d", op, what, i);
-        if (empty)
-            continue;
-        if (t->strides != NULL && extent > 1 && t->strides[i] != expected_stride)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "%s: %s tensor is not contiguous (stride %lld in dimension %d); "
-                               "pass a compact row-major tensor",
-                               op, what, (long long)t->strides[i], i);
-        if (extent != 0 && count > SIZE_MAX / 4 / (size_t)extent)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: %s tensor size overflows", op,
-                               what);
-        count *= (size_t)extent;
-        expected_stride *= extent; /* <= count: cannot overflow */
-    }
-    if (empty)
-        count = 0;
-    if (t->data == NULL && count > 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s: %s tensor has no data", op, what);
-    *out = count;
-    return ACCEL_OK;
-}
-
-/* data + byte_offset + bytes must stay inside the address space: a sum that
- * wraps would name memory before `data` (or address 0). */
-static accel_status_t check_extent(const char *op, const char *what, const DLTensor *t,
-                                   size_t bytes)
-{
-    uintptr_t base = (uintptr_t)t->data;
-    if (t->data == NULL)
-        return ACCEL_OK;
-    if (t->byte_offset > UINTPTR_MAX - base || bytes > UINTPTR_MAX - base - t->byte_offset)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s: %s tensor's byte_offset %llu plus its %zu bytes wraps past the "
-                           "end of the address space",
-                           op, what, (unsigned long long)t->byte_offset, bytes);
-    return ACCEL_OK;
-}
-
-/* The first element's address; an empty tensor may have no data at all. */
-static const char *tensor_start(const DLTensor *t)
-{
-    return t->data == NULL ? NULL : (const char *)t->data + t->byte_offset;
-}
-
-static bool host_device_type(int32_t type)
-{
-    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
-}
-
-static accel_status_t check_memory(const char *op, const char *what, accel_t *acc,
-                                   accel_optim_memory_t memory, const DLTensor *t, size_t bytes,
-                                   int *device)
-{
-    const char *data = tensor_start(t);
-    if (memory == ACCEL_OPTIM_HOST_MEMORY) {
-        if (!host_device_type(t->device.device_type))
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "%s: %s tensor is not in host memory (DLPack device type %d); "
-                               "host ops need kDLCPU or pinned host tensors",
-                               op, what, (int)t->device.device_type);
-        if (bytes > 0) {
-            char label[64];
-            snprintf(label, sizeof label, "%s: %s tensor", op, what);
-            accel_status_t status = accel_check_host_range(acc, data, bytes, label);
-            if (status != ACCEL_OK)
-                return status;
-        }
-        *device = t->device.device_id;
-        return ACCEL_OK;
-    }
-    if ((int32_t)t->device.device_type != acc->ops->info->dlpack_device_type)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "%s: %s tensor is not %s memory (DLPack device type %d, expected %d)",
-                           op, what, acc->ops->name, (int)t->device.device_type,
-                           (int)acc->ops->info->dlpack_device_type);
-    if (bytes == 0) {
-        *device = t->device.device_id;
-        return ACCEL_OK;
-    }
-    return accel_check_device_range(acc, data, bytes, what, device);
-}
-
 typedef struct optim_range {
     const char *what;
     const char *start;
@@ -318,10 +215,12 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
     const DLTensor *tensors[4] = {param, grad, state1, state2};
     const char *names[4] = {"param", "grad", "exp_avg", "exp_avg_sq"};
     size_t n_tensors = state_count == 2 ? 4 : 3;
-    size_t counts[4] = {0};
+    accel_tensor_span_t spans[4] = {{0}};
     accel_dtype_t dtypes[4] = {ACCEL_DTYPE_F32};
     optim_range_t ranges[4];
+    char labels[4][64];
     int devices[4] = {0};
+    unsigned allowed = memory == ACCEL_OPTIM_HOST_MEMORY ? ACCEL_TENSOR_HOST : ACCEL_TENSOR_DEVICE;
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
@@ -330,7 +229,8 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
     if (state_count == 1)
         names[2] = "state";
     for (size_t i = 0; i < n_tensors; i++) {
-        status = tensor_count(op, names[i], tensors[i], &counts[i]);
+        snprintf(labels[i], sizeof labels[i], "%s: %s", op, names[i]);
+        status = accel_tensor_span_check(labels[i], tensors[i], &spans[i]);
         if (status != ACCEL_OK)
             return status;
         if (!optim_dtype(tensors[i]->dtype, &dtypes[i]))
@@ -339,10 +239,10 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
                                "optimizer tensors are float32, float16 or bfloat16",
                                op, names[i], tensors[i]->dtype.code, tensors[i]->dtype.bits,
                                tensors[i]->dtype.lanes);
-        if (counts[i] != counts[0])
+        if (spans[i].count != spans[0].count)
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "%s: %s tensor has %zu elements but param has %zu", op, names[i],
-                               counts[i], counts[0]);
+                               spans[i].count, spans[0].count);
     }
     if (dtypes[1] != dtypes[0])
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
@@ -359,12 +259,10 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
                            "bfloat16/bfloat16)",
                            op, accel_dtype_name(dtypes[0]), accel_dtype_name(dtypes[2]));
     for (size_t i = 0; i < n_tensors; i++) {
-        size_t bytes = counts[i] * accel_optim_dtype_size(dtypes[i]);
-        status = check_extent(op, names[i], tensors[i], bytes);
-        if (status != ACCEL_OK)
-            return status;
-        ranges[i] = (optim_range_t){names[i], tensor_start(tensors[i]), bytes};
-        status = check_memory(op, names[i], acc, memory, tensors[i], bytes, &devices[i]);
+        accel_tensor_memory_t where;
+        ranges[i] = (optim_range_t){names[i], spans[i].start, spans[i].bytes};
+        status = accel_tensor_span_locate(acc, labels[i], tensors[i], &spans[i], allowed, &where,
+                                          &devices[i]);
         if (status != ACCEL_OK)
             return status;
         if (memory == ACCEL_OPTIM_DEVICE_MEMORY && devices[i] != devices[0])
@@ -379,7 +277,7 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
                                 .grad = ranges[1].start,
                                 .state1 = (void *)ranges[2].start,
                                 .state2 = n_tensors == 4 ? (void *)ranges[3].start : NULL,
-                                .count = counts[0],
+                                .count = spans[0].count,
                                 .param_dtype = dtypes[0],
                                 .state_dtype = dtypes[2],
                                 .device = devices[0]};

@@ -222,6 +222,31 @@ static void test_device_work_is_refused(void **state)
     assert_int_equal(fake_device_calls, 0);
 }
 
+/* A backend reporting a negative count is a runtime without a usable
+ * device, like one reporting 0 when opened by auto-detect: UNAVAILABLE with
+ * a sentence naming the backend and the count, not INTERNAL (which says
+ * accel itself is wrong). */
+static accel_status_t negative_device_count(void *self, int *out)
+{
+    (void)self;
+    *out = -5;
+    return ACCEL_OK;
+}
+
+static void test_negative_count_is_unavailable(void **state)
+{
+    static accel_backend_ops_t negative_ops;
+    accel_t *opened = NULL;
+    (void)state;
+    negative_ops = fake_nodev_ops("fake-negative", &fake_info);
+    negative_ops.device_count = negative_device_count;
+    assert_int_equal(accel_register_backend(&negative_ops), ACCEL_OK);
+    assert_int_equal(accel_open("fake-negative", &opened), ACCEL_ERROR_UNAVAILABLE);
+    assert_null(opened);
+    assert_non_null(strstr(accel_last_error(), "fake-negative"));
+    assert_non_null(strstr(accel_last_error(), "-5"));
+}
+
 /* An override variable naming it gets it as the process-wide accelerator
  * (the cascade never picks it: test_cascade.c). Last: accel_get caches. */
 static void test_override_opens_it(void **state)
@@ -242,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_flags_and_dtypes),
         cmocka_unit_test(test_op_builders_work),
         cmocka_unit_test(test_device_work_is_refused),
+        cmocka_unit_test(test_negative_count_is_unavailable),
         cmocka_unit_test(test_override_opens_it),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -39,7 +39,8 @@ def adam_update(optimizer_id, step, lr, beta1, beta2, epsilon, weight_decay, bia
     keep = [_ops.as_dltensor(t, name, name != "grads") for t, name in
             ((params, "params"), (grads, "grads"), (exp_avg, "exp_avg"),
              (exp_avg_sq, "exp_avg_sq"))]
-    _lib._checker(op.step(handle, None, ctypes.byref(config), int(step), keep[0][1], keep[1][1],
+    step = _lib.int_arg(step, "step", "uint64")
+    _lib._checker(op.step(handle, None, ctypes.byref(config), step, keep[0][1], keep[1][1],
                           keep[2][1], keep[3][1]), op.step, ())
     return 0
 

@@ -7,6 +7,12 @@
  * communicator without a timeout (timeout_s infinite) uses MPI's blocking
  * calls instead: faster for small messages (Open MPI's non-blocking
  * collectives build a schedule per call), but a lost rank hangs it.
+ * With a timeout every collective first checks, with one small all-reduce,
+ * that all ranks make the same call (kind, count, dtype, op, root): MPI
+ * leaves a mismatched collective undefined, and Open MPI 4's non-blocking
+ * collectives then corrupt the heap or raise MPI_ERR_TRUNCATE on
+ * MPI_COMM_WORLD, ending the job; a mismatch instead fails every rank with
+ * DEVICE_ERROR and sends nothing (mpi_agree).
  * Point-to-point calls inside a group are deferred (per thread) and issued
  * together at group end. Each engine communicator is a duplicate of the
  * parent MPI communicator with MPI_ERRORS_RETURN, so MPI errors come back as
@@ -196,6 +202,50 @@ static accel_status_t mpi_finish(mpi_comm_t *c, int rc, bool blocking, const cha
     return blocking ? ACCEL_OK : mpi_wait(c, request, what);
 }
 
+/* What mpi_agree compares besides count, dtype, op and root. */
+enum {
+    MPI_CALL_ALL_REDUCE = 1,
+    MPI_CALL_ALL_GATHER,
+    MPI_CALL_REDUCE_SCATTER,
+    MPI_CALL_BROADCAST,
+    MPI_CALL_REDUCE,
+    MPI_CALL_BARRIER
+};
+
+/* Before a non-blocking collective: do all ranks make this same call? One
+ * all-reduce (MIN) of each signature word and of its negation gives every
+ * rank the smallest and the largest of each word, so every rank reaches the
+ * same answer; on a mismatch all of them return DEVICE_ERROR, nothing of
+ * the call is sent, and the communicator stays usable. A missing rank still
+ * times out here. `op` and `root` are -1 where the call has none. */
+static accel_status_t mpi_agree(mpi_comm_t *c, const char *what, int call, size_t count, int dtype,
+                                int op, int root)
+{
+    const accel_mpi_api_t *api = mpi_table();
+    int64_t shape = (int64_t)call | (int64_t)(dtype + 1) << 8 | (int64_t)(op + 1) << 16 |
+                    (int64_t)(root + 1) << 24; /* root < INT_MAX: below 2^56 */
+    int64_t mine[4] = {(int64_t)count, shape, -(int64_t)count, -shape}, low[4] = {0};
+    accel_mpi_request_t request = NULL;
+    int rc = api->MPI_Iallreduce(mine, low, 4, (accel_mpi_datatype_t)api->ompi_mpi_int64_t,
+                                 (accel_mpi_op_t)api->ompi_mpi_op_min, c->comm, &request);
+    if (rc != ACCEL_MPI_SUCCESS)
+        return mpi_fail(rc, "MPI_Iallreduce (checking that the ranks agree)");
+    accel_status_t status = mpi_wait(c, request, what);
+    if (status != ACCEL_OK)
+        return status;
+    if (low[0] == -low[2] && low[1] == -low[3])
+        return ACCEL_OK;
+    return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
+                               "mpi: %s: the ranks disagree about this call (here %zu elements of "
+                               "%zu bytes; across the ranks the counts run from %lld to %lld%s): "
+                               "every rank must make the same collective with the same count, "
+                               "dtype, op and root; nothing was sent and the communicator stays "
+                               "usable",
+                               what, count, dtype >= 0 ? mpi_code_sizes[dtype] : (size_t)0,
+                               (long long)low[0], (long long)-low[2],
+                               low[1] == -low[3] ? "" : ", and the kind, dtype, op or root differ");
+}
+
 /* ---------------------------------------------------------------- load, init, destroy */
 
 static accel_status_t mpi_engine_load(char *detail, size_t detail_cap)
@@ -258,6 +308,8 @@ static accel_status_t mpi_comm_make(mpi_comm_t *parent_comm, int color, bool spl
     return ACCEL_OK;
 }
 
+static accel_status_t mpi_engine_destroy(void *comm);
+
 static accel_status_t mpi_engine_init_world(const accel_comm_engine_ctx_t *ctx,
                                             const void *mpi_comm, void **out_comm, int *out_rank,
                                             int *out_size)
@@ -283,7 +335,11 @@ static accel_status_t mpi_engine_init_world(const accel_comm_engine_ctx_t *ctx,
     free(parent_comm);
     if (status != ACCEL_OK)
         return status;
-    api->MPI_Comm_size(c->comm, out_size);
+    int rc = api->MPI_Comm_size(c->comm, out_size);
+    if (rc != ACCEL_MPI_SUCCESS) {
+        mpi_engine_destroy(c);
+        return mpi_fail(rc, "MPI_Comm_size");
+    }
     *out_rank = c->rank;
     *out_comm = c;
     return ACCEL_OK;
@@ -306,10 +362,9 @@ static accel_status_t mpi_engine_destroy(void *comm)
     mpi_comm_t *c = comm;
     /* A timed-out communicator still has a request in flight: freeing the
      * MPI communicator under it is not allowed, so it is left to MPI. */
-    if (!c->broken)
-        mpi_table()->MPI_Comm_free(&c->comm);
+    int rc = c->broken ? ACCEL_MPI_SUCCESS : mpi_table()->MPI_Comm_free(&c->comm);
     free(c);
-    return ACCEL_OK;
+    return rc == ACCEL_MPI_SUCCESS ? ACCEL_OK : mpi_fail(rc, "MPI_Comm_free");
 }
 
 /* ---------------------------------------------------------------- collectives */
@@ -328,6 +383,8 @@ mpi_all_reduce_checked(mpi_comm_t *c, const void *in, void *recv, size_t count, 
     accel_status_t status = mpi_check_usable(c);
     if (status == ACCEL_OK)
         status = mpi_check_count(count, "all_reduce");
+    if (status == ACCEL_OK && !c->blocking)
+        status = mpi_agree(c, "all_reduce", MPI_CALL_ALL_REDUCE, count, dtype, op, -1);
     if (status != ACCEL_OK)
         return status;
     int rc = c->blocking ? mpi_table()->MPI_Allreduce(in, recv, (int)count, mpi_datatype(dtype),
@@ -364,6 +421,8 @@ static accel_status_t mpi_engine_all_gather(void *comm, const void *send, void *
     accel_status_t status = mpi_check_usable(c);
     if (status == ACCEL_OK)
         status = mpi_check_count(send_count, "all_gather");
+    if (status == ACCEL_OK && !mpi_blocking(c))
+        status = mpi_agree(c, "all_gather", MPI_CALL_ALL_GATHER, send_count, dtype, -1, -1);
     if (status != ACCEL_OK)
         return status;
     /* In place (NCCL's rule): send is this rank's block of recv. */
@@ -391,9 +450,13 @@ static accel_status_t mpi_engine_reduce_scatter(void *comm, const void *send, vo
     accel_status_t status = mpi_check_usable(c);
     if (status == ACCEL_OK)
         status = mpi_check_count(recv_count, "reduce_scatter");
+    if (status == ACCEL_OK && !mpi_blocking(c))
+        status = mpi_agree(c, "reduce_scatter", MPI_CALL_REDUCE_SCATTER, recv_count, dtype, op, -1);
     if (status != ACCEL_OK)
         return status;
-    mpi_table()->MPI_Comm_size(c->comm, &size);
+    int rc = mpi_table()->MPI_Comm_size(c->comm, &size);
+    if (rc != ACCEL_MPI_SUCCESS)
+        return mpi_fail(rc, "MPI_Comm_size");
     /* MPI forbids aliased buffers (its in-place layout differs from NCCL's):
      * an overlapping recv gets the result through a scratch copy. */
     if (mpi_overlap(send, bytes * (size_t)size, recv, bytes)) {
@@ -403,10 +466,15 @@ static accel_status_t mpi_engine_reduce_scatter(void *comm, const void *send, vo
                                        "mpi: out of memory for reduce_scatter's %zu-byte scratch",
                                        bytes);
     }
-    int rc = mpi_table()->MPI_Ireduce_scatter_block(
-        send, target, (int)recv_count, mpi_datatype(dtype), mpi_op(op), c->comm, &request);
-    status = rc != ACCEL_MPI_SUCCESS ? mpi_fail(rc, "MPI_Ireduce_scatter_block")
-                                     : mpi_wait(c, request, "reduce_scatter");
+    bool blocking = mpi_blocking(c);
+    rc = blocking ? mpi_table()->MPI_Reduce_scatter_block(send, target, (int)recv_count,
+                                                          mpi_datatype(dtype), mpi_op(op), c->comm)
+                  : mpi_table()->MPI_Ireduce_scatter_block(send, target, (int)recv_count,
+                                                           mpi_datatype(dtype), mpi_op(op), c->comm,
+                                                           &request);
+    status = mpi_finish(c, rc, blocking,
+                        blocking ? "MPI_Reduce_scatter_block" : "MPI_Ireduce_scatter_block",
+                        request, "reduce_scatter");
     if (target != recv) {
         if (status == ACCEL_OK)
             memcpy(recv, target, bytes);
@@ -425,6 +493,8 @@ static accel_status_t mpi_engine_broadcast(void *comm, const void *send, void *r
     accel_status_t status = mpi_check_usable(c);
     if (status == ACCEL_OK)
         status = mpi_check_count(count, "broadcast");
+    if (status == ACCEL_OK && !mpi_blocking(c))
+        status = mpi_agree(c, "broadcast", MPI_CALL_BROADCAST, count, dtype, -1, root);
     if (status != ACCEL_OK)
         return status;
     if (c->rank == root && send != recv)
@@ -445,6 +515,8 @@ static accel_status_t mpi_engine_reduce(void *comm, const void *send, void *recv
     accel_status_t status = mpi_check_usable(c);
     if (status == ACCEL_OK)
         status = mpi_check_count(count, "reduce");
+    if (status == ACCEL_OK && !mpi_blocking(c))
+        status = mpi_agree(c, "reduce", MPI_CALL_REDUCE, count, dtype, op, root);
     if (status != ACCEL_OK)
         return status;
     if (c->rank == root && send == recv)
@@ -463,6 +535,8 @@ static accel_status_t mpi_engine_barrier(void *comm, void *stream)
     accel_mpi_request_t request = NULL;
     (void)stream;
     accel_status_t status = mpi_check_usable(c);
+    if (status == ACCEL_OK && !mpi_blocking(c))
+        status = mpi_agree(c, "barrier", MPI_CALL_BARRIER, 0, -1, -1, -1);
     if (status != ACCEL_OK)
         return status;
     bool blocking = mpi_blocking(c);

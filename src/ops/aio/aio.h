@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accel/accel_backend_utils.h"
 #include "accel/accel_ops.h"
 
 #define ACCEL_AIO_ALIGNMENT 4096u
@@ -124,6 +125,12 @@ struct accel_aio_handle {
     accel_aio_worker_t *workers;
     unsigned worker_count;
     pthread_mutex_t call_lock; /* one API call at a time on this handle */
+    /* Buffers from pinned_alloc not yet freed (payload: bool, registered
+     * with the accelerator), so pinned_free refuses a pointer it did not
+     * hand out or already freed. Guarded by pinned_lock (not call_lock:
+     * pinned calls do not wait behind a synchronous read). */
+    pthread_mutex_t pinned_lock;
+    accel_range_map_t pinned;
 };
 
 /* The worker's part of one request: blocks index i with i % workers ==

@@ -14,11 +14,14 @@
 
 #include "core/core.h"
 #include "core/error.h"
+#include "core/tensor_check.h"
 #include "ops/aio/aio.h"
 
 #define AIO_MAX_BLOCK       ((size_t)1 << 30)
 #define AIO_MAX_QUEUE_DEPTH 4096u
 #define AIO_MAX_THREADS     256u
+
+static void pinned_release_all(accel_aio_handle_t *h);
 
 /* ---------------------------------------------------------------- workers */
 
@@ -84,11 +87,10 @@ static void worker_release(accel_aio_handle_t *h, accel_aio_worker_t *w)
 
 static accel_status_t config_check(const accel_aio_config_t *c)
 {
-    if (c->struct_size < sizeof(accel_aio_config_t))
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "async_io: config struct_size %zu is smaller than this library's "
-                           "accel_aio_config_t (%zu); start from ACCEL_AIO_CONFIG_DEFAULT",
-                           c->struct_size, sizeof(accel_aio_config_t));
+    accel_status_t status =
+        accel_check_struct_size("accel_aio_config_t", true, c->struct_size, sizeof *c);
+    if (status != ACCEL_OK)
+        return status;
     if (c->block_size == 0 || c->block_size > AIO_MAX_BLOCK)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "async_io: block_size %zu must be in [1, %zu]", c->block_size,
@@ -136,6 +138,8 @@ accel_status_t accel_aio_handle_create(accel_t *acc, const accel_aio_config_t *c
     h->engine_kind = accel_aio_engine_selected(NULL);
     pthread_mutex_init(&h->lock, NULL);
     pthread_mutex_init(&h->call_lock, NULL);
+    pthread_mutex_init(&h->pinned_lock, NULL);
+    accel_range_map_init(&h->pinned, sizeof(bool));
     pthread_cond_init(&h->work, NULL);
     pthread_cond_init(&h->done, NULL);
     for (unsigned i = 0; i < config->intra_op_parallelism && status == ACCEL_OK; i++) {
@@ -268,10 +272,12 @@ void accel_aio_handle_destroy(accel_aio_handle_t *h)
         worker_release(h, &h->workers[i]);
     }
     pthread_mutex_unlock(&h->call_lock);
+    pinned_release_all(h);
     pthread_cond_destroy(&h->work);
     pthread_cond_destroy(&h->done);
     pthread_mutex_destroy(&h->lock);
     pthread_mutex_destroy(&h->call_lock);
+    pthread_mutex_destroy(&h->pinned_lock);
     free(h->workers);
     free(h);
 }
@@ -286,11 +292,36 @@ accel_status_t accel_aio_get_config(const accel_aio_handle_t *h, accel_aio_confi
 
 /* ---------------------------------------------------------------- pinned */
 
+static void pinned_buffer_free(accel_aio_handle_t *h, void *ptr, bool registered)
+{
+    if (registered)
+        accel_host_unregister(h->acc, ptr);
+    free(ptr);
+}
+
+/* Buffers the caller did not free before destroying the handle (accel_ops.h
+ * asks them to): released with it, and said. */
+static void pinned_release_all(accel_aio_handle_t *h)
+{
+    size_t left = h->pinned.count;
+    if (left > 0)
+        accel_log(ACCEL_LOG_WARN,
+                  "async_io: handle destroyed with %zu pinned buffer(s) not freed; they are "
+                  "freed with it",
+                  left);
+    for (size_t i = 0; i < left; i++) {
+        const accel_range_t *range = accel_range_map_at(&h->pinned, i);
+        pinned_buffer_free(h, (void *)range->base, *(bool *)accel_range_payload(range));
+    }
+    accel_range_map_fini(&h->pinned);
+}
+
 accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *h, size_t size, void **out)
 {
     void *ptr = NULL;
     size_t rounded;
-    bool supported = false;
+    bool supported = false, registered = false;
+    accel_status_t status = ACCEL_OK;
     if (h == NULL || out == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_alloc: NULL argument");
     if (size == 0 || size > SIZE_MAX - ACCEL_AIO_ALIGNMENT)
@@ -302,87 +333,65 @@ accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *h, size_t size, void *
                            "async_io: out of host memory for %zu pinned bytes", size);
     accel_query_flag(h->acc, ACCEL_FLAG_HOST_REGISTER_SUPPORTED, &supported);
     if (supported) {
-        accel_status_t status = accel_host_register(h->acc, ptr, rounded);
-        if (status != ACCEL_OK) {
-            free(ptr);
-            return status;
-        }
+        status = accel_host_register(h->acc, ptr, rounded);
+        registered = status == ACCEL_OK;
+    }
+    if (status == ACCEL_OK) {
+        pthread_mutex_lock(&h->pinned_lock);
+        if (accel_range_map_insert(&h->pinned, ptr, rounded, &registered, NULL) != ACCEL_OK)
+            status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
+                                 "async_io: out of host memory recording a pinned buffer");
+        pthread_mutex_unlock(&h->pinned_lock);
+    }
+    if (status != ACCEL_OK) {
+        pinned_buffer_free(h, ptr, registered);
+        return status;
     }
     *out = ptr;
     return ACCEL_OK;
 }
 
+/* Only a pointer this handle's pinned_alloc returned and that is not freed
+ * yet is released; anything else (a pointer into a buffer, another
+ * allocator's memory, a second free) is refused and nothing changes. */
 accel_status_t accel_aio_pinned_free(accel_aio_handle_t *h, void *ptr)
 {
-    bool pinned = false;
+    bool registered = false, found;
     if (h == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_free: NULL handle");
     if (ptr == NULL)
         return ACCEL_OK;
-    if ((uintptr_t)ptr % ACCEL_AIO_ALIGNMENT != 0)
+    pthread_mutex_lock(&h->pinned_lock);
+    found = accel_range_map_remove(&h->pinned, ptr, NULL, &registered);
+    pthread_mutex_unlock(&h->pinned_lock);
+    if (!found)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "async_io: pinned_free of %p, which pinned_alloc did not return", ptr);
-    if (accel_is_pinned(h->acc, ptr, &pinned) == ACCEL_OK && pinned) {
-        accel_status_t status = accel_host_unregister(h->acc, ptr);
-        if (status != ACCEL_OK)
-            return status;
-    }
-    free(ptr);
+                           "async_io: pinned_free of %p, which this handle's pinned_alloc did not "
+                           "return or which was already freed",
+                           ptr);
+    pinned_buffer_free(h, ptr, registered);
     return ACCEL_OK;
 }
 
 /* ---------------------------------------------------------------- submit */
 
-static bool host_type(int32_t type)
-{
-    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
-}
-
-/* The tensor's first byte, its size in bytes, and where it lives. */
+/* The tensor's first byte, its size in bytes, and where it lives: the
+ * check every tensor-taking call shares (core/tensor_check.h). */
 static accel_status_t tensor_check(accel_aio_handle_t *h, const DLTensor *t, accel_aio_request_t *r)
 {
-    uint64_t count = 1;
-    int64_t stride = 1;
-    int32_t type = kDLCPU;
-    if (t == NULL)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: tensor is NULL");
-    if (t->ndim < 0 || (t->ndim > 0 && t->shape == NULL))
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: tensor has a bad shape");
-    if (t->dtype.bits == 0 || t->dtype.bits % 8 != 0 || t->dtype.lanes == 0)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "async_io: tensor elements of %u bits x %u lanes are not whole bytes",
-                           (unsigned)t->dtype.bits, (unsigned)t->dtype.lanes);
-    for (int32_t i = t->ndim - 1; i >= 0; i--) {
-        if (t->shape[i] < 0)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "async_io: tensor has a negative extent in dimension %d", i);
-        if (t->strides != NULL && t->shape[i] > 1 && t->strides[i] != stride)
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                               "async_io: tensor is not contiguous (stride %lld in dimension %d)",
-                               (long long)t->strides[i], i);
-        if (t->shape[i] != 0 && count > (UINT64_MAX >> 8) / (uint64_t)t->shape[i])
-            return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: tensor size overflows");
-        count *= (uint64_t)t->shape[i];
-        stride *= t->shape[i];
-    }
-    r->size = count * (t->dtype.bits / 8u) * t->dtype.lanes;
-    if (r->size > 0 && t->data == NULL)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: tensor has no data");
-    r->data = (uint8_t *)t->data + t->byte_offset;
-    accel_dlpack_device_type(h->acc, &type);
-    if (host_type(t->device.device_type))
-        return ACCEL_OK;
-    if ((int32_t)t->device.device_type != type)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "async_io: tensor is neither host memory nor %s memory (DLPack device "
-                           "type %d)",
-                           accel_name(h->acc), (int)t->device.device_type);
-    r->device = true;
-    if (r->size == 0) {
-        r->device_id = t->device.device_id;
-        return ACCEL_OK;
-    }
-    return accel_check_device_range(h->acc, r->data, (size_t)r->size, "tensor", &r->device_id);
+    accel_tensor_span_t span;
+    accel_tensor_memory_t where = ACCEL_TENSOR_HOST;
+    accel_status_t status = accel_tensor_span_check("async_io:", t, &span);
+    if (status == ACCEL_OK)
+        status = accel_tensor_span_locate(h->acc, "async_io:", t, &span,
+                                          ACCEL_TENSOR_HOST | ACCEL_TENSOR_DEVICE, &where,
+                                          &r->device_id);
+    if (status != ACCEL_OK)
+        return status;
+    r->data = (uint8_t *)span.start;
+    r->size = span.bytes;
+    r->device = where == ACCEL_TENSOR_DEVICE;
+    return ACCEL_OK;
 }
 
 static accel_status_t request_open(accel_aio_handle_t *h, accel_aio_request_t *r)
