@@ -351,8 +351,8 @@ ACCEL_API void accel_callback_emulator_init(accel_callback_emulator_t *em,
 /* Let the thread run what is queued (waits that give up are logged), join
  * it and free what is left. Call after the streams' work has finished (a
  * stream synchronize), never from a callback. In a forked child (no thread
- * there) pass `forked` true: nothing is joined or released through the ops,
- * the entries are only freed. */
+ * there, locks perhaps held) pass `forked` true: the queued entries are only
+ * freed, touching no lock and calling no op. */
 ACCEL_API void accel_callback_emulator_fini(accel_callback_emulator_t *em, bool forked);
 /* Queue fn(user_data) behind `stream`'s work (NULL: the device's default
  * stream). On failure nothing runs and the status says why; a failure after

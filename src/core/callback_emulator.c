@@ -197,14 +197,23 @@ bool accel_callback_emulator_reached(accel_callback_emulator_t *em, uint64_t tic
 void accel_callback_emulator_fini(accel_callback_emulator_t *em, bool forked)
 {
     bool started;
+    if (forked) {
+        /* The parent's thread is gone and its locks may be held: free the
+         * queued entries only, touching no lock and no op. */
+        while (em->head != NULL) {
+            accel_callback_emulator_entry_t *next = em->head->next;
+            free(em->head);
+            em->head = next;
+        }
+        return;
+    }
     pthread_mutex_lock(&em->lock);
     em->stopping = true;
     started = em->started;
     em->started = false;
     pthread_cond_broadcast(&em->changed);
     pthread_mutex_unlock(&em->lock);
-    /* A forked child has no copy of the thread: free what is queued. */
-    if (started && !forked)
+    if (started)
         pthread_join(em->thread, NULL);
     while (em->head != NULL) {
         accel_callback_emulator_entry_t *next = em->head->next;
