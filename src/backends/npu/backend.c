@@ -202,19 +202,32 @@ static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
 /* The calling thread's ACL device as this library set it, keyed by the
  * backend instance so that a new backend never trusts an old entry. */
 static _Thread_local accel_thread_device_t npu_thread;
+/* That device's created default stream, set with npu_thread. */
+static _Thread_local accel_acl_stream_t npu_thread_default;
 
+/* The device's default stream is made here, on its first activation, so
+ * that every slot given stream NULL finds it (accel_npu_handle). */
 accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
 {
+    accel_acl_stream_t handle = NULL;
     accel_status_t status;
     if (accel_npu_forked())
         return npu_fork_error();
     if (accel_thread_device_is(&npu_thread, npu->instance, device))
         return ACCEL_OK;
     status = accel_npu_check(npu->acl, npu->acl->aclrtSetDevice(device), "aclrtSetDevice");
+    if (status == ACCEL_OK)
+        status = accel_npu_default_stream_make(npu, device, &handle);
     if (status == ACCEL_OK) {
         accel_thread_device_set(&npu_thread, npu->instance, device);
+        npu_thread_default = handle;
     }
     return status;
+}
+
+accel_acl_stream_t accel_npu_default_handle(void)
+{
+    return npu_thread_default;
 }
 
 int accel_npu_thread_device(const accel_npu_backend_t *npu)
@@ -343,19 +356,34 @@ static accel_status_t npu_create(void **out_self)
         return status;
     acl = runtime;
     npu = calloc(1, sizeof *npu);
-    if (npu != NULL && count > 0)
-        npu->default_subscribed = calloc((size_t)count, sizeof *npu->default_subscribed);
-    if (npu == NULL || (count > 0 && npu->default_subscribed == NULL)) {
+    if (npu != NULL && count > 0) {
+        npu->defaults = calloc((size_t)count, sizeof *npu->defaults);
+        npu->reports = calloc((size_t)count, sizeof *npu->reports);
+    }
+    if (npu == NULL || (count > 0 && (npu->defaults == NULL || npu->reports == NULL))) {
+        if (npu != NULL) {
+            free(npu->defaults);
+            free(npu->reports);
+        }
         free(npu);
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "npu: out of host memory for state");
     }
+    for (int d = 0; d < count; d++)
+        npu->defaults[d].device = d;
+    /* One callback mechanism per instance, never both on one stream (CANN
+     * runtime docs 12_execution_control.md): host functions when exported. */
+    npu->host_func = acl->aclrtLaunchHostFunc != NULL;
     npu->acl = acl;
     npu->device_count = count;
     npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
+    pthread_mutex_init(&npu->defaults_lock, NULL);
     pthread_mutex_init(&npu->report_lock, NULL);
+    pthread_cond_init(&npu->report_changed, NULL);
+    pthread_mutex_init(&npu->event_lock, NULL);
     pthread_mutex_init(&npu->staging_lock, NULL);
-    accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s", count, acl->path);
+    accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s; callbacks through %s", count, acl->path,
+              npu->host_func ? "aclrtLaunchHostFunc" : "aclrtLaunchCallback");
     *out_self = npu;
     return ACCEL_OK;
 }
@@ -367,12 +395,20 @@ static void npu_destroy(void *self)
     accel_npu_backend_t *npu = self;
     if (npu == NULL)
         return;
-    if (!accel_npu_forked())
+    if (!accel_npu_forked()) {
         accel_npu_report_stop(npu);
+        accel_npu_events_release(npu);
+    }
     accel_npu_staging_release(npu);
+    if (!accel_npu_forked())
+        accel_npu_default_streams_release(npu);
     pthread_mutex_destroy(&npu->staging_lock);
+    pthread_mutex_destroy(&npu->event_lock);
+    pthread_cond_destroy(&npu->report_changed);
     pthread_mutex_destroy(&npu->report_lock);
-    free(npu->default_subscribed);
+    pthread_mutex_destroy(&npu->defaults_lock);
+    free(npu->defaults);
+    free(npu->reports);
     free(npu);
 }
 

@@ -227,7 +227,7 @@ accel_status_t accel_npu_rng_fill(void *self, int device, void *stream, accel_rn
 {
     accel_npu_backend_t *npu = self;
     const accel_npu_api_t *acl = npu->acl;
-    accel_acl_stream_t handle = accel_npu_handle(stream);
+    accel_acl_stream_t handle;
     size_t bytes = count * sizeof(uint32_t); /* u32 or float */
     accel_npu_staging_t *entry;
     accel_status_t status;
@@ -236,6 +236,7 @@ accel_status_t accel_npu_rng_fill(void *self, int device, void *stream, accel_rn
         return ACCEL_OK;
     if ((status = accel_npu_activate(npu, device)) != ACCEL_OK)
         return status;
+    handle = accel_npu_handle(stream); /* after activate: NULL is the device's created stream */
     npu_staging_sweep(npu, device);
     entry = calloc(1, sizeof *entry);
     if (entry == NULL)
