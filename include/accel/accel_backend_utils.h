@@ -1,7 +1,8 @@
 /* accel_backend_utils.h: helpers libaccel exports for backend authors,
  * in-tree backends and plugins alike: vendor symbol loading, the bodies
  * slots share (dtype and properties copy-out, reasons), the fork rule, the
- * per-thread device record, probe/create detection, an address-range map,
+ * per-thread device record, probe/create detection, the host-callback
+ * thread mark and self-wait refusal, an address-range map,
  * the host thread pool, the Philox host fill, environment parsing and the
  * on-disk kernel cache. Each part says who owns what and which threads may
  * call it. Include after (or instead of) accel/accel_backend.h. */
@@ -207,6 +208,76 @@ ACCEL_API void accel_backend_detect_probe(const accel_backend_detect_t *detect,
  * *count untouched. With count NULL the backend counts itself. */
 ACCEL_API accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
                                                    const void **runtime, int *count);
+
+/* ================================================================ host-callback threads
+ *
+ * Work queued on a stream after a host callback waits until the callback
+ * returns, so a callback that waits for its own stream, its device or every
+ * device would wait for itself for ever. A backend marks each thread while
+ * it runs a host callback: a stream worker once, at its start; a thread
+ * that serves several streams (an emulator's thread, the runtime's own
+ * callback thread reached through a trampoline) around each call. From the
+ * mark core refuses, before calling any slot, accel_synchronize of the
+ * marked device, accel_stream_synchronize and accel_stream_destroy of the
+ * marked stream and accel_empty_cache, with INVALID_ARGUMENT and a
+ * sentence. A backend refuses its own waits that core does not see (a copy
+ * to pageable memory that waits for the stream) with the refusals below.
+ * Threads: the mark is the calling thread's own (thread-local); nothing is
+ * shared, nothing is freed. */
+
+/* Any device, for accel_callback_thread_of and accel_callback_refuse_device_wait. */
+#define ACCEL_CALLBACK_ANY_DEVICE (-1)
+
+/* Mark the calling thread as running host callbacks of `stream` (the
+ * backend stream handle the slots receive; NULL for the device's default
+ * stream) of `device` of the backend state `backend` (what create()
+ * returned). Replaces any earlier mark; lasts until cleared or the thread
+ * ends. */
+ACCEL_API void accel_callback_thread_mark(const void *backend, int device, const void *stream);
+/* The calling thread runs no host callback any more. */
+ACCEL_API void accel_callback_thread_clear(void);
+/* True when the calling thread is marked for `backend` and `device`
+ * (ACCEL_CALLBACK_ANY_DEVICE: any of its devices); *out_stream (when not
+ * NULL) gets the marked stream. */
+ACCEL_API bool accel_callback_thread_of(const void *backend, int device, const void **out_stream);
+/* INVALID_ARGUMENT with "a host callback cannot <what>: ..." as the
+ * thread's last error when the calling thread is marked for `backend`,
+ * `device` and `stream`; else ACCEL_OK. `what` reads after "cannot", e.g.
+ * "copy to pageable memory on its own stream". */
+ACCEL_API accel_status_t accel_callback_refuse_stream_wait(const void *backend, int device,
+                                                           const void *stream, const char *what);
+/* The same for a wait for the whole `device` (ACCEL_CALLBACK_ANY_DEVICE:
+ * for every device): refused when marked for any stream of it. */
+ACCEL_API accel_status_t accel_callback_refuse_device_wait(const void *backend, int device,
+                                                           const char *what);
+
+/* A runtime that runs host callbacks on its own thread (aclrtLaunchCallback,
+ * cuLaunchHostFunc, cnrtInvokeHostFunc...) is handed a call record and
+ * accel_callback_call_run as the function: the record marks the thread,
+ * runs the user's function, clears the mark and (unless `replayed`) frees
+ * itself. A call the runtime may run more than once (captured into a graph)
+ * is made with `replayed` true: it is never freed by running, and
+ * accel_callback_calls_release frees every such call of a backend (in
+ * destroy(), once no graph can run them).
+ * Ownership: a new record belongs to the backend until the runtime accepts
+ * it (free it with accel_callback_call_free when the runtime refuses it),
+ * then to the runtime's run. Threads: any; the list of replayed calls is
+ * under a lock of the kit's. */
+typedef struct accel_callback_call accel_callback_call_t;
+
+/* A record for `fn(user_data)` on `stream` of `device` of `backend`.
+ * OUT_OF_MEMORY with a sentence when it cannot be allocated. */
+ACCEL_API accel_status_t accel_callback_call_new(const void *backend, int device,
+                                                 const void *stream, accel_host_fn_t fn,
+                                                 void *user_data, bool replayed,
+                                                 accel_callback_call_t **out);
+/* The runtime's function: `call` is the record (void * to match the
+ * runtime's callback type). */
+ACCEL_API void accel_callback_call_run(void *call);
+/* Free a record the runtime did not accept (NULL: nothing). */
+ACCEL_API void accel_callback_call_free(accel_callback_call_t *call);
+/* Free every replayed record of `backend`. */
+ACCEL_API void accel_callback_calls_release(const void *backend);
 
 /* ================================================================ address ranges
  *

@@ -287,6 +287,7 @@ static void mlu_destroy(void *self)
         return;
     }
     accel_mlu_callbacks_stop(mlu);
+    accel_callback_calls_release(mlu); /* no graph can replay them now */
     accel_mlu_staging_release(mlu);
     pthread_mutex_destroy(&mlu->staging_lock);
     pthread_cond_destroy(&mlu->callback_changed);

@@ -188,7 +188,11 @@ static void *mlu_callback_main(void *arg)
                       "mlu: cnrtWaitNotifier before an emulated host callback "
                       "failed with cnrtRet_t %u; running it anyway",
                       code);
+        /* marked with the slot's handle: NULL for a default queue */
+        accel_callback_thread_mark(
+            mlu, c->device, c->key == (const void *)&mlu->default_keys[c->device] ? NULL : c->key);
         c->fn(c->user_data);
+        accel_callback_thread_clear();
         if (mlu->cnrt->cnrtNotifierDestroy(c->done) != ACCEL_CNRT_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "mlu: cnrtNotifierDestroy after a host callback failed");
         free(c);
@@ -259,15 +263,27 @@ accel_status_t accel_mlu_stream_add_callback(void *self, int device, void *strea
                                              accel_host_fn_t fn, void *user_data)
 {
     accel_mlu_backend_t *mlu = self;
+    accel_callback_call_t *call = NULL;
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
     /* (no capture is possible then: graphs need cnrtInvokeHostFunc too) */
     if (mlu->cnrt->cnrtInvokeHostFunc == NULL)
         return mlu_callback_emulate(mlu, device, stream, fn, user_data);
-    return accel_mlu_check(mlu->cnrt,
-                           mlu->cnrt->cnrtInvokeHostFunc(accel_mlu_queue(stream), fn, user_data),
-                           "cnrtInvokeHostFunc");
+    /* A kit call record marks CNRT's thread while `fn` runs; one captured
+     * into a graph is replayed, so it is kept until destroy(). */
+    status = accel_callback_call_new(
+        mlu, device, stream, fn, user_data,
+        stream != NULL && atomic_load(&((accel_mlu_stream_t *)stream)->capturing), &call);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_mlu_check(
+        mlu->cnrt,
+        mlu->cnrt->cnrtInvokeHostFunc(accel_mlu_queue(stream), accel_callback_call_run, call),
+        "cnrtInvokeHostFunc");
+    if (status != ACCEL_OK)
+        accel_callback_call_free(call); /* not queued: never run */
+    return status;
 }
 
 void accel_mlu_callbacks_stop(accel_mlu_backend_t *mlu)

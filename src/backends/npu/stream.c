@@ -17,8 +17,10 @@
  *   started by the device's first callback. If aclrtProcessReport keeps
  *   failing, the thread gives up: the device's streams with callbacks
  *   waiting fail with a sentence instead of hanging in a synchronize.
- *   A callback must not call back into accel functions that wait on the
- *   same stream.
+ *   Either way the thread running a callback is marked for it while it
+ *   runs (accel_callback_thread_mark; the host-function path through a kit
+ *   call record, accel_callback_call_run), so core refuses a wait for
+ *   itself from inside it.
  * Threads: any thread; each slot makes its device current first. The
  * report threads' state, subscriptions and pending counts are under
  * report_lock; report_changed is broadcast when a callback ran or a report
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/npu_backend.h"
 
 /* How long one aclrtProcessReport waits: bounds how long destroy() waits
@@ -239,14 +242,19 @@ static void npu_sleep_ms(long ms)
     }
 }
 
-/* What a report thread runs for each callback: the caller's function, then
- * the pending counts drop and waiters are told. */
+/* What a report thread runs for each callback: the caller's function with
+ * the thread marked for the stream (the backend stream core knows: NULL for
+ * the default one), then the pending counts drop and waiters are told. */
 static void npu_callback_trampoline(void *arg)
 {
     accel_npu_callback_t *call = arg;
     accel_npu_backend_t *npu = call->npu;
-    accel_npu_report_t *report = &npu->reports[call->stream->device];
+    int device = call->stream->device;
+    accel_npu_report_t *report = &npu->reports[device];
+    bool is_default = call->stream == &npu->defaults[device];
+    accel_callback_thread_mark(npu, device, is_default ? NULL : call->stream);
     call->fn(call->user_data);
+    accel_callback_thread_clear();
     pthread_mutex_lock(&npu->report_lock);
     call->stream->pending--;
     report->pending--;
@@ -435,10 +443,21 @@ accel_status_t accel_npu_stream_add_callback(void *self, int device, void *strea
     accel_status_t status = accel_npu_activate(npu, device);
     if (status != ACCEL_OK)
         return status;
-    if (npu->host_func)
-        return accel_npu_check(
-            npu->acl, npu->acl->aclrtLaunchHostFunc(accel_npu_handle(stream), fn, user_data),
+    if (npu->host_func) {
+        /* The record marks the runtime's thread while `fn` runs and frees
+         * itself. */
+        accel_callback_call_t *call = NULL;
+        status = accel_callback_call_new(npu, device, stream, fn, user_data, false, &call);
+        if (status != ACCEL_OK)
+            return status;
+        status = accel_npu_check(
+            npu->acl,
+            npu->acl->aclrtLaunchHostFunc(accel_npu_handle(stream), accel_callback_call_run, call),
             "aclrtLaunchHostFunc");
+        if (status != ACCEL_OK)
+            accel_callback_call_free(call); /* not queued: never run */
+        return status;
+    }
     return npu_launch_callback(npu, device, npu_stream(npu, device, stream), fn, user_data);
 }
 

@@ -8,18 +8,19 @@
  * Threads: the stream's `lock` guards its callback lists; the callback
  * thread holds no lock while it waits or runs a callback. A callback that
  * synchronizes its own stream or device is refused (it would wait for
- * itself): accel_xpu_callback_stream says which stream the thread serves. */
+ * itself): the thread carries the kit's callback-thread mark. */
 #include <stdlib.h>
 
 #include "backends/xpu/xpu_backend.h"
 
 #define XPU_CALLBACK_POLL_NS 50000000u /* how often a waiting thread looks for stop */
 
-static _Thread_local accel_xpu_stream_t *xpu_callback_of;
-
-accel_xpu_stream_t *accel_xpu_callback_stream(void)
+accel_xpu_stream_t *accel_xpu_callback_stream(accel_xpu_backend_t *xpu, int device)
 {
-    return xpu_callback_of;
+    const void *own = NULL;
+    if (!accel_callback_thread_of(xpu, device, &own))
+        return NULL;
+    return accel_xpu_stream(xpu, device, (void *)own);
 }
 
 typedef struct xpu_callback_thread_arg {
@@ -57,7 +58,10 @@ static void *xpu_callback_main(void *arg_)
     accel_xpu_stream_t *stream = arg.stream;
     const accel_xpu_api_t *ze = arg.xpu->ze;
     free(arg_);
-    xpu_callback_of = stream;
+    /* marked with the slot's handle: NULL for the default stream */
+    accel_callback_thread_mark(arg.xpu, stream->device,
+                               stream == arg.xpu->devices[stream->device].default_stream ? NULL
+                                                                                         : stream);
     pthread_mutex_lock(&stream->lock);
     for (;;) {
         accel_xpu_callback_t *cb;

@@ -184,7 +184,7 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
     accel_xpu_event_t *marker = NULL;
     accel_status_t status;
 
-    if (accel_xpu_callback_stream() == stream)
+    if (accel_xpu_callback_stream(xpu, stream->device) == stream)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "xpu: a stream callback cannot wait for its own stream (the "
                                    "stream waits for the callback)");
@@ -225,10 +225,9 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
 accel_status_t accel_xpu_synchronize(void *self, int device)
 {
     accel_xpu_backend_t *xpu = self;
-    accel_xpu_stream_t *serving = accel_xpu_callback_stream();
     accel_status_t status = accel_xpu_usable();
 
-    if (status == ACCEL_OK && serving != NULL && serving->device == device)
+    if (status == ACCEL_OK && accel_xpu_callback_stream(xpu, device) != NULL)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "xpu: a stream callback cannot synchronize its own device "
                                    "%d (its stream waits for the callback)",

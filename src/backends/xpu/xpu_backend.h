@@ -213,8 +213,8 @@ const accel_op_builder_desc_t *accel_xpu_op_builders(void *self, size_t *out_cou
 
 accel_status_t accel_xpu_stream_add_callback(void *self, int device, void *stream,
                                              accel_host_fn_t fn, void *user_data);
-/* The stream whose callback the calling thread is running, or NULL. */
-accel_xpu_stream_t *accel_xpu_callback_stream(void);
+/* The stream of `device` whose callback the calling thread runs, or NULL. */
+accel_xpu_stream_t *accel_xpu_callback_stream(accel_xpu_backend_t *xpu, int device);
 /* Free the run callbacks whose wait was appended at or before `upto` (a
  * marker after it has signalled). Under the stream's lock. */
 void accel_xpu_callbacks_retire(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream,
