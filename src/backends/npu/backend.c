@@ -359,14 +359,24 @@ static accel_status_t npu_create(void **out_self)
     if (npu != NULL && count > 0) {
         npu->defaults = calloc((size_t)count, sizeof *npu->defaults);
         npu->reports = calloc((size_t)count, sizeof *npu->reports);
+        npu->synchronized = calloc((size_t)count, sizeof *npu->synchronized);
     }
-    if (npu == NULL || (count > 0 && (npu->defaults == NULL || npu->reports == NULL))) {
+    if (npu == NULL || (count > 0 && (npu->defaults == NULL || npu->reports == NULL ||
+                                      npu->synchronized == NULL))) {
         if (npu != NULL) {
             free(npu->defaults);
             free(npu->reports);
+            free(npu->synchronized);
         }
         free(npu);
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "npu: out of host memory for state");
+    }
+    if ((status = accel_npu_events_init(npu)) != ACCEL_OK) {
+        free(npu->defaults);
+        free(npu->reports);
+        free(npu->synchronized);
+        free(npu);
+        return status;
     }
     for (int d = 0; d < count; d++)
         npu->defaults[d].device = d;
@@ -380,7 +390,6 @@ static accel_status_t npu_create(void **out_self)
     pthread_mutex_init(&npu->defaults_lock, NULL);
     pthread_mutex_init(&npu->report_lock, NULL);
     pthread_cond_init(&npu->report_changed, NULL);
-    pthread_mutex_init(&npu->event_lock, NULL);
     pthread_mutex_init(&npu->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s; callbacks through %s", count, acl->path,
               npu->host_func ? "aclrtLaunchHostFunc" : "aclrtLaunchCallback");
@@ -395,20 +404,19 @@ static void npu_destroy(void *self)
     accel_npu_backend_t *npu = self;
     if (npu == NULL)
         return;
-    if (!accel_npu_forked()) {
+    if (!accel_npu_forked())
         accel_npu_report_stop(npu);
-        accel_npu_events_release(npu);
-    }
+    accel_npu_events_release(npu);
     accel_npu_staging_release(npu);
     if (!accel_npu_forked())
         accel_npu_default_streams_release(npu);
     pthread_mutex_destroy(&npu->staging_lock);
-    pthread_mutex_destroy(&npu->event_lock);
     pthread_cond_destroy(&npu->report_changed);
     pthread_mutex_destroy(&npu->report_lock);
     pthread_mutex_destroy(&npu->defaults_lock);
     free(npu->defaults);
     free(npu->reports);
+    free(npu->synchronized);
     free(npu);
 }
 

@@ -7,38 +7,71 @@
  *   1023 on 310P), and one destroyed while a record or a wait naming it is
  *   queued may have its id reused under that wait (acl_rt.h:1666-1679). So,
  *   as torch_npu's NPUEventManager does, their destroy is deferred: the
- *   event goes to the backend's graveyard until aclrtQueryEventStatus says
+ *   event is listed for release until aclrtQueryEventStatus says
  *   COMPLETE and, where exported, aclrtQueryEventWaitStatus says COMPLETE
- *   (the opposite enum polarity). The graveyard is swept by later event
- *   calls on the same device and emptied by destroy().
+ *   (the opposite enum polarity): it goes to the backend's deferred-release
+ *   list (the kit's), polled by later event calls and synchronizes, and
+ *   drained by destroy().
  * - A WithFlag event never recorded queries NOT_READY for ever in ACL
  *   (hicann/runtime event.cc:1189); the backend keeps `recorded` and answers
  *   for such an event itself: query and synchronize succeed, a wait is no
  *   wait, as in CUDA.
- * Threads: any; the graveyard is under event_lock. */
+ * Threads: any; the deferred-release list has its own lock. */
 #include <stdlib.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/npu_backend.h"
 
-/* ---------------------------------------------------------------- graveyard */
+/* ---------------------------------------------------------------- deferred destroy */
 
-/* Whether a graveyard event's record and waits have all run. Without
- * aclrtQueryEventWaitStatus (runtimes before 2022) a waited-on event is
- * never known idle here: it goes when its device was synchronized. */
-static bool npu_event_idle(const accel_npu_api_t *acl, const accel_npu_event_t *event)
+/* The fence callbacks of the backend's deferred-release list (the kit's,
+ * accel_backend_utils.h): a fence is a destroyed WithFlag event itself. */
+
+/* Whether a deferred event's record and waits have all run. Only events of
+ * the calling thread's device are asked (asking would need that device
+ * current, and a slot's device must not change under it): the others stay
+ * for a poll from their own device. Without aclrtQueryEventWaitStatus
+ * (runtimes before 2022) a waited-on event is known idle only once its
+ * device has been synchronized since its destroy. */
+static accel_status_t npu_event_fence_query(void *self, int device, void *fence)
 {
-    if (acl->aclrtQueryEventWaitStatus == NULL && atomic_load(&event->waited))
-        return false;
+    accel_npu_backend_t *npu = self;
+    const accel_npu_api_t *acl = npu->acl;
+    accel_npu_event_t *event = fence;
     accel_acl_event_status_t recorded = ACCEL_ACL_EVENT_RECORDED_STATUS_NOT_READY;
     accel_acl_event_wait_status_t waited = ACCEL_ACL_EVENT_WAIT_STATUS_COMPLETE;
+    if (device != accel_npu_thread_device(npu))
+        return ACCEL_ERROR_NOT_READY;
+    if (acl->aclrtQueryEventWaitStatus == NULL && atomic_load(&event->waited))
+        return atomic_load(&npu->synchronized[device]) != event->synchronized
+                   ? ACCEL_OK
+                   : ACCEL_ERROR_NOT_READY;
     if (acl->aclrtQueryEventStatus(event->handle, &recorded) != ACCEL_ACL_SUCCESS ||
         recorded != ACCEL_ACL_EVENT_RECORDED_STATUS_COMPLETE)
-        return false;
+        return ACCEL_ERROR_NOT_READY;
     if (acl->aclrtQueryEventWaitStatus != NULL &&
         (acl->aclrtQueryEventWaitStatus(event->handle, &waited) != ACCEL_ACL_SUCCESS ||
          waited != ACCEL_ACL_EVENT_WAIT_STATUS_COMPLETE))
-        return false;
-    return true;
+        return ACCEL_ERROR_NOT_READY;
+    return ACCEL_OK;
+}
+
+/* Waiting for one deferred event is waiting for its device: that covers its
+ * record and every wait on it. Teardown only (drain): it changes the
+ * calling thread's device. */
+static accel_status_t npu_event_fence_device_wait(void *self, int device)
+{
+    accel_npu_backend_t *npu = self;
+    accel_status_t status = accel_npu_activate(npu, device);
+    if (status != ACCEL_OK)
+        return status;
+    return accel_npu_check(npu->acl, npu->acl->aclrtSynchronizeDevice(), "aclrtSynchronizeDevice");
+}
+
+static accel_status_t npu_event_fence_wait(void *self, int device, void *fence)
+{
+    (void)fence;
+    return npu_event_fence_device_wait(self, device);
 }
 
 static void npu_event_free(const accel_npu_api_t *acl, accel_npu_event_t *event)
@@ -50,71 +83,38 @@ static void npu_event_free(const accel_npu_api_t *acl, accel_npu_event_t *event)
     free(event);
 }
 
-/* Destroy the graveyard events of `device` (the calling thread's) that are
- * idle, or all of them when `all` (the device was just synchronized).
- * Never waits. */
-static void npu_graveyard_collect(accel_npu_backend_t *npu, int device, bool all)
+static void npu_event_fence_destroy(void *self, int device, void *fence)
 {
-    accel_npu_event_t *done = NULL;
-    pthread_mutex_lock(&npu->event_lock);
-    for (accel_npu_event_t **link = &npu->graveyard; *link != NULL;) {
-        accel_npu_event_t *event = *link;
-        if (event->device == device && (all || npu_event_idle(npu->acl, event))) {
-            *link = event->next;
-            event->next = done;
-            done = event;
-        } else {
-            link = &event->next;
-        }
-    }
-    pthread_mutex_unlock(&npu->event_lock);
-    while (done != NULL) {
-        accel_npu_event_t *next = done->next;
-        npu_event_free(npu->acl, done);
-        done = next;
-    }
+    accel_npu_backend_t *npu = self;
+    (void)device;
+    npu_event_free(npu->acl, fence);
 }
 
-static void npu_graveyard_sweep(accel_npu_backend_t *npu, int device)
+accel_status_t accel_npu_events_init(accel_npu_backend_t *npu)
 {
-    npu_graveyard_collect(npu, device, false);
+    const accel_deferred_fence_ops_t fence = {
+        .self = npu,
+        .query = npu_event_fence_query,
+        .wait = npu_event_fence_wait,
+        .destroy = npu_event_fence_destroy,
+        .device_wait = npu_event_fence_device_wait,
+    };
+    return accel_deferred_release_create(&fence, &npu->deferred_events);
 }
 
 void accel_npu_events_settled(accel_npu_backend_t *npu, int device)
 {
-    npu_graveyard_collect(npu, device, true);
+    atomic_fetch_add(&npu->synchronized[device], 1);
+    accel_deferred_release_poll(npu->deferred_events);
 }
 
 void accel_npu_events_release(accel_npu_backend_t *npu)
 {
-    accel_npu_event_t *event;
-    pthread_mutex_lock(&npu->event_lock);
-    event = npu->graveyard;
-    npu->graveyard = NULL;
-    pthread_mutex_unlock(&npu->event_lock);
-    for (int d = 0; d < npu->device_count; d++) {
-        bool waited = false;
-        for (accel_npu_event_t **link = &event; *link != NULL;) {
-            accel_npu_event_t *entry = *link;
-            if (entry->device != d) {
-                link = &entry->next;
-                continue;
-            }
-            if (!waited) {
-                accel_acl_error_t code = ACCEL_ACL_ERROR_UNINITIALIZE;
-                if (accel_npu_activate(npu, d) == ACCEL_OK)
-                    code = npu->acl->aclrtSynchronizeDevice();
-                if (code != ACCEL_ACL_SUCCESS)
-                    accel_log(ACCEL_LOG_WARN,
-                              "npu: waiting for device %d before destroying its deferred events "
-                              "failed (aclError %d); destroying them anyway",
-                              d, code);
-                waited = true;
-            }
-            *link = entry->next;
-            npu_event_free(npu->acl, entry);
-        }
-    }
+    if (accel_npu_forked())
+        accel_deferred_release_abandon(npu->deferred_events);
+    else
+        accel_deferred_release_destroy(npu->deferred_events);
+    npu->deferred_events = NULL;
 }
 
 /* ---------------------------------------------------------------- events */
@@ -140,13 +140,10 @@ accel_status_t accel_npu_event_create(void *self, int device, unsigned flags, vo
         status = accel_npu_check(acl, acl->aclrtCreateEventExWithFlag(&event->handle, acl_flags),
                                  "aclrtCreateEventExWithFlag");
     } else {
-        npu_graveyard_sweep(npu, device);
-        bool deferred;
+        accel_deferred_release_poll(npu->deferred_events);
         code = acl->aclrtCreateEventWithFlag(&event->handle, acl_flags);
-        pthread_mutex_lock(&npu->event_lock);
-        deferred = npu->graveyard != NULL;
-        pthread_mutex_unlock(&npu->event_lock);
-        if (code == ACCEL_ACL_ERROR_RT_NO_EVENT_RESOURCE && deferred) {
+        if (code == ACCEL_ACL_ERROR_RT_NO_EVENT_RESOURCE &&
+            accel_deferred_release_pending(npu->deferred_events) > 0) {
             /* The pool is full, partly of deferred events: wait for the
              * device so that they can go, then try once more. */
             if (acl->aclrtSynchronizeDevice() == ACCEL_ACL_SUCCESS)
@@ -177,11 +174,8 @@ void accel_npu_event_destroy(void *self, int device, void *opaque)
         npu_event_free(npu->acl, event);
         return;
     }
-    pthread_mutex_lock(&npu->event_lock);
-    event->next = npu->graveyard;
-    npu->graveyard = event;
-    pthread_mutex_unlock(&npu->event_lock);
-    npu_graveyard_sweep(npu, device);
+    event->synchronized = atomic_load(&npu->synchronized[device]);
+    accel_deferred_release_add(npu->deferred_events, device, event, NULL, 0, NULL, NULL);
 }
 
 accel_status_t accel_npu_event_record(void *self, int device, void *stream, void *opaque)

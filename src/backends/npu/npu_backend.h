@@ -22,7 +22,9 @@
  *   destroy()), never ACL's NULL stream, which HCCL refuses.
  * - a backend event is an accel_npu_event_t (event.c), owned by core's
  *   accel_event_t until event_destroy; a WithFlag event whose record or
- *   waits are still queued then moves to `graveyard` until they complete.
+ *   waits are still queued then moves to `deferred_events` (the kit's
+ *   deferred-release list, made by create(), drained by destroy()) until
+ *   they complete.
  * - random-fill staging buffers (memory.c) are owned by the backend until the
  *   copy out of them has completed, then freed by a later fill or destroy().
  * - host callbacks: with aclrtLaunchHostFunc (host_func) the runtime runs
@@ -86,8 +88,8 @@ typedef struct accel_npu_event {
     int device;
     bool ex; /* aclrtCreateEventExWithFlag: destroy at once */
     atomic_bool recorded;
-    atomic_bool waited;           /* a stream was made to wait on it */
-    struct accel_npu_event *next; /* in the graveyard */
+    atomic_bool waited;    /* a stream was made to wait on it */
+    unsigned synchronized; /* the device's synchronize count when destroyed */
 } accel_npu_event_t;
 
 /* A random fill's pinned staging buffer, freed once the event recorded
@@ -117,8 +119,10 @@ typedef struct accel_npu_backend {
     pthread_cond_t report_changed; /* a callback ran or a report thread gave up */
     accel_npu_report_t *reports;   /* per device */
 
-    pthread_mutex_t event_lock;   /* guards `graveyard` */
-    accel_npu_event_t *graveyard; /* WithFlag events destroyed with work still queued */
+    /* WithFlag events destroyed with work still queued (event.c), and per
+     * device how many aclrtSynchronizeDevice calls have completed. */
+    struct accel_deferred_release *deferred_events;
+    atomic_uint *synchronized;
 
     pthread_mutex_t staging_lock; /* guards `staging` */
     accel_npu_staging_t *staging; /* random-fill buffers still being copied */
@@ -216,10 +220,13 @@ void accel_npu_report_stop(accel_npu_backend_t *npu);
 
 /* ---------------------------------------------------------------- event.c */
 
-/* `device` (the calling thread's) was just synchronized: destroy its
- * graveyard events. */
+/* The deferred-release list of destroyed WithFlag events (create()). */
+accel_status_t accel_npu_events_init(accel_npu_backend_t *npu);
+/* `device` (the calling thread's) was just synchronized: count it and free
+ * the deferred events that are now idle. */
 void accel_npu_events_settled(accel_npu_backend_t *npu, int device);
-/* Destroy every graveyard event, waiting for each device first (destroy()). */
+/* Wait for and destroy every deferred event, then free the list
+ * (destroy(); in a forked child only the list's own records). */
 void accel_npu_events_release(accel_npu_backend_t *npu);
 
 #endif /* ACCEL_BACKENDS_NPU_NPU_BACKEND_H */
