@@ -58,14 +58,14 @@ function(accel_sim_register_npu)
 
   # The vendor rules of the ascendcl sim the streams, callbacks and events
   # rely on, on the current runtime and on the two older ones.
-  add_executable(test_npu_rules ascendcl/test_npu_rules.c)
-  target_compile_definitions(test_npu_rules PRIVATE _GNU_SOURCE)
-  target_link_libraries(test_npu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings
+  add_executable(test_npu_streams ascendcl/test_npu_streams.c)
+  target_compile_definitions(test_npu_streams PRIVATE _GNU_SOURCE)
+  target_link_libraries(test_npu_streams PRIVATE accel PkgConfig::CMOCKA accel_warnings
                         ${CMAKE_DL_LIBS})
-  add_dependencies(test_npu_rules ascendcl_sim ascendcl_sim_v7 ascendcl_sim_v6)
+  add_dependencies(test_npu_streams ascendcl_sim ascendcl_sim_v7 ascendcl_sim_v6)
   foreach(variant sim sim_v7 sim_v6)
-    add_test(NAME npu.rules_${variant} COMMAND test_npu_rules)
-    set_tests_properties(npu.rules_${variant} PROPERTIES LABELS "unit" TIMEOUT 120 ENVIRONMENT
+    add_test(NAME npu.stream_rules_${variant} COMMAND test_npu_streams)
+    set_tests_properties(npu.stream_rules_${variant} PROPERTIES LABELS "unit" TIMEOUT 120 ENVIRONMENT
       "ACCEL_PLUGIN_PATH=;ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_${variant}>;ACCEL_SIM_ACL_EVENT_LIMIT=16")
   endforeach()
 

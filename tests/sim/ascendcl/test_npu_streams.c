@@ -1,4 +1,4 @@
-/* test_npu_rules.c: the npu backend against the ascendcl sim's vendor rules
+/* test_npu_streams.c: the npu backend against the ascendcl sim's vendor rules
  * for streams, callbacks and events (tests/sim/README.md, ascendcl rules
  * C1-C10, E1-E6). ctest runs it on the current sim (aclrtLaunchHostFunc and
  * Ex events), on "v7" (report threads, WithFlag events) and on "v6" (also no
@@ -104,7 +104,7 @@ static void test_callbacks_on_every_device(void **state)
  * in a file while a callback runs and the thread idles a few timeouts. */
 static void test_report_timeout_is_quiet(void **state)
 {
-    char path[] = "/tmp/accel-npu-rules-XXXXXX";
+    char path[] = "/tmp/accel-npu-streams-XXXXXX";
     char text[4096] = "";
     int saved, fd = mkstemp(path);
     accel_t *acc;
@@ -276,8 +276,8 @@ int main(void)
     /* A hang (a callback that never runs) fails the test rather than
      * waiting for ctest's timeout. */
     alarm(60);
-    /* NPU_RULES_TEST=<pattern> runs only the matching tests. */
-    if (getenv("NPU_RULES_TEST") != NULL)
-        cmocka_set_test_filter(getenv("NPU_RULES_TEST"));
+    /* NPU_STREAMS_TEST=<pattern> runs only the matching tests. */
+    if (getenv("NPU_STREAMS_TEST") != NULL)
+        cmocka_set_test_filter(getenv("NPU_STREAMS_TEST"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
