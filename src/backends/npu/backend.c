@@ -202,11 +202,9 @@ static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
 /* The calling thread's ACL device as this library set it, keyed by the
  * backend instance so that a new backend never trusts an old entry. */
 static _Thread_local accel_thread_device_t npu_thread;
-/* That device's created default stream, set with npu_thread. */
-static _Thread_local accel_acl_stream_t npu_thread_default;
 
-/* The device's default stream is made here, on its first activation, so
- * that every slot given stream NULL finds it (accel_npu_handle). */
+/* The device's default stream is made here, on its first activation on any
+ * thread (accel_npu_stream_handle reads it). */
 accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
 {
     accel_acl_stream_t handle = NULL;
@@ -218,16 +216,9 @@ accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
     status = accel_npu_check(npu->acl, npu->acl->aclrtSetDevice(device), "aclrtSetDevice");
     if (status == ACCEL_OK)
         status = accel_npu_default_stream_make(npu, device, &handle);
-    if (status == ACCEL_OK) {
+    if (status == ACCEL_OK)
         accel_thread_device_set(&npu_thread, npu->instance, device);
-        npu_thread_default = handle;
-    }
     return status;
-}
-
-accel_acl_stream_t accel_npu_default_handle(void)
-{
-    return npu_thread_default;
 }
 
 int accel_npu_thread_device(const accel_npu_backend_t *npu)

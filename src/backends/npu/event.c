@@ -182,11 +182,11 @@ accel_status_t accel_npu_event_record(void *self, int device, void *stream, void
 {
     accel_npu_backend_t *npu = self;
     accel_npu_event_t *event = opaque;
-    accel_status_t status = accel_npu_activate(npu, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(npu, device, stream, &handle);
     if (status == ACCEL_OK)
-        status = accel_npu_check(
-            npu->acl, npu->acl->aclrtRecordEvent(event->handle, accel_npu_handle(stream)),
-            "aclrtRecordEvent");
+        status = accel_npu_check(npu->acl, npu->acl->aclrtRecordEvent(event->handle, handle),
+                                 "aclrtRecordEvent");
     if (status == ACCEL_OK)
         atomic_store(&event->recorded, true);
     return status;
@@ -196,12 +196,12 @@ accel_status_t accel_npu_stream_wait_event(void *self, int device, void *stream,
 {
     accel_npu_backend_t *npu = self;
     accel_npu_event_t *event = opaque;
-    accel_status_t status = accel_npu_activate(npu, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(npu, device, stream, &handle);
     if (status != ACCEL_OK || !atomic_load(&event->recorded))
         return status;
     atomic_store(&event->waited, true);
-    return accel_npu_check(npu->acl,
-                           npu->acl->aclrtStreamWaitEvent(accel_npu_handle(stream), event->handle),
+    return accel_npu_check(npu->acl, npu->acl->aclrtStreamWaitEvent(handle, event->handle),
                            "aclrtStreamWaitEvent");
 }
 

@@ -150,17 +150,13 @@ static inline accel_status_t accel_npu_check(const accel_npu_api_t *acl, accel_a
     return code == ACCEL_ACL_SUCCESS ? ACCEL_OK : accel_npu_error(acl, code, what);
 }
 
-/* The aclrtStream of the default stream of the device the calling thread
- * last activated (accel_npu_activate makes it first). */
-accel_acl_stream_t accel_npu_default_handle(void);
-
-/* The aclrtStream of a backend stream; NULL gives the activated device's
- * created default stream, never ACL's NULL stream. Call after
- * accel_npu_activate on the same thread, as every slot does. */
-static inline accel_acl_stream_t accel_npu_handle(void *stream)
-{
-    return stream != NULL ? ((accel_npu_stream_t *)stream)->handle : accel_npu_default_handle();
-}
+/* Make `device` the calling thread's ACL device (accel_npu_activate) and
+ * give the aclrtStream behind the backend stream `stream` in *out: NULL is
+ * the device's created default stream (made by its first activation), never
+ * ACL's NULL stream, which HCCL refuses. Every slot that names a stream
+ * gets its handle here, so the default stream exists whatever the order. */
+accel_status_t accel_npu_stream_handle(accel_npu_backend_t *npu, int device, void *stream,
+                                       accel_acl_stream_t *out);
 
 /* ---------------------------------------------------------------- memory.c */
 

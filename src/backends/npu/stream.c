@@ -77,6 +77,18 @@ static accel_npu_stream_t *npu_stream(accel_npu_backend_t *npu, int device, void
     return stream != NULL ? stream : &npu->defaults[device];
 }
 
+/* The default stream's handle is written once, under defaults_lock, before
+ * the first activation of its device returns on any thread; a thread that
+ * activated the device has read it under that lock since. */
+accel_status_t accel_npu_stream_handle(accel_npu_backend_t *npu, int device, void *stream,
+                                       accel_acl_stream_t *out)
+{
+    accel_status_t status = accel_npu_activate(npu, device);
+    if (status == ACCEL_OK)
+        *out = npu_stream(npu, device, stream)->handle;
+    return status;
+}
+
 /* Under report_lock: whether `stream` waits on a callback its device's
  * report thread will never run. */
 static bool npu_stream_stuck(const accel_npu_backend_t *npu, const accel_npu_stream_t *stream)
@@ -210,12 +222,13 @@ void accel_npu_stream_destroy(void *self, int device, void *stream)
 accel_status_t accel_npu_stream_synchronize(void *self, int device, void *stream)
 {
     accel_npu_backend_t *npu = self;
-    accel_status_t status = accel_npu_activate(npu, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(npu, device, stream, &handle);
     if (status == ACCEL_OK)
         status = npu_callbacks_settled(npu, device, npu_stream(npu, device, stream));
     if (status != ACCEL_OK)
         return status;
-    return accel_npu_check(npu->acl, npu->acl->aclrtSynchronizeStream(accel_npu_handle(stream)),
+    return accel_npu_check(npu->acl, npu->acl->aclrtSynchronizeStream(handle),
                            "aclrtSynchronizeStream");
 }
 
@@ -223,11 +236,11 @@ accel_status_t accel_npu_stream_query(void *self, int device, void *stream)
 {
     accel_npu_backend_t *npu = self;
     accel_acl_stream_status_t state = ACCEL_ACL_STREAM_STATUS_COMPLETE;
-    accel_status_t status = accel_npu_activate(npu, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(npu, device, stream, &handle);
     if (status == ACCEL_OK)
-        status =
-            accel_npu_check(npu->acl, npu->acl->aclrtStreamQuery(accel_npu_handle(stream), &state),
-                            "aclrtStreamQuery");
+        status = accel_npu_check(npu->acl, npu->acl->aclrtStreamQuery(handle, &state),
+                                 "aclrtStreamQuery");
     if (status != ACCEL_OK)
         return status;
     return state == ACCEL_ACL_STREAM_STATUS_COMPLETE ? ACCEL_OK : ACCEL_ERROR_NOT_READY;
@@ -440,7 +453,8 @@ accel_status_t accel_npu_stream_add_callback(void *self, int device, void *strea
                                              accel_host_fn_t fn, void *user_data)
 {
     accel_npu_backend_t *npu = self;
-    accel_status_t status = accel_npu_activate(npu, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(npu, device, stream, &handle);
     if (status != ACCEL_OK)
         return status;
     if (npu->host_func) {
@@ -451,8 +465,7 @@ accel_status_t accel_npu_stream_add_callback(void *self, int device, void *strea
         if (status != ACCEL_OK)
             return status;
         status = accel_npu_check(
-            npu->acl,
-            npu->acl->aclrtLaunchHostFunc(accel_npu_handle(stream), accel_callback_call_run, call),
+            npu->acl, npu->acl->aclrtLaunchHostFunc(handle, accel_callback_call_run, call),
             "aclrtLaunchHostFunc");
         if (status != ACCEL_OK)
             accel_callback_call_free(call); /* not queued: never run */
@@ -502,8 +515,9 @@ void accel_npu_report_stop(accel_npu_backend_t *npu)
 
 accel_status_t accel_npu_native_stream(void *self, int device, void *stream, void **out)
 {
-    accel_status_t status = accel_npu_activate(self, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(self, device, stream, &handle);
     if (status == ACCEL_OK)
-        *out = accel_npu_handle(stream);
+        *out = handle;
     return status;
 }
