@@ -9,6 +9,7 @@
 #ifndef ACCEL_BACKEND_UTILS_H
 #define ACCEL_BACKEND_UTILS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -278,6 +279,97 @@ ACCEL_API void accel_callback_call_run(void *call);
 ACCEL_API void accel_callback_call_free(accel_callback_call_t *call);
 /* Free every replayed record of `backend`. */
 ACCEL_API void accel_callback_calls_release(const void *backend);
+
+/* ================================================================ host-callback emulator
+ *
+ * For a runtime whose host callbacks are missing or unusable. Each callback
+ * added to an emulator becomes, in stream order:
+ *   record(reached)      a marker that completes once the stream's earlier
+ *                        work has;
+ *   gate(gate)           (optional) the stream's later work waits for a
+ *                        gate the host opens;
+ *   record(passed)       (with a gate) completes once the stream is past it.
+ * The emulator's one thread takes callbacks in the order they were added,
+ * waits for `reached`, runs the function marked as a callback thread of its
+ * stream (accel_callback_thread_mark), opens the gate, waits for `passed`
+ * and releases all three. A failed wait is logged and the function runs
+ * anyway, so nothing that waits for it is left hanging. Without gate ops
+ * the stream's later work does NOT wait for the callback: the backend then
+ * waits in its synchronize, query and destroy (accel_callback_emulator_last
+ * and _reached), and records an event's ticket so that its query and
+ * synchronize wait too.
+ * Granularity is the backend's: one emulator per stream keeps a blocked
+ * callback from holding back other streams' callbacks; one per backend is
+ * cheaper.
+ * Ownership: the emulator is the backend's storage (init/fini); markers and
+ * gates belong to the emulator from a successful op until it releases them.
+ * Threads: add, last and reached from any thread. The ops run on the adding
+ * thread (record, gate) under the emulator's add lock, so the queue's order
+ * is the stream's order, and on the emulator's thread (wait, open, release)
+ * with no emulator lock held. fini must not run on the emulator's thread. */
+
+typedef struct accel_callback_emulator_ops {
+    /* Place a marker on `stream` of `device` that completes once the work
+     * queued before it has. (required) */
+    accel_status_t (*record)(void *ctx, int device, void *stream, void **out_marker);
+    /* Block until `marker` has completed; non-OK when the wait failed (or
+     * gave up: accel_callback_emulator_stopping says fini is waiting).
+     * (required) */
+    accel_status_t (*wait)(void *ctx, int device, void *marker);
+    /* Free a marker once the device no longer uses it. (required) */
+    void (*release)(void *ctx, int device, void *marker);
+    /* Make `stream`'s later work wait for a new gate the host opens.
+     * (optional as a group with open_gate and release_gate) */
+    accel_status_t (*gate)(void *ctx, int device, void *stream, void **out_gate);
+    /* Open the gate; a failure is logged by the backend. */
+    accel_status_t (*open_gate)(void *ctx, int device, void *gate);
+    void (*release_gate)(void *ctx, int device, void *gate);
+} accel_callback_emulator_ops_t;
+
+typedef struct accel_callback_emulator_entry accel_callback_emulator_entry_t;
+
+typedef struct accel_callback_emulator {
+    const accel_callback_emulator_ops_t *ops;
+    void *ctx;                /* handed to every op */
+    const void *backend;      /* for the thread's mark */
+    const char *name;         /* "xpu": prefixes log lines and sentences */
+    pthread_mutex_t lock;     /* guards everything below */
+    pthread_mutex_t add_lock; /* held across an add's ops, so order is kept */
+    pthread_cond_t changed;
+    bool started, stopping;
+    pthread_t thread;
+    accel_callback_emulator_entry_t *head, *tail; /* queued, oldest first */
+    accel_callback_emulator_entry_t *running;     /* taken by the thread */
+    uint64_t added;                               /* seq of the newest callback added */
+    uint64_t returned; /* every callback with a seq up to this has returned */
+} accel_callback_emulator_t;
+
+/* Set up `em` (no thread yet: the first add starts it). */
+ACCEL_API void accel_callback_emulator_init(accel_callback_emulator_t *em,
+                                            const accel_callback_emulator_ops_t *ops, void *ctx,
+                                            const void *backend, const char *name);
+/* Let the thread run what is queued (waits that give up are logged), join
+ * it and free what is left. Call after the streams' work has finished (a
+ * stream synchronize), never from a callback. In a forked child (no thread
+ * there, locks perhaps held) pass `forked` true: the queued entries are only
+ * freed, touching no lock and calling no op. */
+ACCEL_API void accel_callback_emulator_fini(accel_callback_emulator_t *em, bool forked);
+/* Queue fn(user_data) behind `stream`'s work (NULL: the device's default
+ * stream). On failure nothing runs and the status says why; a failure after
+ * `reached` was placed (the gate) still lets the thread release it. */
+ACCEL_API accel_status_t accel_callback_emulator_add(accel_callback_emulator_t *em, int device,
+                                                     void *stream, accel_host_fn_t fn,
+                                                     void *user_data);
+/* The ticket of the newest callback of `stream` of `device` still queued
+ * or running (0: none); with every_stream true, of any stream of `device`. */
+ACCEL_API uint64_t accel_callback_emulator_last(accel_callback_emulator_t *em, int device,
+                                                const void *stream, bool every_stream);
+/* True when every callback up to `ticket` has returned; with `wait`, wait
+ * for that first (never from the emulator's own thread). */
+ACCEL_API bool accel_callback_emulator_reached(accel_callback_emulator_t *em, uint64_t ticket,
+                                               bool wait);
+/* True once fini has asked the thread to finish: a wait op may give up. */
+ACCEL_API bool accel_callback_emulator_stopping(accel_callback_emulator_t *em);
 
 /* ================================================================ address ranges
  *
