@@ -180,17 +180,21 @@ static accel_status_t npu_acl_init(const accel_npu_api_t *acl)
  * backend instance so that a new backend never trusts an old entry. */
 static _Thread_local accel_thread_device_t npu_thread;
 
+/* The device's default stream is made here, on its first activation on any
+ * thread (accel_npu_stream_handle reads it). */
 accel_status_t accel_npu_activate(accel_npu_backend_t *npu, int device)
 {
+    accel_acl_stream_t handle = NULL;
     accel_status_t status;
     if (accel_npu_forked())
         return npu_fork_error();
     if (accel_thread_device_is(&npu_thread, npu->instance, device))
         return ACCEL_OK;
     status = accel_npu_check(npu->acl, npu->acl->aclrtSetDevice(device), "aclrtSetDevice");
-    if (status == ACCEL_OK) {
+    if (status == ACCEL_OK)
+        status = accel_npu_default_stream_make(npu, device, &handle);
+    if (status == ACCEL_OK)
         accel_thread_device_set(&npu_thread, npu->instance, device);
-    }
     return status;
 }
 
@@ -320,18 +324,42 @@ static accel_status_t npu_create(void **out_self)
         return status;
     acl = runtime;
     npu = calloc(1, sizeof *npu);
-    if (npu != NULL && count > 0)
-        npu->default_subscribed = calloc((size_t)count, sizeof *npu->default_subscribed);
-    if (npu == NULL || (count > 0 && npu->default_subscribed == NULL)) {
+    if (npu != NULL && count > 0) {
+        npu->defaults = calloc((size_t)count, sizeof *npu->defaults);
+        npu->reports = calloc((size_t)count, sizeof *npu->reports);
+        npu->synchronized = calloc((size_t)count, sizeof *npu->synchronized);
+    }
+    if (npu == NULL || (count > 0 && (npu->defaults == NULL || npu->reports == NULL ||
+                                      npu->synchronized == NULL))) {
+        if (npu != NULL) {
+            free(npu->defaults);
+            free(npu->reports);
+            free(npu->synchronized);
+        }
         free(npu);
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "npu: out of host memory for state");
     }
+    if ((status = accel_npu_events_init(npu)) != ACCEL_OK) {
+        free(npu->defaults);
+        free(npu->reports);
+        free(npu->synchronized);
+        free(npu);
+        return status;
+    }
+    for (int d = 0; d < count; d++)
+        npu->defaults[d].device = d;
+    /* One callback mechanism per instance, never both on one stream (CANN
+     * runtime docs 12_execution_control.md): host functions when exported. */
+    npu->host_func = acl->aclrtLaunchHostFunc != NULL;
     npu->acl = acl;
     npu->device_count = count;
     npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
+    pthread_mutex_init(&npu->defaults_lock, NULL);
     pthread_mutex_init(&npu->report_lock, NULL);
-    accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s", count, acl->path);
+    pthread_cond_init(&npu->report_changed, NULL);
+    accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s; callbacks through %s", count, acl->path,
+              npu->host_func ? "aclrtLaunchHostFunc" : "aclrtLaunchCallback");
     *out_self = npu;
     return ACCEL_OK;
 }
@@ -345,8 +373,15 @@ static void npu_destroy(void *self)
         return;
     if (!accel_npu_forked())
         accel_npu_report_stop(npu);
+    accel_npu_events_release(npu);
+    if (!accel_npu_forked())
+        accel_npu_default_streams_release(npu);
+    pthread_cond_destroy(&npu->report_changed);
     pthread_mutex_destroy(&npu->report_lock);
-    free(npu->default_subscribed);
+    pthread_mutex_destroy(&npu->defaults_lock);
+    free(npu->defaults);
+    free(npu->reports);
+    free(npu->synchronized);
     free(npu);
 }
 

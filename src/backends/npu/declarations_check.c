@@ -25,6 +25,9 @@ _Static_assert(SAME_TYPE(aclError, accel_acl_error_t), "aclError");
 _Static_assert(SAME_TYPE(aclrtStream, accel_acl_stream_t), "aclrtStream");
 _Static_assert(SAME_TYPE(aclrtEvent, accel_acl_event_t), "aclrtEvent");
 _Static_assert(SAME_TYPE(aclrtCallback, accel_acl_callback_t), "aclrtCallback");
+_Static_assert(SAME_TYPE(aclrtHostFunc, accel_acl_host_func_t), "aclrtHostFunc");
+_Static_assert(SAME_TYPE(aclrtEventWaitStatus, accel_acl_event_wait_status_t),
+               "aclrtEventWaitStatus");
 _Static_assert(SAME_TYPE(aclrtMemMallocPolicy, accel_acl_malloc_policy_t), "aclrtMemMallocPolicy");
 _Static_assert(SAME_TYPE(aclrtMemcpyKind, accel_acl_memcpy_kind_t), "aclrtMemcpyKind");
 _Static_assert(SAME_TYPE(aclrtMemAttr, accel_acl_mem_attr_t), "aclrtMemAttr");
@@ -44,6 +47,11 @@ _Static_assert(sizeof(aclrtMemcpyKind) == 4 && sizeof(aclrtDevAttr) == 4, "enums
 SAME_VALUE(ACL_ERROR_RT_MEMORY_ALLOCATION, ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION);
 SAME_VALUE(ACL_ERROR_RT_NO_DEVICE, ACCEL_ACL_ERROR_RT_NO_DEVICE);
 SAME_VALUE(ACL_ERROR_RT_DEVICE_OOM, ACCEL_ACL_ERROR_RT_DEVICE_OOM);
+SAME_VALUE(ACL_ERROR_RT_THREAD_SUBSCRIBE, ACCEL_ACL_ERROR_RT_THREAD_SUBSCRIBE);
+SAME_VALUE(ACL_ERROR_RT_NO_EVENT_RESOURCE, ACCEL_ACL_ERROR_RT_NO_EVENT_RESOURCE);
+SAME_VALUE(ACL_ERROR_RT_REPORT_TIMEOUT, ACCEL_ACL_ERROR_RT_REPORT_TIMEOUT);
+SAME_VALUE(ACL_EVENT_WAIT_STATUS_COMPLETE, ACCEL_ACL_EVENT_WAIT_STATUS_COMPLETE);
+SAME_VALUE(ACL_EVENT_WAIT_STATUS_NOT_READY, ACCEL_ACL_EVENT_WAIT_STATUS_NOT_READY);
 SAME_VALUE(ACL_MEM_MALLOC_HUGE_FIRST, ACCEL_ACL_MEM_MALLOC_HUGE_FIRST);
 SAME_VALUE(ACL_MEMCPY_HOST_TO_HOST, ACCEL_ACL_MEMCPY_HOST_TO_HOST);
 SAME_VALUE(ACL_MEMCPY_HOST_TO_DEVICE, ACCEL_ACL_MEMCPY_HOST_TO_DEVICE);

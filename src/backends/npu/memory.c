@@ -40,6 +40,7 @@ accel_status_t accel_npu_memcpy_async(void *self, int device, void *dst, const v
 {
     accel_npu_backend_t *npu = self;
     accel_acl_memcpy_kind_t acl_kind;
+    accel_acl_stream_t handle = NULL;
     accel_status_t status;
     switch (kind) {
     case ACCEL_COPY_HOST_TO_DEVICE: acl_kind = ACCEL_ACL_MEMCPY_HOST_TO_DEVICE; break;
@@ -50,25 +51,25 @@ accel_status_t accel_npu_memcpy_async(void *self, int device, void *dst, const v
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT, "npu: unknown copy kind %d",
                                    (int)kind);
     }
-    if ((status = accel_npu_activate(npu, device)) != ACCEL_OK)
+    if ((status = accel_npu_stream_handle(npu, device, stream, &handle)) != ACCEL_OK)
         return status;
-    return accel_npu_check(
-        npu->acl,
-        npu->acl->aclrtMemcpyAsync(dst, size, src, size, acl_kind, accel_npu_handle(stream)),
-        "aclrtMemcpyAsync");
+    return accel_npu_check(npu->acl,
+                           npu->acl->aclrtMemcpyAsync(dst, size, src, size, acl_kind, handle),
+                           "aclrtMemcpyAsync");
 }
 
 accel_status_t accel_npu_memset_async(void *self, int device, void *dst, int value, size_t size,
                                       void *stream)
 {
     accel_npu_backend_t *npu = self;
-    accel_status_t status = accel_npu_activate(npu, device);
+    accel_acl_stream_t handle = NULL;
+    accel_status_t status = accel_npu_stream_handle(npu, device, stream, &handle);
     if (status != ACCEL_OK)
         return status;
-    return accel_npu_check(npu->acl,
-                           npu->acl->aclrtMemsetAsync(dst, size, (int32_t)(unsigned char)value,
-                                                      size, accel_npu_handle(stream)),
-                           "aclrtMemsetAsync");
+    return accel_npu_check(
+        npu->acl,
+        npu->acl->aclrtMemsetAsync(dst, size, (int32_t)(unsigned char)value, size, handle),
+        "aclrtMemsetAsync");
 }
 
 /* Pinned memory needs a current ACL device: the thread's own, or 0. */

@@ -6,18 +6,28 @@
  * through ACCEL_NPU_LIBRARY, then $ASCEND_HOME_PATH/lib64 and
  * $ASCEND_TOOLKIT_HOME/lib64, then the loader's path) and never unloaded;
  * there is no link-time dependency on any CANN file. aclInit runs once per
- * process, lazily (the first init(), never probe); aclFinalize is never
- * called, since CANN refuses a second aclInit in the same process.
+ * process, lazily (the first init(), never probe). aclFinalize is never
+ * called: CANN allows aclInit again after it, but wants it only from an
+ * explicit shutdown, never from a destructor or atexit, and accel has no
+ * process-wide shutdown point (README.md).
  *
  * Objects and who owns them:
  * - accel_npu_backend_t: made by create(), freed by destroy(). Fields above
  *   `report_lock` are written in create()/init() before any other slot runs
  *   and are read-only afterwards.
  * - a backend stream is an accel_npu_stream_t (the aclrtStream and whether a
- *   report thread is subscribed to it), owned by core's accel_stream_t; NULL
- *   is the device's default stream. Events are ACL's own aclrtEvent.
- * - the report thread, which runs host callbacks (aclrtProcessReport), is
- *   started by the first stream_add_callback and joined by destroy().
+ *   report thread is subscribed to it), owned by core's accel_stream_t. NULL
+ *   is the device's default stream: a created aclrtStream too (`defaults`,
+ *   made by the first accel_npu_activate of the device, destroyed by
+ *   destroy()), never ACL's NULL stream, which HCCL refuses.
+ * - a backend event is an accel_npu_event_t (event.c), owned by core's
+ *   accel_event_t until event_destroy; a WithFlag event whose record or
+ *   waits are still queued then moves to `deferred_events` (the kit's
+ *   deferred-release list, made by create(), drained by destroy()) until
+ *   they complete.
+ * - host callbacks: with aclrtLaunchHostFunc (host_func) the runtime runs
+ *   them; otherwise one report thread per device (aclrtProcessReport),
+ *   started by the device's first stream_add_callback, joined by destroy().
  * Threads: every slot may run on any thread. Before calling ACL a slot
  * makes its device the calling thread's ACL device (accel_npu_activate,
  * aclrtSetDevice once per thread and device), so no thread needs a prior
@@ -53,8 +63,32 @@ const accel_npu_api_t *accel_npu_acl(char *reason, size_t cap);
 typedef struct accel_npu_stream {
     accel_acl_stream_t handle;
     int device;
-    bool subscribed; /* under the backend's report_lock */
+    bool subscribed;  /* under the backend's report_lock */
+    unsigned pending; /* report-thread callbacks launched, not yet run; report_lock */
 } accel_npu_stream_t;
+
+/* One device's report thread (the aclrtLaunchCallback path), under the
+ * backend's report_lock. It serves that device's streams only: ACL refuses
+ * one thread id on two devices (107012). */
+typedef struct accel_npu_report {
+    bool running;
+    pthread_t thread;
+    atomic_bool stop;
+    bool failed;                      /* it gave up: aclrtProcessReport kept failing */
+    char failure[200];                /* the sentence synchronize and add_callback give then */
+    unsigned pending;                 /* callbacks of this device launched, not yet run */
+    struct accel_npu_callback *calls; /* those callbacks' records */
+} accel_npu_report_t;
+
+/* A backend event (event.c). `recorded` is set by the first record. */
+typedef struct accel_npu_event {
+    accel_acl_event_t handle;
+    int device;
+    bool ex; /* aclrtCreateEventExWithFlag: destroy at once */
+    atomic_bool recorded;
+    atomic_bool waited;    /* a stream was made to wait on it */
+    unsigned synchronized; /* the device's synchronize count when destroyed */
+} accel_npu_event_t;
 
 typedef struct accel_npu_backend {
     const accel_npu_api_t *acl;
@@ -65,11 +99,19 @@ typedef struct accel_npu_backend {
     accel_acl_mem_attr_t mem_attr; /* HBM, or DDR on 310-class parts */
     int32_t version[3];            /* aclrtGetVersion, set by init() */
 
-    pthread_mutex_t report_lock; /* guards everything below */
-    bool report_running;
-    pthread_t report_thread;
-    atomic_bool report_stop;
-    bool *default_subscribed; /* per device: the default stream is subscribed */
+    bool host_func; /* callbacks through aclrtLaunchHostFunc, never aclrtLaunchCallback */
+
+    pthread_mutex_t defaults_lock; /* guards making `defaults` handles */
+    accel_npu_stream_t *defaults;  /* per device: its default stream (handle NULL until made) */
+
+    pthread_mutex_t report_lock;   /* guards `reports` and every stream's subscribed/pending */
+    pthread_cond_t report_changed; /* a callback ran or a report thread gave up */
+    accel_npu_report_t *reports;   /* per device */
+
+    /* WithFlag events destroyed with work still queued (event.c), and per
+     * device how many aclrtSynchronizeDevice calls have completed. */
+    struct accel_deferred_release *deferred_events;
+    atomic_uint *synchronized;
 } accel_npu_backend_t;
 
 /* Make `device` the calling thread's ACL device (aclrtSetDevice when it is
@@ -94,11 +136,13 @@ static inline accel_status_t accel_npu_check(const accel_npu_api_t *acl, accel_a
     return code == ACCEL_ACL_SUCCESS ? ACCEL_OK : accel_npu_error(acl, code, what);
 }
 
-/* The aclrtStream of a backend stream (NULL stays NULL: the default stream). */
-static inline accel_acl_stream_t accel_npu_handle(void *stream)
-{
-    return stream != NULL ? ((accel_npu_stream_t *)stream)->handle : NULL;
-}
+/* Make `device` the calling thread's ACL device (accel_npu_activate) and
+ * give the aclrtStream behind the backend stream `stream` in *out: NULL is
+ * the device's created default stream (made by its first activation), never
+ * ACL's NULL stream, which HCCL refuses. Every slot that names a stream
+ * gets its handle here, so the default stream exists whatever the order. */
+accel_status_t accel_npu_stream_handle(accel_npu_backend_t *npu, int device, void *stream,
+                                       accel_acl_stream_t *out);
 
 /* ---------------------------------------------------------------- memory.c */
 
@@ -117,13 +161,21 @@ accel_status_t accel_npu_memory_info(void *self, int device, uint64_t *free_byte
 
 /* ---------------------------------------------------------------- stream.c */
 
+/* Make device `device`'s default stream if it is not made yet (the calling
+ * thread's device is `device`); its handle in *out. */
+accel_status_t accel_npu_default_stream_make(accel_npu_backend_t *npu, int device,
+                                             accel_acl_stream_t *out);
+/* Destroy the default streams (destroy(), after the report threads). */
+void accel_npu_default_streams_release(accel_npu_backend_t *npu);
+
 accel_status_t accel_npu_synchronize(void *self, int device);
 accel_status_t accel_npu_stream_create(void *self, int device, int priority, void **out);
 void accel_npu_stream_destroy(void *self, int device, void *stream);
 accel_status_t accel_npu_stream_synchronize(void *self, int device, void *stream);
 /* For a collectives engine (HCCL): the device made the calling thread's ACL
  * device (aclrtSetDevice, as HCCL expects) and the aclrtStream behind
- * `stream` (NULL: the device's default stream, NULL to ACL too). */
+ * `stream` (NULL: the device's created default stream; HCCL refuses ACL's
+ * NULL stream with HCCL_E_PTR). */
 accel_status_t accel_npu_native_stream(void *self, int device, void *stream, void **out);
 accel_status_t accel_npu_stream_query(void *self, int device, void *stream);
 accel_status_t accel_npu_stream_wait_event(void *self, int device, void *stream, void *event);
@@ -137,7 +189,18 @@ accel_status_t accel_npu_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_npu_event_query(void *self, int device, void *event);
 accel_status_t accel_npu_event_elapsed_ms(void *self, int device, void *start, void *end,
                                           float *out);
-/* Stop the report thread and unsubscribe the default streams (destroy()). */
+/* Stop the report threads and unsubscribe the default streams (destroy()). */
 void accel_npu_report_stop(accel_npu_backend_t *npu);
+
+/* ---------------------------------------------------------------- event.c */
+
+/* The deferred-release list of destroyed WithFlag events (create()). */
+accel_status_t accel_npu_events_init(accel_npu_backend_t *npu);
+/* `device` (the calling thread's) was just synchronized: count it and free
+ * the deferred events that are now idle. */
+void accel_npu_events_settled(accel_npu_backend_t *npu, int device);
+/* Wait for and destroy every deferred event, then free the list
+ * (destroy(); in a forked child only the list's own records). */
+void accel_npu_events_release(accel_npu_backend_t *npu);
 
 #endif /* ACCEL_BACKENDS_NPU_NPU_BACKEND_H */

@@ -62,6 +62,13 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtQueryEventStatus,
                  (accel_acl_event_t event, accel_acl_event_status_t *status), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtEventElapsedTime,
                  (float *ms, accel_acl_event_t start, accel_acl_event_t end), NULL)
+/* CANN 8.0.0+: new-mode events (no id pool, asynchronous destroy); without
+ * it WithFlag events are destroyed only once record and waits completed */
+ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtCreateEventExWithFlag,
+                 (accel_acl_event_t *event, uint32_t flag), NULL)
+/* whether the waits on a WithFlag event have run; absent: record only */
+ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtQueryEventWaitStatus,
+                 (accel_acl_event_t event, accel_acl_event_wait_status_t *status), NULL)
 
 /* host callbacks: a report thread subscribed to the stream runs them */
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtSubscribeReport,
@@ -72,4 +79,8 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtLaunchCallback,
                  (accel_acl_callback_t fn, void *user_data, accel_acl_callback_block_t block,
                   accel_acl_stream_t stream), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtProcessReport, (int32_t timeout_ms), NULL)
+/* CANN 8.3.RC1+: host functions run by the runtime itself; when present the
+ * backend uses it for every callback and never aclrtLaunchCallback */
+ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtLaunchHostFunc,
+                 (accel_acl_stream_t stream, accel_acl_host_func_t fn, void *args), NULL)
 /* clang-format on */

@@ -16,18 +16,20 @@ typedef int accel_acl_error_t;    /* aclError */
 typedef void *accel_acl_stream_t; /* aclrtStream; NULL = the device's default stream */
 typedef void *accel_acl_event_t;  /* aclrtEvent */
 typedef void (*accel_acl_callback_t)(void *user_data); /* aclrtCallback */
+typedef void (*accel_acl_host_func_t)(void *args);     /* aclrtHostFunc */
 
 /* Enums, as the int-sized values the headers give them. gcc and clang give
  * an enum with no negative members the type unsigned int; the check
  * confirms each one. */
-typedef unsigned int accel_acl_malloc_policy_t;  /* aclrtMemMallocPolicy */
-typedef unsigned int accel_acl_memcpy_kind_t;    /* aclrtMemcpyKind */
-typedef unsigned int accel_acl_mem_attr_t;       /* aclrtMemAttr */
-typedef unsigned int accel_acl_callback_block_t; /* aclrtCallbackBlockType */
-typedef unsigned int accel_acl_stream_status_t;  /* aclrtStreamStatus */
-typedef unsigned int accel_acl_event_status_t;   /* aclrtEventRecordedStatus */
-typedef unsigned int accel_acl_dev_attr_t;       /* aclrtDevAttr */
-typedef unsigned int accel_acl_host_register_t;  /* aclrtHostRegisterType */
+typedef unsigned int accel_acl_malloc_policy_t;     /* aclrtMemMallocPolicy */
+typedef unsigned int accel_acl_memcpy_kind_t;       /* aclrtMemcpyKind */
+typedef unsigned int accel_acl_mem_attr_t;          /* aclrtMemAttr */
+typedef unsigned int accel_acl_callback_block_t;    /* aclrtCallbackBlockType */
+typedef unsigned int accel_acl_stream_status_t;     /* aclrtStreamStatus */
+typedef unsigned int accel_acl_event_status_t;      /* aclrtEventRecordedStatus */
+typedef unsigned int accel_acl_event_wait_status_t; /* aclrtEventWaitStatus */
+typedef unsigned int accel_acl_dev_attr_t;          /* aclrtDevAttr */
+typedef unsigned int accel_acl_host_register_t;     /* aclrtHostRegisterType */
 
 /* aclError values the backend tests for (acl_base.h: static const int;
  * rt_error_codes.h: macros). */
@@ -39,9 +41,12 @@ typedef unsigned int accel_acl_host_register_t;  /* aclrtHostRegisterType */
 #define ACCEL_ACL_ERROR_THREAD_NOT_SUBSCRIBE  100035
 #define ACCEL_ACL_ERROR_WAIT_CALLBACK_TIMEOUT 100036
 #define ACCEL_ACL_ERROR_BAD_ALLOC             200000
+#define ACCEL_ACL_ERROR_RT_THREAD_SUBSCRIBE   107012
 #define ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION  207001
 #define ACCEL_ACL_ERROR_RT_NO_DEVICE          207004
+#define ACCEL_ACL_ERROR_RT_NO_EVENT_RESOURCE  207007
 #define ACCEL_ACL_ERROR_RT_DEVICE_OOM         207018
+#define ACCEL_ACL_ERROR_RT_REPORT_TIMEOUT     507012
 
 /* aclrtMemMallocPolicy */
 #define ACCEL_ACL_MEM_MALLOC_HUGE_FIRST 0
@@ -61,12 +66,15 @@ typedef unsigned int accel_acl_host_register_t;  /* aclrtHostRegisterType */
 /* aclrtEventRecordedStatus (the newer API: NOT_READY 0, COMPLETE 1) */
 #define ACCEL_ACL_EVENT_RECORDED_STATUS_NOT_READY 0
 #define ACCEL_ACL_EVENT_RECORDED_STATUS_COMPLETE  1
+/* aclrtEventWaitStatus: the opposite polarity (COMPLETE 0, NOT_READY 1) */
+#define ACCEL_ACL_EVENT_WAIT_STATUS_COMPLETE  0
+#define ACCEL_ACL_EVENT_WAIT_STATUS_NOT_READY 1
 /* aclrtDevAttr */
 #define ACCEL_ACL_DEV_ATTR_AICORE_CORE_NUM       101
 #define ACCEL_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE 301
 /* aclrtHostRegisterType */
 #define ACCEL_ACL_HOST_REGISTER_MAPPED 0
-/* aclrtCreateEventWithFlag flags */
+/* aclrtCreateEvent[Ex]WithFlag flags */
 #define ACCEL_ACL_EVENT_SYNC      0x1u
 #define ACCEL_ACL_EVENT_TIME_LINE 0x8u
 

@@ -23,7 +23,9 @@ const char *aclrtGetSocName(void);
 typedef int aclError;
 typedef void *aclrtStream;
 typedef void *aclrtEvent;
+typedef void *aclrtContext;
 typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtHostFunc)(void *args);
 
 static const int ACL_SUCCESS = 0;
 static const int ACL_ERROR_INVALID_PARAM = 100000;
@@ -41,19 +43,32 @@ static const int ACL_ERROR_INVALID_DEVICE = 200002;
 #define ACL_ERROR_RT_INVALID_DEVICEID    107001
 #define ACL_ERROR_RT_CONTEXT_NULL        107002
 #define ACL_ERROR_RT_STREAM_CONTEXT      107003
+#define ACL_ERROR_RT_STREAM_SUBSCRIBE    107011
+#define ACL_ERROR_RT_THREAD_SUBSCRIBE    107012
+#define ACL_ERROR_RT_STREAM_NO_CB_REG    107015
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
 #define ACL_ERROR_RT_MEMORY_ALLOCATION   207001
 #define ACL_ERROR_RT_NO_DEVICE           207004
+#define ACL_ERROR_RT_NO_EVENT_RESOURCE   207007
+#define ACL_ERROR_RT_INTERNAL_ERROR      507000
 #define ACL_ERROR_RT_EVENT_NOT_COMPLETE  507006
+#define ACL_ERROR_RT_REPORT_TIMEOUT      507012
 
 #define ACL_EVENT_SYNC      0x00000001U
 #define ACL_EVENT_TIME_LINE 0x00000008U
+#define ACL_EVENT_EXTERNAL  0x00000020U
 
 typedef enum aclrtRunMode { ACL_DEVICE, ACL_HOST } aclrtRunMode;
 typedef enum aclrtEventRecordedStatus {
     ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
     ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
 } aclrtEventRecordedStatus;
+/* Beware: the opposite polarity of aclrtEventRecordedStatus. */
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF,
+} aclrtEventWaitStatus;
 typedef enum aclrtStreamStatus {
     ACL_STREAM_STATUS_COMPLETE = 0,
     ACL_STREAM_STATUS_NOT_READY = 1,
@@ -97,6 +112,8 @@ aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSetDevice(int32_t deviceId);
 aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtSetCurrentContext(aclrtContext context);
+aclError aclrtGetCurrentContext(aclrtContext *context);
 aclError aclrtSynchronizeDevice(void);
 const char *aclrtGetSocName(void);
 aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
@@ -123,6 +140,8 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 aclError aclrtCreateEvent(aclrtEvent *event);
 aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
 aclError aclrtDestroyEvent(aclrtEvent event);
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 aclError aclrtSynchronizeEvent(aclrtEvent event);
@@ -133,6 +152,7 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
 aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                              aclrtStream stream);
 aclError aclrtProcessReport(int32_t timeout);
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
 
 #endif /* ACL_SIM_REAL_HEADERS */
 

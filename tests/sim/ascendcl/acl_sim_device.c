@@ -21,6 +21,11 @@ static int sim_devices = -1;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
 static sim_allocs_t sim_allocs; /* device, pinned and registered memory */
+static _Thread_local bool sim_thread_in_callback;
+static unsigned long sim_violations; /* under sim_lock */
+/* Each device's one context (its primary context): aclrtGetCurrentContext
+ * hands out the address, aclrtSetCurrentContext takes it back. */
+static char sim_contexts[SIM_MAX_DEVICES];
 
 aclError sim_error(aclError code, const char *fmt, ...)
 {
@@ -29,6 +34,53 @@ aclError sim_error(aclError code, const char *fmt, ...)
     code = sim_thread_verror(code, fmt, args);
     va_end(args);
     return code;
+}
+
+void sim_violation(const char *rule, const char *fmt, ...)
+{
+    char text[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    fprintf(stderr, "acl sim: rule %s violated: %s\n", rule, text);
+    pthread_mutex_lock(&sim_lock);
+    sim_violations++;
+    pthread_mutex_unlock(&sim_lock);
+}
+
+/* For tests that load the sim in-process: how many rule violations it has
+ * recorded (sim_violation). */
+SIM_API unsigned long accel_sim_acl_violations(void)
+{
+    unsigned long count;
+    pthread_mutex_lock(&sim_lock);
+    count = sim_violations;
+    pthread_mutex_unlock(&sim_lock);
+    return count;
+}
+
+bool sim_in_callback(void)
+{
+    return sim_thread_in_callback;
+}
+
+void sim_set_in_callback(bool inside)
+{
+    sim_thread_in_callback = inside;
+}
+
+/* Rule C8: a callback (aclrtLaunchCallback) or host function
+ * (aclrtLaunchHostFunc) must not synchronize a stream, the device or an
+ * event (CANN runtime docs/zh/api_ref/12_execution_control.md,
+ * aclrtLaunchCallback and aclrtLaunchHostFunc constraints). The real
+ * runtime may deadlock; the sim refuses with 107000, the harsher reading. */
+aclError sim_refuse_in_callback(const char *function)
+{
+    if (!sim_thread_in_callback)
+        return ACL_SUCCESS;
+    return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                     "%s: called from inside a callback or host function (rule C8)", function);
 }
 
 SIM_API const char *aclGetRecentErrMsg(void)
@@ -151,6 +203,35 @@ SIM_API aclError aclrtGetDevice(int32_t *deviceId)
     return ACL_SUCCESS;
 }
 
+/* Rule S1: aclrtSetDevice makes the device's context current; these two
+ * read and set it (acl_rt.h:1392,1410 aclrtSetCurrentContext and
+ * aclrtGetCurrentContext). */
+SIM_API aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    SIM_ENTER("aclrtGetCurrentContext");
+    if (context == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetCurrentContext: context is NULL");
+    if (sim_current_device() < 0)
+        return sim_error(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetCurrentContext: no current context");
+    *context = &sim_contexts[sim_current_device()];
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    char *c = context;
+    SIM_ENTER("aclrtSetCurrentContext");
+    if (!sim_initialised())
+        return sim_error(ACL_ERROR_UNINITIALIZE,
+                         "aclrtSetCurrentContext: aclInit has not been called");
+    if (c < sim_contexts || c >= sim_contexts + sim_device_count())
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSetCurrentContext: %p is no context",
+                         context);
+    sim_thread_set_device((int)(c - sim_contexts));
+    (void)sim_default_stream(sim_current_device());
+    return ACL_SUCCESS;
+}
+
 SIM_API aclError aclrtResetDevice(int32_t deviceId)
 {
     SIM_ENTER("aclrtResetDevice");
@@ -169,7 +250,13 @@ SIM_API aclError aclrtSynchronizeDevice(void)
     SIM_ENTER("aclrtSynchronizeDevice");
     if ((code = sim_need_device("aclrtSynchronizeDevice")) != ACL_SUCCESS)
         return code;
-    sim_streams_drain(sim_current_device());
+    if ((code = sim_refuse_in_callback("aclrtSynchronizeDevice")) != ACL_SUCCESS)
+        return code;
+    if (sim_streams_drain(sim_current_device()))
+        return sim_error(ACL_ERROR_RT_INTERNAL_ERROR,
+                         "aclrtSynchronizeDevice: a stream of device %d failed (see the sim's "
+                         "rule violations on stderr)",
+                         sim_current_device());
     return ACL_SUCCESS;
 }
 

@@ -36,6 +36,19 @@ int sim_current_device(void);
 /* A failure code unless aclInit ran and the thread has a device. */
 aclError sim_need_device(const char *function);
 
+/* Rule violations the sim records rather than refuses (tests/sim/README.md,
+ * ascendcl rules): said on stderr as "acl sim: rule <id> violated: ...",
+ * and counted for accel_sim_acl_violations(). */
+void sim_violation(const char *rule, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+SIM_API unsigned long accel_sim_acl_violations(void);
+
+/* Rule C8: whether the calling thread is running a callback or host
+ * function for the sim (set around the call). */
+bool sim_in_callback(void);
+void sim_set_in_callback(bool inside);
+/* Rule C8's refusal, for the sync calls: 107000 from inside a callback. */
+aclError sim_refuse_in_callback(const char *function);
+
 /* Where a pointer range lies: inside one device allocation, or not. */
 bool sim_is_device_range(const void *ptr, size_t size);
 
@@ -45,7 +58,8 @@ sim_stream_t *sim_default_stream(int device);
 /* `stream` as the sim's object (NULL: the current device's default stream),
  * or NULL with the code in *code when it is not a live stream. */
 sim_stream_t *sim_stream_resolve(aclrtStream stream, aclError *code, const char *function);
-/* Wait until every stream of `device` is idle. */
-void sim_streams_drain(int device);
+/* Wait until every stream of `device` is idle; true when one of them has
+ * failed (rule E3). */
+bool sim_streams_drain(int device);
 
 #endif /* ACCEL_TESTS_SIM_ACL_SIM_INTERNAL_H */

@@ -8,7 +8,10 @@
  * names the thread that will run the stream's callbacks; when the stream
  * reaches an aclrtLaunchCallback, the callback is queued for that thread,
  * which runs it inside aclrtProcessReport(timeout); with ACL_CALLBACK_BLOCK
- * the stream waits for it to finish.
+ * the stream waits for it to finish. aclrtLaunchHostFunc runs its function
+ * on the stream's own worker thread, and the stream waits for it.
+ * The vendor rules it enforces (C*, E* in tests/sim/README.md) each cite
+ * their source where they are checked.
  * Everything shared is guarded by sim_lock (acl_sim_internal.h); the queue
  * and its worker loop are tests/sim/common/sim_queue.h's. */
 #include <errno.h>
@@ -26,7 +29,8 @@ typedef enum sim_task_kind {
     SIM_FILL,
     SIM_RECORD,
     SIM_WAIT,
-    SIM_CALLBACK
+    SIM_CALLBACK,
+    SIM_HOSTFUNC
 } sim_task_kind_t;
 
 typedef struct sim_event {
@@ -34,12 +38,17 @@ typedef struct sim_event {
     unsigned flags;
     int device;
     sim_event_marks_t marks; /* records, and the queued tasks naming it */
+    bool ex;                 /* aclrtCreateEventExWithFlag (new mode) */
+    bool pooled;             /* holds one of the device's WithFlag ids (rule E1) */
+    bool violated;           /* destroyed with work queued on it (rule E3) */
+    unsigned long waits;     /* queued aclrtStreamWaitEvent tasks naming it */
 } sim_event_t;
 
 typedef struct sim_report {
     aclrtCallback fn;
     void *user_data;
     uint64_t thread_id;
+    int device;       /* the stream's device: the runner needs its context (C1) */
     bool block;       /* the stream waits for `done`, then frees the report */
     bool taken, done; /* without block, the thread that runs it frees it */
     struct sim_report *next;
@@ -67,10 +76,30 @@ struct sim_stream {
     sim_stream_core_t core; /* first: the stream is its handle */
     bool subscribed;
     uint64_t subscriber;
+    bool used_callback, used_hostfunc; /* rule C9: one mechanism per stream */
+    bool failed;                       /* rule E3: a task met a destroyed event */
 };
 
-static sim_report_t *sim_reports; /* callbacks waiting for a thread */
-static sim_handles_t sim_events;  /* every event not destroyed */
+static sim_report_t *sim_reports;                    /* callbacks waiting for a thread */
+static sim_handles_t sim_events;                     /* every event not destroyed */
+static unsigned long sim_event_ids[SIM_MAX_DEVICES]; /* WithFlag ids in use (rule E1) */
+static bool sim_device_failed[SIM_MAX_DEVICES];      /* a stream of it failed (rule E3) */
+
+/* Under sim_lock: free an event whose last queued task has run or that was
+ * destroyed with none; its WithFlag id goes back to the pool. */
+static void sim_event_free(sim_event_t *event)
+{
+    if (event->pooled)
+        sim_event_ids[event->device]--;
+    free(event);
+}
+
+/* Under sim_lock: rule E3's consequence for the stream running `task`. */
+static void sim_stream_fail(sim_stream_t *stream)
+{
+    stream->failed = true;
+    sim_device_failed[stream->core.device] = true;
+}
 
 /* ---------------------------------------------------------------- workers */
 
@@ -78,12 +107,32 @@ static sim_handles_t sim_events;  /* every event not destroyed */
 static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    (void)queue;
+    sim_stream_t *stream = (sim_stream_t *)((char *)queue - offsetof(sim_stream_t, core.queue));
+    if (task->event != NULL && task->event->violated) {
+        /* Rule E3: the destroyed event's id may already name another event,
+         * so the task cannot mean what it was queued for: the stream fails
+         * (a record still counts as reached, so that no wait hangs). */
+        if (task->kind == SIM_RECORD)
+            sim_event_reach(&task->event->marks, task->generation);
+        sim_stream_fail(stream);
+        return;
+    }
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
     case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
     case SIM_RECORD: sim_event_reach(&task->event->marks, task->generation); break;
-    case SIM_WAIT: sim_event_wait(&task->event->marks, task->generation); break;
+    case SIM_WAIT:
+        sim_event_wait(&task->event->marks, task->generation);
+        if (task->event->violated)
+            sim_stream_fail(stream);
+        break;
+    case SIM_HOSTFUNC:
+        pthread_mutex_unlock(&sim_lock);
+        sim_set_in_callback(true);
+        task->fn(task->user_data);
+        sim_set_in_callback(false);
+        pthread_mutex_lock(&sim_lock);
+        break;
     case SIM_CALLBACK: {
         sim_report_t *report = calloc(1, sizeof *report);
         if (report == NULL)
@@ -91,6 +140,7 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
         report->fn = task->fn;
         report->user_data = task->user_data;
         report->thread_id = task->thread_id;
+        report->device = stream->core.device;
         report->block = task->block;
         report->next = sim_reports;
         sim_reports = report;
@@ -109,8 +159,10 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
+    if (task->event != NULL && task->kind == SIM_WAIT)
+        task->event->waits--;
     if (task->event != NULL && sim_event_release_task(&task->event->marks))
-        free(task->event);
+        sim_event_free(task->event);
     free(task);
 }
 
@@ -167,9 +219,14 @@ static aclError sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
     return ACL_SUCCESS;
 }
 
-void sim_streams_drain(int device)
+bool sim_streams_drain(int device)
 {
+    bool failed;
     sim_stream_drain_device(&sim_streams, device);
+    pthread_mutex_lock(&sim_lock);
+    failed = sim_device_failed[device];
+    pthread_mutex_unlock(&sim_lock);
+    return failed;
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -210,10 +267,20 @@ SIM_API aclError aclrtSynchronizeStream(aclrtStream handle)
 {
     aclError code;
     sim_stream_t *stream;
+    bool failed;
     SIM_ENTER("aclrtSynchronizeStream");
     if ((stream = sim_stream_resolve(handle, &code, "aclrtSynchronizeStream")) == NULL)
         return code;
+    if ((code = sim_refuse_in_callback("aclrtSynchronizeStream")) != ACL_SUCCESS)
+        return code;
     sim_stream_wait(&stream->core);
+    pthread_mutex_lock(&sim_lock);
+    failed = stream->failed;
+    pthread_mutex_unlock(&sim_lock);
+    if (failed)
+        return sim_error(ACL_ERROR_RT_INTERNAL_ERROR,
+                         "aclrtSynchronizeStream: the stream failed: a task of it named an event "
+                         "destroyed while queued (rule E3)");
     return ACL_SUCCESS;
 }
 
@@ -326,10 +393,33 @@ SIM_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, 
 
 /* ---------------------------------------------------------------- events */
 
-static aclError sim_event_new(aclrtEvent *event, uint32_t flag, const char *function)
+/* Rule E1: the per-device pool of WithFlag event ids:
+ * ACCEL_SIM_ACL_EVENT_LIMIT, default 65536 (A2/A3/950/310B; 65535 on 910,
+ * 1023 on 310P: CANN runtime docs/zh/api_ref/07_event_management.md
+ * aclrtCreateEventWithFlag constraints). Under sim_lock. */
+static unsigned long sim_event_limit(void)
+{
+    static unsigned long limit;
+    if (limit == 0) {
+        const char *text = getenv("ACCEL_SIM_ACL_EVENT_LIMIT");
+        char *end = NULL;
+        unsigned long value = text != NULL ? strtoul(text, &end, 10) : 0;
+        limit = value > 0 && end != NULL && *end == '\0' ? value : 65536;
+    }
+    return limit;
+}
+
+/* `ex`: made by aclrtCreateEventExWithFlag (no pool, CUDA-like rules). */
+static aclError sim_event_new(aclrtEvent *event, uint32_t flag, bool ex, const char *function)
 {
     aclError code;
     sim_event_t *created;
+    /* Rule E1: SYNC (or EXTERNAL) WithFlag events take an id at creation
+     * (hicann/runtime api_impl.cc EventCreate → GenEventId); none left is
+     * 207007 ACL_ERROR_RT_NO_EVENT_RESOURCE (errcode_manage.cc:93). The
+     * runtime may instead wait for an id (event.cc AllocEventIdResource): the
+     * sim fails, the harsher reading. */
+    bool pooled = !ex && (flag & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL)) != 0;
     if ((code = sim_need_device(function)) != ACL_SUCCESS)
         return code;
     if (event == NULL)
@@ -338,8 +428,20 @@ static aclError sim_event_new(aclrtEvent *event, uint32_t flag, const char *func
     if (created == NULL)
         return sim_error(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", function);
     created->flags = flag;
+    created->ex = ex;
+    created->pooled = pooled;
     created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
+    if (pooled && sim_event_ids[created->device] >= sim_event_limit()) {
+        unsigned long limit = sim_event_limit();
+        pthread_mutex_unlock(&sim_lock);
+        free(created);
+        return sim_error(ACL_ERROR_RT_NO_EVENT_RESOURCE,
+                         "%s: device %d has no event id left (%lu in use; rule E1)", function,
+                         sim_current_device(), limit);
+    }
+    if (pooled)
+        sim_event_ids[created->device]++;
     sim_handles_add(&sim_events, created);
     pthread_mutex_unlock(&sim_lock);
     *event = created;
@@ -349,30 +451,50 @@ static aclError sim_event_new(aclrtEvent *event, uint32_t flag, const char *func
 SIM_API aclError aclrtCreateEvent(aclrtEvent *event)
 {
     SIM_ENTER("aclrtCreateEvent");
-    return sim_event_new(event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, "aclrtCreateEvent");
+    /* Not a rule: the backend never calls it; modelled as an Ex event. */
+    return sim_event_new(event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, true, "aclrtCreateEvent");
 }
 
 SIM_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
     SIM_ENTER("aclrtCreateEventWithFlag");
-    return sim_event_new(event, flag, "aclrtCreateEventWithFlag");
+    return sim_event_new(event, flag, false, "aclrtCreateEventWithFlag");
 }
 
-/* As CUDA does, a destroy with a record or wait still queued is allowed: the
- * event is freed when the last of them has run. */
+/* Rule E2: new-mode events (acl_rt.h:1660; CANN 8.0.0+, leave it out with
+ * OMIT for older runtimes): no id pool, reusable, destroyed asynchronously. */
+SIM_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    SIM_ENTER("aclrtCreateEventExWithFlag");
+    return sim_event_new(event, flag, true, "aclrtCreateEventExWithFlag");
+}
+
+/* An Ex event may go with a record or wait still queued (freed when the last
+ * has run). A WithFlag event may not (rule E3: acl_rt.h:1666-1679 "ensure
+ * the tasks involved in aclrtSynchronizeEvent or aclrtStreamWaitEvent are
+ * completed before" destroying; torch_npu NPUEventManager.cpp defers the
+ * destroy for that reason): the sim records a violation, returns 0 as the
+ * runtime does, and fails every stream whose queued task still names it. */
 SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
 {
     sim_event_t *e = event;
-    bool free_now;
+    bool free_now, violated = false;
     SIM_ENTER("aclrtDestroyEvent");
     if (e == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is NULL");
     pthread_mutex_lock(&sim_lock);
     sim_handles_remove(&sim_events, e);
     free_now = sim_event_destroy(&e->marks);
-    pthread_mutex_unlock(&sim_lock);
+    if (!free_now && !e->ex) {
+        e->violated = violated = true;
+        pthread_cond_broadcast(&sim_changed);
+    }
     if (free_now)
-        free(e);
+        sim_event_free(e);
+    pthread_mutex_unlock(&sim_lock);
+    if (violated)
+        sim_violation("E3", "aclrtDestroyEvent on a WithFlag event while a record or wait naming "
+                            "it is still queued");
     return ACL_SUCCESS;
 }
 
@@ -415,6 +537,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream handle, aclrtEvent event)
     task->event = event;
     pthread_mutex_lock(&sim_lock);
     task->generation = sim_event_queue_wait(&task->event->marks);
+    task->event->waits++;
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -423,9 +546,12 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream handle, aclrtEvent event)
 SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event)
 {
     sim_event_t *e = event;
+    aclError code;
     SIM_ENTER("aclrtSynchronizeEvent");
     if (e == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is NULL");
+    if ((code = sim_refuse_in_callback("aclrtSynchronizeEvent")) != ACL_SUCCESS)
+        return code;
     pthread_mutex_lock(&sim_lock);
     {
         sim_event_synchronize(&e->marks);
@@ -440,9 +566,33 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     SIM_ENTER("aclrtQueryEventStatus");
     if (e == NULL || status == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: NULL argument");
+    /* Rule E4: a WithFlag (old-mode) event never recorded is RT_EVENT_INIT,
+     * NOT_READY; an Ex event then answers COMPLETE (hicann/runtime
+     * src/runtime/core/src/event/event.cc:1189-1198 Event::QueryEventStatus). */
     pthread_mutex_lock(&sim_lock);
-    *status = sim_event_done(&e->marks) ? ACL_EVENT_RECORDED_STATUS_COMPLETE
-                                        : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    *status = sim_event_done(&e->marks) && (e->ex || e->marks.recorded > 0)
+                  ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                  : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    pthread_mutex_unlock(&sim_lock);
+    return ACL_SUCCESS;
+}
+
+/* Rule E6: whether the aclrtStreamWaitEvent tasks naming a WithFlag event
+ * have all run (acl_rt.h:1745; COMPLETE 0, NOT_READY 1: the opposite
+ * polarity of the recorded status). On an Ex event it is an error
+ * (torch_npu AclInterface.cpp:302-307 "aclrtQueryEventWaitStatus [is] not
+ * supported"). Older runtimes lack it: leave it out with OMIT. */
+SIM_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    sim_event_t *e = event;
+    SIM_ENTER("aclrtQueryEventWaitStatus");
+    if (e == NULL || status == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: NULL argument");
+    if (e->ex)
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "aclrtQueryEventWaitStatus: not supported on an Ex event (rule E6)");
+    pthread_mutex_lock(&sim_lock);
+    *status = e->waits == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -473,6 +623,14 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
 
 /* ---------------------------------------------------------------- callbacks */
 
+/* Rules C2-C4 (CANN runtime docs/zh/api_ref/12_execution_control.md
+ * aclrtSubscribeReport constraints; enforced in hicann/runtime
+ * src/runtime/core/src/utils/subscribe.cc CbSubscribe::CheckForInsert and
+ * ::Delete): a thread serves streams of one device only (another device:
+ * 107012), a stream has one thread (a second subscription: 107011).
+ * Rule C9 (same doc, aclrtLaunchCallback: the two callback interfaces are
+ * not to be mixed on one stream): 107011 once the stream used host
+ * functions, the harsher reading of "may be abnormal". */
 SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream handle)
 {
     aclError code;
@@ -483,9 +641,31 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream handle)
     pthread_mutex_lock(&sim_lock);
     if (stream->subscribed) {
         pthread_mutex_unlock(&sim_lock);
-        return sim_error(ACL_ERROR_REPEAT_SUBSCRIBE, "aclrtSubscribeReport: already subscribed");
+        return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                         "aclrtSubscribeReport: the stream is already subscribed (rule C3)");
+    }
+    if (stream->used_hostfunc) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                         "aclrtSubscribeReport: the stream runs aclrtLaunchHostFunc work; the two "
+                         "callback interfaces must not be mixed (rule C9)");
+    }
+    {
+        int other = -1;
+        SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+        if (other < 0 && s->subscribed && s->subscriber == threadId &&
+            s->core.device != stream->core.device)
+            other = s->core.device;
+        if (other >= 0) {
+            pthread_mutex_unlock(&sim_lock);
+            return sim_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                             "aclrtSubscribeReport: the thread already serves device %d's "
+                             "streams; a report thread serves one device (rule C2)",
+                             other);
+        }
     }
     stream->subscribed = true;
+    stream->used_callback = true;
     stream->subscriber = threadId;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -499,16 +679,24 @@ SIM_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream handle)
     if ((stream = sim_stream_resolve(handle, &code, "aclrtUnSubscribeReport")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    if (!stream->subscribed || stream->subscriber != threadId) {
+    if (!stream->subscribed) {
         pthread_mutex_unlock(&sim_lock);
-        return sim_error(ACL_ERROR_STREAM_NOT_SUBSCRIBE,
-                         "aclrtUnSubscribeReport: the stream is not subscribed by that thread");
+        return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                         "aclrtUnSubscribeReport: the stream is not subscribed (rule C4)");
+    }
+    if (stream->subscriber != threadId) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "aclrtUnSubscribeReport: another thread serves the stream (rule C4)");
     }
     stream->subscribed = false;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
 
+/* Rule C5: a stream no thread subscribed to is 107015
+ * ACL_ERROR_RT_STREAM_NO_CB_REG (hicann/runtime api_impl.cc:5353-5372,
+ * errcode_manage.cc:135). */
 SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
                                      aclrtCallbackBlockType blockType, aclrtStream handle)
 {
@@ -530,9 +718,9 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
     if (!stream->subscribed) {
         pthread_mutex_unlock(&sim_lock);
         free(task);
-        return sim_error(ACL_ERROR_STREAM_NOT_SUBSCRIBE,
+        return sim_error(ACL_ERROR_RT_STREAM_NO_CB_REG,
                          "aclrtLaunchCallback: no thread subscribed to the stream "
-                         "(aclrtSubscribeReport)");
+                         "(aclrtSubscribeReport; rule C5)");
     }
     task->thread_id = stream->subscriber;
     sim_enqueue(stream, task);
@@ -541,7 +729,20 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
 }
 
 /* Runs one callback queued for the calling thread; waits up to `timeout`
- * ms for one (-1: forever). */
+ * ms for one (-1: forever).
+ * Rule C6: the timeout is -1 or > 0, else 100000 (hicann/runtime
+ * src/acl/aclrt_impl/callback.cpp aclrtProcessReportImpl).
+ * Rule C7: the same function's codes: a thread subscribed to nothing is
+ * 107012 ACL_ERROR_RT_THREAD_SUBSCRIBE, a timeout 507012
+ * ACL_ERROR_RT_REPORT_TIMEOUT (errcode_manage.cc:326,569); older headers'
+ * 100035/100036 are not what it returns.
+ * Rule C1: the callback runs only on a thread whose current context is the
+ * stream's device's (aclrtSetDevice or aclrtSetCurrentContext), as CANN's
+ * callback sample (example/2_advanced_features/callback/0_simple_callback
+ * ThreadFunc) and torch_npu (npu/Graph.cpp process_callback) set it first;
+ * otherwise the report stays queued and the call returns 107002. The
+ * harsher reading: the open-source runtime falls back to the device's
+ * primary context (api_impl.cc:5382 ApiImpl::ProcessReport). */
 SIM_API aclError aclrtProcessReport(int32_t timeout)
 {
     uint64_t self = (uint64_t)pthread_self();
@@ -549,6 +750,10 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     sim_report_t *report = NULL;
     bool subscribed = false;
     SIM_ENTER("aclrtProcessReport");
+    if (timeout == 0 || timeout < -1)
+        return sim_error(ACL_ERROR_INVALID_PARAM,
+                         "aclrtProcessReport: timeout %d is neither -1 nor positive (rule C6)",
+                         (int)timeout);
     clock_gettime(CLOCK_REALTIME, &deadline);
     if (timeout > 0) {
         deadline.tv_sec += timeout / 1000;
@@ -569,17 +774,25 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
             break;
         if (timeout < 0)
             pthread_cond_wait(&sim_changed, &sim_lock);
-        else if (timeout == 0 ||
-                 pthread_cond_timedwait(&sim_changed, &sim_lock, &deadline) == ETIMEDOUT)
+        else if (pthread_cond_timedwait(&sim_changed, &sim_lock, &deadline) == ETIMEDOUT)
             break;
     }
     if (report == NULL) {
         pthread_mutex_unlock(&sim_lock);
         if (!subscribed)
-            return sim_error(ACL_ERROR_THREAD_NOT_SUBSCRIBE,
+            return sim_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
                              "aclrtProcessReport: the thread is subscribed to no stream");
-        return sim_error(ACL_ERROR_WAIT_CALLBACK_TIMEOUT,
-                         "aclrtProcessReport: no callback in %d ms", (int)timeout);
+        return sim_error(ACL_ERROR_RT_REPORT_TIMEOUT, "aclrtProcessReport: no callback in %d ms",
+                         (int)timeout);
+    }
+    if (sim_current_device() != report->device) {
+        int device = report->device;
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(ACL_ERROR_RT_CONTEXT_NULL,
+                         "aclrtProcessReport: a callback of device %d waits, but this thread's "
+                         "current context is not that device's (aclrtSetDevice or "
+                         "aclrtSetCurrentContext first; rule C1)",
+                         device);
     }
     report->taken = true;
     for (sim_report_t **link = &sim_reports; *link != NULL; link = &(*link)->next)
@@ -588,7 +801,9 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
             break;
         }
     pthread_mutex_unlock(&sim_lock);
+    sim_set_in_callback(true);
     report->fn(report->user_data);
+    sim_set_in_callback(false);
     if (!report->block) {
         free(report);
         return ACL_SUCCESS;
@@ -596,6 +811,41 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     pthread_mutex_lock(&sim_lock);
     report->done = true;
     pthread_cond_broadcast(&sim_changed);
+    pthread_mutex_unlock(&sim_lock);
+    return ACL_SUCCESS;
+}
+
+/* Rule C10: aclrtLaunchHostFunc (acl_rt.h:5143; CANN 8.3.RC1+, leave it out
+ * with OMIT for older runtimes) queues `fn` on the stream, which waits for
+ * it; it runs on a thread of the runtime's own (here the stream's worker),
+ * with no subscription. It needs the current context and the stream on it
+ * (107002/107003; hicann/runtime api_impl.cc:9139). Rule C9: not on a
+ * stream that uses aclrtLaunchCallback. */
+SIM_API aclError aclrtLaunchHostFunc(aclrtStream handle, aclrtHostFunc fn, void *args)
+{
+    aclError code;
+    sim_stream_t *stream;
+    sim_task_t *task;
+    SIM_ENTER("aclrtLaunchHostFunc");
+    if (fn == NULL)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is NULL");
+    if ((stream = sim_stream_for_work(handle, &code, "aclrtLaunchHostFunc")) == NULL)
+        return code;
+    if ((task = calloc(1, sizeof *task)) == NULL)
+        return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtLaunchHostFunc: out of host memory");
+    task->kind = SIM_HOSTFUNC;
+    task->fn = fn;
+    task->user_data = args;
+    pthread_mutex_lock(&sim_lock);
+    if (stream->used_callback) {
+        pthread_mutex_unlock(&sim_lock);
+        free(task);
+        return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                         "aclrtLaunchHostFunc: the stream uses aclrtLaunchCallback; the two "
+                         "callback interfaces must not be mixed (rule C9)");
+    }
+    stream->used_hostfunc = true;
+    sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }

@@ -26,15 +26,48 @@ function(accel_sim_register_npu)
                     ${acl_sim_options} OMIT aclrtGetDeviceInfo)
   accel_sim_library(ascendcl_sim_no_callback OUTPUT_NAME ascendcl SOURCES ${acl_sim_sources}
                     ${acl_sim_options} OMIT aclrtLaunchCallback)
+  # The backend's older-runtime paths (tests/sim/README.md, ascendcl rules):
+  # before CANN 8.3.RC1 there is no aclrtLaunchHostFunc (callbacks go through
+  # report threads) and before 8.0.0 no aclrtCreateEventExWithFlag (WithFlag
+  # events with deferred destroy); "v6" also lacks aclrtQueryEventWaitStatus.
+  accel_sim_library(ascendcl_sim_v7 OUTPUT_NAME ascendcl SOURCES ${acl_sim_sources}
+                    ${acl_sim_options} OMIT aclrtLaunchHostFunc aclrtCreateEventExWithFlag)
+  accel_sim_library(ascendcl_sim_v6 OUTPUT_NAME ascendcl SOURCES ${acl_sim_sources}
+                    ${acl_sim_options} OMIT aclrtLaunchHostFunc aclrtCreateEventExWithFlag
+                    aclrtQueryEventWaitStatus)
   set(ACCEL_NPU_SIM $<TARGET_FILE:ascendcl_sim>)
   set(npu_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_NPU_LIBRARY=${ACCEL_NPU_SIM}")
   set(npu_sim_env "${npu_sim_env}" PARENT_SCOPE)
 
   accel_sim_conformance(npu ${npu_sim_env})
+  # The same suite on a CANN 7.x-like runtime: report threads, WithFlag events.
+  set(npu_sim_v7_env "ACCEL_PLUGIN_PATH=" "ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_sim_v7>")
+  add_test(NAME conformance.npu_sim_v7 COMMAND conformance npu)
+  add_test(NAME conformance_threads.npu_sim_v7 COMMAND conformance_threads npu)
+  set_tests_properties(conformance.npu_sim_v7 conformance_threads.npu_sim_v7 PROPERTIES
+                       LABELS "conformance" ENVIRONMENT "${npu_sim_v7_env}")
   # Every ACL call site of the backend made to fail, and what follows.
   accel_sim_fault_test(npu ENVIRONMENT ${npu_sim_env}
-                       DEPENDS ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback)
-  add_dependencies(accel_cli ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback)
+                       DEPENDS ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback
+                       ascendcl_sim_v7)
+  # The fault test again on the report-thread and WithFlag-event call sites.
+  add_test(NAME npu.faults_v7 COMMAND test_npu_faults)
+  set_tests_properties(npu.faults_v7 PROPERTIES LABELS "unit" ENVIRONMENT "${npu_sim_v7_env}")
+  add_dependencies(accel_cli ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback
+                   ascendcl_sim_v7 ascendcl_sim_v6)
+
+  # The vendor rules of the ascendcl sim the streams, callbacks and events
+  # rely on, on the current runtime and on the two older ones.
+  add_executable(test_npu_streams ascendcl/test_npu_streams.c)
+  target_compile_definitions(test_npu_streams PRIVATE _GNU_SOURCE)
+  target_link_libraries(test_npu_streams PRIVATE accel PkgConfig::CMOCKA accel_warnings
+                        ${CMAKE_DL_LIBS})
+  add_dependencies(test_npu_streams ascendcl_sim ascendcl_sim_v7 ascendcl_sim_v6)
+  foreach(variant sim sim_v7 sim_v6)
+    add_test(NAME npu.stream_rules_${variant} COMMAND test_npu_streams)
+    set_tests_properties(npu.stream_rules_${variant} PROPERTIES LABELS "unit" TIMEOUT 120 ENVIRONMENT
+      "ACCEL_PLUGIN_PATH=;ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_${variant}>;ACCEL_SIM_ACL_EVENT_LIMIT=16")
+  endforeach()
 
   # The CLI on the sim: the report names the simulated devices and where they
   # came from; the demo runs. Then the runtime's other faces: absent, no

@@ -28,6 +28,21 @@ static int hccl_sync(void *stream)
     return aclrtSynchronizeStream(stream);
 }
 
+/* Rule H1: every collective and point-to-point call refuses a NULL stream
+ * with HCCL_E_PTR, as the vendor's op checks do (hicann/hccl
+ * src/ops/all_reduce/all_reduce_op.cc CheckAllReduceInputPara:
+ * CHK_PTR_NULL(stream); the same check in the all_gather, broadcast,
+ * reduce, reduce_scatter, barrier and batch_send_recv ops). HcclSend and
+ * HcclRecv live in hcomm, whose source is not public: the same rule there
+ * is the harsher reading. */
+#define HCCL_NEED_STREAM(stream, name)                                                             \
+    do {                                                                                           \
+        if ((stream) == NULL) {                                                                    \
+            fprintf(stderr, "hccl sim: %s: stream is NULL (HCCL_E_PTR)\n", name);                  \
+            return HCCL_E_PTR;                                                                     \
+        }                                                                                          \
+    } while (0)
+
 static HcclResult hccl_result(ccl_sim_status_t status)
 {
     switch (status) {
@@ -146,6 +161,7 @@ SIM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count
                                     uint32_t op, HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclAllReduce");
+    HCCL_NEED_STREAM(stream, "HcclAllReduce");
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -156,6 +172,7 @@ SIM_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendC
                                     uint32_t dataType, HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclAllGather");
+    HCCL_NEED_STREAM(stream, "HcclAllGather");
     HCCL_TYPE(dataType, type);
     return hccl_result(
         ccl_sim_all_gather(comm, sendBuf, recvBuf, sendCount, type, hccl_sync, stream));
@@ -166,6 +183,7 @@ SIM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t r
                                         aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclReduceScatter");
+    HCCL_NEED_STREAM(stream, "HcclReduceScatter");
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -177,6 +195,7 @@ SIM_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, uint32_t dataType
                                     HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclBroadcast");
+    HCCL_NEED_STREAM(stream, "HcclBroadcast");
     HCCL_TYPE(dataType, type);
     return hccl_result(
         ccl_sim_broadcast(comm, buf, buf, count, type, (int)root, hccl_sync, stream));
@@ -186,6 +205,7 @@ SIM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, u
                                  uint32_t op, uint32_t root, HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclReduce");
+    HCCL_NEED_STREAM(stream, "HcclReduce");
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -196,6 +216,7 @@ SIM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, uint32_t dataType,
                                HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclSend");
+    HCCL_NEED_STREAM(stream, "HcclSend");
     HCCL_TYPE(dataType, type);
     return hccl_result(ccl_sim_send(comm, sendBuf, count, type, (int)destRank, hccl_sync, stream));
 }
@@ -204,6 +225,7 @@ SIM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, uint32_t dataType,
                                HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclRecv");
+    HCCL_NEED_STREAM(stream, "HcclRecv");
     HCCL_TYPE(dataType, type);
     return hccl_result(ccl_sim_recv(comm, recvBuf, count, type, (int)srcRank, hccl_sync, stream));
 }
@@ -211,6 +233,7 @@ SIM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, uint32_t dataType,
 SIM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
 {
     CCL_SIM_ENTER("HcclBarrier");
+    HCCL_NEED_STREAM(stream, "HcclBarrier");
     return hccl_result(ccl_sim_barrier(comm, hccl_sync, stream));
 }
 

@@ -23,6 +23,7 @@ function(accel_sim_register_xpu)
     set(ACCEL_ZE_SIM $<TARGET_FILE:ze_sim_driver>)
     set(xpu_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_XPU_LIBRARY=${ACCEL_ZE_LOADER}"
                     "ZE_ENABLE_ALT_DRIVERS=${ACCEL_ZE_SIM}")
+    set(xpu_sim_env "${xpu_sim_env}" PARENT_SCOPE) # for tests/sim's per-sim loops
     add_dependencies(accel_cli ze_sim_driver)
 
     accel_sim_conformance(xpu ${xpu_sim_env})
