@@ -149,7 +149,7 @@ typedef struct sim_memory_sites {
 
 /* Every memory site fails once and works again after; out of memory keeps
  * its meaning (the allocator frees its cache and retries first). */
-static void check_memory_sites(accel_t *acc, const sim_memory_sites_t *s)
+__attribute__((unused)) static void check_memory_sites(accel_t *acc, const sim_memory_sites_t *s)
 {
     static char host[4096];
     void *device = NULL, *pinned = NULL;
