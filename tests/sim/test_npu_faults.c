@@ -90,7 +90,7 @@ static void test_memory_faults(void **state)
         .free_fn = "aclrtFree",
         .host_alloc_fn = "aclrtMallocHost",
         .host_free_fn = "aclrtFreeHost",
-        .host_register_fn = "aclrtHostRegister",
+        .host_register_fn = "aclrtHostRegisterV2",
         .host_unregister_fn = "aclrtHostUnregister",
     };
     accel_t *acc = sim_fault_open_ready();

@@ -413,11 +413,15 @@ static accel_status_t npu_init(void *self)
                                    "npu: %d device(s) were counted before initialisation but "
                                    "the runtime shows %u (check " NPU_VISIBLE_ENV ")",
                                    npu->device_count, counted);
-    status = accel_npu_check(
-        acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1], &npu->version[2]),
-        "aclrtGetVersion");
-    if (status != ACCEL_OK)
-        return status;
+    /* aclrtGetVersion is deprecated (optional): without it the driver
+     * version in the device properties says "unknown". */
+    if (acl->aclrtGetVersion != NULL) {
+        status = accel_npu_check(
+            acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1], &npu->version[2]),
+            "aclrtGetVersion");
+        if (status != ACCEL_OK)
+            return status;
+    }
     /* aclrtGetSocName has no error code: NULL means "unknown", which is no
      * reason to refuse the devices (bf16 is then reported as absent). */
     soc = acl->aclrtGetSocName();
@@ -484,8 +488,12 @@ static accel_status_t npu_device_properties(void *self, int device, accel_device
             return status;
         props.total_memory = total;
     }
-    snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
-             (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
+    if (acl->aclrtGetVersion != NULL)
+        snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
+                 (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
+    else
+        snprintf(props.driver_version, sizeof props.driver_version,
+                 "ACL (version unknown: no aclrtGetVersion)");
     return accel_device_properties_copy_out(out, &props);
 }
 
