@@ -285,8 +285,10 @@ static accel_status_t comm_setup(accel_t *acc, const accel_comm_options_t *optio
 /* ---------------------------------------------------------------- bootstrap */
 
 /* A unique-id engine's communicator: the id of rank 0 reaches every rank
- * through `carrier` (an MPI communicator: broadcast), or each rank makes it
- * from the rendezvous address the engine reads (carrier NULL). Over MPI the
+ * through `carrier` (an MPI communicator: broadcast), or (carrier NULL) the
+ * ranks meet at the rendezvous address the engine reads: rank 0 makes the
+ * id, and the others make theirs from the address too when the engine says
+ * so (unique_id_every_rank), else pass a zeroed id. Over MPI the
  * id travels with one byte saying whether rank 0 could make it, so that
  * when it could not every rank fails at once instead of waiting out the
  * timeout for an id that never comes. */
@@ -303,7 +305,7 @@ static accel_status_t comm_init_unique_id(const comm_setup_t *setup,
     if (message == NULL)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for a unique id");
     unsigned char *made_flag = message + engine->unique_id_size;
-    if (carrier == NULL || rank == 0)
+    if (rank == 0 || (carrier == NULL && engine->unique_id_every_rank))
         status = engine->unique_id(id);
     if (carrier != NULL) {
         char made[512] = "";
@@ -395,6 +397,26 @@ static accel_status_t comm_rendezvous_env(const accel_comm_engine_t *engine, lon
     return ACCEL_OK;
 }
 
+/* Set by the first rendezvous (no MPI) of an engine whose non-root ranks
+ * pass a zeroed id (unique_id_every_rank false: Habana HCL). HCL takes
+ * HCCL_COMM_ID for a process's first communicator only, and any later one
+ * needs the root's id on every rank, which nothing here can carry
+ * (src/comm/habana_hccl/engine.c): a second rendezvous is refused on every
+ * rank alike instead of leaving rank 0 waiting for ranks HCL refused. */
+static atomic_bool comm_rendezvous_spent;
+
+static accel_status_t comm_rendezvous_once(const accel_comm_engine_t *engine, int size)
+{
+    if (size <= 1 || engine->rendezvous_env == NULL || engine->unique_id_every_rank ||
+        !atomic_exchange(&comm_rendezvous_spent, true))
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                       "the %s engine meets at %s for a process's first communicator only (its "
+                       "library ignores that address afterwards): start the job with mpirun (or "
+                       "accel launch) to make more, or split the first one",
+                       engine->name, engine->rendezvous_env);
+}
+
 /* The engine communicator over the job (mpi_comm NULL) or over the caller's
  * MPI communicator, and this process's rank and size in it. */
 static accel_status_t comm_bootstrap(accel_t *acc, const comm_setup_t *setup, const void *mpi_comm,
@@ -454,6 +476,9 @@ static accel_status_t comm_bootstrap(accel_t *acc, const comm_setup_t *setup, co
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "%s=%d is not below %s=%d",
                                rank_var != NULL ? rank_var : "RANK", *rank,
                                size_var != NULL ? size_var : "WORLD_SIZE", *size);
+        status = comm_rendezvous_once(engine, *size);
+        if (status != ACCEL_OK)
+            return status;
     }
     status = comm_init_unique_id(setup, &ctx, carrier, *rank, *size, out_comm);
     if (carrier != NULL)

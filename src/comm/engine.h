@@ -81,11 +81,20 @@ typedef struct accel_comm_engine {
     /* ---- how ranks meet
      * Engines that bootstrap themselves (MPI) set unique_id_size 0 and
      * init_world. Engines with a unique id: rank 0 calls unique_id, the
-     * layer hands the bytes to every rank (MPI broadcast, or each rank calls
-     * unique_id itself when `rendezvous_env` is set from MASTER_ADDR and
-     * MASTER_PORT), then every rank calls init. */
+     * layer hands the bytes to every rank (MPI broadcast), then every rank
+     * calls init. Without MPI, `rendezvous_env` is set from MASTER_ADDR and
+     * MASTER_PORT and no bytes travel: rank 0 calls unique_id, and each
+     * other rank calls it too when `unique_id_every_rank` (the id is then
+     * read from the variable alike everywhere), else passes a zeroed id. */
     size_t unique_id_size;
     const char *rendezvous_env; /* "NCCL_COMM_ID", "HCCL_COMM_ID"; NULL: none */
+    /* NCCL: true, ncclGetUniqueId only parses NCCL_COMM_ID (src/bootstrap.cc,
+     * bootstrapGetUniqueId) and rank 0's ncclCommInitRank starts the root
+     * there, so every rank needs that id. Habana HCL: false, its
+     * hcclGetUniqueId starts the coordinator on the caller (so a second
+     * caller collides on the port) and a process's first hcclCommInitRank
+     * ignores the id it is given (src/comm/habana_hccl/engine.c says where). */
+    bool unique_id_every_rank;
     accel_status_t (*unique_id)(void *out);
     accel_status_t (*init)(const accel_comm_engine_ctx_t *ctx, int nranks, int rank,
                            const void *unique_id, void **out_comm);

@@ -13,7 +13,19 @@
  * serialises the calls on one communicator (engine.h). The Gaudi must be
  * acquired before hcclCommInitRank, so init first makes the communicator's
  * device current (native_stream); every collective gets the synStreamHandle
- * native_stream gave the layer. */
+ * native_stream gave the layer.
+ * Rendezvous without MPI (HCCL_COMM_ID): only rank 0 calls hcclGetUniqueId,
+ * the others pass a zeroed id (unique_id_every_rank false), as
+ * HabanaAI/hccl_demo's hccl_demo.cpp and the Gaudi PyTorch bridge
+ * (ProcessGroupHCCL::initializeCommForDevice) do. In HabanaAI/HCL the
+ * process's first hcclGetUniqueId with HCCL_COMM_ID set starts the
+ * coordinator server at that address, which must be on this host
+ * (hccl_context::get_unique_id, IHcclCoordinator::create): a rank on another
+ * node fails, a second one on this node collides on the port. The first
+ * hcclCommInitRank of a process with HCCL_COMM_ID set ignores the id given
+ * (hcclCommInitRank_Wrapper); later ones need a real id, so a split's
+ * leader makes one (its coordinator then takes an ephemeral port) and the
+ * layer hands it to the members. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -225,6 +237,7 @@ const accel_comm_engine_t accel_comm_engine_habana_hccl = {
         },
     .unique_id_size = sizeof(accel_hcl_unique_id_t), /* 1032 on LP64 */
     .rendezvous_env = "HCCL_COMM_ID",
+    .unique_id_every_rank = false, /* the call starts HCL's coordinator (above) */
     .unique_id = hcl_unique_id,
     .init = hcl_init,
     .destroy = hcl_destroy,

@@ -220,6 +220,7 @@ const accel_comm_engine_t accel_comm_engine_nccl = {
         },
     .unique_id_size = ACCEL_NCCL_UNIQUE_ID_BYTES,
     .rendezvous_env = "NCCL_COMM_ID",
+    .unique_id_every_rank = true, /* the id is NCCL_COMM_ID's address (engine.h) */
     .unique_id = nccl_unique_id,
     .init = nccl_init,
     .destroy = nccl_destroy,

@@ -82,6 +82,9 @@ typedef struct ccl_sim_comm ccl_sim_comm_t;
  * ccl_sim_clear_error, which every exported call runs first. */
 const char *ccl_sim_last_error(void);
 void ccl_sim_clear_error(void);
+/* A library's own refusal as the thread's last error; returns `status`. */
+ccl_sim_status_t ccl_sim_refuse(ccl_sim_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The first statement of every exported call: the injected fault for
  * `name` (sim_fault.h's sim_fault_hit, returned as the library's code) and

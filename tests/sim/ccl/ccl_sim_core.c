@@ -45,6 +45,15 @@ static ccl_sim_status_t sim_fail(ccl_sim_status_t status, const char *fmt, ...)
     return status;
 }
 
+ccl_sim_status_t ccl_sim_refuse(ccl_sim_status_t status, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(sim_last_error, sizeof sim_last_error, fmt, args);
+    va_end(args);
+    return status;
+}
+
 static ccl_sim_status_t sim_mpi(int code, const char *what)
 {
     char text[MPI_MAX_ERROR_STRING];

@@ -5,14 +5,20 @@
  * the simulated libSynapse.so: every operation first synchronizes its
  * synStreamHandle there (synStreamSynchronize). Buffers are device
  * addresses, host memory in the sim. Faults: every exported call goes
- * through sim_fault. Rendezvous: as HabanaAI/HCL's hccl_context::
- * get_unique_id, the process's first hcclGetUniqueId with HCCL_COMM_ID set
- * gives the id of that address, the same on every process
- * (ccl_sim_unique_id_at); later ones are fresh ids. Threads: as ccl_sim.h. */
+ * through sim_fault. Rendezvous: HCL's rules R1-R4 below (the README's
+ * table "Habana HCCL (hcl_sim.c)"). Threads: as ccl_sim.h; the rendezvous
+ * state is per process, in atomics. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccl_sim.h"
 #include "hcl_sim.h"
@@ -97,35 +103,196 @@ SIM_EXPORT const char *hcclGetLastErrorMessage(void)
     return last[0] != '\0' ? last : NULL;
 }
 
-static atomic_bool hcl_address_used; /* the first id came from HCCL_COMM_ID */
+/* ---------------------------------------------------------------- rendezvous
+ *
+ * HabanaAI/HCL's rules for HCCL_COMM_ID=<IP:PORT>, each checked here:
+ * R1 hcl/src/hccl/hccl_context.cpp, hccl_context::get_unique_id: the
+ *    process's first hcclGetUniqueId with HCCL_COMM_ID set, before any
+ *    communicator, starts the coordinator server at that address
+ *    (IHcclCoordinator::create(true)); every later call starts one on an
+ *    ephemeral port of this host (a fresh id here).
+ * R2 hcl/src/coordinator/coordinator_defs.cpp, IHcclCoordinator::create:
+ *    that address must be an IP of this host (VERIFY ip_is_local), and the
+ *    server binds its port, so a second process of the job calling
+ *    hcclGetUniqueId on this host collides; on another host R2's first
+ *    half refuses it.
+ * R3 hcl/src/hccl_wrapper.cpp, hcclCommInitRank_Wrapper (use_global_comm_id):
+ *    the process's first hcclCommInitRank with HCCL_COMM_ID set ignores the
+ *    id it is given (the zeroed id of hccl_demo.cpp's non-root ranks
+ *    included) and joins the coordinator at HCCL_COMM_ID.
+ * R4 hccl_context::get_internal_id: every other init needs a whole id
+ *    (a zeroed one: "Invalid unique_id length=0").
+ * The sim's port is a file made with O_EXCL in the temporary folder, named
+ * by the MPI job (PMIX_NAMESPACE, else the parent pid) and the address,
+ * removed at exit: two test jobs on one machine are two clusters, as they
+ * would be on separate hosts. Harsher than HCL where its code is silent: the
+ * address must be numeric IPv4:port (hccl_demo's README: "<IP:PORT>"), and a
+ * first init whose job started no coordinator at HCCL_COMM_ID fails (HCL's
+ * client would retry until its timeout). */
+
+static atomic_bool hcl_coordinator_launched; /* HCL's first_coordinator_launched_ */
+static atomic_bool hcl_comm_made;            /* HCL's first_comm_init_ */
+static char hcl_port_file[512];              /* this process's coordinator, or "" */
+
+static void hcl_port_release(void)
+{
+    if (hcl_port_file[0] != '\0')
+        unlink(hcl_port_file);
+}
+
+/* The file standing for the bound port of `address` in this job. */
+static void hcl_port_name(const char *address, char *out, size_t cap)
+{
+    const char *job = getenv("PMIX_NAMESPACE"), *dir = getenv("TMPDIR");
+    char parent[32];
+    if (job == NULL || job[0] == '\0') {
+        snprintf(parent, sizeof parent, "ppid%ld", (long)getppid());
+        job = parent;
+    }
+    snprintf(out, cap, "%s/accel-hcl-sim-%s-%s", dir != NULL && dir[0] != '\0' ? dir : "/tmp", job,
+             address);
+}
+
+/* R2's first half: `ip` is an IPv4 address of one of this host's interfaces. */
+static bool hcl_ip_is_local(const char *ip)
+{
+    struct in_addr want;
+    struct ifaddrs *all = NULL;
+    bool found = false;
+    if (inet_pton(AF_INET, ip, &want) != 1 || getifaddrs(&all) != 0)
+        return false;
+    for (const struct ifaddrs *at = all; at != NULL && !found; at = at->ifa_next)
+        found = at->ifa_addr != NULL && at->ifa_addr->sa_family == AF_INET &&
+                ((const struct sockaddr_in *)(const void *)at->ifa_addr)->sin_addr.s_addr ==
+                    want.s_addr;
+    freeifaddrs(all);
+    return found;
+}
+
+/* HCCL_COMM_ID as <IPv4>:<port>, or NULL (unset); `ip` gets the IP. */
+static hcclResult_t hcl_comm_id(const char **address, char *ip, size_t cap)
+{
+    const char *colon;
+    struct in_addr parsed;
+    *address = getenv("HCCL_COMM_ID");
+    if (*address == NULL || (*address)[0] == '\0') {
+        *address = NULL;
+        return hcclSuccess;
+    }
+    colon = strrchr(*address, ':');
+    if (colon == NULL || (size_t)(colon - *address) >= cap || atoi(colon + 1) <= 0)
+        return hcl_result(
+            ccl_sim_refuse(CCL_SIM_INVALID, "hcl sim: HCCL_COMM_ID=%s is not <IP:PORT>", *address));
+    snprintf(ip, cap, "%.*s", (int)(colon - *address), *address);
+    if (inet_pton(AF_INET, ip, &parsed) != 1)
+        return hcl_result(ccl_sim_refuse(CCL_SIM_INVALID,
+                                         "hcl sim: HCCL_COMM_ID=%s does not start with a numeric "
+                                         "IPv4 address",
+                                         *address));
+    return hcclSuccess;
+}
+
+/* R1 and R2: start the coordinator at `address` on this process. */
+static hcclResult_t hcl_coordinator_start(const char *address, const char *ip)
+{
+    char name[sizeof hcl_port_file];
+    int fd;
+    if (!hcl_ip_is_local(ip))
+        return hcl_result(ccl_sim_refuse(CCL_SIM_INTERNAL,
+                                         "hcl sim: hcclGetUniqueId with HCCL_COMM_ID=%s starts the "
+                                         "coordinator here, but %s is not an address of this host "
+                                         "(HCL: provided ip is not on local host)",
+                                         address, ip));
+    hcl_port_name(address, name, sizeof name);
+    fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (fd < 0)
+        return hcl_result(ccl_sim_refuse(
+            CCL_SIM_INTERNAL,
+            "hcl sim: hcclGetUniqueId with HCCL_COMM_ID=%s starts the coordinator here, but %s "
+            "(another process of this job already runs it: only the root may call "
+            "hcclGetUniqueId; the other ranks pass a zeroed id)",
+            address, errno == EEXIST ? "its port is in use" : strerror(errno)));
+    close(fd);
+    snprintf(hcl_port_file, sizeof hcl_port_file, "%s", name);
+    atexit(hcl_port_release);
+    return hcclSuccess;
+}
 
 SIM_EXPORT hcclResult_t hcclGetUniqueId(hcclUniqueId *uniqueId)
 {
-    const char *address = getenv("HCCL_COMM_ID");
+    const char *address;
+    char ip[64];
+    hcclResult_t result;
     CCL_SIM_ENTER("hcclGetUniqueId");
     if (uniqueId == NULL)
         return hcclInvalidArgument;
-    uniqueId->length = CCL_SIM_ID_BYTES;
-    if (address != NULL && address[0] != '\0' && !atomic_exchange(&hcl_address_used, true))
-        return strchr(address, ':') != NULL
-                   ? hcl_result(ccl_sim_unique_id_at(address, uniqueId->internal,
-                                                     sizeof uniqueId->internal))
-                   : hcclInvalidArgument; /* not IP:PORT */
-    return hcl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
+    result = hcl_comm_id(&address, ip, sizeof ip);
+    if (result != hcclSuccess)
+        return result;
+    if (address == NULL || atomic_load(&hcl_coordinator_launched))
+        result = hcl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
+    else if ((result = hcl_coordinator_start(address, ip)) == hcclSuccess) {
+        atomic_store(&hcl_coordinator_launched, true);
+        result = hcl_result(
+            ccl_sim_unique_id_at(address, uniqueId->internal, sizeof uniqueId->internal));
+    }
+    if (result == hcclSuccess)
+        uniqueId->length = CCL_SIM_ID_BYTES;
+    return result;
+}
+
+/* R3's join: the id HCCL_COMM_ID names, once some process of the job runs
+ * its coordinator (checked after the core's join, which every member
+ * reaches only after the root's hcclGetUniqueId, so all see one answer). */
+static hcclResult_t hcl_init_at(const char *address, int nranks, int rank, ccl_sim_comm_t **made)
+{
+    uint8_t id[CCL_SIM_ID_BYTES];
+    char name[sizeof hcl_port_file];
+    hcclResult_t result = hcl_result(ccl_sim_unique_id_at(address, id, sizeof id));
+    if (result == hcclSuccess)
+        result = hcl_result(ccl_sim_comm_init(id, nranks, rank, 0, made));
+    if (result != hcclSuccess)
+        return result;
+    hcl_port_name(address, name, sizeof name);
+    if (access(name, F_OK) == 0)
+        return hcclSuccess;
+    ccl_sim_comm_free(*made);
+    *made = NULL;
+    return hcl_result(ccl_sim_refuse(CCL_SIM_USAGE,
+                                     "hcl sim: no process of this job runs the coordinator at "
+                                     "HCCL_COMM_ID=%s: the root calls hcclGetUniqueId first",
+                                     address));
 }
 
 SIM_EXPORT hcclResult_t hcclCommInitRank(hcclComm_t *comm, int nranks, hcclUniqueId commId,
                                          int rank)
 {
     ccl_sim_comm_t *made = NULL;
+    const char *address;
+    char ip[64];
     hcclResult_t result;
     CCL_SIM_ENTER("hcclCommInitRank");
-    if (comm == NULL || commId.length != CCL_SIM_ID_BYTES)
+    if (comm == NULL)
         return hcclInvalidArgument;
-    result = hcl_result(ccl_sim_comm_init(commId.internal, nranks, rank, 0, &made));
-    if (result == hcclSuccess)
-        *comm = made;
-    return result;
+    result = hcl_comm_id(&address, ip, sizeof ip);
+    if (result != hcclSuccess)
+        return result;
+    if (address != NULL && !atomic_load(&hcl_comm_made)) /* R3 */
+        result = hcl_init_at(address, nranks, rank, &made);
+    else if (commId.length != CCL_SIM_ID_BYTES) /* R4 */
+        return hcl_result(ccl_sim_refuse(CCL_SIM_INVALID,
+                                         "hcl sim: Invalid unique_id length=%zu (HCL: make sure "
+                                         "that HCCL_COMM_ID env var is set; only a process's "
+                                         "first communicator may pass a zeroed id)",
+                                         commId.length));
+    else
+        result = hcl_result(ccl_sim_comm_init(commId.internal, nranks, rank, 0, &made));
+    if (result != hcclSuccess)
+        return result;
+    atomic_store(&hcl_comm_made, true);
+    atomic_store(&hcl_coordinator_launched, true); /* as comm_init_rank does */
+    *comm = made;
+    return hcclSuccess;
 }
 
 SIM_EXPORT hcclResult_t hcclCommFinalize(hcclComm_t comm)
