@@ -18,7 +18,7 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtGetDeviceCount, (uint32_t *count)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtSetDevice, (int32_t device), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtSynchronizeDevice, (void), NULL)
 ACCEL_NPU_SYMBOL(true, const char *, aclrtGetSocName, (void), NULL)
-/* deprecated in current CANN ("use aclSysGetVersion instead"): may go */
+/* deprecated in current CANN (README: "vendor rules we rely on"): may go */
 ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtGetVersion,
                  (int32_t *major, int32_t *minor, int32_t *patch), NULL)
 ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtGetDeviceInfo,
