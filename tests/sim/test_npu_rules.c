@@ -181,6 +181,52 @@ static void test_unaligned_device_to_device_copies(void **state)
     free(expect);
 }
 
+/* The bounce's own failures (ACCEL_SIM_FAIL through the sim's control
+ * call): staging refused, the second copy refused (the first is queued: the
+ * slot waits, then frees the staging; LeakSanitizer checks it), the event's
+ * record refused (the slot waits instead and the copy lands). Each sentence
+ * names the ACL call; after each, the same copy works. */
+static void test_unaligned_device_to_device_faults(void **state)
+{
+    enum { N = 1000 };
+    static const struct {
+        const char *spec, *named;
+    } faults[] = {
+        {"aclrtMallocHost:1:507000", "aclrtMallocHost"},
+        {"aclrtMemcpyAsync:2:507000", "aclrtMemcpyAsync"},
+        {"aclrtRecordEvent:1:507000", NULL}, /* not an error: waited for */
+    };
+    int (*fault_set)(const char *) = (int (*)(const char *))sim_symbol("accel_sim_fault_set");
+    uint8_t *want = malloc(N), *out = malloc(N), *src = device_alloc(N + 64);
+    uint8_t *dst = device_alloc(N + 64);
+    (void)state;
+    assert_non_null(want);
+    assert_non_null(out);
+    fill_pattern(want, N, 9);
+    assert_int_equal(accel_memcpy(acc, src + 3, want, N, ACCEL_COPY_HOST_TO_DEVICE), ACCEL_OK);
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        accel_status_t status;
+        assert_int_equal(fault_set(faults[i].spec), 0);
+        status = accel_memcpy(acc, dst + 1, src + 3, N, ACCEL_COPY_DEVICE_TO_DEVICE);
+        assert_int_equal(fault_set(NULL), 0);
+        if (faults[i].named != NULL) {
+            assert_int_equal(status, ACCEL_ERROR_DEVICE_ERROR);
+            assert_non_null(strstr(accel_last_error(), faults[i].named));
+            assert_int_equal(accel_memcpy(acc, dst + 1, src + 3, N, ACCEL_COPY_DEVICE_TO_DEVICE),
+                             ACCEL_OK);
+        } else {
+            assert_int_equal(status, ACCEL_OK);
+        }
+        memset(out, 0, N);
+        assert_int_equal(accel_memcpy(acc, out, dst + 1, N, ACCEL_COPY_DEVICE_TO_HOST), ACCEL_OK);
+        assert_memory_equal(out, want, N);
+    }
+    assert_int_equal(accel_free(acc, src), ACCEL_OK);
+    assert_int_equal(accel_free(acc, dst), ACCEL_OK);
+    free(want);
+    free(out);
+}
+
 /* ---------------------------------------------------------------- M7, M8: host registration */
 
 static void test_sim_register_needs_page_alignment(void **state)
@@ -273,6 +319,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sim_refuses_unaligned_device_to_device, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_unaligned_device_to_device_copies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unaligned_device_to_device_faults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_register_needs_page_alignment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_register_pins_the_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_refuses_memset_on_plain_host_memory, setup,

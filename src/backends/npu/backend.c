@@ -353,6 +353,11 @@ static accel_status_t npu_create(void **out_self)
     npu->device_count = count;
     npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
+    if ((status = accel_npu_copy_staging_open(npu)) != ACCEL_OK) {
+        free(npu->default_subscribed);
+        free(npu);
+        return status;
+    }
     pthread_mutex_init(&npu->report_lock, NULL);
     pthread_mutex_init(&npu->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s", count, acl->path);
@@ -367,6 +372,8 @@ static void npu_destroy(void *self)
     accel_npu_backend_t *npu = self;
     if (npu == NULL)
         return;
+    /* Before the report thread stops: a copy may sit behind a callback. */
+    accel_npu_copy_staging_close(npu);
     if (!accel_npu_forked())
         accel_npu_report_stop(npu);
     accel_npu_staging_release(npu);

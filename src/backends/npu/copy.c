@@ -10,9 +10,12 @@
  *   copy, both the source and destination addresses must be 64-byte
  *   aligned"; older CANN documents say it of every copy). It is bounced
  *   through pinned staging on the same stream (device to host, host to
- *   device: no D2D rule applies to either), then the slot waits for the
- *   stream and frees the staging, so it too is complete on return.
- * Threads: any thread; the slot makes its device current first. */
+ *   device: no D2D rule applies to either) and returns at once: an event
+ *   recorded after the second copy hands the staging buffer to the
+ *   backend's deferred-release list (accel_backend_utils.h), which frees it
+ *   once the event has completed (a later bounce polls, destroy() drains).
+ * Threads: any thread; the slot makes its device current first. The list
+ * locks itself. */
 #include <stdint.h>
 #include <string.h>
 
@@ -42,24 +45,63 @@ static accel_status_t npu_copy_host_to_host(const accel_npu_api_t *acl, void *ds
     return status;
 }
 
-/* Unaligned D2D: src -> pinned staging -> dst on `stream`, then wait. The
- * staging buffer is freed only once the stream has passed both copies (or
- * the wait failed and the whole device has been waited for instead). */
-static accel_status_t npu_copy_bounced(const accel_npu_api_t *acl, void *dst, const void *src,
-                                       size_t size, accel_acl_stream_t stream)
+/* The deferred list's release: the staging buffer back to ACL. */
+static void npu_staging_release(void *ctx, int device, void *resource, size_t size)
 {
-    void *staging = NULL;
+    (void)device;
+    accel_npu_host_free(ctx, resource, size);
+}
+
+accel_status_t accel_npu_copy_staging_open(accel_npu_backend_t *npu)
+{
+    const accel_deferred_fence_ops_t fence = {
+        .self = npu,
+        .query = accel_npu_event_query,
+        .wait = accel_npu_event_synchronize,
+        .destroy = accel_npu_event_destroy,
+        .device_wait = accel_npu_synchronize,
+    };
+    return accel_deferred_release_create(&fence, &npu->copy_staging);
+}
+
+void accel_npu_copy_staging_close(accel_npu_backend_t *npu)
+{
+    if (accel_npu_forked())
+        accel_deferred_release_abandon(npu->copy_staging);
+    else
+        accel_deferred_release_destroy(npu->copy_staging);
+    npu->copy_staging = NULL;
+}
+
+/* Unaligned D2D: src -> pinned staging -> dst on `stream`, the staging
+ * listed until an event recorded after both copies completes. When the
+ * event cannot be made or recorded, the slot waits for the stream instead
+ * and frees the staging itself (or, if even that wait fails, the device's). */
+static accel_status_t npu_copy_bounced(accel_npu_backend_t *npu, int device, void *dst,
+                                       const void *src, size_t size, void *stream)
+{
+    const accel_npu_api_t *acl = npu->acl;
+    accel_acl_stream_t handle = accel_npu_handle(stream);
+    void *staging = NULL, *copied = NULL;
     accel_acl_error_t code;
     accel_status_t status =
         accel_npu_check(acl, acl->aclrtMallocHost(&staging, size),
                         "aclrtMallocHost (staging for an unaligned device-to-device copy)");
     if (status != ACCEL_OK)
         return status;
-    status = npu_copy_enqueue(acl, staging, src, size, ACCEL_ACL_MEMCPY_DEVICE_TO_HOST, stream);
+    status = npu_copy_enqueue(acl, staging, src, size, ACCEL_ACL_MEMCPY_DEVICE_TO_HOST, handle);
     if (status == ACCEL_OK)
-        status = npu_copy_enqueue(acl, dst, staging, size, ACCEL_ACL_MEMCPY_HOST_TO_DEVICE, stream);
+        status = npu_copy_enqueue(acl, dst, staging, size, ACCEL_ACL_MEMCPY_HOST_TO_DEVICE, handle);
+    if (status == ACCEL_OK && accel_npu_event_create(npu, device, 0, &copied) == ACCEL_OK) {
+        if (accel_npu_event_record(npu, device, stream, copied) == ACCEL_OK) {
+            accel_deferred_release_add(npu->copy_staging, device, copied, staging, size,
+                                       npu_staging_release, npu);
+            return ACCEL_OK;
+        }
+        accel_npu_event_destroy(npu, device, copied);
+    }
     /* Even after a failed enqueue the first copy may be queued: wait. */
-    code = acl->aclrtSynchronizeStream(stream);
+    code = acl->aclrtSynchronizeStream(handle);
     if (code != ACCEL_ACL_SUCCESS) {
         if (status == ACCEL_OK)
             status = accel_npu_error(acl, code,
@@ -98,7 +140,7 @@ accel_status_t accel_npu_memcpy_async(void *self, int device, void *dst, const v
         return npu_copy_enqueue(npu->acl, dst, src, size, ACCEL_ACL_MEMCPY_DEVICE_TO_HOST, handle);
     default: /* device to device */
         if (((uintptr_t)dst | (uintptr_t)src) % NPU_D2D_ALIGN != 0)
-            return npu_copy_bounced(npu->acl, dst, src, size, handle);
+            return npu_copy_bounced(npu, device, dst, src, size, stream);
         return npu_copy_enqueue(npu->acl, dst, src, size, ACCEL_ACL_MEMCPY_DEVICE_TO_DEVICE,
                                 handle);
     }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/types.h"
 
 /* The npu backend's ops table (constant, process lifetime). */
@@ -82,6 +83,11 @@ typedef struct accel_npu_backend {
     atomic_bool report_stop;
     bool *default_subscribed; /* per device: the default stream is subscribed */
 
+    /* Staging buffers of unaligned device-to-device copies (copy.c), each
+     * freed once an event recorded after its copy completes. Made by
+     * create(), drained by destroy(); the list locks itself. */
+    accel_deferred_release_t *copy_staging;
+
     pthread_mutex_t staging_lock; /* guards `staging` */
     accel_npu_staging_t *staging; /* random-fill buffers still being copied */
 } accel_npu_backend_t;
@@ -113,6 +119,14 @@ static inline accel_acl_stream_t accel_npu_handle(void *stream)
 {
     return stream != NULL ? ((accel_npu_stream_t *)stream)->handle : NULL;
 }
+
+/* ---------------------------------------------------------------- copy.c */
+
+/* npu->copy_staging over the backend's own events (create()); OUT_OF_MEMORY. */
+accel_status_t accel_npu_copy_staging_open(accel_npu_backend_t *npu);
+/* Wait for and free what it holds, then free it; in a forked child free the
+ * list alone, calling nothing (destroy()). */
+void accel_npu_copy_staging_close(accel_npu_backend_t *npu);
 
 /* ---------------------------------------------------------------- memory.c */
 
