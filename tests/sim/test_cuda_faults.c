@@ -228,27 +228,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-/* The runtime-independent memory checks of sim_fault_check.h. */
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"cuMemcpyHtoDAsync_v2", NULL};
-    static const sim_memory_sites_t sites = {
-        .code = CU_UNKNOWN,
-        .malloc_fn = "cuMemAlloc_v2",
-        .oom_code = CU_OUT_OF_MEMORY,
-        .h2d_fns = h2d,
-        .memset_fn = "cuMemsetD8Async",
-        .free_fn = "cuMemFree_v2",
-        .host_alloc_fn = "cuMemHostAlloc",
-        .host_free_fn = "cuMemFreeHost",
-        .host_register_fn = "cuMemHostRegister_v2",
-        .host_unregister_fn = "cuMemHostUnregister",
-    };
-    accel_t *acc = sim_fault_open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {CU_UNKNOWN, CU_OUT_OF_MEMORY},
+    .device = {"cuMemAlloc_v2", "cuMemFree_v2"},
+    .pinned = {"cuMemHostAlloc", "cuMemFreeHost"},
+    .registered = {"cuMemHostRegister_v2", "cuMemHostUnregister"},
+    .h2d_fns = {"cuMemcpyHtoDAsync_v2"},
+    .memset_fn = "cuMemsetD8Async",
+};
 
 /* cuMemAlloc_v2's CUDA_ERROR_OUT_OF_MEMORY is ACCEL_ERROR_OUT_OF_MEMORY
  * (loader.c): the allocator frees its idle segments and tries once more, so
@@ -465,13 +453,8 @@ static void test_module_load_fault(void **state)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "cuStreamCreateWithPriority",
-        .stream_synchronize = "cuStreamSynchronize",
-        .stream_query = "cuStreamQuery",
-        .event_create = "cuEventCreate",
-        .event_record = "cuEventRecord",
-        .event_synchronize = "cuEventSynchronize",
-        .event_query = "cuEventQuery",
+        .stream = {"cuStreamCreateWithPriority", "cuStreamSynchronize", "cuStreamQuery"},
+        .event = {"cuEventCreate", "cuEventRecord", "cuEventSynchronize", "cuEventQuery"},
         .stream_wait_event = "cuStreamWaitEvent",
     };
     static const sim_fault_site_t sites[] = {
@@ -624,7 +607,7 @@ int main(void)
         FAULT_TEST(test_init_faults),
         FAULT_TEST(test_context_faults),
         FAULT_TEST(test_device_faults),
-        FAULT_TEST(test_memory_faults),
+        FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_alloc_out_of_memory),
         FAULT_TEST(test_memory_unchanged),
         FAULT_TEST(test_rng_faults),

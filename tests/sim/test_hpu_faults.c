@@ -274,14 +274,9 @@ static accel_status_t wait_on_other_stream(sim_fault_fixture_t *fx)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "synStreamCreateGeneric",
-        .stream_synchronize = "synStreamSynchronize",
-        .stream_query = "synStreamQuery",
-        .event_create = "synEventCreate",
-        .event_record = "synEventRecord",
-        .event_synchronize = "synEventSynchronize",
-        .event_query = "synEventQuery",
-        .event_elapsed = "synEventElapsedTime",
+        .stream = {"synStreamCreateGeneric", "synStreamSynchronize", "synStreamQuery"},
+        .event = {"synEventCreate", "synEventRecord", "synEventSynchronize", "synEventQuery",
+                  "synEventElapsedTime"},
     };
     static const sim_fault_site_t sites[] = {
         {"synStreamWaitEvent", wait_on_other_stream, ACCEL_ERROR_DEVICE_ERROR},

@@ -96,25 +96,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"cnrtMemcpyAsync_V2", NULL};
-    static const sim_memory_sites_t sites = {
-        .code = CNRT_UNKNOWN,
-        .malloc_fn = "cnrtMalloc",
-        .oom_code = CNRT_NO_MEM,
-        .h2d_fns = h2d,
-        .memset_fn = "cnrtMemsetAsync",
-        .free_fn = "cnrtFree",
-        .host_alloc_fn = "cnrtHostMalloc",
-        .host_free_fn = "cnrtFreeHost",
-        .host_register_fn = NULL, /* CNRT has no registration */
-    };
-    accel_t *acc = sim_fault_open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {CNRT_UNKNOWN, CNRT_NO_MEM},
+    .device = {"cnrtMalloc", "cnrtFree"},
+    .pinned = {"cnrtHostMalloc", "cnrtFreeHost"},
+    /* registered: CNRT has no registration */
+    .h2d_fns = {"cnrtMemcpyAsync_V2"},
+    .memset_fn = "cnrtMemsetAsync",
+};
 
 /* Random fills: staging, the notifier that tracks it, the copy, the place;
  * a failed place waits on the queue instead. */
@@ -143,14 +133,9 @@ static void test_rng_faults(void **state)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "cnrtQueueCreate",
-        .stream_synchronize = "cnrtQueueSync",
-        .stream_query = "cnrtQueueQuery",
-        .event_create = "cnrtNotifierCreateWithFlags",
-        .event_record = "cnrtPlaceNotifier",
-        .event_synchronize = "cnrtWaitNotifier",
-        .event_query = "cnrtQueryNotifier",
-        .event_elapsed = "cnrtNotifierElapsedTime",
+        .stream = {"cnrtQueueCreate", "cnrtQueueSync", "cnrtQueueQuery"},
+        .event = {"cnrtNotifierCreateWithFlags", "cnrtPlaceNotifier", "cnrtWaitNotifier",
+                  "cnrtQueryNotifier", "cnrtNotifierElapsedTime"},
         .stream_wait_event = "cnrtQueueWaitNotifier",
         .add_callback = "cnrtInvokeHostFunc",
     };
@@ -333,7 +318,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         FAULT_TEST(test_init_faults),   FAULT_TEST(test_error_text_missing),
-        FAULT_TEST(test_device_faults), FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_device_faults), FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
         FAULT_TEST(test_graph_faults),  FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),

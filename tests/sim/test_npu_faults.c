@@ -78,26 +78,15 @@ static void test_device_faults(void **state)
     assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"aclrtMemcpyAsync", NULL};
-    static const sim_memory_sites_t sites = {
-        .code = ACL_INTERNAL,
-        .malloc_fn = "aclrtMalloc",
-        .oom_code = ACL_MEMORY,
-        .h2d_fns = h2d,
-        .memset_fn = "aclrtMemsetAsync",
-        .free_fn = "aclrtFree",
-        .host_alloc_fn = "aclrtMallocHost",
-        .host_free_fn = "aclrtFreeHost",
-        .host_register_fn = "aclrtHostRegisterV2",
-        .host_unregister_fn = "aclrtHostUnregister",
-    };
-    accel_t *acc = sim_fault_open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {ACL_INTERNAL, ACL_MEMORY},
+    .device = {"aclrtMalloc", "aclrtFree"},
+    .pinned = {"aclrtMallocHost", "aclrtFreeHost"},
+    .registered = {"aclrtHostRegisterV2", "aclrtHostUnregister"},
+    .h2d_fns = {"aclrtMemcpyAsync"},
+    .memset_fn = "aclrtMemsetAsync",
+};
 
 /* Random fills: staging, the event that tracks it, the copy, the record. */
 static void test_rng_faults(void **state)
@@ -126,14 +115,9 @@ static accel_status_t destroy_subscribed_stream(sim_fault_fixture_t *fx)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "aclrtCreateStream",
-        .stream_synchronize = "aclrtSynchronizeStream",
-        .stream_query = "aclrtStreamQuery",
-        .event_create = "aclrtCreateEventWithFlag",
-        .event_record = "aclrtRecordEvent",
-        .event_synchronize = "aclrtSynchronizeEvent",
-        .event_query = "aclrtQueryEventStatus",
-        .event_elapsed = "aclrtEventElapsedTime",
+        .stream = {"aclrtCreateStream", "aclrtSynchronizeStream", "aclrtStreamQuery"},
+        .event = {"aclrtCreateEventWithFlag", "aclrtRecordEvent", "aclrtSynchronizeEvent",
+                  "aclrtQueryEventStatus", "aclrtEventElapsedTime"},
         .stream_wait_event = "aclrtStreamWaitEvent",
     };
     static const sim_fault_site_t sites[] = {
@@ -184,7 +168,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FAULT_TEST(test_init_faults),   FAULT_TEST(test_soc_name_missing),
-        FAULT_TEST(test_device_faults), FAULT_TEST(test_memory_faults),
+        FAULT_TEST(test_device_faults), FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
         FAULT_TEST(test_fork_refused),
     };

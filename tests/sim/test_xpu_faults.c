@@ -109,26 +109,15 @@ static void test_init_faults(void **state)
 
 /* ---------------------------------------------------------------- memory */
 
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy",
-                                      NULL};
-    static const sim_memory_sites_t sites = {
-        .code = ZE_LOST,
-        .malloc_fn = "zeMemAllocDevice",
-        .oom_code = ZE_NO_MEMORY,
-        .h2d_fns = h2d,
-        .memset_fn = "zeCommandListAppendMemoryFill",
-        .free_fn = "zeMemFree",
-        .host_alloc_fn = "zeMemAllocHost",
-        .host_free_fn = "zeMemFree",
-        .host_register_fn = NULL, /* Level Zero cannot pin an existing range */
-    };
-    accel_t *acc = sim_fault_open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {ZE_LOST, ZE_NO_MEMORY},
+    .device = {"zeMemAllocDevice", "zeMemFree"},
+    .pinned = {"zeMemAllocHost", "zeMemFree"},
+    /* registered: Level Zero cannot pin an existing range */
+    .h2d_fns = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy"},
+    .memset_fn = "zeCommandListAppendMemoryFill",
+};
 
 /* Random fills: staging, its event, the barrier and the copy. */
 static void test_rng_faults(void **state)
@@ -169,13 +158,9 @@ static accel_status_t destroy_end(sim_fault_fixture_t *fx)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream_create = "zeCommandListCreateImmediate",
-        .stream_synchronize = "zeCommandListAppendSignalEvent",
-        .event_create = "zeEventPoolCreate",
-        .event_record = "zeCommandListAppendSignalEvent",
-        .event_synchronize = "zeEventHostSynchronize",
-        .event_query = "zeEventQueryStatus",
-        .event_elapsed = "zeEventQueryKernelTimestamp",
+        .stream = {"zeCommandListCreateImmediate", "zeCommandListAppendSignalEvent"},
+        .event = {"zeEventPoolCreate", "zeCommandListAppendSignalEvent", "zeEventHostSynchronize",
+                  "zeEventQueryStatus", "zeEventQueryKernelTimestamp"},
         .stream_wait_event = "zeCommandListAppendWaitOnEvents",
     };
     static const sim_fault_site_t sites[] = {
@@ -237,9 +222,9 @@ static void test_fork_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_zeinit_fault),  FAULT_TEST(test_init_faults),
-        FAULT_TEST(test_memory_faults), FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_stream_faults), FAULT_TEST(test_fork_refused),
+        FAULT_TEST(test_zeinit_fault),    FAULT_TEST(test_init_faults),
+        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),   FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

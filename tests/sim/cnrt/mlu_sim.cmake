@@ -56,21 +56,14 @@ function(accel_sim_register_mlu)
   add_test(NAME mlu.sim_demo COMMAND ${mlu_cli} demo $<TARGET_FILE:accel_cli>)
   set_tests_properties(mlu.sim_report mlu.sim_demo PROPERTIES LABELS "cli"
                        ENVIRONMENT "${mlu_sim_env};ACCEL_ACCELERATOR=mlu")
-  add_test(NAME mlu.sim_missing COMMAND ${mlu_cli} cascade $<TARGET_FILE:accel_cli>
-           "libcnrt.so" "Cambricon Neuware" "ACCEL_MLU_LIBRARY: /nonexistent/libcnrt.so"
-           "/nonexistent-neuware/lib64/libcnrt.so" "libcnrt.so:")
-  set_tests_properties(mlu.sim_missing PROPERTIES LABELS "cli" ENVIRONMENT
-    "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=/nonexistent/libcnrt.so;NEUWARE_HOME=/nonexistent-neuware")
-  add_test(NAME mlu.sim_no_device COMMAND ${mlu_cli} cascade $<TARGET_FILE:accel_cli>
-           "reports no MLU device")
-  set_tests_properties(mlu.sim_no_device PROPERTIES LABELS "cli"
-                       ENVIRONMENT "${mlu_sim_env};ACCEL_SIM_DEVICES=0")
-  add_test(NAME mlu.sim_visible_devices COMMAND ${mlu_cli} report $<TARGET_FILE:accel_cli>
-           "device count .................... 2")
-  set_tests_properties(mlu.sim_visible_devices PROPERTIES LABELS "cli" ENVIRONMENT
-    "${mlu_sim_env};ACCEL_ACCELERATOR=mlu;ACCEL_SIM_DEVICES=4;MLU_VISIBLE_DEVICES=3,1")
-  add_test(NAME mlu.sim_no_queue COMMAND ${mlu_cli} cascade $<TARGET_FILE:accel_cli>
-           "lacks cnrtQueueCreate")
-  set_tests_properties(mlu.sim_no_queue PROPERTIES LABELS "cli" ENVIRONMENT
-    "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_no_queue>")
+  accel_sim_cli(mlu.sim_missing cascade "libcnrt.so" "Cambricon Neuware"
+                "ACCEL_MLU_LIBRARY: /nonexistent/libcnrt.so" "/nonexistent-neuware/lib64/libcnrt.so"
+                "libcnrt.so:"
+    ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=/nonexistent/libcnrt.so;NEUWARE_HOME=/nonexistent-neuware")
+  accel_sim_cli(mlu.sim_no_device cascade "reports no MLU device"
+    ENVIRONMENT "${mlu_sim_env};ACCEL_SIM_DEVICES=0")
+  accel_sim_cli(mlu.sim_visible_devices report "device count .................... 2"
+    ENVIRONMENT "${mlu_sim_env};ACCEL_ACCELERATOR=mlu;ACCEL_SIM_DEVICES=4;MLU_VISIBLE_DEVICES=3,1")
+  accel_sim_cli(mlu.sim_no_queue cascade "lacks cnrtQueueCreate"
+    ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_no_queue>")
 endfunction()

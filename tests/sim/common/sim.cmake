@@ -8,18 +8,20 @@
 #
 # builds lib<file stem>.so from SOURCES with the shared sim core linked in
 # (the static library sim_fault): fault injection (sim_fault.h), the stream
-# queue (sim_queue.h), the allocation registry (sim_alloc.h), live-handle
-# sets (sim_handle.h) and the per-thread device and last error
+# queue (sim_queue.h), the streams over it (sim_stream.h) and the events
+# they record (sim_event.h), the allocation registry (sim_alloc.h),
+# live-handle sets (sim_handle.h) and the per-thread device and last error
 # (sim_thread.h). OMIT makes a variant of the same sources in which the
-# named exported functions are left out of the dynamic symbol table (a version script makes them local), so
-# dlsym finds nothing: the way a sim plays an older runtime that lacks a
-# symbol. A variant goes in its own folder (<build>/tests/sim/<target>/)
-# under the same file name as the runtime it stands for, since some backends
-# look libraries up by name.
+# named exported functions are left out of the dynamic symbol table (a
+# version script makes them local), so dlsym finds nothing: the way a sim
+# plays an older runtime that lacks a symbol. A variant goes in its own
+# folder (<build>/tests/sim/<target>/) under the same file name as the
+# runtime it stands for, since some backends look libraries up by name.
 
 add_library(sim_fault STATIC ${CMAKE_CURRENT_LIST_DIR}/sim_fault.c
             ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c ${CMAKE_CURRENT_LIST_DIR}/sim_alloc.c
-            ${CMAKE_CURRENT_LIST_DIR}/sim_handle.c ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c)
+            ${CMAKE_CURRENT_LIST_DIR}/sim_handle.c ${CMAKE_CURRENT_LIST_DIR}/sim_stream.c
+            ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c ${CMAKE_CURRENT_LIST_DIR}/sim_event.c)
 target_include_directories(sim_fault PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(sim_fault PRIVATE _GNU_SOURCE)
 target_compile_options(sim_fault PRIVATE -fvisibility=hidden)
@@ -89,4 +91,19 @@ function(accel_sim_fault_test backend)
   add_test(NAME ${backend}.faults_slow_streams COMMAND ${target})
   set_tests_properties(${backend}.faults_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
                        "${FAULT_SLOW_ENVIRONMENT};ACCEL_SIM_STREAM_DELAY_US=2000")
+endfunction()
+
+# accel_sim_cli(<test> <mode> [<expected>...] ENVIRONMENT <env>... [SCRIPT <file>])
+# runs the CLI (accel_cli) on a sim through a checker script in tests/sim
+# (npu_cli.sh, which serves every backend, unless SCRIPT names another):
+# <mode> is what the script runs (report, demo, cascade...) and each
+# <expected> must appear in the output. Labelled "cli".
+function(accel_sim_cli test mode)
+  cmake_parse_arguments(CLI "" "SCRIPT" "ENVIRONMENT" ${ARGN})
+  if(NOT CLI_SCRIPT)
+    set(CLI_SCRIPT npu_cli.sh)
+  endif()
+  add_test(NAME ${test} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/${CLI_SCRIPT} ${mode}
+                                $<TARGET_FILE:accel_cli> ${CLI_UNPARSED_ARGUMENTS})
+  set_tests_properties(${test} PROPERTIES LABELS "cli" ENVIRONMENT "${CLI_ENVIRONMENT}")
 endfunction()

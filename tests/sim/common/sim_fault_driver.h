@@ -5,8 +5,10 @@
  * driver fails the call, runs the operation, checks the status and the
  * sentence, clears the fault, checks that the sim saw the call, and runs the
  * operation again, which must work. The operations every backend shares
- * (sim_op_*) and the checks that are the same on every runtime (an open
- * refused, a forked child refused) live here too, over sim_fault_check.h.
+ * (sim_op_*) and the checks that are the same on every runtime (a failed
+ * initialisation or open, the memory sites, the stream and event sites, a
+ * forked child) live here too, over sim_fault_check.h; a backend names its
+ * calls for them (tests/sim/README.md, "Adding a sim").
  * A test defines, before including this, SIM_CODE_FORMAT (sim_fault_check.h),
  * SIM_BACKEND (the backend's name, "npu") and SIM_LIBRARY_ENV (the variable
  * that names the sim's library, "ACCEL_NPU_LIBRARY").
@@ -289,8 +291,8 @@ __attribute__((unused)) static void sim_fault_check_open_refused(const char *fun
  * shared operation of the same name; NULL leaves one out (a test with its
  * own way to reach it lists it in its own table). */
 typedef struct sim_stream_sites {
-    const char *stream_create, *stream_synchronize, *stream_query;
-    const char *event_create, *event_record, *event_synchronize, *event_query, *event_elapsed;
+    const char *stream[3]; /* create, synchronize, query */
+    const char *event[5];  /* create, record, synchronize, query, elapsed time */
     const char *stream_wait_event, *add_callback;
 } sim_stream_sites_t;
 
@@ -300,20 +302,29 @@ __attribute__((unused)) static void sim_fault_check_streams(sim_fault_fixture_t 
                                                             const sim_stream_sites_t *names)
 {
     const sim_fault_site_t sites[] = {
-        {names->stream_create, sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
-        {names->stream_synchronize, sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {names->stream_query, sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
-        {names->event_create, sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
-        {names->event_record, sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
-        {names->event_synchronize, sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {names->event_query, sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
-        {names->event_elapsed, sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
+        {names->stream[0], sim_op_stream_create, ACCEL_ERROR_DEVICE_ERROR},
+        {names->stream[1], sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {names->stream[2], sim_op_stream_query, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event[0], sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event[1], sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event[2], sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event[3], sim_op_event_query, ACCEL_ERROR_DEVICE_ERROR},
+        {names->event[4], sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR},
         {names->stream_wait_event, sim_op_stream_wait_event, ACCEL_ERROR_DEVICE_ERROR},
         {names->add_callback, sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
     };
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++)
         if (sites[i].function != NULL)
             sim_fault_run_site(fx, &sites[i]);
+}
+
+/* check_memory_sites (sim_fault_check.h) on a new accel_t: a test of its
+ * own, with the backend's sites as its state (FAULT_MEMORY_TEST). */
+__attribute__((unused)) static void sim_fault_test_memory(void **state)
+{
+    accel_t *acc = sim_fault_open_ready();
+    check_memory_sites(acc, *state);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
 /* After the runtime started, a forked child gets a clear refusal from every
@@ -366,5 +377,8 @@ static int sim_fault_clear_after(void **state)
 }
 
 #define FAULT_TEST(f) cmocka_unit_test_teardown(f, sim_fault_clear_after)
+#define FAULT_MEMORY_TEST(sites)                                                                   \
+    cmocka_unit_test_prestate_setup_teardown(sim_fault_test_memory, NULL, sim_fault_clear_after,   \
+                                             (void *)(sites))
 
 #endif /* ACCEL_SIM_FAULT_DRIVER_H */

@@ -41,20 +41,13 @@ function(accel_sim_register_sdaa)
            "libsdaart.so: cannot open")
   set_tests_properties(sdaa.sim_missing PROPERTIES LABELS "cli" ENVIRONMENT
                        "ACCEL_PLUGIN_PATH=;ACCEL_SDAA_LIBRARY=/nonexistent/libsdaart.so")
-  add_test(NAME sdaa.sim_no_device COMMAND ${sdaa_cli} cascade $<TARGET_FILE:accel_cli>
-           "reports no SDAA device")
-  set_tests_properties(sdaa.sim_no_device PROPERTIES LABELS "cli"
-                       ENVIRONMENT "${sdaa_sim_env};ACCEL_SIM_DEVICES=0")
-  add_test(NAME sdaa.sim_visible_devices COMMAND ${sdaa_cli} report $<TARGET_FILE:accel_cli>
-           "device count .................... 2")
-  set_tests_properties(sdaa.sim_visible_devices PROPERTIES LABELS "cli" ENVIRONMENT
-    "${sdaa_sim_env};ACCEL_ACCELERATOR=sdaa;ACCEL_SIM_DEVICES=4;SDAA_VISIBLE_DEVICES=1,3")
-  add_test(NAME sdaa.sim_no_driver_version COMMAND ${sdaa_cli} report $<TARGET_FILE:accel_cli>
-           "SDAA runtime 1200" "total memory .................. 512.00 MB")
-  set_tests_properties(sdaa.sim_no_driver_version PROPERTIES LABELS "cli" ENVIRONMENT
-    "ACCEL_PLUGIN_PATH=;ACCEL_ACCELERATOR=sdaa;ACCEL_SIM_DEVICE_MEMORY=512M;ACCEL_SDAA_LIBRARY=$<TARGET_FILE:sdaart_sim_no_driver_version>")
-  add_test(NAME sdaa.sim_no_callback COMMAND ${sdaa_cli} cascade $<TARGET_FILE:accel_cli>
-           "lacks sdaaStreamAddCallback")
-  set_tests_properties(sdaa.sim_no_callback PROPERTIES LABELS "cli" ENVIRONMENT
-    "ACCEL_PLUGIN_PATH=;ACCEL_SDAA_LIBRARY=$<TARGET_FILE:sdaart_sim_no_callback>")
+  accel_sim_cli(sdaa.sim_no_device cascade "reports no SDAA device"
+    ENVIRONMENT "${sdaa_sim_env};ACCEL_SIM_DEVICES=0")
+  accel_sim_cli(sdaa.sim_visible_devices report "device count .................... 2"
+    ENVIRONMENT "${sdaa_sim_env};ACCEL_ACCELERATOR=sdaa;ACCEL_SIM_DEVICES=4;SDAA_VISIBLE_DEVICES=1,3")
+  accel_sim_cli(sdaa.sim_no_driver_version report "SDAA runtime 1200"
+                "total memory .................. 512.00 MB"
+    ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_ACCELERATOR=sdaa;ACCEL_SIM_DEVICE_MEMORY=512M;ACCEL_SDAA_LIBRARY=$<TARGET_FILE:sdaart_sim_no_driver_version>")
+  accel_sim_cli(sdaa.sim_no_callback cascade "lacks sdaaStreamAddCallback"
+    ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_SDAA_LIBRARY=$<TARGET_FILE:sdaart_sim_no_callback>")
 endfunction()

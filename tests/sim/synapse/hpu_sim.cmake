@@ -99,8 +99,6 @@ function(accel_sim_register_hpu)
            "Gaudi (module 0)" "float32, bfloat16")
   set_tests_properties(hpu.sim_gaudi1 PROPERTIES LABELS "cli" ENVIRONMENT
     "${hpu_sim_env};ACCEL_ACCELERATOR=hpu;ACCEL_SIM_SYN_DEVICE_TYPE=2")
-  add_test(NAME hpu.sim_no_wait_event COMMAND ${hpu_cli} cascade $<TARGET_FILE:accel_cli>
-           "lacks synStreamWaitEvent")
-  set_tests_properties(hpu.sim_no_wait_event PROPERTIES LABELS "cli" ENVIRONMENT
-    "ACCEL_PLUGIN_PATH=;ACCEL_HPU_LIBRARY=$<TARGET_FILE:synapse_sim_no_wait>")
+  accel_sim_cli(hpu.sim_no_wait_event cascade "lacks synStreamWaitEvent"
+    ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_HPU_LIBRARY=$<TARGET_FILE:synapse_sim_no_wait>")
 endfunction()

@@ -38,17 +38,14 @@ function(accel_sim_register_xpu)
     add_test(NAME xpu.sim_demo COMMAND ${xpu_cli} demo $<TARGET_FILE:accel_cli>)
     set_tests_properties(xpu.sim_report xpu.sim_demo PROPERTIES LABELS "cli"
                          ENVIRONMENT "${xpu_sim_env};ACCEL_ACCELERATOR=xpu")
-    add_test(NAME xpu.sim_affinity_mask COMMAND ${xpu_cli} report $<TARGET_FILE:accel_cli>
-             "device count .................... 2")
-    set_tests_properties(xpu.sim_affinity_mask PROPERTIES LABELS "cli" ENVIRONMENT
-      "${xpu_sim_env};ACCEL_ACCELERATOR=xpu;ACCEL_SIM_DEVICES=4;ZE_AFFINITY_MASK=3,1.0")
+    accel_sim_cli(xpu.sim_affinity_mask report SCRIPT xpu_cli.sh
+                  "device count .................... 2"
+      ENVIRONMENT "${xpu_sim_env};ACCEL_ACCELERATOR=xpu;ACCEL_SIM_DEVICES=4;ZE_AFFINITY_MASK=3,1.0")
     set(xpu_ccl_dir ${CMAKE_CURRENT_BINARY_DIR}/fake-oneccl/lib)
     file(MAKE_DIRECTORY ${xpu_ccl_dir})
     file(TOUCH ${xpu_ccl_dir}/libccl.so.1)
-    add_test(NAME xpu.sim_ccl COMMAND ${xpu_cli} report $<TARGET_FILE:accel_cli>
-             "communication backend ........... ccl")
-    set_tests_properties(xpu.sim_ccl PROPERTIES LABELS "cli" ENVIRONMENT
-      "${xpu_sim_env};ACCEL_ACCELERATOR=xpu;CCL_ROOT=${CMAKE_CURRENT_BINARY_DIR}/fake-oneccl")
+    accel_sim_cli(xpu.sim_ccl report SCRIPT xpu_cli.sh "communication backend ........... ccl"
+      ENVIRONMENT "${xpu_sim_env};ACCEL_ACCELERATOR=xpu;CCL_ROOT=${CMAKE_CURRENT_BINARY_DIR}/fake-oneccl")
     # The cascade: with no CUDA device here, auto-detect picks xpu on the sim.
     add_test(NAME xpu.sim_cascade COMMAND ${xpu_cli} auto $<TARGET_FILE:accel_cli>
              "xpu (auto detect)" "no CUDA device found")
@@ -76,11 +73,10 @@ function(accel_sim_register_xpu)
                            ENVIRONMENT "${xpu_cuda_env};ACCEL_SIM_CUDA_DEVICES=0")
     endif()
     # The real loader and no driver: found, no driver/devices (not "missing").
-    add_test(NAME xpu.no_driver COMMAND ${xpu_cli} fails $<TARGET_FILE:accel_cli>
-             "accel: xpu: Level Zero loader found, no driver/devices"
-             "ZE_RESULT_ERROR_UNINITIALIZED")
-    set_tests_properties(xpu.no_driver PROPERTIES LABELS "cli" ENVIRONMENT
-      "ACCEL_PLUGIN_PATH=;ACCEL_ACCELERATOR=xpu;ZE_ENABLE_ALT_DRIVERS=")
+    accel_sim_cli(xpu.no_driver fails SCRIPT xpu_cli.sh
+                  "accel: xpu: Level Zero loader found, no driver/devices"
+                  "ZE_RESULT_ERROR_UNINITIALIZED"
+      ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_ACCELERATOR=xpu;ZE_ENABLE_ALT_DRIVERS=")
     # A driver without devices: xpu opens when named, with no device.
     add_test(NAME xpu.sim_no_device COMMAND ${xpu_cli} report $<TARGET_FILE:accel_cli>
              "Level Zero loader found, no driver/devices: 1 driver(s)"
