@@ -84,7 +84,7 @@ static const sim_memory_sites_t memory_sites = {
     .device = {"aclrtMalloc", "aclrtFree"},
     .pinned = {"aclrtMallocHost", "aclrtFreeHost"},
     .registered = {"aclrtHostRegisterV2", "aclrtHostUnregister"},
-    .h2d_fns = {"aclrtMemcpyAsync"},
+    .h2d_fns = {"aclrtSynchronizeStream", "aclrtMemcpy"}, /* from pageable memory */
     .memset_fn = "aclrtMemsetAsync",
 };
 

@@ -360,6 +360,8 @@ static accel_status_t npu_create(void **out_self)
     }
     pthread_mutex_init(&npu->report_lock, NULL);
     pthread_mutex_init(&npu->staging_lock, NULL);
+    pthread_mutex_init(&npu->pinned_lock, NULL);
+    accel_range_map_init(&npu->pinned, 0);
     accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s", count, acl->path);
     *out_self = npu;
     return ACCEL_OK;
@@ -378,6 +380,8 @@ static void npu_destroy(void *self)
         accel_npu_report_stop(npu);
     accel_npu_staging_release(npu);
     pthread_mutex_destroy(&npu->staging_lock);
+    accel_range_map_fini(&npu->pinned);
+    pthread_mutex_destroy(&npu->pinned_lock);
     pthread_mutex_destroy(&npu->report_lock);
     free(npu->default_subscribed);
     free(npu);

@@ -14,8 +14,15 @@
  *   recorded after the second copy hands the staging buffer to the
  *   backend's deferred-release list (accel_backend_utils.h), which frees it
  *   once the event has completed (a later bounce polls, destroy() drains).
+ * - host to device and device to host whose host side ACL has not
+ *   page-locked for this backend (accel_host_alloc, accel_host_register:
+ *   npu->pinned): CANN 8.0.RC3 and older call such an async copy
+ *   "unpredictable" (hiascend.com 80RC3 aclcppdevg_03_0106); CANN 8.5 turns
+ *   it into a stream synchronize plus a synchronous copy itself
+ *   (hicann/runtime api_error.cc). The slot does that on every release:
+ *   aclrtSynchronizeStream, then aclrtMemcpy, complete on return.
  * Threads: any thread; the slot makes its device current first. The list
- * locks itself. */
+ * and the pinned map lock themselves. */
 #include <stdint.h>
 #include <string.h>
 
@@ -42,6 +49,21 @@ static accel_status_t npu_copy_host_to_host(const accel_npu_api_t *acl, void *ds
                         "aclrtMemcpyAsync refuses)");
     if (status == ACCEL_OK)
         memmove(dst, src, size);
+    return status;
+}
+
+/* H2D/D2H from or to pageable host memory: wait for the stream's earlier
+ * work, then copy synchronously. */
+static accel_status_t npu_copy_pageable(const accel_npu_api_t *acl, void *dst, const void *src,
+                                        size_t size, accel_acl_memcpy_kind_t kind,
+                                        accel_acl_stream_t stream)
+{
+    accel_status_t status =
+        accel_npu_check(acl, acl->aclrtSynchronizeStream(stream),
+                        "aclrtSynchronizeStream (before a copy with pageable host memory)");
+    if (status == ACCEL_OK)
+        status = accel_npu_check(acl, acl->aclrtMemcpy(dst, size, src, size, kind),
+                                 "aclrtMemcpy (pageable host memory)");
     return status;
 }
 
@@ -135,8 +157,14 @@ accel_status_t accel_npu_memcpy_async(void *self, int device, void *dst, const v
     switch (kind) {
     case ACCEL_COPY_HOST_TO_HOST: return npu_copy_host_to_host(npu->acl, dst, src, size, handle);
     case ACCEL_COPY_HOST_TO_DEVICE:
+        if (!accel_npu_host_pinned(npu, src, size))
+            return npu_copy_pageable(npu->acl, dst, src, size, ACCEL_ACL_MEMCPY_HOST_TO_DEVICE,
+                                     handle);
         return npu_copy_enqueue(npu->acl, dst, src, size, ACCEL_ACL_MEMCPY_HOST_TO_DEVICE, handle);
     case ACCEL_COPY_DEVICE_TO_HOST:
+        if (!accel_npu_host_pinned(npu, dst, size))
+            return npu_copy_pageable(npu->acl, dst, src, size, ACCEL_ACL_MEMCPY_DEVICE_TO_HOST,
+                                     handle);
         return npu_copy_enqueue(npu->acl, dst, src, size, ACCEL_ACL_MEMCPY_DEVICE_TO_HOST, handle);
     default: /* device to device */
         if (((uintptr_t)dst | (uintptr_t)src) % NPU_D2D_ALIGN != 0)

@@ -54,6 +54,35 @@ accel_status_t accel_npu_memset_async(void *self, int device, void *dst, int val
                            "aclrtMemsetAsync");
 }
 
+bool accel_npu_host_pinned(accel_npu_backend_t *npu, const void *ptr, size_t size)
+{
+    bool inside;
+    pthread_mutex_lock(&npu->pinned_lock);
+    inside = accel_range_map_find(&npu->pinned, ptr, size) != NULL;
+    pthread_mutex_unlock(&npu->pinned_lock);
+    return inside;
+}
+
+/* Record a range ACL page-locked; OUT_OF_MEMORY (the caller undoes it). */
+static accel_status_t npu_pinned_add(accel_npu_backend_t *npu, const void *ptr, size_t size)
+{
+    accel_status_t status;
+    pthread_mutex_lock(&npu->pinned_lock);
+    status = accel_range_map_insert(&npu->pinned, ptr, size, NULL, NULL);
+    pthread_mutex_unlock(&npu->pinned_lock);
+    if (status != ACCEL_OK)
+        return accel_backend_error(status, "npu: cannot record the pinned range %p..+%zu", ptr,
+                                   size);
+    return ACCEL_OK;
+}
+
+static void npu_pinned_remove(accel_npu_backend_t *npu, const void *ptr)
+{
+    pthread_mutex_lock(&npu->pinned_lock);
+    (void)accel_range_map_remove(&npu->pinned, ptr, NULL, NULL);
+    pthread_mutex_unlock(&npu->pinned_lock);
+}
+
 /* Pinned memory needs a current ACL device: the thread's own, or 0. */
 accel_status_t accel_npu_host_alloc(void *self, size_t size, void **out)
 {
@@ -61,6 +90,8 @@ accel_status_t accel_npu_host_alloc(void *self, size_t size, void **out)
     accel_status_t status = accel_npu_activate(npu, accel_npu_thread_device(npu));
     if (status == ACCEL_OK)
         status = accel_npu_check(npu->acl, npu->acl->aclrtMallocHost(out, size), "aclrtMallocHost");
+    if (status == ACCEL_OK && (status = npu_pinned_add(npu, *out, size)) != ACCEL_OK)
+        (void)npu->acl->aclrtFreeHost(*out);
     return status;
 }
 
@@ -69,6 +100,7 @@ void accel_npu_host_free(void *self, void *ptr, size_t size)
     accel_npu_backend_t *npu = self;
     accel_acl_error_t code;
     (void)size;
+    npu_pinned_remove(npu, ptr);
     if (accel_npu_activate(npu, accel_npu_thread_device(npu)) != ACCEL_OK)
         return;
     code = npu->acl->aclrtFreeHost(ptr);
@@ -115,6 +147,8 @@ accel_status_t accel_npu_host_register(void *self, void *ptr, size_t size)
         status = accel_npu_check(
             npu->acl, npu->acl->aclrtHostRegisterV2(base, pages, ACCEL_ACL_HOST_REG_PINNED),
             "aclrtHostRegisterV2(ACL_HOST_REG_PINNED) of the 4 KiB pages holding the range");
+    if (status == ACCEL_OK && (status = npu_pinned_add(npu, ptr, size)) != ACCEL_OK)
+        (void)npu->acl->aclrtHostUnregister(base);
     return status;
 }
 
@@ -123,6 +157,7 @@ void accel_npu_host_unregister(void *self, void *ptr, size_t size)
     accel_npu_backend_t *npu = self;
     accel_acl_error_t code;
     (void)size;
+    npu_pinned_remove(npu, ptr);
     if (accel_npu_activate(npu, accel_npu_thread_device(npu)) != ACCEL_OK)
         return;
     code = npu->acl->aclrtHostUnregister(npu_page_base(ptr));

@@ -83,6 +83,12 @@ typedef struct accel_npu_backend {
     atomic_bool report_stop;
     bool *default_subscribed; /* per device: the default stream is subscribed */
 
+    /* The host ranges ACL page-locked for this backend (host_alloc,
+     * host_register), no payload: a copy whose host side lies elsewhere is
+     * pageable and takes the synchronous path (copy.c). */
+    pthread_mutex_t pinned_lock;
+    accel_range_map_t pinned;
+
     /* Staging buffers of unaligned device-to-device copies (copy.c), each
      * freed once an event recorded after its copy completes. Made by
      * create(), drained by destroy(); the list locks itself. */
@@ -129,6 +135,10 @@ accel_status_t accel_npu_copy_staging_open(accel_npu_backend_t *npu);
 void accel_npu_copy_staging_close(accel_npu_backend_t *npu);
 
 /* ---------------------------------------------------------------- memory.c */
+
+/* Whether [ptr, ptr + size) lies in one range ACL page-locked for `npu`
+ * (npu->pinned). Any thread. */
+bool accel_npu_host_pinned(accel_npu_backend_t *npu, const void *ptr, size_t size);
 
 accel_status_t accel_npu_mem_alloc(void *self, int device, size_t size, void **out);
 void accel_npu_mem_free(void *self, int device, void *ptr);

@@ -39,6 +39,10 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtFreeHost, (void *ptr), NULL)
 ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtHostRegisterV2,
                  (void *ptr, uint64_t size, uint32_t flag), NULL)
 ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtHostUnregister, (void *ptr), NULL)
+/* synchronous: copies from host memory ACL has not page-locked (copy.c) */
+ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtMemcpy,
+                 (void *dst, size_t dst_max, const void *src, size_t count,
+                  accel_acl_memcpy_kind_t kind), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtMemcpyAsync,
                  (void *dst, size_t dst_max, const void *src, size_t count,
                   accel_acl_memcpy_kind_t kind, accel_acl_stream_t stream), NULL)

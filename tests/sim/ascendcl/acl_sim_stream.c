@@ -292,9 +292,26 @@ SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t 
  *   "For on-chip Device-to-Device memory copy, both the source and
  *   destination addresses must be 64-byte aligned". The runtime has no such
  *   check (and torch_npu issues unaligned D2D copies): refusing is the
- *   sim's harsher reading, and the code is its choice. */
-static aclError sim_check_async_copy(void *dst, const void *src, aclrtMemcpyKind kind)
+ *   sim's harsher reading, and the code is its choice.
+ * - M3, with ACCEL_SIM_ACL_PAGEABLE=refuse: host to device or device to
+ *   host whose host side is neither aclrtMallocHost memory nor a registered
+ *   range: 107000. CANN 8.0.RC3 and older: "no error, but unpredictable
+ *   errors when the task runs" (hiascend.com 80RC3 aclcppdevg_03_0106); the
+ *   sim refuses at once (harsher). Unset, the copy runs as CANN 8.5's does
+ *   (hicann/runtime api_error.cc: synchronous there; queued here). */
+static aclError sim_check_async_copy(void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
 {
+    const char *pageable = getenv("ACCEL_SIM_ACL_PAGEABLE");
+    const void *host = kind == ACL_MEMCPY_HOST_TO_DEVICE   ? src
+                       : kind == ACL_MEMCPY_DEVICE_TO_HOST ? dst
+                                                           : NULL;
+    if (host != NULL && count > 0 && pageable != NULL && strcmp(pageable, "refuse") == 0 &&
+        !sim_is_acl_host_range(host, count))
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "aclrtMemcpyAsync: host memory %p..+%zu is not from aclrtMallocHost or "
+                         "registered (ACCEL_SIM_ACL_PAGEABLE=refuse plays CANN 8.0.RC3 and "
+                         "older, where such a copy is unpredictable)",
+                         host, count);
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return sim_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "aclrtMemcpyAsync: host-to-host copies are not supported");
@@ -317,7 +334,7 @@ SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, si
         return code;
     if ((code = sim_check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync")) != ACL_SUCCESS)
         return code;
-    if ((code = sim_check_async_copy(dst, src, kind)) != ACL_SUCCESS)
+    if ((code = sim_check_async_copy(dst, src, count, kind)) != ACL_SUCCESS)
         return code;
     return sim_submit(stream, &task, "aclrtMemcpyAsync");
 }

@@ -59,6 +59,12 @@ function(accel_sim_register_npu)
                        ENVIRONMENT "${npu_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
   set_tests_properties(npu.sim_rules_no_register_v2 PROPERTIES LABELS "unit" ENVIRONMENT
     "ACCEL_PLUGIN_PATH=;ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_sim_no_register_v2>;ACCEL_TEST_NO_REGISTER_V2=1")
+  # M3: the whole conformance suite on a runtime that refuses async copies
+  # with pageable host memory (CANN 8.0.RC3 and older call them
+  # unpredictable), with slow streams (the synchronous path keeps order).
+  add_test(NAME conformance.npu_sim_pageable_refused COMMAND conformance npu)
+  set_tests_properties(conformance.npu_sim_pageable_refused PROPERTIES LABELS "conformance"
+    TIMEOUT 300 ENVIRONMENT "${npu_sim_env};ACCEL_SIM_ACL_PAGEABLE=refuse;ACCEL_SIM_STREAM_DELAY_US=200")
 
   # The CLI on the sim: the report names the simulated devices and where they
   # came from; the demo runs. Then the runtime's other faces: absent, no
