@@ -161,6 +161,16 @@ accel_status_t accel_comm_dispatch(accel_comm_t *comm, comm_call_t *call)
     if (reduces && call->op_code == ACCEL_COMM_NO_CODE)
         return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s: the %s engine has no %s reduction", name,
                            engine->name, accel_reduce_op_name(avg ? ACCEL_REDUCE_SUM : call->op));
+    if (reduces && call->dtype_code != ACCEL_COMM_NO_CODE && engine->reduce_supported != NULL) {
+        accel_comm_engine_ctx_t ctx = {comm->acc->ops, comm->acc->self, comm->device,
+                                       comm->timeout_s};
+        accel_reduce_op_t op = avg ? ACCEL_REDUCE_SUM : call->op;
+        char why[256] = "";
+        if (!engine->reduce_supported(&ctx, call->dtype, op, why, sizeof why))
+            return accel_error(ACCEL_ERROR_UNSUPPORTED,
+                               "%s: the %s engine cannot reduce %s with %s: %s", name, engine->name,
+                               accel_dtype_name(call->dtype), accel_reduce_op_name(op), why);
+    }
     if (call->dtype_code == ACCEL_COMM_NO_CODE) {
         int bytes_code = engine->dtype_codes[ACCEL_DTYPE_U8];
         bool half = call->dtype == ACCEL_DTYPE_F16 || call->dtype == ACCEL_DTYPE_BF16;

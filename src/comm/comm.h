@@ -55,6 +55,12 @@ static inline void accel_comm_unlock(accel_comm_t *comm)
 extern const accel_comm_engine_t *const accel_comm_engines[];
 /* The engine called `name`, or NULL. */
 const accel_comm_engine_t *accel_comm_engine_find(const char *name);
+/* engine->unique_id with ctx's device made current first for a DEVICE
+ * engine (engine.h): Ascend HCCL's HcclGetRootInfo works on the thread's ACL
+ * device and fails without one (hcomm's HcclGetRootInfo begins with
+ * hrtGetDeviceRefresh), and the root info carries that device. */
+accel_status_t accel_comm_engine_unique_id(const accel_comm_engine_t *engine,
+                                           const accel_comm_engine_ctx_t *ctx, void *out);
 /* The engine name that DeepSpeed's communication backend name stands for on
  * `backend` ("nccl" -> "nccl", "gloo" on cpu -> "mpi", "hccl" on hpu ->
  * "habana-hccl"...), or NULL when none does. */

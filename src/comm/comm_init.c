@@ -307,7 +307,7 @@ static accel_status_t comm_init_unique_id(const comm_setup_t *setup,
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for a unique id");
     unsigned char *made_flag = message + engine->unique_id_size;
     if (rank == 0 || (carrier == NULL && engine->unique_id_every_rank))
-        status = engine->unique_id(id);
+        status = accel_comm_engine_unique_id(engine, ctx, id);
     if (carrier != NULL) {
         char made[512] = "";
         *made_flag = status == ACCEL_OK;

@@ -90,7 +90,7 @@ static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *
     else if (mine == NULL || ids == NULL)
         status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for split's unique ids");
     if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0) {
-        status = engine->unique_id(mine);
+        status = accel_comm_engine_unique_id(engine, &ctx, mine);
         mine[entry - 1] = status == ACCEL_OK;
     }
     if (status != ACCEL_OK)

@@ -95,6 +95,8 @@ typedef struct accel_comm_engine {
      * caller collides on the port) and a process's first hcclCommInitRank
      * ignores the id it is given (src/comm/habana_hccl/engine.c says where). */
     bool unique_id_every_rank;
+    /* DEVICE engines: called with the communicator's device current on the
+     * thread (the layer activates it first, accel_comm_engine_unique_id). */
     accel_status_t (*unique_id)(void *out);
     accel_status_t (*init)(const accel_comm_engine_ctx_t *ctx, int nranks, int rank,
                            const void *unique_id, void **out_comm);
@@ -135,6 +137,19 @@ typedef struct accel_comm_engine {
      * layer handles nesting and calls these for the outermost group only. */
     accel_status_t (*group_start)(void);
     accel_status_t (*group_end)(void);
+
+    /* ---- per-op capability (appended: members above keep their places)
+     * Optional (NULL: a reduction works for every dtype and op that have
+     * codes). Whether the library reduces `dtype` with `op` (accel's enums;
+     * avg is asked as the sum the layer emulates it with) on the device
+     * `ctx` names; when not, false and a sentence in `why` (the vendor's
+     * rule and where it is written). The layer asks before every
+     * all_reduce, reduce_scatter and reduce that goes through it, and a
+     * false answer refuses the call with UNSUPPORTED: the library is never
+     * given a reduction it rejects. Any thread; may ask the backend about
+     * the device (ctx->ops). */
+    bool (*reduce_supported)(const accel_comm_engine_ctx_t *ctx, accel_dtype_t dtype,
+                             accel_reduce_op_t op, char *why, size_t why_cap);
 } accel_comm_engine_t;
 
 #endif /* ACCEL_COMM_ENGINE_H */

@@ -27,6 +27,17 @@ const accel_comm_engine_t *accel_comm_engine_find(const char *name)
     return NULL;
 }
 
+accel_status_t accel_comm_engine_unique_id(const accel_comm_engine_t *engine,
+                                           const accel_comm_engine_ctx_t *ctx, void *out)
+{
+    if (engine->kind == ACCEL_COMM_ENGINE_DEVICE) {
+        accel_status_t status = accel_comm_vendor_activate(ctx, engine->name);
+        if (status != ACCEL_OK)
+            return status;
+    }
+    return engine->unique_id(out);
+}
+
 /* DeepSpeed's name -> accel's engine, per backend ("*": any backend). */
 static const struct {
     const char *comm_backend;

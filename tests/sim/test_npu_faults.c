@@ -84,8 +84,8 @@ static const sim_memory_sites_t memory_sites = {
     .codes = {ACL_INTERNAL, ACL_MEMORY},
     .device = {"aclrtMalloc", "aclrtFree"},
     .pinned = {"aclrtMallocHost", "aclrtFreeHost"},
-    .registered = {"aclrtHostRegister", "aclrtHostUnregister"},
-    .h2d_fns = {"aclrtMemcpyAsync"},
+    .registered = {"aclrtHostRegisterV2", "aclrtHostUnregister"},
+    .h2d_fns = {"aclrtSynchronizeStream", "aclrtMemcpy"}, /* from pageable memory */
     .memset_fn = "aclrtMemsetAsync",
 };
 

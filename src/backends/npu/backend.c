@@ -355,9 +355,19 @@ static accel_status_t npu_create(void **out_self)
     npu->device_count = count;
     npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
+    if ((status = accel_npu_copy_staging_open(npu)) != ACCEL_OK) {
+        accel_npu_events_release(npu);
+        free(npu->defaults);
+        free(npu->reports);
+        free(npu->synchronized);
+        free(npu);
+        return status;
+    }
     pthread_mutex_init(&npu->defaults_lock, NULL);
     pthread_mutex_init(&npu->report_lock, NULL);
     pthread_cond_init(&npu->report_changed, NULL);
+    pthread_mutex_init(&npu->pinned_lock, NULL);
+    accel_range_map_init(&npu->pinned, 0);
     accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s; callbacks through %s", count, acl->path,
               npu->host_func ? "aclrtLaunchHostFunc" : "aclrtLaunchCallback");
     *out_self = npu;
@@ -371,12 +381,16 @@ static void npu_destroy(void *self)
     accel_npu_backend_t *npu = self;
     if (npu == NULL)
         return;
+    /* Before the report thread stops: a copy may sit behind a callback. */
+    accel_npu_copy_staging_close(npu);
     if (!accel_npu_forked())
         accel_npu_report_stop(npu);
     accel_npu_events_release(npu);
     if (!accel_npu_forked())
         accel_npu_default_streams_release(npu);
     pthread_cond_destroy(&npu->report_changed);
+    accel_range_map_fini(&npu->pinned);
+    pthread_mutex_destroy(&npu->pinned_lock);
     pthread_mutex_destroy(&npu->report_lock);
     pthread_mutex_destroy(&npu->defaults_lock);
     free(npu->defaults);
@@ -422,11 +436,15 @@ static accel_status_t npu_init(void *self)
                                    "npu: %d device(s) were counted before initialisation but "
                                    "the runtime shows %u (check " NPU_VISIBLE_ENV ")",
                                    npu->device_count, counted);
-    status = accel_npu_check(
-        acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1], &npu->version[2]),
-        "aclrtGetVersion");
-    if (status != ACCEL_OK)
-        return status;
+    /* aclrtGetVersion is deprecated (optional): without it the driver
+     * version in the device properties says "unknown". */
+    if (acl->aclrtGetVersion != NULL) {
+        status = accel_npu_check(
+            acl, acl->aclrtGetVersion(&npu->version[0], &npu->version[1], &npu->version[2]),
+            "aclrtGetVersion");
+        if (status != ACCEL_OK)
+            return status;
+    }
     /* aclrtGetSocName has no error code: NULL means "unknown", which is no
      * reason to refuse the devices (bf16 is then reported as absent). */
     soc = acl->aclrtGetSocName();
@@ -493,8 +511,12 @@ static accel_status_t npu_device_properties(void *self, int device, accel_device
             return status;
         props.total_memory = total;
     }
-    snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
-             (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
+    if (acl->aclrtGetVersion != NULL)
+        snprintf(props.driver_version, sizeof props.driver_version, "ACL %d.%d.%d",
+                 (int)npu->version[0], (int)npu->version[1], (int)npu->version[2]);
+    else
+        snprintf(props.driver_version, sizeof props.driver_version,
+                 "ACL (version unknown: no aclrtGetVersion)");
     return accel_device_properties_copy_out(out, &props);
 }
 

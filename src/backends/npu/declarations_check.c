@@ -37,8 +37,6 @@ _Static_assert(SAME_TYPE(aclrtStreamStatus, accel_acl_stream_status_t), "aclrtSt
 _Static_assert(SAME_TYPE(aclrtEventRecordedStatus, accel_acl_event_status_t),
                "aclrtEventRecordedStatus");
 _Static_assert(SAME_TYPE(aclrtDevAttr, accel_acl_dev_attr_t), "aclrtDevAttr");
-_Static_assert(SAME_TYPE(aclrtHostRegisterType, accel_acl_host_register_t),
-               "aclrtHostRegisterType");
 _Static_assert(sizeof(aclrtMemcpyKind) == 4 && sizeof(aclrtDevAttr) == 4, "enums are 32-bit");
 
 /* ---------------------------------------------------------------- enum values and flags */
@@ -66,7 +64,7 @@ SAME_VALUE(ACL_EVENT_RECORDED_STATUS_NOT_READY, ACCEL_ACL_EVENT_RECORDED_STATUS_
 SAME_VALUE(ACL_EVENT_RECORDED_STATUS_COMPLETE, ACCEL_ACL_EVENT_RECORDED_STATUS_COMPLETE);
 SAME_VALUE(ACL_DEV_ATTR_AICORE_CORE_NUM, ACCEL_ACL_DEV_ATTR_AICORE_CORE_NUM);
 SAME_VALUE(ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, ACCEL_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE);
-SAME_VALUE(ACL_HOST_REGISTER_MAPPED, ACCEL_ACL_HOST_REGISTER_MAPPED);
+SAME_VALUE(ACL_HOST_REG_PINNED, ACCEL_ACL_HOST_REG_PINNED);
 SAME_VALUE(ACL_EVENT_SYNC, ACCEL_ACL_EVENT_SYNC);
 SAME_VALUE(ACL_EVENT_TIME_LINE, ACCEL_ACL_EVENT_TIME_LINE);
 

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/types.h"
 
 /* The npu backend's ops table (constant, process lifetime). */
@@ -112,6 +113,17 @@ typedef struct accel_npu_backend {
      * device how many aclrtSynchronizeDevice calls have completed. */
     struct accel_deferred_release *deferred_events;
     atomic_uint *synchronized;
+
+    /* The host ranges ACL page-locked for this backend (host_alloc,
+     * host_register), no payload: a copy whose host side lies elsewhere is
+     * pageable and takes the synchronous path (copy.c). */
+    pthread_mutex_t pinned_lock;
+    accel_range_map_t pinned;
+
+    /* Staging buffers of unaligned device-to-device copies (copy.c), each
+     * freed once an event recorded after its copy completes. Made by
+     * create(), drained by destroy(); the list locks itself. */
+    accel_deferred_release_t *copy_staging;
 } accel_npu_backend_t;
 
 /* Make `device` the calling thread's ACL device (aclrtSetDevice when it is
@@ -144,7 +156,19 @@ static inline accel_status_t accel_npu_check(const accel_npu_api_t *acl, accel_a
 accel_status_t accel_npu_stream_handle(accel_npu_backend_t *npu, int device, void *stream,
                                        accel_acl_stream_t *out);
 
+/* ---------------------------------------------------------------- copy.c */
+
+/* npu->copy_staging over the backend's own events (create()); OUT_OF_MEMORY. */
+accel_status_t accel_npu_copy_staging_open(accel_npu_backend_t *npu);
+/* Wait for and free what it holds, then free it; in a forked child free the
+ * list alone, calling nothing (destroy()). */
+void accel_npu_copy_staging_close(accel_npu_backend_t *npu);
+
 /* ---------------------------------------------------------------- memory.c */
+
+/* Whether [ptr, ptr + size) lies in one range ACL page-locked for `npu`
+ * (npu->pinned). Any thread. */
+bool accel_npu_host_pinned(accel_npu_backend_t *npu, const void *ptr, size_t size);
 
 accel_status_t accel_npu_mem_alloc(void *self, int device, size_t size, void **out);
 void accel_npu_mem_free(void *self, int device, void *ptr);

@@ -18,7 +18,8 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtGetDeviceCount, (uint32_t *count)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtSetDevice, (int32_t device), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtSynchronizeDevice, (void), NULL)
 ACCEL_NPU_SYMBOL(true, const char *, aclrtGetSocName, (void), NULL)
-ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtGetVersion,
+/* deprecated in current CANN (README: "vendor rules we rely on"): may go */
+ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtGetVersion,
                  (int32_t *major, int32_t *minor, int32_t *patch), NULL)
 ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtGetDeviceInfo,
                  (uint32_t device, accel_acl_dev_attr_t attr, int64_t *value), NULL)
@@ -32,9 +33,16 @@ ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtGetMemInfo,
                  (accel_acl_mem_attr_t attr, size_t *free_bytes, size_t *total), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtMallocHost, (void **ptr, size_t size), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtFreeHost, (void *ptr), NULL)
-ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtHostRegister,
-                 (void *ptr, uint64_t size, accel_acl_host_register_t type, void **device_ptr), NULL)
-ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtHostUnregister, (void *ptr), NULL)
+/* Pinning an existing range (host_register): V2 with ACL_HOST_REG_PINNED,
+ * CANN 8.5 on. aclrtHostRegister (V1) is not bound: it only maps memory for
+ * device-side access, and that address is not valid for copies. */
+ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtHostRegisterV2,
+                 (void *ptr, uint64_t size, uint32_t flag), NULL)
+ACCEL_NPU_SYMBOL(false, accel_acl_error_t, aclrtHostUnregister, (void *ptr), NULL)
+/* synchronous: copies from host memory ACL has not page-locked (copy.c) */
+ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtMemcpy,
+                 (void *dst, size_t dst_max, const void *src, size_t count,
+                  accel_acl_memcpy_kind_t kind), NULL)
 ACCEL_NPU_SYMBOL(true, accel_acl_error_t, aclrtMemcpyAsync,
                  (void *dst, size_t dst_max, const void *src, size_t count,
                   accel_acl_memcpy_kind_t kind, accel_acl_stream_t stream), NULL)

@@ -29,7 +29,6 @@ typedef unsigned int accel_acl_stream_status_t;     /* aclrtStreamStatus */
 typedef unsigned int accel_acl_event_status_t;      /* aclrtEventRecordedStatus */
 typedef unsigned int accel_acl_event_wait_status_t; /* aclrtEventWaitStatus */
 typedef unsigned int accel_acl_dev_attr_t;          /* aclrtDevAttr */
-typedef unsigned int accel_acl_host_register_t;     /* aclrtHostRegisterType */
 
 /* aclError values the backend tests for (acl_base.h: static const int;
  * rt_error_codes.h: macros). */
@@ -72,8 +71,9 @@ typedef unsigned int accel_acl_host_register_t;     /* aclrtHostRegisterType */
 /* aclrtDevAttr */
 #define ACCEL_ACL_DEV_ATTR_AICORE_CORE_NUM       101
 #define ACCEL_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE 301
-/* aclrtHostRegisterType */
-#define ACCEL_ACL_HOST_REGISTER_MAPPED 0
+/* aclrtHostRegisterV2 flag: page-lock the range (acl_rt.h, next to
+ * ACL_HOST_REG_MAPPED, which only maps it for device-side access) */
+#define ACCEL_ACL_HOST_REG_PINNED 0x10000000u
 /* aclrtCreateEvent[Ex]WithFlag flags */
 #define ACCEL_ACL_EVENT_SYNC      0x1u
 #define ACCEL_ACL_EVENT_TIME_LINE 0x8u

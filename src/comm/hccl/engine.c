@@ -38,6 +38,34 @@ typedef struct hccl_api {
 
 static hccl_api_t hccl;
 
+/* HcclGroupStart/End: current CANN exports them from libhcomm.so, next to
+ * libhccl.so (torch_npu resolves them there: Ascend/pytorch
+ * torch_npu/csrc/distributed/HcclCompile.h, TORCH_NPU_REGISTER_FUNCTION(
+ * libhcomm, HcclGroupStart)); older releases had them in libhccl.so itself,
+ * where the symbol table looked first. Both or neither; the libhcomm handle
+ * is kept for the process, like libhccl's. Called once, from the loader's
+ * on_load step (hccl_loaded). */
+static void hccl_load_group_calls(const char *hccl_file)
+{
+    char path[512];
+    const char *slash = strrchr(hccl_file, '/');
+    void *hcomm, *start, *end;
+    if (slash == NULL || snprintf(path, sizeof path, "%.*s/libhcomm.so", (int)(slash - hccl_file),
+                                  hccl_file) >= (int)sizeof path)
+        return;
+    hcomm = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (hcomm == NULL)
+        return;
+    start = dlsym(hcomm, "HcclGroupStart");
+    end = dlsym(hcomm, "HcclGroupEnd");
+    if (start == NULL || end == NULL) {
+        dlclose(hcomm);
+        return;
+    }
+    *(void **)&hccl.HcclGroupStart = start;
+    *(void **)&hccl.HcclGroupEnd = end;
+}
+
 static const accel_symbol_t hccl_symbols[] = {
 #define ACCEL_HCCL_SYMBOL(required, ret, name, params, export)                                     \
     ACCEL_SYMBOL_ENTRY(hccl, required, name, export),
@@ -53,10 +81,15 @@ static bool hccl_loaded(accel_vendor_library_t *lib, void *library)
      * copy on the root) takes over: the slot must read NULL. */
     if (hccl.HcclReduce == NULL)
         accel_comm_engine_hccl.reduce = NULL;
+    const char *file = accel_comm_vendor_file(*(void **)&hccl.HcclGetRootInfo, "libhccl.so");
+    if (hccl.HcclGroupStart == NULL || hccl.HcclGroupEnd == NULL)
+        hccl_load_group_calls(file);
     /* HCCL has no version call: CANN's version is the ACL runtime's. */
-    snprintf(lib->text, sizeof lib->text, "%s (Ascend HCCL%s%s)",
-             accel_comm_vendor_file(*(void **)&hccl.HcclGetRootInfo, "libhccl.so"),
-             hccl.HcclGroupStart != NULL ? ", with group calls" : ", without group calls",
+    snprintf(lib->text, sizeof lib->text, "%s (Ascend HCCL%s%s%s)", file,
+             hccl.HcclGroupStart != NULL ? ", with group calls from " : ", without group calls",
+             hccl.HcclGroupStart != NULL
+                 ? accel_comm_vendor_file(*(void **)&hccl.HcclGroupStart, "?")
+                 : "",
              hccl.HcclReduce != NULL ? "" : ", without HcclReduce: reduce emulated");
     return true;
 }
@@ -297,6 +330,48 @@ static accel_status_t hccl_group_end(void)
     return ACCEL_OK;
 }
 
+/* Which reductions HCCL accepts (engine.h reduce_supported), by the
+ * library's own checks, so that none of them reaches it:
+ * - no unsigned types: UINT8, UINT16, UINT32 reductions return
+ *   HCCL_E_NOT_SUPPORT (hicann/hccl src/ops/op_common/op_common.cc,
+ *   CheckDataType with needReduce). Of accel's dtypes that is u8 (torch_npu
+ *   casts uint8 to int32 first instead, ProcessGroupHCCL.cpp).
+ * - FP64 (and UINT64, which accel does not map) reductions only on Ascend 950
+ *   (hicann/hccl docs/zh/api_ref/comm_op_interface/HcclAllReduce.md, the
+ *   dataType list; torch_npu ProcessGroupHCCL.cpp checkSupportedDataType).
+ *   The SoC is the device's name as the npu backend reports it
+ *   (aclrtGetSocName).
+ * - PROD only on INT8, INT32, INT64, UINT64, FP16, FP32, FP64: not on BFP16
+ *   (op_common.cc CheckReduceOp). */
+static bool hccl_reduce_supported(const accel_comm_engine_ctx_t *ctx, accel_dtype_t dtype,
+                                  accel_reduce_op_t op, char *why, size_t why_cap)
+{
+    accel_device_properties_t props = {.struct_size = sizeof props};
+    if (dtype == ACCEL_DTYPE_U8) {
+        snprintf(why, why_cap,
+                 "HCCL reduces no unsigned type (HCCL_E_NOT_SUPPORT; hicann/hccl "
+                 "op_common.cc CheckDataType); reduce as i32 instead");
+        return false;
+    }
+    if (op == ACCEL_REDUCE_PROD && dtype == ACCEL_DTYPE_BF16) {
+        snprintf(why, why_cap,
+                 "HCCL's prod takes int8/int32/int64/uint64/fp16/fp32/fp64 only "
+                 "(hicann/hccl op_common.cc CheckReduceOp)");
+        return false;
+    }
+    if (dtype != ACCEL_DTYPE_F64)
+        return true;
+    if (ctx != NULL && ctx->ops != NULL && ACCEL_BACKEND_HAS(ctx->ops, device_properties) &&
+        ctx->ops->device_properties(ctx->self, ctx->device, &props) == ACCEL_OK &&
+        strncmp(props.name, "Ascend950", 9) == 0)
+        return true;
+    snprintf(why, why_cap,
+             "HCCL reduces fp64 on Ascend 950 only, and this device is %s "
+             "(hicann/hccl HcclAllReduce.md; torch_npu checkSupportedDataType)",
+             props.name[0] != '\0' ? props.name : "of unknown SoC");
+    return false;
+}
+
 static const char *const hccl_backends[] = {"npu", NULL};
 
 /* Not const: hccl_load_once clears `reduce` for a libhccl without HcclReduce
@@ -342,4 +417,5 @@ accel_comm_engine_t accel_comm_engine_hccl = {
     .barrier = hccl_barrier,
     .group_start = hccl_group_start,
     .group_end = hccl_group_end,
+    .reduce_supported = hccl_reduce_supported,
 };

@@ -43,6 +43,7 @@ static const int ACL_ERROR_INVALID_DEVICE = 200002;
 #define ACL_ERROR_RT_INVALID_DEVICEID    107001
 #define ACL_ERROR_RT_CONTEXT_NULL        107002
 #define ACL_ERROR_RT_STREAM_CONTEXT      107003
+#define ACL_ERROR_RT_ADDR_UNALIGNED      107008
 #define ACL_ERROR_RT_STREAM_SUBSCRIBE    107011
 #define ACL_ERROR_RT_THREAD_SUBSCRIBE    107012
 #define ACL_ERROR_RT_STREAM_NO_CB_REG    107015
@@ -95,6 +96,9 @@ typedef enum {
     ACL_HOST_REGISTER_IOMEMORY = 0x04,
     ACL_HOST_REGISTER_READONLY = 0x08
 } aclrtHostRegisterType;
+/* aclrtHostRegisterV2 flags */
+#define ACL_HOST_REG_MAPPED 0x2UL
+#define ACL_HOST_REG_PINNED 0x10000000UL
 typedef enum {
     ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
     ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
@@ -125,6 +129,7 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 aclError aclrtMallocHost(void **hostPtr, size_t size);
 aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
 aclError aclrtHostUnregister(void *ptr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                      aclrtMemcpyKind kind);

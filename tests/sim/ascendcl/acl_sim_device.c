@@ -5,6 +5,7 @@
  * vendor-apis.md §2 and CANN's acl_rt.h; see tests/sim/README.md for what
  * it models and the environment variables it reads. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,8 +370,11 @@ SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy po
     return ACL_SUCCESS;
 }
 
-/* Frees at once (the real runtime synchronizes the device first; the sim
- * lets a stream still reading the memory show up under ASan instead). */
+/* Frees at once, as the real call does: "no implicit Device or stream
+ * synchronization; it does not wait for tasks that use the memory" (CANN's
+ * aclrtFree page, hicann/runtime docs/zh/api_ref/11-01; aclrtFreeWithDevSync
+ * is the waiting variant). A stream still reading the memory shows up under
+ * ASan. */
 SIM_API aclError aclrtFree(void *devPtr)
 {
     sim_alloc_t record;
@@ -416,17 +420,19 @@ static aclError sim_add_host(void *ptr, size_t size, sim_alloc_kind_t kind)
     return recorded ? ACL_SUCCESS : ACL_ERROR_BAD_ALLOC;
 }
 
-/* Pinned memory needs a current device, as the real call does. */
+/* Pinned memory needs a current device, as the real call does. Whole
+ * pages, as page-locked memory is, so that a registration of a caller's
+ * pages never overlaps it. */
 SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
-    void *ptr;
+    void *ptr = NULL;
     aclError code;
     SIM_ENTER("aclrtMallocHost");
     if ((code = sim_need_device("aclrtMallocHost")) != ACL_SUCCESS)
         return code;
     if (hostPtr == NULL || size == 0)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr NULL or size 0");
-    if (sim_fault_alloc_refused(size) || (ptr = malloc(size)) == NULL)
+    if (sim_fault_alloc_refused(size) || posix_memalign(&ptr, SIM_HOST_PAGE, size) != 0)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: %zu bytes refused", size);
     if (sim_add_host(ptr, size, SIM_ALLOC_PINNED) != ACL_SUCCESS) {
         free(ptr);
@@ -451,29 +457,80 @@ SIM_API aclError aclrtFreeHost(void *hostPtr)
     return ACL_SUCCESS;
 }
 
-/* MAPPED: the device address is the host address (as on a unified host). */
-SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
-                                   void **devPtr)
+/* Both register calls: `ptr` must be 4 KiB aligned. CANN 8.5's
+ * aclrtHostRegister page says so ("ptr must be 4K-page-aligned"; the exact
+ * code is not public: 107000 is the sim's choice); for aclrtHostRegisterV2
+ * the sim applies the same rule (harsher reading). A range overlapping one
+ * already registered or pinned is refused. Under sim_lock: no. */
+static aclError sim_register_host(void *ptr, uint64_t size, const char *function)
 {
     bool taken;
-    SIM_ENTER("aclrtHostRegister");
     if (!sim_initialised())
-        return sim_error(ACL_ERROR_UNINITIALIZE, "aclrtHostRegister: aclInit has not been called");
-    if (ptr == NULL || size == 0 || devPtr == NULL || type != ACL_HOST_REGISTER_MAPPED)
-        return sim_error(ACL_ERROR_INVALID_PARAM,
-                         "aclrtHostRegister: bad argument (ptr %p, size %llu, type %d)", ptr,
-                         (unsigned long long)size, (int)type);
+        return sim_error(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", function);
+    if (ptr == NULL || size == 0)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "%s: ptr %p, size %llu", function, ptr,
+                         (unsigned long long)size);
+    if ((uintptr_t)ptr % SIM_HOST_PAGE != 0)
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID, "%s: ptr %p is not 4 KiB aligned", function,
+                         ptr);
     pthread_mutex_lock(&sim_lock);
-    taken = sim_allocs_find(&sim_allocs, ptr, 1, SIM_ALLOC_ANY) != NULL ||
-            sim_allocs_find(&sim_allocs, (char *)ptr + size - 1, 1, SIM_ALLOC_ANY) != NULL;
+    taken = sim_allocs_find(&sim_allocs, ptr, 1, SIM_ALLOC_REGISTERED) != NULL ||
+            sim_allocs_find(&sim_allocs, (char *)ptr + size - 1, 1, SIM_ALLOC_REGISTERED) != NULL ||
+            sim_allocs_find(&sim_allocs, ptr, 1, SIM_ALLOC_PINNED) != NULL ||
+            sim_allocs_find(&sim_allocs, (char *)ptr + size - 1, 1, SIM_ALLOC_PINNED) != NULL;
     pthread_mutex_unlock(&sim_lock);
     if (taken)
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
-                         "aclrtHostRegister: %p overlaps memory already pinned or registered", ptr);
+                         "%s: %p overlaps memory already pinned or registered", function, ptr);
     if (sim_add_host(ptr, (size_t)size, SIM_ALLOC_REGISTERED) != ACL_SUCCESS)
-        return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtHostRegister: out of host memory");
-    *devPtr = ptr;
+        return sim_error(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", function);
     return ACL_SUCCESS;
+}
+
+/* MAPPED maps the range for device-side access; the address returned
+ * "cannot be used for memory operations, such as memory copy" (CANN 8.5's
+ * aclrtHostRegister page). The sim hands out an address that is not the
+ * host address (SIM_MAPPED_TAG set: any use faults), and copies naming it
+ * are refused. */
+SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
+                                   void **devPtr)
+{
+    aclError code;
+    SIM_ENTER("aclrtHostRegister");
+    if (devPtr == NULL || type != ACL_HOST_REGISTER_MAPPED)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtHostRegister: devPtr %p, type %d", devPtr,
+                         (int)type);
+    if ((code = sim_register_host(ptr, size, "aclrtHostRegister")) != ACL_SUCCESS)
+        return code;
+    *devPtr = (void *)((uintptr_t)ptr | SIM_MAPPED_TAG);
+    return ACL_SUCCESS;
+}
+
+/* V2 (acl_rt.h: ACL_HOST_REG_MAPPED 0x2, ACL_HOST_REG_PINNED 0x10000000;
+ * CANN 8.5's aclrtHostRegisterV2 page). Only PINNED matters to copies; the
+ * sim accepts the two flags alone or together and nothing else. */
+SIM_API aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
+{
+    SIM_ENTER("aclrtHostRegisterV2");
+    if (flag == 0 || (flag & ~(uint32_t)(ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED)) != 0)
+        return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtHostRegisterV2: flag 0x%x not simulated",
+                         flag);
+    return sim_register_host(ptr, size, "aclrtHostRegisterV2");
+}
+
+bool sim_is_mapped_address(const void *ptr)
+{
+    return ((uintptr_t)ptr & SIM_MAPPED_TAG) != 0;
+}
+
+bool sim_is_acl_host_range(const void *ptr, size_t size)
+{
+    bool inside;
+    pthread_mutex_lock(&sim_lock);
+    inside = sim_allocs_find(&sim_allocs, ptr, size, SIM_ALLOC_PINNED) != NULL ||
+             sim_allocs_find(&sim_allocs, ptr, size, SIM_ALLOC_REGISTERED) != NULL;
+    pthread_mutex_unlock(&sim_lock);
+    return inside;
 }
 
 SIM_API aclError aclrtHostUnregister(void *ptr)

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "acl_sim.h"
 #include "sim_core.h"
@@ -51,6 +52,17 @@ aclError sim_refuse_in_callback(const char *function);
 
 /* Where a pointer range lies: inside one device allocation, or not. */
 bool sim_is_device_range(const void *ptr, size_t size);
+/* Inside one aclrtMallocHost block or one registered range. */
+bool sim_is_acl_host_range(const void *ptr, size_t size);
+/* An address aclrtHostRegister(MAPPED) handed out: a device-side view of
+ * host memory, never valid for copies. */
+bool sim_is_mapped_address(const void *ptr);
+
+/* The host page size register calls align to, and the bit that marks a
+ * MAPPED device address (it makes the address non-canonical on x86-64 and
+ * arm64, so any access through it faults). */
+#define SIM_HOST_PAGE  ((uintptr_t)4096)
+#define SIM_MAPPED_TAG ((uintptr_t)1 << 62)
 
 typedef struct sim_stream sim_stream_t;
 /* The default stream of `device`, made on first use. Under no lock. */

@@ -16,6 +16,7 @@
  * and its worker loop are tests/sim/common/sim_queue.h's. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -320,6 +321,11 @@ static aclError sim_check_copy(void *dst, size_t destMax, const void *src, size_
     case ACL_MEMCPY_DEVICE_TO_DEVICE: want_dst = want_src = true; break;
     default: return sim_error(ACL_ERROR_INVALID_PARAM, "%s: unknown kind %d", function, (int)kind);
     }
+    if (sim_is_mapped_address(dst) || sim_is_mapped_address(src))
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "%s: %p is an aclrtHostRegister(MAPPED) device address, which cannot be "
+                         "used for memory copies",
+                         function, sim_is_mapped_address(dst) ? dst : (void *)src);
     dst_device = sim_is_device_range(dst, count);
     src_device = sim_is_device_range(src, count);
     if (dst_device != want_dst || src_device != want_src)
@@ -343,6 +349,47 @@ SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t 
     return ACL_SUCCESS;
 }
 
+/* What aclrtMemcpyAsync refuses beyond aclrtMemcpy (after sim_check_copy
+ * has matched the kind with the pointers):
+ * - M1, host to host: ACL_ERROR_RT_FEATURE_NOT_SUPPORT (hicann/runtime
+ *   src/runtime/api/impl/api_error.cc "H2H is not supported"; CANN 8.0.0
+ *   and 8.5 aclrtMemcpyAsync pages).
+ * - M2, device to device with `dst` or `src` not 64-byte aligned:
+ *   ACL_ERROR_RT_ADDR_UNALIGNED. acl_rt.h (aclrtMemcpyAsync, Restriction):
+ *   "For on-chip Device-to-Device memory copy, both the source and
+ *   destination addresses must be 64-byte aligned". The runtime has no such
+ *   check (and torch_npu issues unaligned D2D copies): refusing is the
+ *   sim's harsher reading, and the code is its choice.
+ * - M3, with ACCEL_SIM_ACL_PAGEABLE=refuse: host to device or device to
+ *   host whose host side is neither aclrtMallocHost memory nor a registered
+ *   range: 107000. CANN 8.0.RC3 and older: "no error, but unpredictable
+ *   errors when the task runs" (hiascend.com 80RC3 aclcppdevg_03_0106); the
+ *   sim refuses at once (harsher). Unset, the copy runs as CANN 8.5's does
+ *   (hicann/runtime api_error.cc: synchronous there; queued here). */
+static aclError sim_check_async_copy(void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    const char *pageable = getenv("ACCEL_SIM_ACL_PAGEABLE");
+    const void *host = kind == ACL_MEMCPY_HOST_TO_DEVICE   ? src
+                       : kind == ACL_MEMCPY_DEVICE_TO_HOST ? dst
+                                                           : NULL;
+    if (host != NULL && count > 0 && pageable != NULL && strcmp(pageable, "refuse") == 0 &&
+        !sim_is_acl_host_range(host, count))
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "aclrtMemcpyAsync: host memory %p..+%zu is not from aclrtMallocHost or "
+                         "registered (ACCEL_SIM_ACL_PAGEABLE=refuse plays CANN 8.0.RC3 and "
+                         "older, where such a copy is unpredictable)",
+                         host, count);
+    if (kind == ACL_MEMCPY_HOST_TO_HOST)
+        return sim_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "aclrtMemcpyAsync: host-to-host copies are not supported");
+    if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE && (((uintptr_t)dst | (uintptr_t)src) % 64) != 0)
+        return sim_error(ACL_ERROR_RT_ADDR_UNALIGNED,
+                         "aclrtMemcpyAsync: device-to-device copy with dst %p, src %p: both must "
+                         "be 64-byte aligned",
+                         dst, src);
+    return ACL_SUCCESS;
+}
+
 SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                   aclrtMemcpyKind kind, aclrtStream handle)
 {
@@ -354,14 +401,25 @@ SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, si
         return code;
     if ((code = sim_check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync")) != ACL_SUCCESS)
         return code;
+    if ((code = sim_check_async_copy(dst, src, count, kind)) != ACL_SUCCESS)
+        return code;
     return sim_submit(stream, &task, "aclrtMemcpyAsync");
 }
 
+/* M9: the memory must be device memory or ACL host memory (aclrtMallocHost,
+ * a registered range). CANN's aclrtMemsetAsync page (hicann/runtime
+ * docs/zh/api_ref/11-03): host memory not allocated by ACL is undefined
+ * behaviour; the sim refuses it (harsher; the code is its choice). */
 static aclError sim_check_fill(void *devPtr, size_t maxCount, size_t count, const char *function)
 {
     if (devPtr == NULL || count > maxCount)
         return sim_error(ACL_ERROR_INVALID_PARAM, "%s: NULL pointer or count %zu > maxCount %zu",
                          function, count, maxCount);
+    if (count > 0 && !sim_is_device_range(devPtr, count) && !sim_is_acl_host_range(devPtr, count))
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "%s: %p..+%zu is neither device memory nor host memory ACL allocated or "
+                         "registered",
+                         function, devPtr, count);
     return ACL_SUCCESS;
 }
 

@@ -35,6 +35,10 @@ function(accel_sim_register_npu)
   accel_sim_library(ascendcl_sim_v6 OUTPUT_NAME ascendcl SOURCES ${acl_sim_sources}
                     ${acl_sim_options} OMIT aclrtLaunchHostFunc aclrtCreateEventExWithFlag
                     aclrtQueryEventWaitStatus)
+  # A runtime before CANN 8.5: no aclrtHostRegisterV2 (host_register is then
+  # refused as unsupported).
+  accel_sim_library(ascendcl_sim_no_register_v2 OUTPUT_NAME ascendcl SOURCES ${acl_sim_sources}
+                    ${acl_sim_options} OMIT aclrtHostRegisterV2)
   set(ACCEL_NPU_SIM $<TARGET_FILE:ascendcl_sim>)
   set(npu_sim_env "ACCEL_PLUGIN_PATH=" "ACCEL_NPU_LIBRARY=${ACCEL_NPU_SIM}")
   set(npu_sim_env "${npu_sim_env}" PARENT_SCOPE)
@@ -49,12 +53,12 @@ function(accel_sim_register_npu)
   # Every ACL call site of the backend made to fail, and what follows.
   accel_sim_fault_test(npu ENVIRONMENT ${npu_sim_env}
                        DEPENDS ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback
-                       ascendcl_sim_v7)
+                       ascendcl_sim_v7 ascendcl_sim_no_register_v2)
   # The fault test again on the report-thread and WithFlag-event call sites.
   add_test(NAME npu.faults_v7 COMMAND test_npu_faults)
   set_tests_properties(npu.faults_v7 PROPERTIES LABELS "unit" ENVIRONMENT "${npu_sim_v7_env}")
   add_dependencies(accel_cli ascendcl_sim ascendcl_sim_no_devinfo ascendcl_sim_no_callback
-                   ascendcl_sim_v7 ascendcl_sim_v6)
+                   ascendcl_sim_v7 ascendcl_sim_v6 ascendcl_sim_no_register_v2)
 
   # The vendor rules of the ascendcl sim the streams, callbacks and events
   # rely on, on the current runtime and on the two older ones.
@@ -68,6 +72,30 @@ function(accel_sim_register_npu)
     set_tests_properties(npu.stream_rules_${variant} PROPERTIES LABELS "unit" TIMEOUT 120 ENVIRONMENT
       "ACCEL_PLUGIN_PATH=;ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_${variant}>;ACCEL_SIM_ACL_EVENT_LIMIT=16")
   endforeach()
+
+  # The ACL rules the backend depends on (README rule table M1, M2, M7-M9):
+  # the sim refuses each violation and the backend's slots never make one;
+  # again with slow streams (stream order of the H2H copy), and on a runtime
+  # without aclrtHostRegisterV2.
+  add_executable(test_npu_rules ${CMAKE_CURRENT_SOURCE_DIR}/test_npu_rules.c)
+  target_compile_definitions(test_npu_rules PRIVATE _GNU_SOURCE)
+  target_link_libraries(test_npu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings
+                        ${CMAKE_DL_LIBS})
+  add_dependencies(test_npu_rules ascendcl_sim ascendcl_sim_no_register_v2)
+  add_test(NAME npu.sim_rules COMMAND test_npu_rules)
+  add_test(NAME npu.sim_rules_slow_streams COMMAND test_npu_rules)
+  add_test(NAME npu.sim_rules_no_register_v2 COMMAND test_npu_rules)
+  set_tests_properties(npu.sim_rules PROPERTIES LABELS "unit" ENVIRONMENT "${npu_sim_env}")
+  set_tests_properties(npu.sim_rules_slow_streams PROPERTIES LABELS "unit"
+                       ENVIRONMENT "${npu_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
+  set_tests_properties(npu.sim_rules_no_register_v2 PROPERTIES LABELS "unit" ENVIRONMENT
+    "ACCEL_PLUGIN_PATH=;ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_sim_no_register_v2>;ACCEL_TEST_NO_REGISTER_V2=1")
+  # M3: the whole conformance suite on a runtime that refuses async copies
+  # with pageable host memory (CANN 8.0.RC3 and older call them
+  # unpredictable), with slow streams (the synchronous path keeps order).
+  add_test(NAME conformance.npu_sim_pageable_refused COMMAND conformance npu)
+  set_tests_properties(conformance.npu_sim_pageable_refused PROPERTIES LABELS "conformance"
+    TIMEOUT 300 ENVIRONMENT "${npu_sim_env};ACCEL_SIM_ACL_PAGEABLE=refuse;ACCEL_SIM_STREAM_DELAY_US=200")
 
   # The CLI on the sim: the report names the simulated devices and where they
   # came from; the demo runs. Then the runtime's other faces: absent, no

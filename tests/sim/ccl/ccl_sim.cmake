@@ -15,6 +15,19 @@ function(accel_ccl_sim target runtime)
   add_dependencies(test_ccl_engines ${target})
 endfunction()
 
+# The simulated libhcomm.so next to the libhccl.so sim `hccl_target` (same
+# folder, as CANN installs them): HcclGroupStart/End, forwarded to that sim.
+function(accel_hcomm_sim hccl_target)
+  add_library(${hccl_target}_hcomm SHARED ccl/hcomm_sim.c)
+  target_include_directories(${hccl_target}_hcomm PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/ccl
+                             ${CMAKE_CURRENT_SOURCE_DIR}/common)
+  target_compile_options(${hccl_target}_hcomm PRIVATE -fvisibility=hidden)
+  target_link_libraries(${hccl_target}_hcomm PRIVATE ${hccl_target} accel_warnings)
+  set_target_properties(${hccl_target}_hcomm PROPERTIES OUTPUT_NAME hcomm
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${hccl_target})
+  add_dependencies(test_ccl_engines ${hccl_target}_hcomm)
+endfunction()
+
 function(accel_sim_register_ccl)
   find_package(MPI COMPONENTS C QUIET)
   set(ccl_engine_tests "")
@@ -41,16 +54,25 @@ function(accel_sim_register_ccl)
     # single-process runs (missing, lacks, nogroups) keep leak detection.
     set(ccl_mpi_env ${ccl_env} "ASAN_OPTIONS=detect_leaks=0")
     if(ACCEL_BACKEND_NPU)
+      # libhccl.so with libhcomm.so beside it (the group calls, as current
+      # CANN ships them: README rule H6).
       accel_ccl_sim(hccl_sim ascendcl_sim OUTPUT_NAME hccl SOURCES ccl/hccl_sim.c)
+      accel_hcomm_sim(hccl_sim)
       # Older CANN: a libhccl without HcclReduce (optional: the layer reduces
       # with all_reduce); one without the required HcclCommInitRootInfo.
       accel_ccl_sim(hccl_sim_no_reduce ascendcl_sim OUTPUT_NAME hccl SOURCES ccl/hccl_sim.c
                     OMIT HcclReduce)
+      accel_hcomm_sim(hccl_sim_no_reduce)
       accel_ccl_sim(hccl_sim_no_init ascendcl_sim OUTPUT_NAME hccl SOURCES ccl/hccl_sim.c
                     OMIT HcclCommInitRootInfo)
       add_test(NAME hccl.sim_engine COMMAND ${ccl_mpirun} npu hccl)
       set_tests_properties(hccl.sim_engine PROPERTIES ENVIRONMENT
         "${npu_sim_env};${ccl_mpi_env};ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim>")
+      # On an Ascend 950 (ACCEL_SIM_SOC): fp64 reductions are HCCL's too (H3).
+      add_test(NAME hccl.sim_engine_950 COMMAND ${ccl_mpirun} npu hccl)
+      set_tests_properties(hccl.sim_engine_950 PROPERTIES ENVIRONMENT
+        "${npu_sim_env};${ccl_mpi_env};ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim>;ACCEL_SIM_SOC=Ascend950PR")
+      list(APPEND ccl_engine_tests hccl.sim_engine_950)
       add_test(NAME hccl.sim_lacks COMMAND test_ccl_engines lacks hccl HcclCommInitRootInfo)
       set_tests_properties(hccl.sim_lacks PROPERTIES ENVIRONMENT
         "${ccl_env};ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim_no_init>")
@@ -138,7 +160,8 @@ function(accel_sim_register_ccl)
         $<TARGET_FILE:comm_device>)
     set(comm_device_env ${ccl_mpi_env} "ACCEL_MPIRUN=${ACCEL_MPIRUN}" "ACCEL_COMM_TIMEOUT=120")
     if(ACCEL_BACKEND_NPU)
-      add_dependencies(comm_device hccl_sim hccl_sim_no_reduce)
+      add_dependencies(comm_device hccl_sim hccl_sim_no_reduce hccl_sim_hcomm
+                       hccl_sim_no_reduce_hcomm)
       add_test(NAME hccl.sim_comm COMMAND ${comm_device_run} hccl)
       set_tests_properties(hccl.sim_comm PROPERTIES ENVIRONMENT
         "${npu_sim_env};${comm_device_env};ACCEL_ACCELERATOR=npu;ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim>")

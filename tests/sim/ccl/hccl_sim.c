@@ -10,6 +10,7 @@
  * any whole number of seconds from 1, where CANN documents [120, 7200] (and,
  * in recent releases, 20 s more than the value), so that a test need not
  * wait two minutes. Threads: as ccl_sim.h. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,47 @@ static int hccl_op(uint32_t code, ccl_sim_op_t *out)
     return 1;
 }
 
+/* The rules HCCL's reductions (AllReduce, ReduceScatter, Reduce) check
+ * before anything runs (tests/sim/README.md, HCCL rules H2-H4, H8):
+ * - H2: no UINT8 (7), UINT16 (8) or UINT32 (9): HCCL_E_NOT_SUPPORT
+ *   (hicann/hccl src/ops/op_common/op_common.cc, CheckDataType with
+ *   needReduce).
+ * - H3: FP64 (10) and UINT64 (6) only on Ascend 950 (ACCEL_SIM_SOC, the ACL
+ *   sim's SoC, starting "Ascend950"): HCCL_E_NOT_SUPPORT. hicann/hccl
+ *   docs/zh/api_ref/comm_op_interface/HcclAllReduce.md lists them for
+ *   Ascend 950 only and torch_npu's checkSupportedDataType refuses them
+ *   elsewhere; CheckDataType itself lets them through, so this is the
+ *   sim's harsher reading.
+ * - H4: PROD only on INT8, INT32, INT64, UINT64, FP16, FP32, FP64 (so not on
+ *   INT16 or BFP16): HCCL_E_NOT_SUPPORT (op_common.cc CheckReduceOp).
+ * - H8: sendBuf and recvBuf aligned to the element size (2 bytes for 16-bit
+ *   types, 4 for 32-bit, 8 for 64-bit; the 约束 of HcclAllReduce.md,
+ *   HcclReduceScatter.md, HcclReduce.md): HCCL_E_PARA, the sim's choice of
+ *   code (the documents give none). */
+static HcclResult hccl_reduce_rules(uint32_t type, uint32_t op, const void *send, const void *recv)
+{
+    static const unsigned size[] = {1, 2, 4, 2, 4, 8, 8, 1, 2, 4, 8, 2};
+    const char *soc = getenv("ACCEL_SIM_SOC");
+    bool on_950 = soc != NULL && strncmp(soc, "Ascend950", 9) == 0;
+    if (type == 7 || type == 8 || type == 9)
+        return HCCL_E_NOT_SUPPORT;
+    if ((type == 10 || type == 6) && !on_950)
+        return HCCL_E_NOT_SUPPORT;
+    if (op == 1 && (type == 1 || type == 11))
+        return HCCL_E_NOT_SUPPORT;
+    if (type < sizeof size / sizeof size[0] &&
+        (((uintptr_t)send % size[type]) != 0 || ((uintptr_t)recv % size[type]) != 0))
+        return HCCL_E_PARA;
+    return HCCL_SUCCESS;
+}
+
+#define HCCL_REDUCE_RULES(type, op, send, recv)                                                    \
+    do {                                                                                           \
+        HcclResult rules_ = hccl_reduce_rules(type, op, send, recv);                               \
+        if (rules_ != HCCL_SUCCESS)                                                                \
+            return rules_;                                                                         \
+    } while (0)
+
 #define HCCL_TYPE(code, var)                                                                       \
     ccl_sim_type_t var;                                                                            \
     if (!hccl_type(code, &var))                                                                    \
@@ -86,11 +128,18 @@ static int hccl_op(uint32_t code, ccl_sim_op_t *out)
     if (!hccl_op(code, &var))                                                                      \
     return HCCL_E_PARA
 
+/* H7: the root info is made on the thread's ACL device, which must be set:
+ * hcomm's HcclGetRootInfo begins with hrtGetDeviceRefresh (the root info
+ * embeds the device). Its code without a device is not public:
+ * HCCL_E_RUNTIME is the sim's choice. */
 SIM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 {
+    int32_t device = -1;
     CCL_SIM_ENTER("HcclGetRootInfo");
     if (rootInfo == NULL)
         return HCCL_E_PTR;
+    if (aclrtGetDevice(&device) != 0)
+        return HCCL_E_RUNTIME;
     return hccl_result(ccl_sim_unique_id(rootInfo, sizeof *rootInfo));
 }
 
@@ -162,6 +211,7 @@ SIM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count
 {
     CCL_SIM_ENTER("HcclAllReduce");
     HCCL_NEED_STREAM(stream, "HcclAllReduce");
+    HCCL_REDUCE_RULES(dataType, op, sendBuf, recvBuf);
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -184,6 +234,7 @@ SIM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t r
 {
     CCL_SIM_ENTER("HcclReduceScatter");
     HCCL_NEED_STREAM(stream, "HcclReduceScatter");
+    HCCL_REDUCE_RULES(dataType, op, sendBuf, recvBuf);
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -206,6 +257,7 @@ SIM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, u
 {
     CCL_SIM_ENTER("HcclReduce");
     HCCL_NEED_STREAM(stream, "HcclReduce");
+    HCCL_REDUCE_RULES(dataType, op, sendBuf, recvBuf);
     HCCL_TYPE(dataType, type);
     HCCL_OP(op, sim_op);
     return hccl_result(
@@ -237,13 +289,20 @@ SIM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
     return hccl_result(ccl_sim_barrier(comm, hccl_sync, stream));
 }
 
-SIM_EXPORT HcclResult HcclGroupStart(void)
+/* H6: current CANN exports HcclGroupStart/End from libhcomm.so, not
+ * libhccl.so (torch_npu's HcclCompile.h resolves them from libhcomm). This
+ * library keeps the group state (the MPI core is linked in here) and
+ * exports the two under sim-only names; the simulated libhcomm.so
+ * (hcomm_sim.c), in the same folder, exports the real names and forwards
+ * here. Fault injection stays in this library's registry under the real
+ * names. */
+SIM_EXPORT HcclResult hccl_sim_group_start(void)
 {
     CCL_SIM_ENTER("HcclGroupStart");
     return hccl_result(ccl_sim_group_start());
 }
 
-SIM_EXPORT HcclResult HcclGroupEnd(void)
+SIM_EXPORT HcclResult hccl_sim_group_end(void)
 {
     /* An injected failure ends the group too (its calls are dropped). */
     int injected = sim_fault_hit("HcclGroupEnd");

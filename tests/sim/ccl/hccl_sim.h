@@ -48,6 +48,11 @@ SIM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, uint32_t dataType,
 SIM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, uint32_t dataType, uint32_t srcRank,
                                HcclComm comm, aclrtStream stream);
 SIM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream);
+/* The group calls under the names libhccl's sim exports them by; the
+ * simulated libhcomm.so exports HcclGroupStart/End (hcomm_sim.c). */
+SIM_EXPORT HcclResult hccl_sim_group_start(void);
+SIM_EXPORT HcclResult hccl_sim_group_end(void);
+/* libhcomm.so's (hcomm_sim.c). */
 SIM_EXPORT HcclResult HcclGroupStart(void);
 SIM_EXPORT HcclResult HcclGroupEnd(void);
 SIM_EXPORT HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError);
