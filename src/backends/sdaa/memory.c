@@ -217,9 +217,8 @@ accel_status_t accel_sdaa_rng_fill(void *self, int device, void *stream, accel_r
     }
     status = accel_philox_fill(kind, entry->ptr, count, seed, offset);
     if (status == ACCEL_OK)
-        status = accel_sdaa_check(
-            rt, rt->sdaaEventCreateWithFlags(&entry->copied, ACCEL_SDAA_EVENT_DISABLE_TIMING),
-            "sdaaEventCreateWithFlags (random fill)");
+        status = accel_sdaa_check(rt, rt->sdaaEventCreate(&entry->copied),
+                                  "sdaaEventCreate (random fill)");
     if (status != ACCEL_OK) {
         if (rt->sdaaFreeHost(entry->ptr) != ACCEL_SDAA_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "sdaa: sdaaFreeHost (random fill) failed");
