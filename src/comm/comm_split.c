@@ -87,6 +87,18 @@ static accel_status_t comm_split_by_id(accel_comm_t *comm, const comm_member_t *
     if (engine->unique_id == NULL || engine->init == NULL)
         status = accel_error(ACCEL_ERROR_INTERNAL, "the %s engine has neither split nor init",
                              engine->name);
+    else if (engine->unique_id_every_rank && engine->rendezvous_env != NULL &&
+             accel_env_get(engine->rendezvous_env) != NULL)
+        /* Every rank sees the variable (comm_init sets it in each process),
+         * so every rank refuses alike; the exchange below still runs, so
+         * that none is left waiting. */
+        status = accel_error(ACCEL_ERROR_UNSUPPORTED,
+                             "split: with %s set (the rendezvous without MPI) every color's "
+                             "leader would get the same %s unique id, that address, and each "
+                             "color's rank 0 would start its root there and collide; this %s "
+                             "library has no split call of its own (NCCL: ncclCommSplit, 2.18 "
+                             "and later): upgrade it, or start the job with mpirun",
+                             engine->rendezvous_env, engine->name, engine->name);
     else if (mine == NULL || ids == NULL)
         status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY, "out of memory for split's unique ids");
     if (status == ACCEL_OK && color != ACCEL_COMM_SPLIT_NONE && new_rank == 0) {

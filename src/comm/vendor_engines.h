@@ -15,10 +15,10 @@
 #include "comm/engine.h"
 
 /* The engines (src/comm/<folder>/engine.c); process lifetime, constant but
- * for hccl's, whose load() clears its optional `reduce` slot once (as it loads,
- * before any communicator exists) when libhccl lacks
- * HcclReduce. */
-extern const accel_comm_engine_t accel_comm_engine_nccl;
+ * for hccl's and nccl's, whose load() clears an optional slot once (as it
+ * loads, before any communicator exists): hccl's `reduce` when libhccl lacks
+ * HcclReduce, nccl's `split` when libnccl lacks ncclCommSplit. */
+extern accel_comm_engine_t accel_comm_engine_nccl;
 extern accel_comm_engine_t accel_comm_engine_hccl;
 extern const accel_comm_engine_t accel_comm_engine_habana_hccl;
 extern const accel_comm_engine_t accel_comm_engine_cncl;

@@ -682,13 +682,36 @@ static unsigned long sim_calls(const char *variable, const char *function)
  * without MPI (tests/sim/README.md, the hcl rules). The sim then joins only
  * ranks that derived the same id from HCCL_COMM_ID. `mismatch`: rank 3 has
  * another MASTER_PORT, so every rank's init must fail, saying the ids
- * differ. */
+ * differ.
+ * On the nccl sim (NCCL_COMM_ID, every rank's ncclGetUniqueId echoing the
+ * address): the world communicator, then test_split, which goes through
+ * ncclCommSplit where the sim exports it; on the old sim (no ncclCommSplit,
+ * NCCL before 2.18) every rank's split is refused alike, saying why: each
+ * color's rank 0 would start its bootstrap root on that one address
+ * (tests/sim/README.md, CCL-NCCL-COMMID). */
+static bool nccl_env_split_refused(accel_comm_t *comm, int rank)
+{
+    void *sim = dlopen(getenv("ACCEL_NCCL_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    accel_comm_t *half = NULL;
+    bool has_split = sim != NULL && dlsym(sim, "ncclCommSplit") != NULL;
+    if (sim != NULL)
+        dlclose(sim);
+    if (has_split)
+        return false;
+    CHECK_FAILS(accel_comm_split(comm, rank % 2, 0, &half), ACCEL_ERROR_UNSUPPORTED,
+                "ncclCommSplit");
+    CHECK(half == NULL, "a refused split gave a communicator");
+    return true;
+}
+
 static int run_env_bootstrap(bool mismatch)
 {
     accel_comm_options_t options = {.struct_size = sizeof options, .use_local_rank = true};
     accel_t *cpu = NULL;
     accel_comm_t *world = NULL, *comm = NULL;
-    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK"), *variable = "HCCL_COMM_ID", *now;
+    const char *rank_text = getenv("OMPI_COMM_WORLD_RANK"), *now;
+    bool nccl = strcmp(engine, "nccl") == 0;
+    const char *variable = nccl ? "NCCL_COMM_ID" : "HCCL_COMM_ID";
     char want[300];
     int rank = -1, size = -1;
     accel_status_t status;
@@ -710,9 +733,15 @@ static int run_env_bootstrap(bool mismatch)
     now = getenv(variable);
     CHECK(now != NULL && strcmp(now, want) == 0, "%s is %s, not %s", variable,
           now != NULL ? now : "unset", want);
-    CHECK(sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId") == (check_rank == 0 ? 1 : 0),
-          "rank %d called hcclGetUniqueId %lu times (the root once, the others never)", check_rank,
-          sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId"));
+    if (nccl)
+        CHECK(sim_calls("ACCEL_NCCL_LIBRARY", "ncclGetUniqueId") == 1,
+              "rank %d called ncclGetUniqueId %lu times (every rank once)", check_rank,
+              sim_calls("ACCEL_NCCL_LIBRARY", "ncclGetUniqueId"));
+    else
+        CHECK(sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId") ==
+                  (check_rank == 0 ? 1 : 0),
+              "rank %d called hcclGetUniqueId %lu times (the root once, the others never)",
+              check_rank, sim_calls("ACCEL_HABANA_HCCL_LIBRARY", "hcclGetUniqueId"));
     if (mismatch) {
         CHECK(status != ACCEL_OK && comm == NULL, "init with another MASTER_PORT on rank 3: %s",
               accel_status_name(status));
@@ -730,9 +759,12 @@ static int run_env_bootstrap(bool mismatch)
         if (accel_set_device(acc, device) != ACCEL_OK)
             die("accel_set_device");
         test_all_reduce_one(comm, size, NULL, rank, ACCEL_DTYPE_F32, ACCEL_REDUCE_SUM, 1021, false);
-        test_split(comm, size, rank);
+        if (!nccl || !nccl_env_split_refused(comm, rank))
+            test_split(comm, size, rank);
         CHECK_OK(accel_barrier(comm, NULL));
         CHECK_OK(accel_comm_destroy(comm));
+    }
+    if (comm != NULL && !nccl) {
         /* HCL takes HCCL_COMM_ID for a process's first communicator only: a
          * second is refused on every rank, none left waiting. */
         comm = NULL;
@@ -745,6 +777,8 @@ static int run_env_bootstrap(bool mismatch)
     if (check_failures == 0)
         printf("rank %d: ACCEL_COMM_BOOTSTRAP=env: %s\n", check_rank,
                mismatch ? "ranks with different addresses failed alike"
+               : nccl   ? "every rank derived the same id from NCCL_COMM_ID; splits "
+                          "made or refused alike"
                         : "every rank derived the same id from HCCL_COMM_ID");
     return check_failures == 0 ? 0 : 1;
 }

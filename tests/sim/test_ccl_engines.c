@@ -781,6 +781,14 @@ static int run_missing(const char *engine_name, const char *variable, const char
               strstr(accel_last_error(), library) != NULL,
           "the sentence names %s, the file it named and %s", variable, library);
     CHECK(strstr(detail, library) != NULL, "the detail names %s: %s", library, detail);
+    if (strcmp(engine_name, "tccl") == 0) {
+        /* The Teco SDK's folder first, as the sdaa backend's runtime: a
+         * libtccl.so on the loader's path may be another vendor's "TCCL". */
+        const char *sdk = strstr(accel_last_error(), "/opt/tecoai/lib64/libtccl.so:"),
+                   *bare = strstr(accel_last_error(), "; libtccl.so:");
+        CHECK(sdk != NULL && bare != NULL && sdk < bare,
+              "the Teco SDK's libtccl.so is tried before the loader's path");
+    }
     printf("%s: %s\n", engine_name, accel_last_error());
     return 0;
 }

@@ -81,8 +81,8 @@ static const sim_memory_sites_t memory_sites = {
 
 static void test_rng_faults(void **state)
 {
-    static const char *const sites[] = {"sdaaMallocHost", "sdaaEventCreateWithFlags",
-                                        "sdaaMemcpyAsync", "sdaaEventRecord", NULL};
+    static const char *const sites[] = {"sdaaMallocHost", "sdaaEventCreate", "sdaaMemcpyAsync",
+                                        "sdaaEventRecord", NULL};
     accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
@@ -100,8 +100,8 @@ static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
         .stream = {"sdaaStreamCreateWithFlags", "sdaaStreamSynchronize", "sdaaStreamQuery"},
-        .event = {"sdaaEventCreateWithFlags", "sdaaEventRecord", "sdaaEventSynchronize",
-                  "sdaaEventQuery", "sdaaEventElapsedTime"},
+        .event = {"sdaaEventCreate", "sdaaEventRecord", "sdaaEventSynchronize", "sdaaEventQuery",
+                  "sdaaEventElapsedTime"},
         .stream_wait_event = "sdaaStreamWaitEvent",
         /* a failed add runs nothing (and its record is freed: LeakSanitizer) */
         .add_callback = "sdaaStreamAddCallback",

@@ -433,13 +433,24 @@ static accel_hpu_item_t *hpu_item_new(accel_hpu_item_kind_t kind)
     return item;
 }
 
+/* synStreamWaitEvent "works on the same device only (not between devices)"
+ * (synapse_api.h:72-73), so a wait across Gaudis is refused here, before it
+ * is queued, with what to do instead. */
 accel_status_t accel_hpu_stream_wait_event(void *self, int device, void *stream, void *event)
 {
     accel_hpu_backend_t *hpu = self;
+    const accel_hpu_event_t *e = event;
     accel_hpu_stream_t *s;
     accel_hpu_item_t *item;
-    accel_status_t status = accel_hpu_stream_of(hpu, device, stream, &s);
-    if (status != ACCEL_OK)
+    accel_status_t status;
+    if (e->device != device)
+        return accel_backend_error(
+            ACCEL_ERROR_UNSUPPORTED,
+            "hpu: a stream of device %d cannot wait for an event of device %d: "
+            "synStreamWaitEvent works on the same device only (synapse_api.h); "
+            "synchronize the event on the host instead",
+            device, e->device);
+    if ((status = accel_hpu_stream_of(hpu, device, stream, &s)) != ACCEL_OK)
         return status;
     if ((item = hpu_item_new(ACCEL_HPU_ITEM_WAIT)) == NULL)
         return ACCEL_ERROR_OUT_OF_MEMORY;

@@ -6,6 +6,7 @@
  * Threads: any thread; each slot makes its device current first. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/mlu/mlu_backend.h"
 
@@ -58,7 +59,14 @@ accel_status_t accel_mlu_memcpy_async(void *self, int device, void *dst, const v
     case ACCEL_COPY_HOST_TO_DEVICE: dir = ACCEL_CNRT_MEMCPY_HOST_TO_DEV; break;
     case ACCEL_COPY_DEVICE_TO_HOST: dir = ACCEL_CNRT_MEMCPY_DEV_TO_HOST; break;
     case ACCEL_COPY_DEVICE_TO_DEVICE: dir = ACCEL_CNRT_MEMCPY_DEV_TO_DEV; break;
-    case ACCEL_COPY_HOST_TO_HOST: dir = ACCEL_CNRT_MEMCPY_HOST_TO_HOST; break;
+    case ACCEL_COPY_HOST_TO_HOST:
+        /* No public source says cnrtMemcpyAsync takes cnrtMemcpyHostToHost on
+         * a queue, and torch_mlu never issues one: taking the harsher reading
+         * (refused), the copy is made on the host in queue order, after the
+         * queue (and its host callbacks) has drained. */
+        if ((status = accel_mlu_stream_synchronize(mlu, device, stream)) == ACCEL_OK)
+            memmove(dst, src, size);
+        return status;
     default:
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT, "mlu: unknown copy kind %d",
                                    (int)kind);

@@ -58,11 +58,14 @@ const accel_mlu_api_t *accel_mlu_cnrt(char *reason, size_t cap);
  * capture symbols); otherwise `reason` says which is missing. */
 bool accel_mlu_graphs_available(const accel_mlu_api_t *cnrt, char *reason, size_t cap);
 
-/* A backend event: the notifier, and with emulated callbacks the ticket of
- * the last callback queued ahead of its record on the same stream (0: none),
- * so that query and synchronize also wait for that callback to return. */
+/* A backend event: the notifier, the device it was created on (its queues
+ * are the only ones that may wait for it, stream.c), and with emulated
+ * callbacks the ticket of the last callback queued ahead of its record on
+ * the same stream (0: none), so that query and synchronize also wait for
+ * that callback to return. */
 typedef struct accel_mlu_event {
     accel_cnrt_notifier_t notifier;
+    int device; /* set at create, then read-only */
     _Atomic uint64_t callback;
 } accel_mlu_event_t;
 

@@ -126,16 +126,28 @@ accel_status_t accel_mlu_stream_query(void *self, int device, void *stream)
     return busy ? ACCEL_ERROR_NOT_READY : ACCEL_OK;
 }
 
+/* CNRT waits and places a notifier only on its own device's queues:
+ * torch_mlu's copy_utils.cpp says a wait across devices "can't be
+ * performed" (CNTOOLKIT-3871), and its MLUEvent waits only on a stream of
+ * the event's device. So a cross-device wait is refused, before CNRT sees
+ * it, with what to do instead. */
 accel_status_t accel_mlu_stream_wait_event(void *self, int device, void *stream, void *event)
 {
     accel_mlu_backend_t *mlu = self;
-    accel_status_t status = accel_mlu_activate(mlu, device);
-    if (status != ACCEL_OK)
+    const accel_mlu_event_t *e = event;
+    accel_status_t status;
+    if (e->device != device)
+        return accel_backend_error(
+            ACCEL_ERROR_UNSUPPORTED,
+            "mlu: a stream of device %d cannot wait for an event of device %d: CNRT "
+            "waits for a notifier only on its own device's queues (CNTOOLKIT-3871); "
+            "synchronize the event on the host instead",
+            device, e->device);
+    if ((status = accel_mlu_activate(mlu, device)) != ACCEL_OK)
         return status;
-    return accel_mlu_check(mlu->cnrt,
-                           mlu->cnrt->cnrtQueueWaitNotifier(((accel_mlu_event_t *)event)->notifier,
-                                                            accel_mlu_queue(stream), 0),
-                           "cnrtQueueWaitNotifier");
+    return accel_mlu_check(
+        mlu->cnrt, mlu->cnrt->cnrtQueueWaitNotifier(e->notifier, accel_mlu_queue(stream), 0),
+        "cnrtQueueWaitNotifier");
 }
 
 /* ---------------------------------------------------------------- emulated callbacks */
@@ -256,6 +268,7 @@ accel_status_t accel_mlu_event_create(void *self, int device, unsigned flags, vo
         free(event);
         return status;
     }
+    event->device = device;
     *out = event;
     return ACCEL_OK;
 }

@@ -208,6 +208,7 @@ static accel_status_t sdaa_create(void **out_self)
     const void *runtime;
     const accel_sdaa_api_t *rt;
     accel_sdaa_backend_t *sdaa;
+    accel_deferred_fence_ops_t fence;
     int count = 0;
     accel_status_t status = accel_backend_detect_open(&sdaa_detect, &runtime, &count);
 
@@ -217,6 +218,12 @@ static accel_status_t sdaa_create(void **out_self)
     sdaa = calloc(1, sizeof *sdaa);
     if (sdaa == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "sdaa: out of host memory for state");
+    fence = accel_sdaa_event_fence;
+    fence.self = sdaa;
+    if ((status = accel_deferred_release_create(&fence, &sdaa->destroyed_events)) != ACCEL_OK) {
+        free(sdaa);
+        return status;
+    }
     sdaa->rt = rt;
     sdaa->device_count = count;
     sdaa->instance = accel_backend_instance_id();
@@ -233,6 +240,10 @@ static void sdaa_destroy(void *self)
     accel_sdaa_backend_t *sdaa = self;
     if (sdaa == NULL)
         return;
+    if (accel_sdaa_forked())
+        accel_deferred_release_abandon(sdaa->destroyed_events);
+    else
+        accel_deferred_release_destroy(sdaa->destroyed_events);
     free(sdaa);
 }
 

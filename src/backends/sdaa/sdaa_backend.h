@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/sdaa/types.h"
 
 /* The sdaa backend's ops table (constant, process lifetime). */
@@ -56,11 +57,18 @@ const accel_sdaa_api_t *accel_sdaa_runtime(char *reason, size_t cap);
 
 typedef struct accel_sdaa_backend {
     const accel_sdaa_api_t *rt;
+    /* Destroyed events whose record was still queued: each is destroyed once
+     * a query says it completed (stream.c); drained at destroy(). */
+    accel_deferred_release_t *destroyed_events;
     int device_count;
     uint64_t instance;   /* unique per create(), keys the per-thread device cache */
     int runtime_version; /* sdaaRuntimeGetVersion, set by init() */
     int driver_version;  /* sdaaDriverGetVersion, or -1 when not exported */
 } accel_sdaa_backend_t;
+
+/* The fence callbacks of `destroyed_events` (stream.c): the events
+ * themselves are the fences. */
+extern const accel_deferred_fence_ops_t accel_sdaa_event_fence;
 
 /* Make `device` the calling thread's device (sdaaSetDevice when it is not
  * already). Fails at once in a child forked after the runtime was started,

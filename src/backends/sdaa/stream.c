@@ -156,31 +156,95 @@ accel_status_t accel_sdaa_stream_add_callback(void *self, int device, void *stre
 
 /* ---------------------------------------------------------------- events */
 
+/* Events are made with plain sdaaEventCreate, timing on, whatever `flags`
+ * ask: Tecorigin's own event wrapper (PaddleCustomDevice
+ * backends/sdaa/runtime/sdaaEvent.h) does the same, with "TODO(teco): create
+ * event with sdaaEventCreateWithFlags when it supports set flags". Timing on
+ * costs a timestamp, and accel never relies on it being off. */
 accel_status_t accel_sdaa_event_create(void *self, int device, unsigned flags, void **out)
 {
     accel_sdaa_backend_t *sdaa = self;
     accel_sdaa_event_t event = NULL;
-    unsigned int sdaa_flags =
-        (flags & ACCEL_EVENT_TIMING) ? ACCEL_SDAA_EVENT_DEFAULT : ACCEL_SDAA_EVENT_DISABLE_TIMING;
     accel_status_t status = accel_sdaa_activate(sdaa, device);
+    (void)flags;
+    if (status == ACCEL_OK && accel_deferred_release_pending(sdaa->destroyed_events) > 0)
+        accel_deferred_release_poll(sdaa->destroyed_events);
     if (status == ACCEL_OK)
-        status = accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaEventCreateWithFlags(&event, sdaa_flags),
-                                  "sdaaEventCreateWithFlags");
+        status = accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaEventCreate(&event), "sdaaEventCreate");
     if (status == ACCEL_OK)
         *out = event;
     return status;
 }
 
-void accel_sdaa_event_destroy(void *self, int device, void *event)
+/* The fence callbacks of sdaa->destroyed_events: each activates the fence's
+ * device on the calling thread first (any thread may poll the list). */
+static accel_status_t sdaa_fence_query(void *self, int device, void *fence)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    accel_sdaa_error_t code;
+    accel_status_t status = accel_sdaa_activate(sdaa, device);
+    if (status != ACCEL_OK)
+        return status;
+    code = sdaa->rt->sdaaEventQuery(fence);
+    if (code == ACCEL_SDAA_ERROR_NOT_READY)
+        return ACCEL_ERROR_NOT_READY;
+    return accel_sdaa_check(sdaa->rt, code, "sdaaEventQuery (destroyed event)");
+}
+
+static accel_status_t sdaa_fence_wait(void *self, int device, void *fence)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    accel_status_t status = accel_sdaa_activate(sdaa, device);
+    if (status != ACCEL_OK)
+        return status;
+    return accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaEventSynchronize(fence),
+                            "sdaaEventSynchronize (destroyed event)");
+}
+
+static void sdaa_fence_destroy(void *self, int device, void *fence)
 {
     accel_sdaa_backend_t *sdaa = self;
     accel_sdaa_error_t code;
     if (accel_sdaa_activate(sdaa, device) != ACCEL_OK)
         return;
-    code = sdaa->rt->sdaaEventDestroy(event);
+    code = sdaa->rt->sdaaEventDestroy(fence);
     if (code != ACCEL_SDAA_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "sdaa: sdaaEventDestroy on device %d failed with sdaaError_t %d",
                   device, code);
+}
+
+static accel_status_t sdaa_fence_device_wait(void *self, int device)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    accel_status_t status = accel_sdaa_activate(sdaa, device);
+    if (status != ACCEL_OK)
+        return status;
+    return accel_sdaa_check(sdaa->rt, sdaa->rt->sdaaDeviceSynchronize(),
+                            "sdaaDeviceSynchronize (destroyed events)");
+}
+
+const accel_deferred_fence_ops_t accel_sdaa_event_fence = {
+    .query = sdaa_fence_query,
+    .wait = sdaa_fence_wait,
+    .destroy = sdaa_fence_destroy,
+    .device_wait = sdaa_fence_device_wait,
+};
+
+/* Tecorigin's event wrapper synchronizes an event before sdaaEventDestroy
+ * (~sdaaEventWrapper in sdaaEvent.h), and no public source says a destroy
+ * may run ahead of the event's record. So an event whose record has not
+ * completed is not destroyed here: it goes on destroyed_events, and a later
+ * event create or destroy (or the backend's destroy, which waits) destroys
+ * it once a query says it completed. The caller never sees it again. */
+void accel_sdaa_event_destroy(void *self, int device, void *event)
+{
+    accel_sdaa_backend_t *sdaa = self;
+    if (accel_sdaa_activate(sdaa, device) != ACCEL_OK)
+        return;
+    if (sdaa_fence_query(sdaa, device, event) == ACCEL_OK)
+        sdaa_fence_destroy(sdaa, device, event);
+    else /* pending, or the query failed: wait for it on the list */
+        accel_deferred_release_add(sdaa->destroyed_events, device, event, NULL, 0, NULL, NULL);
 }
 
 accel_status_t accel_sdaa_event_record(void *self, int device, void *stream, void *event)

@@ -49,8 +49,10 @@ ACCEL_SDAA_SYMBOL(true, accel_sdaa_error_t, sdaaStreamAddCallback,
                   NULL)
 
 /* events */
-ACCEL_SDAA_SYMBOL(true, accel_sdaa_error_t, sdaaEventCreateWithFlags,
-                  (accel_sdaa_event_t * event, unsigned int flags), NULL)
+/* sdaaEventCreate, not ...WithFlags: Tecorigin's own event wrapper
+ * (PaddleCustomDevice backends/sdaa/runtime/sdaaEvent.h) waits for flag
+ * support ("TODO(teco)") and calls sdaaEventCreate. */
+ACCEL_SDAA_SYMBOL(true, accel_sdaa_error_t, sdaaEventCreate, (accel_sdaa_event_t * event), NULL)
 ACCEL_SDAA_SYMBOL(true, accel_sdaa_error_t, sdaaEventDestroy, (accel_sdaa_event_t event), NULL)
 ACCEL_SDAA_SYMBOL(true, accel_sdaa_error_t, sdaaEventRecord,
                   (accel_sdaa_event_t event, accel_sdaa_stream_t stream), NULL)

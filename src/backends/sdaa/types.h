@@ -59,8 +59,5 @@ typedef union accel_sdaa_device_prop_buffer {
 #define ACCEL_SDAA_MEMCPY_DEVICE_TO_DEVICE 3u
 /* sdaaStreamCreateWithFlags */
 #define ACCEL_SDAA_STREAM_NON_BLOCKING 0x1u
-/* sdaaEventCreateWithFlags */
-#define ACCEL_SDAA_EVENT_DEFAULT        0x0u
-#define ACCEL_SDAA_EVENT_DISABLE_TIMING 0x2u
 
 #endif /* ACCEL_BACKENDS_SDAA_TYPES_H */

@@ -23,6 +23,7 @@ _Static_assert(sizeof(ncclUniqueId) == sizeof(accel_nccl_unique_id_t), "sizeof n
 _Static_assert(_Alignof(ncclUniqueId) == _Alignof(accel_nccl_unique_id_t), "alignof ncclUniqueId");
 SAME_VALUE(NCCL_UNIQUE_ID_BYTES, ACCEL_NCCL_UNIQUE_ID_BYTES);
 
+SAME_VALUE(NCCL_SPLIT_NOCOLOR, ACCEL_NCCL_SPLIT_NOCOLOR);
 SAME_VALUE(ncclSuccess, ACCEL_NCCL_SUCCESS);
 SAME_VALUE(ncclInProgress, ACCEL_NCCL_IN_PROGRESS);
 SAME_VALUE(ncclInt8, ACCEL_NCCL_INT8);
@@ -43,11 +44,13 @@ SAME_VALUE(ncclAvg, ACCEL_NCCL_AVG);
 
 /* The by-value id is compared as the header spells it (sizes checked above). */
 #define accel_nccl_unique_id_t ncclUniqueId
+#define accel_nccl_config_t    ncclConfig_t
 #define ACCEL_NCCL_SYMBOL(required, ret, name, params, export)                                     \
     _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from nccl.h");
 #include "comm/nccl/symbols.h"
 #undef ACCEL_NCCL_SYMBOL
 #undef accel_nccl_unique_id_t
+#undef accel_nccl_config_t
 
 int main(void)
 {

@@ -8,7 +8,14 @@
  * by the vendor-library loader and read-only afterwards; the layer serialises the calls
  * on one communicator (engine.h). NCCL works on the CUDA current context, so
  * init first makes the communicator's device current (native_stream), and
- * every collective gets the CUstream native_stream gave the layer. */
+ * every collective gets the CUstream native_stream gave the layer.
+ * Split: ncclCommSplit (NCCL 2.18+) where the library exports it, else the
+ * layer's split by a new unique id per color. That fallback cannot work
+ * while NCCL_COMM_ID is set (the env rendezvous): NCCL's
+ * bootstrapGetUniqueId (src/bootstrap.cc) then hands every color's leader
+ * the same id, that address, and each color's rank 0 starts a bootstrap
+ * root on it in ncclCommInitRank (src/init.cc, ncclCommInitRankDev), which
+ * collides; the layer refuses it (comm_split.c, unique_id_every_rank). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -41,6 +48,9 @@ static bool nccl_loaded(accel_vendor_library_t *lib, void *library)
     int version = 0;
     const char *file;
     (void)library;
+    /* Before 2.18 the layer splits by unique id: the slot must read NULL. */
+    if (nccl.ncclCommSplit == NULL)
+        accel_comm_engine_nccl.split = NULL;
     if (nccl.ncclGetVersion(&version) != ACCEL_NCCL_SUCCESS)
         version = 0;
     file = accel_comm_vendor_file(*(void **)&nccl.ncclGetVersion, "libnccl.so.2");
@@ -110,6 +120,19 @@ static accel_status_t nccl_init(const accel_comm_engine_ctx_t *ctx, int nranks, 
     memcpy(&id, unique_id, sizeof id);
     NCCL_CHECK(nccl.ncclCommInitRank(&comm, nranks, id, rank), "ncclCommInitRank", NULL);
     *out_comm = comm;
+    return ACCEL_OK;
+}
+
+/* ncclCommSplit is collective over the parent; the new communicator's
+ * device is the parent's (the layer calls this on the parent's device). */
+static accel_status_t nccl_split(void *comm, int color, int key, void **out_comm)
+{
+    accel_nccl_comm_t made = NULL;
+    NCCL_CHECK(nccl.ncclCommSplit(comm,
+                                  color == ACCEL_COMM_SPLIT_NONE ? ACCEL_NCCL_SPLIT_NOCOLOR : color,
+                                  key, &made, NULL),
+               "ncclCommSplit", comm);
+    *out_comm = made;
     return ACCEL_OK;
 }
 
@@ -202,7 +225,9 @@ static accel_status_t nccl_group_end(void)
 
 static const char *const nccl_backends[] = {"cuda", NULL};
 
-const accel_comm_engine_t accel_comm_engine_nccl = {
+/* Not const: nccl_loaded clears `split` for an NCCL without ncclCommSplit
+ * (vendor_engines.h). */
+accel_comm_engine_t accel_comm_engine_nccl = {
     .name = "nccl",
     .kind = ACCEL_COMM_ENGINE_DEVICE,
     .backends = nccl_backends,
@@ -232,6 +257,7 @@ const accel_comm_engine_t accel_comm_engine_nccl = {
     .unique_id_every_rank = true, /* the id is NCCL_COMM_ID's address (engine.h) */
     .unique_id = nccl_unique_id,
     .init = nccl_init,
+    .split = nccl_split, /* NULL before NCCL 2.18 (nccl_loaded) */
     .destroy = nccl_destroy,
     .all_reduce = nccl_all_reduce,
     .all_gather = nccl_all_gather,

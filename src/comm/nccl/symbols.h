@@ -17,6 +17,10 @@ ACCEL_NCCL_SYMBOL(true, accel_nccl_result_t, ncclCommInitRank,
 /* NCCL 2.14 and later: flushes what the communicator has issued */
 ACCEL_NCCL_SYMBOL(false, accel_nccl_result_t, ncclCommFinalize, (accel_nccl_comm_t comm), NULL)
 ACCEL_NCCL_SYMBOL(true, accel_nccl_result_t, ncclCommDestroy, (accel_nccl_comm_t comm), NULL)
+/* NCCL 2.18 and later: a split over the parent's own bootstrap (engine.c) */
+ACCEL_NCCL_SYMBOL(false, accel_nccl_result_t, ncclCommSplit,
+                  (accel_nccl_comm_t comm, int color, int key, accel_nccl_comm_t *newcomm,
+                   accel_nccl_config_t *config), NULL)
 ACCEL_NCCL_SYMBOL(true, accel_nccl_result_t, ncclAllReduce,
                   (const void *sendbuff, void *recvbuff, size_t count, accel_nccl_dtype_t datatype,
                    accel_nccl_op_t op, accel_nccl_comm_t comm, accel_nccl_stream_t stream), NULL)

@@ -17,6 +17,12 @@ typedef struct accel_nccl_unique_id {
     char internal[ACCEL_NCCL_UNIQUE_ID_BYTES];
 } accel_nccl_unique_id_t;
 
+/* ncclConfig_t: only ever passed as NULL (ncclCommSplit inherits the
+ * parent's configuration then), so it stays incomplete here. */
+typedef struct accel_nccl_config accel_nccl_config_t;
+/* ncclCommSplit's color for a rank that joins no new communicator */
+#define ACCEL_NCCL_SPLIT_NOCOLOR (-1)
+
 #define ACCEL_NCCL_SUCCESS     0
 #define ACCEL_NCCL_IN_PROGRESS 7 /* non-blocking communicators only */
 

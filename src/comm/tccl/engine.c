@@ -4,9 +4,13 @@
  * numbering and no average. Bound from an early public tccl.h copy and
  * never run on Teco hardware: what is unconfirmed is listed in README.md.
  *
- * Library: ACCEL_TCCL_LIBRARY, then libtccl.so on the loader's path, then
- * /opt/tecoai/lib64/libtccl.so; loaded once per process (accel_vendor_library_open) and
- * never unloaded.
+ * Library: ACCEL_TCCL_LIBRARY, then the Teco SDK's
+ * /opt/tecoai/lib64/libtccl.so, then libtccl.so on the loader's path (the
+ * sdaa backend's order for libsdaart.so: "TCCL" is also another vendor's
+ * name, so the SDK's own file goes first); loaded once per process
+ * (accel_vendor_library_open) and never unloaded. A library that lacks a
+ * required tccl* symbol (tcclGetUniqueId, tcclCommInitRank, tcclReduce...)
+ * is refused, naming it.
  * Objects: the engine communicator is TCCL's tcclComm_t itself, owned by the
  * layer from init until destroy. Threads: the function table is written once
  * by the vendor-library loader and read-only afterwards; the layer serialises the calls
@@ -56,7 +60,7 @@ static bool tccl_loaded(accel_vendor_library_t *lib, void *library)
     return true;
 }
 
-static const char *const tccl_names[] = {"libtccl.so", "/opt/tecoai/lib64/libtccl.so", NULL};
+static const char *const tccl_names[] = {"/opt/tecoai/lib64/libtccl.so", "libtccl.so", NULL};
 
 static accel_vendor_library_t tccl_lib = {
     .name = "tccl",

@@ -125,13 +125,14 @@ function(accel_sim_register_ccl)
     endif()
     if(TARGET cuda_sim)
       # A simulated libnccl.so.2 over the simulated CUDA driver; an older one
-      # without the optional ncclGetLastError (2.13) and ncclCommFinalize
-      # (2.14), reporting 2.12.0; one without point-to-point (ncclSend and
+      # without the optional ncclGetLastError (2.13), ncclCommFinalize (2.14)
+      # and ncclCommSplit (2.18), reporting 2.12.0; one without point-to-point (ncclSend and
       # ncclRecv, required: NCCL before 2.7).
       set(nccl_sim_options OUTPUT_NAME nccl SOURCES ccl/nccl_sim.c
           INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/cudadrv)
       accel_ccl_sim(nccl_sim cuda_sim ${nccl_sim_options})
-      accel_ccl_sim(nccl_sim_old cuda_sim ${nccl_sim_options} OMIT ncclGetLastError ncclCommFinalize)
+      accel_ccl_sim(nccl_sim_old cuda_sim ${nccl_sim_options} OMIT ncclGetLastError ncclCommFinalize
+                    ncclCommSplit)
       accel_ccl_sim(nccl_sim_no_p2p cuda_sim ${nccl_sim_options} OMIT ncclSend ncclRecv)
       set_target_properties(nccl_sim nccl_sim_old nccl_sim_no_p2p PROPERTIES SUFFIX ".so.2")
       add_test(NAME nccl.sim_engine COMMAND ${ccl_mpirun} cuda nccl)
@@ -226,18 +227,31 @@ function(accel_sim_register_ccl)
       list(APPEND comm_device_tests ${comm_label_tests})
     endif()
     if(TARGET nccl_sim)
-      add_dependencies(comm_device nccl_sim)
+      add_dependencies(comm_device nccl_sim nccl_sim_old)
       set(nccl_comm_env
           "${cuda_sim_env};${comm_device_env};ACCEL_ACCELERATOR=cuda;ACCEL_NCCL_LIBRARY=$<TARGET_FILE:nccl_sim>")
       add_test(NAME nccl.sim_comm COMMAND ${comm_device_run} nccl)
       set_tests_properties(nccl.sim_comm PROPERTIES ENVIRONMENT "${nccl_comm_env}")
       # Rank 0 cannot make the unique id: every rank's init fails, none waits;
-      # then split's leaders cannot (their third and first calls).
+      # then split's leaders cannot (their third and first calls). On the old
+      # NCCL (2.12), whose splits go by unique id: the current one has
+      # ncclCommSplit, which makes none.
       add_test(NAME nccl.sim_comm_no_unique_id COMMAND ${comm_device_run} nccl ncclGetUniqueId)
       set_tests_properties(nccl.sim_comm_no_unique_id PROPERTIES ENVIRONMENT
-        "${nccl_comm_env};ACCEL_SIM_FAIL=ncclGetUniqueId:1:3,ncclGetUniqueId:3:3")
+        "${cuda_sim_env};${comm_device_env};ACCEL_ACCELERATOR=cuda;ACCEL_NCCL_LIBRARY=$<TARGET_FILE:nccl_sim_old>;ACCEL_SIM_NCCL_VERSION=21200;ACCEL_SIM_FAIL=ncclGetUniqueId:1:3,ncclGetUniqueId:3:3")
+      # ACCEL_COMM_BOOTSTRAP=env under mpirun: NCCL_COMM_ID from MASTER_ADDR
+      # and MASTER_PORT, then splits (tests/sim/README.md, CCL-NCCL-COMMID):
+      # through ncclCommSplit, and on an NCCL without it (2.12) refused alike
+      # on every rank, since the colors' roots would collide.
+      add_test(NAME nccl.sim_comm_env_bootstrap COMMAND ${comm_device_run} nccl env_bootstrap)
+      add_test(NAME nccl.sim_comm_env_bootstrap_old COMMAND ${comm_device_run} nccl env_bootstrap)
+      set_tests_properties(nccl.sim_comm_env_bootstrap PROPERTIES ENVIRONMENT
+        "${nccl_comm_env};MASTER_ADDR=127.0.0.1;MASTER_PORT=29500")
+      set_tests_properties(nccl.sim_comm_env_bootstrap_old PROPERTIES ENVIRONMENT
+        "${cuda_sim_env};${comm_device_env};ACCEL_ACCELERATOR=cuda;ACCEL_NCCL_LIBRARY=$<TARGET_FILE:nccl_sim_old>;ACCEL_SIM_NCCL_VERSION=21200;MASTER_ADDR=127.0.0.1;MASTER_PORT=29500")
       list(APPEND comm_label_tests nccl.sim_comm nccl.sim_comm_no_unique_id)
-      list(APPEND comm_device_tests nccl.sim_comm nccl.sim_comm_no_unique_id)
+      list(APPEND comm_device_tests nccl.sim_comm nccl.sim_comm_no_unique_id
+           nccl.sim_comm_env_bootstrap nccl.sim_comm_env_bootstrap_old)
     endif()
     # native_stream's default-stream handle (NULL on the sdaa runtime), which
     # tccl.sim_engine does not look at.

@@ -118,6 +118,15 @@ ccl_sim_status_t ccl_sim_comm_init(const void *id, int nranks, int rank, int dev
 ccl_sim_status_t ccl_sim_comm_init_within(const void *id, int nranks, int rank, int device,
                                           double timeout_s, const char *source,
                                           ccl_sim_comm_t **out);
+/* MPI_Comm_split's rule over `parent` (collective over it): ranks of one
+ * color (>= 0) form a communicator on `device`, ordered by key, then parent
+ * rank; a negative color gives *out NULL. */
+ccl_sim_status_t ccl_sim_comm_split(ccl_sim_comm_t *parent, int color, int key, int device,
+                                    ccl_sim_comm_t **out);
+/* A name for the rendezvous an id stands for, the same in every process:
+ * "at-<hash>" for an address-derived id, "id-<creator>-<serial>" for a
+ * fresh one (a library's root listening at its creator). */
+void ccl_sim_id_name(const void *id, char *out, size_t cap);
 /* Free the communicator (not collective). */
 ccl_sim_status_t ccl_sim_comm_free(ccl_sim_comm_t *comm);
 int ccl_sim_comm_rank(const ccl_sim_comm_t *comm);

@@ -316,6 +316,41 @@ ccl_sim_status_t ccl_sim_comm_init_within(const void *id_bytes, int nranks, int 
     return CCL_SIM_OK;
 }
 
+ccl_sim_status_t ccl_sim_comm_split(ccl_sim_comm_t *parent, int color, int key, int device,
+                                    ccl_sim_comm_t **out)
+{
+    MPI_Comm made = MPI_COMM_NULL;
+    ccl_sim_comm_t *comm;
+    ccl_sim_status_t status;
+    if (parent == NULL || out == NULL)
+        return sim_fail(CCL_SIM_INVALID, "sim: NULL communicator");
+    *out = NULL;
+    status = sim_mpi(MPI_Comm_split(parent->mpi, color < 0 ? MPI_UNDEFINED : color, key, &made),
+                     "MPI_Comm_split (split)");
+    if (status != CCL_SIM_OK || made == MPI_COMM_NULL)
+        return status;
+    if ((comm = calloc(1, sizeof *comm)) == NULL) {
+        MPI_Comm_free(&made);
+        return sim_fail(CCL_SIM_INTERNAL, "sim: out of memory");
+    }
+    comm->mpi = made;
+    comm->device = device;
+    MPI_Comm_rank(made, &comm->rank);
+    MPI_Comm_size(made, &comm->size);
+    *out = comm;
+    return CCL_SIM_OK;
+}
+
+void ccl_sim_id_name(const void *id_bytes, char *out, size_t cap)
+{
+    sim_id_t id;
+    memcpy(&id, id_bytes, sizeof id);
+    if (id.magic == SIM_ID_AT_MAGIC)
+        snprintf(out, cap, "at-%08x", (unsigned)id.serial);
+    else
+        snprintf(out, cap, "id-%d-%u", (int)id.creator, (unsigned)id.serial);
+}
+
 ccl_sim_status_t ccl_sim_comm_free(ccl_sim_comm_t *comm)
 {
     if (comm == NULL)

@@ -20,21 +20,28 @@
  * Rendezvous: ncclGetUniqueId makes a fresh id naming this process (rank 0
  * of the communicator must be it); with NCCL_COMM_ID=<host>:<port> set it
  * gives the id of that address instead, every call, as NCCL does, and the
- * core joins such a communicator across the whole MPI job.
+ * core joins such a communicator across the whole MPI job. The roots NCCL
+ * listens with are simulated too (rule CCL-NCCL-COMMID, below), so that two
+ * roots on one address collide as NCCL's do.
  * Version: ncclGetVersion answers ACCEL_SIM_NCCL_VERSION (default 21400,
  * NCCL 2.14.0: the first release with every function the sim exports).
  * Not simulated: non-blocking communicators, custom reduction operations,
- * the 8-bit float types, ncclCommAbort/Split and the rest of the API.
+ * the 8-bit float types, ncclCommAbort, ncclCommSplit's config (NULL only)
+ * and the rest of the API.
  * Objects: a communicator (struct ncclComm) owns its core communicator,
  * from ncclCommInitRank to ncclCommDestroy. Faults: every exported call that
  * returns ncclResult_t goes through sim_fault. Threads: as ccl_sim.h; the
  * last error is per thread (ncclGetLastError ignores its argument). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccl_sim.h"
 #include "cu_sim.h"
@@ -44,7 +51,89 @@
 struct ncclComm {
     ccl_sim_comm_t *core;
     bool finalized; /* ncclCommFinalize ran: only ncclCommDestroy is left */
+    char root[512]; /* the root's port file this rank holds (CCL-NCCL-COMMID), or "" */
 };
+
+/* ---------------------------------------------------------------- roots
+ *
+ * CCL-NCCL-COMMID, from NVIDIA/nccl:
+ * - src/bootstrap.cc, bootstrapGetUniqueId: without NCCL_COMM_ID the call
+ *   starts a bootstrap root listening at this process (bootstrapCreateRoot)
+ *   and the id names it; with NCCL_COMM_ID set it only parses that address
+ *   (no listener), so every caller gets the same id.
+ * - src/init.cc, ncclCommInitRankDev: with NCCL_COMM_ID set, rank 0 starts
+ *   a root at the id's address (bootstrapCreateRoot(&commId, true)).
+ * So with NCCL_COMM_ID set, two communicators whose rank 0 starts a root on
+ * one address collide (a split's colors, each leader holding the same id),
+ * and so does a rank 0 whose id already has a root listening (a fresh id
+ * made by ncclGetUniqueId). A root is a file made with O_EXCL in the
+ * temporary folder, named by the MPI job (PMIX_NAMESPACE, else the parent
+ * pid) and the id (ccl_sim_id_name), removed when it stops. Harsher than
+ * NCCL (which stops a root once every rank has checked in): a root started
+ * by rank 0's init is held until that communicator is destroyed, so a
+ * collision never depends on timing; a fresh id's root stops once rank 0's
+ * init has made its communicator. Error: ncclSystemError (NCCL's for a
+ * failed bind). */
+
+#define NCCL_MAX_ROOTS 64
+static char nccl_roots[NCCL_MAX_ROOTS][512]; /* held by this process; under nccl_roots_lock */
+static pthread_mutex_t nccl_roots_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void nccl_roots_release_all(void)
+{
+    for (int i = 0; i < NCCL_MAX_ROOTS; i++)
+        if (nccl_roots[i][0] != '\0')
+            unlink(nccl_roots[i]);
+}
+
+static void nccl_roots_atexit(void)
+{
+    atexit(nccl_roots_release_all);
+}
+
+static void nccl_root_file(const void *id, char *out, size_t cap)
+{
+    const char *job = getenv("PMIX_NAMESPACE"), *dir = getenv("TMPDIR");
+    char parent[32], name[64];
+    if (job == NULL || job[0] == '\0') {
+        snprintf(parent, sizeof parent, "ppid%ld", (long)getppid());
+        job = parent;
+    }
+    ccl_sim_id_name(id, name, sizeof name);
+    snprintf(out, cap, "%s/accel-nccl-sim-%s-%s", dir != NULL && dir[0] != '\0' ? dir : "/tmp", job,
+             name);
+}
+
+/* Start a root for `id` here: false (errno set) when one already listens. */
+static bool nccl_root_start(const void *id, char *file, size_t cap)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    int fd, slot = -1;
+    nccl_root_file(id, file, cap);
+    fd = open(file, O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (fd < 0)
+        return false;
+    close(fd);
+    pthread_once(&once, nccl_roots_atexit);
+    pthread_mutex_lock(&nccl_roots_lock);
+    for (int i = 0; i < NCCL_MAX_ROOTS && slot < 0; i++)
+        if (nccl_roots[i][0] == '\0')
+            snprintf(nccl_roots[slot = i], sizeof nccl_roots[i], "%s", file);
+    pthread_mutex_unlock(&nccl_roots_lock);
+    return true;
+}
+
+static void nccl_root_stop(const char *file)
+{
+    if (file[0] == '\0')
+        return;
+    pthread_mutex_lock(&nccl_roots_lock);
+    for (int i = 0; i < NCCL_MAX_ROOTS; i++)
+        if (strcmp(nccl_roots[i], file) == 0)
+            nccl_roots[i][0] = '\0';
+    pthread_mutex_unlock(&nccl_roots_lock);
+    unlink(file);
+}
 
 /* What this file refuses before the core sees the call; the core's own
  * text otherwise (ncclGetLastError). */
@@ -263,6 +352,8 @@ SIM_EXPORT const char *ncclGetLastError(ncclComm_t comm)
 SIM_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     const char *address = getenv("NCCL_COMM_ID");
+    char file[512];
+    ncclResult_t result;
     NCCL_ENTER("ncclGetUniqueId");
     if (uniqueId == NULL)
         return nccl_refuse(ncclInvalidArgument, "nccl sim: NULL unique id");
@@ -273,7 +364,11 @@ SIM_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
         return nccl_result(
             ccl_sim_unique_id_at(address, uniqueId->internal, sizeof uniqueId->internal));
     }
-    return nccl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
+    result = nccl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
+    if (result == ncclSuccess && !nccl_root_start(uniqueId->internal, file, sizeof file))
+        return nccl_refuse(ncclSystemError, "nccl sim: ncclGetUniqueId: its root: %s",
+                           strerror(errno));
+    return result;
 }
 
 /* The id comes by value; the communicator is the current context's
@@ -285,6 +380,7 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqu
     CUdevice device = -1;
     CUresult code;
     struct ncclComm *made;
+    const char *address;
     ncclResult_t result;
     NCCL_ENTER("ncclCommInitRank");
     if (comm == NULL)
@@ -298,12 +394,62 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqu
     made = calloc(1, sizeof *made);
     if (made == NULL)
         return nccl_refuse(ncclSystemError, "nccl sim: out of memory");
+    address = getenv("NCCL_COMM_ID");
+    if (address != NULL && address[0] != '\0' && rank == 0 &&
+        !nccl_root_start(commId.internal, made->root, sizeof made->root)) {
+        /* every other rank then waits for a root that never answers: NCCL's
+         * own bootstrap timeout; the sim's core join fails them alike */
+        int error = errno;
+        free(made);
+        return nccl_refuse(ncclSystemError,
+                           "nccl sim: ncclCommInitRank at rank 0 with NCCL_COMM_ID=%s starts a "
+                           "bootstrap root at the unique id's address (NCCL init.cc, "
+                           "ncclCommInitRankDev), but %s (CCL-NCCL-COMMID)",
+                           address,
+                           error == EEXIST ? "a root already listens there" : strerror(error));
+    }
     result = nccl_result(ccl_sim_comm_init(commId.internal, nranks, rank, device, &made->core));
     if (result != ncclSuccess) {
+        nccl_root_stop(made->root);
         free(made);
         return result;
     }
+    if (rank == 0 && made->root[0] == '\0') { /* a fresh id's root has done its work */
+        char file[512];
+        nccl_root_file(commId.internal, file, sizeof file);
+        nccl_root_stop(file);
+    }
     *comm = made;
+    return ncclSuccess;
+}
+
+/* Collective over the parent (NCCL 2.18): the new communicator is on the
+ * parent's device; NCCL_SPLIT_NOCOLOR gives NULL. No root: NCCL splits over
+ * the parent's bootstrap (src/init.cc, ncclCommSplit), NCCL_COMM_ID or not. */
+SIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                      ncclConfig_t *config)
+{
+    struct ncclComm *made;
+    ccl_sim_comm_t *core = NULL;
+    ncclResult_t result;
+    NCCL_ENTER("ncclCommSplit");
+    if (comm == NULL || newcomm == NULL)
+        return nccl_refuse(ncclInvalidArgument, "nccl sim: NULL communicator");
+    if (config != NULL)
+        return nccl_refuse(ncclInvalidArgument, "nccl sim: ncclCommSplit takes a NULL config only");
+    if (color < 0 && color != NCCL_SPLIT_NOCOLOR)
+        return nccl_refuse(ncclInvalidArgument, "nccl sim: ncclCommSplit color %d", color);
+    *newcomm = NULL;
+    result = nccl_result(
+        ccl_sim_comm_split(comm->core, color, key, ccl_sim_comm_device(comm->core), &core));
+    if (result != ncclSuccess || core == NULL)
+        return result;
+    if ((made = calloc(1, sizeof *made)) == NULL) {
+        ccl_sim_comm_free(core);
+        return nccl_refuse(ncclSystemError, "nccl sim: out of memory");
+    }
+    made->core = core;
+    *newcomm = made;
     return ncclSuccess;
 }
 
@@ -328,6 +474,7 @@ SIM_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
     if (comm == NULL)
         return nccl_refuse(ncclInvalidArgument, "nccl sim: NULL communicator");
     result = nccl_result(ccl_sim_comm_free(comm->core));
+    nccl_root_stop(comm->root);
     free(comm);
     return result;
 }

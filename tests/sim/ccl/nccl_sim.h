@@ -69,6 +69,10 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqu
                                          int rank);
 SIM_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm);
 SIM_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm);
+typedef struct ncclConfig ncclConfig_t; /* only NULL is taken */
+#define NCCL_SPLIT_NOCOLOR (-1)
+SIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                      ncclConfig_t *config);
 SIM_EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
 SIM_EXPORT ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device);
 SIM_EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);

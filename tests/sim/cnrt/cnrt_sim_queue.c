@@ -28,6 +28,7 @@ typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_PLACE, SIM_WAIT, SIM_HOST }
 struct cnrtNotifier {
     unsigned magic;
     unsigned flags;
+    int device; /* current at creation: the only device whose queues take it (CNRT-XDEV) */
     sim_event_marks_t marks;   /* places, and the queued or captured tasks naming it */
     struct cnrtNotifier *next; /* in sim_notifiers until destroyed */
 };
@@ -351,7 +352,10 @@ static cnrtRet_t sim_copy(void *dst, void *src, size_t bytes, cnrtQueue_t handle
     case cnrtMemcpyHostToDev: want_dst = true, want_src = false; break;
     case cnrtMemcpyDevToDev: want_dst = want_src = true; break;
     case cnrtMemcpyDevToHost: want_dst = false, want_src = true; break;
-    case cnrtMemcpyHostToHost: want_dst = want_src = false; break;
+    /* CNRT-H2H (harsher reading, tests/sim/README.md): no public source
+     * says a queue takes a host-to-host copy, and torch_mlu never issues
+     * one, so the sim refuses it. */
+    case cnrtMemcpyHostToHost: return cnrtErrorNotSupport;
     default: return cnrtErrorMemcpyDirectionInvalid;
     }
     if (sim_is_device_range(dst, bytes) != want_dst || sim_is_device_range(src, bytes) != want_src)
@@ -405,6 +409,7 @@ SIM_API cnrtRet_t cnrtNotifierCreateWithFlags(cnrtNotifier_t *pNotifier, unsigne
         return cnrtErrorSysNoMem;
     created->magic = SIM_NOTIFIER_MAGIC;
     created->flags = flags;
+    created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
     created->next = sim_notifiers;
     sim_notifiers = created;
@@ -446,11 +451,17 @@ SIM_API cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle)
         return cnrtErrorInvalidResourceHandle;
     if ((queue = sim_queue_resolve(handle, &code)) == NULL)
         return code;
+    if (queue->device != notifier->device)
+        return cnrtErrorNotSupport; /* CNRT-XDEV */
     return sim_submit(queue, &task);
 }
 
 /* Waits for the notifier's latest place at the time of the call; a
- * notifier never placed is no wait at all. */
+ * notifier never placed is no wait at all. CNRT-XDEV: only a queue of the
+ * notifier's own device may wait for it. torch_mlu's copy_utils.cpp: "when
+ * MLUEvent and stream are not on the same device. Wait and place operation
+ * can't be performed. See CNTOOLKIT-3871" (the error code is the sim's
+ * choice: no public source names it). */
 SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle,
                                         unsigned int flag)
 {
@@ -462,6 +473,8 @@ SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t han
         return !sim_notifier_live(notifier) ? cnrtErrorInvalidResourceHandle : cnrtErrorArgsInvalid;
     if ((queue = sim_queue_resolve(handle, &code)) == NULL)
         return code;
+    if (queue->device != notifier->device)
+        return cnrtErrorNotSupport;
     return sim_submit(queue, &task);
 }
 

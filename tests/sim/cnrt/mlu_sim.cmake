@@ -45,6 +45,22 @@ function(accel_sim_register_mlu)
   set_tests_properties(mlu.faults_old_runtime PROPERTIES LABELS "unit" ENVIRONMENT
     "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_old>")
 
+  # The vendor rules of the cnrt sim the backend relies on (tests/sim/README.md,
+  # cnrt rules), on the current runtime and the old one, and with every queue
+  # task started late.
+  add_executable(test_mlu_rules cnrt/test_mlu_rules.c)
+  target_compile_definitions(test_mlu_rules PRIVATE _GNU_SOURCE)
+  target_link_libraries(test_mlu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings)
+  add_dependencies(test_mlu_rules cnrt_sim cnrt_sim_old)
+  add_test(NAME mlu.rules_sim COMMAND test_mlu_rules)
+  add_test(NAME mlu.rules_sim_old COMMAND test_mlu_rules)
+  add_test(NAME mlu.rules_sim_slow_streams COMMAND test_mlu_rules)
+  set_tests_properties(mlu.rules_sim PROPERTIES LABELS "unit" ENVIRONMENT "${mlu_sim_env}")
+  set_tests_properties(mlu.rules_sim_old PROPERTIES LABELS "unit" ENVIRONMENT
+    "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_old>")
+  set_tests_properties(mlu.rules_sim_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
+    "${mlu_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
+
   # The CLI on the sim (npu_cli.sh is backend-neutral): the report shows the
   # simulated devices and DeepSpeed's mlu values; the demo runs. Then the
   # runtime's other faces: absent, no device, no required symbol, no capture.

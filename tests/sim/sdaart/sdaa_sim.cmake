@@ -23,6 +23,19 @@ function(accel_sim_register_sdaa)
   accel_sim_fault_test(sdaa ENVIRONMENT ${sdaa_sim_env} DEPENDS sdaart_sim)
   add_dependencies(accel_cli sdaart_sim sdaart_sim_no_driver_version sdaart_sim_no_callback)
 
+  # The vendor rules of the sdaart sim the backend relies on
+  # (tests/sim/README.md, sdaart rules), and with every stream task late.
+  add_executable(test_sdaa_rules sdaart/test_sdaa_rules.c)
+  target_compile_definitions(test_sdaa_rules PRIVATE _GNU_SOURCE)
+  target_link_libraries(test_sdaa_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings
+                        ${CMAKE_DL_LIBS})
+  add_dependencies(test_sdaa_rules sdaart_sim)
+  add_test(NAME sdaa.rules_sim COMMAND test_sdaa_rules)
+  add_test(NAME sdaa.rules_sim_slow_streams COMMAND test_sdaa_rules)
+  set_tests_properties(sdaa.rules_sim PROPERTIES LABELS "unit" ENVIRONMENT "${sdaa_sim_env}")
+  set_tests_properties(sdaa.rules_sim_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
+    "${sdaa_sim_env};ACCEL_SIM_STREAM_DELAY_US=2000")
+
   # The CLI on the sim (npu_cli.sh is the shared report/demo checker), then
   # the runtime's other faces: absent, no device, SDAA_VISIBLE_DEVICES, a
   # runtime without an optional symbol and one without a required symbol.

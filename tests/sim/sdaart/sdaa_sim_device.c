@@ -20,7 +20,8 @@ pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
 static int sim_devices = -1;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
-static sim_allocs_t sim_allocs; /* device and pinned memory */
+static sim_allocs_t sim_allocs;      /* device and pinned memory */
+static unsigned long sim_violations; /* under sim_lock */
 
 sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...)
 {
@@ -32,6 +33,30 @@ sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...)
     if (log != NULL && strcmp(log, "1") == 0)
         fprintf(stderr, "sdaart sim: error %d: %s\n", (int)code, sim_thread_last_message(0));
     return code;
+}
+
+void sim_violation(const char *rule, const char *fmt, ...)
+{
+    char text[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    fprintf(stderr, "sdaart sim: rule %s violated: %s\n", rule, text);
+    pthread_mutex_lock(&sim_lock);
+    sim_violations++;
+    pthread_mutex_unlock(&sim_lock);
+}
+
+/* For tests that load the sim in-process: how many rule violations it has
+ * recorded (sim_violation). */
+SIM_API unsigned long accel_sim_sdaa_violations(void)
+{
+    unsigned long count;
+    pthread_mutex_lock(&sim_lock);
+    count = sim_violations;
+    pthread_mutex_unlock(&sim_lock);
+    return count;
 }
 
 /* Under sim_lock. */

@@ -28,6 +28,13 @@ static inline sdaaError_t sim_injected(const char *name, int code)
     return sim_error((sdaaError_t)code, "%s: injected fault", name);
 }
 
+/* A call the sim lets through but a vendor rule forbids (tests/sim/README.md,
+ * sdaart rules): said on stderr and counted, for accel_sim_sdaa_violations.
+ * Takes sim_lock: call it without. */
+void sim_violation(const char *rule, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exported for tests: the violations counted so far. */
+SIM_API unsigned long accel_sim_sdaa_violations(void);
+
 /* The device count (ACCEL_SIM_DEVICES, default 2, then
  * SDAA_VISIBLE_DEVICES), fixed at first use. */
 int sim_device_count(void);

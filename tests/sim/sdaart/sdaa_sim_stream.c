@@ -318,20 +318,27 @@ SIM_API sdaaError_t sdaaMemset(void *dst, int value, size_t sizeBytes)
 
 /* ---------------------------------------------------------------- events */
 
-SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
+static sdaaError_t sim_event_create(sdaaEvent_t *event, unsigned flags, const char *function)
 {
     sdaaError_t code;
     sim_event_t *created;
-    SIM_ENTER("sdaaEventCreateWithFlags");
-    if ((code = sim_need_device("sdaaEventCreateWithFlags")) != sdaaSuccess)
+    if ((code = sim_need_device(function)) != sdaaSuccess)
         return code;
     if (event == NULL || (flags & ~(unsigned)(sdaaEventBlockingSync | sdaaEventDisableTiming |
                                               sdaaEventInterprocess)) != 0)
-        return sim_error(sdaaErrorInvalidValue,
-                         "sdaaEventCreateWithFlags: event NULL or flags %#x unknown", flags);
+        return sim_error(sdaaErrorInvalidValue, "%s: event NULL or flags %#x unknown", function,
+                         flags);
+    /* SDAA-EVFLAGS (harsher reading): Tecorigin's own event wrapper
+     * (PaddleCustomDevice backends/sdaa/runtime/sdaaEvent.h, createEvent)
+     * has "TODO(teco): create event with sdaaEventCreateWithFlags when it
+     * supports set flags" and calls sdaaEventCreate. No public source says
+     * which flags work, so the sim supports none. */
+    if (flags != sdaaEventDefault)
+        return sim_error(sdaaErrorNotSupported, "%s: flags %#x not supported (only 0)", function,
+                         flags);
     created = calloc(1, sizeof *created);
     if (created == NULL)
-        return sim_error(sdaaErrorOutOfMemory, "sdaaEventCreateWithFlags: out of host memory");
+        return sim_error(sdaaErrorOutOfMemory, "%s: out of host memory", function);
     created->flags = flags;
     created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
@@ -341,10 +348,16 @@ SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
     return sdaaSuccess;
 }
 
+SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
+{
+    SIM_ENTER("sdaaEventCreateWithFlags");
+    return sim_event_create(event, flags, "sdaaEventCreateWithFlags");
+}
+
 SIM_API sdaaError_t sdaaEventCreate(sdaaEvent_t *event)
 {
     SIM_ENTER("sdaaEventCreate");
-    return sdaaEventCreateWithFlags(event, sdaaEventDefault);
+    return sim_event_create(event, sdaaEventDefault, "sdaaEventCreate");
 }
 
 /* Under sim_lock: `handle` as a live event, or NULL. */
@@ -353,12 +366,17 @@ static sim_event_t *sim_event_find(sdaaEvent_t handle)
     return sim_handles_contains(&sim_events, handle) ? (sim_event_t *)handle : NULL;
 }
 
-/* As CUDA does, a destroy with a record or wait still queued is allowed: the
- * event is freed when the last of them has run. */
+/* SDAA-EVDESTROY (harsher reading): Tecorigin's event wrapper
+ * (PaddleCustomDevice backends/sdaa/runtime/sdaaEvent.h, ~sdaaEventWrapper)
+ * always synchronizes the event before sdaaEventDestroy, and no public
+ * source says a destroy may run ahead of the event's record. So a destroy
+ * while a record of the event is still queued is a violation (counted,
+ * accel_sim_sdaa_violations). The sim still frees the event only when the
+ * last task naming it has run, so that the run goes on to report it. */
 SIM_API sdaaError_t sdaaEventDestroy(sdaaEvent_t event)
 {
     sim_event_t *e;
-    bool free_now;
+    bool free_now, pending;
     SIM_ENTER("sdaaEventDestroy");
     pthread_mutex_lock(&sim_lock);
     if ((e = sim_event_find(event)) == NULL) {
@@ -367,8 +385,14 @@ SIM_API sdaaError_t sdaaEventDestroy(sdaaEvent_t event)
                          (void *)event);
     }
     sim_handles_remove(&sim_events, e);
+    pending = !sim_event_done(&e->marks);
     free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
+    if (pending)
+        sim_violation("SDAA-EVDESTROY",
+                      "sdaaEventDestroy(%p) while a record of it is still queued "
+                      "(Tecorigin synchronizes the event first)",
+                      (void *)event);
     if (free_now)
         free(e);
     return sdaaSuccess;

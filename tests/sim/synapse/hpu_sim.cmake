@@ -42,6 +42,17 @@ function(accel_sim_register_hpu)
                        DEPENDS synapse_sim synapse_sim_no_wait hlml_sim)
   add_dependencies(accel_cli synapse_sim synapse_sim_no_wait hlml_sim)
 
+  # The vendor rules of the synapse sim the backend relies on
+  # (tests/sim/README.md, synapse rules), with its own lock files.
+  add_executable(test_hpu_rules synapse/test_hpu_rules.c)
+  target_compile_definitions(test_hpu_rules PRIVATE _GNU_SOURCE)
+  target_link_libraries(test_hpu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings)
+  add_dependencies(test_hpu_rules synapse_sim hlml_sim)
+  file(MAKE_DIRECTORY ${locks}-rules)
+  add_test(NAME hpu.rules_sim COMMAND test_hpu_rules)
+  set_tests_properties(hpu.rules_sim PROPERTIES LABELS "unit" ENVIRONMENT
+    "${hpu_sim_env};ACCEL_SIM_SYN_LOCK_DIR=${locks}-rules")
+
   # The CLI on the sims (npu_cli.sh serves every backend): the report names
   # the simulated Gaudis, how they were counted, DeepSpeed's values and the
   # workarounds; the demo runs. Then: no libSynapse, no HLML (device nodes

@@ -310,7 +310,11 @@ SIM_API synStatus synEventRecord(synEventHandle eventHandle, const synStreamHand
     return status;
 }
 
-/* The event must come from another stream of the same device. */
+/* SYN-WAIT: the event must come from another stream of the same device,
+ * flags 0. synapse_api.h:70-76 (synStreamWaitEvent): "eventHandle needs to
+ * be registered to other stream than streamHandle. It works on the same
+ * device only (not between devices)"; flags "must be 0". The error code is
+ * the sim's choice. */
 SIM_API synStatus synStreamWaitEvent(const synStreamHandle streamHandle, synEventHandle eventHandle,
                                      const uint32_t flags)
 {

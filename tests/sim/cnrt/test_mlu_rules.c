@@ -1,0 +1,99 @@
+/* test_mlu_rules.c: the mlu backend against the cnrt sim's vendor rules
+ * (tests/sim/README.md, cnrt rules CNRT-XDEV and CNRT-H2H). Each test fails
+ * on the backend before these rules: it passed a cross-device notifier wait
+ * to cnrtQueueWaitNotifier, and sent host-to-host copies to
+ * cnrtMemcpyAsync, both of which the sim refuses as CNRT is read to. ctest
+ * runs it on the current sim and on the old one (no cnrtMemcpyAsync_V2,
+ * emulated callbacks), with ACCEL_MLU_LIBRARY naming the one in use. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <accel/accel.h>
+
+static accel_t *open_mlu(void)
+{
+    accel_t *acc = NULL;
+    int count = 0;
+    assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
+    assert_int_equal(accel_device_count(acc, &count), ACCEL_OK);
+    assert_true(count >= 2);
+    return acc;
+}
+
+/* CNRT-XDEV (torch_mlu copy_utils.cpp, CNTOOLKIT-3871): a queue of device 1
+ * waiting for a notifier of device 0 is refused with a sentence that says
+ * what to do, and nothing is queued; a wait on the event's own device
+ * works. */
+static void test_cross_device_wait_refused(void **state)
+{
+    accel_t *acc = open_mlu();
+    accel_stream_t *s0 = NULL, *s1 = NULL, *other0 = NULL;
+    accel_event_t *event = NULL;
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &s0), ACCEL_OK);
+    assert_int_equal(accel_stream_create(acc, 0, 0, &other0), ACCEL_OK);
+    assert_int_equal(accel_stream_create(acc, 1, 0, &s1), ACCEL_OK);
+    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_DEFAULT, &event), ACCEL_OK);
+    assert_int_equal(accel_event_record(event, s0), ACCEL_OK);
+    assert_int_equal(accel_stream_wait_event(s1, event), ACCEL_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(accel_last_error(), "CNTOOLKIT-3871"));
+    assert_non_null(strstr(accel_last_error(), "synchronize the event on the host"));
+    assert_int_equal(accel_stream_synchronize(s1), ACCEL_OK);
+    assert_int_equal(accel_stream_wait_event(other0, event), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(other0), ACCEL_OK);
+    assert_int_equal(accel_event_destroy(event), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(s0), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(other0), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(s1), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+/* CNRT-H2H (harsher reading: no public source): a host-to-host copy on a
+ * stream is made in stream order, after the device-to-host copy queued
+ * before it into its source has landed (ACCEL_SIM_STREAM_DELAY_US makes
+ * that copy late in the slow run). */
+static void test_host_to_host_in_stream_order(void **state)
+{
+    enum { SIZE = 1 << 16 };
+    accel_t *acc = open_mlu();
+    accel_stream_t *stream = NULL;
+    unsigned char *pinned = NULL, *host = NULL, *device = NULL;
+    (void)state;
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, SIZE, (void **)&device), ACCEL_OK);
+    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&pinned), ACCEL_OK);
+    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&host), ACCEL_OK);
+    memset(pinned, 0, SIZE);
+    memset(host, 0, SIZE);
+    assert_int_equal(accel_memset(acc, device, 0x5a, SIZE), ACCEL_OK);
+    assert_int_equal(
+        accel_memcpy_async(acc, pinned, device, SIZE, ACCEL_COPY_DEVICE_TO_HOST, stream), ACCEL_OK);
+    assert_int_equal(accel_memcpy_async(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST, stream),
+                     ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    for (size_t i = 0; i < SIZE; i++)
+        assert_int_equal(host[i], 0x5a);
+    /* the synchronous form too */
+    memset(host, 0, SIZE);
+    assert_int_equal(accel_memcpy(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST), ACCEL_OK);
+    assert_int_equal(host[SIZE - 1], 0x5a);
+    assert_int_equal(accel_host_free(acc, host), ACCEL_OK);
+    assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cross_device_wait_refused),
+        cmocka_unit_test(test_host_to_host_in_stream_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
