@@ -12,7 +12,8 @@
  *   (no event is recorded when the stream is idle at free time: then every
  *   stream may reuse the block at once).
  * - Out of memory from the raw allocator: release every cached, unused
- *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY.
+ *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY;
+ *   no release while a capture is underway (accel_allocator_capture_begin).
  * - Private pools (accel_allocator_alloc_in): segments an owner allocated
  *   into are reused only by that owner and stay reserved until the owner
  *   releases the pool.
