@@ -263,7 +263,9 @@ ACCEL_API accel_status_t accel_set_device(accel_t *acc, int device);
 /* The calling thread's current device index. */
 ACCEL_API accel_status_t accel_current_device(accel_t *acc, int *out);
 
-/* Block until all work on the device (every stream) has finished. */
+/* Block until all work on the device (every stream) has finished.
+ * INVALID_ARGUMENT while a graph captures on one of its streams (a device
+ * synchronize then fails on CUDA and invalidates the capture). */
 ACCEL_API accel_status_t accel_synchronize(accel_t *acc, int device);
 
 /* What a device is. Fields a runtime does not report hold "" or -1. */
@@ -522,7 +524,9 @@ ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size
 /* Give cached, unused blocks of every device back to the runtime. Waits, as
  * torch's emptyCache does, only for the work queued before the frees of
  * blocks freed while their stream was busy, never for a whole stream or
- * device. Memory of graphs' private pools stays reserved. */
+ * device. Memory of graphs' private pools stays reserved. A device on which
+ * a graph is capturing keeps its cache (its event waits and frees are what
+ * a capture forbids). */
 ACCEL_API accel_status_t accel_empty_cache(accel_t *acc);
 /* Device memory in bytes: total, and free right now (as the runtime sees it). */
 ACCEL_API accel_status_t accel_total_memory(accel_t *acc, int device, uint64_t *out);
@@ -595,7 +599,10 @@ ACCEL_API accel_status_t accel_graph_replay(accel_graph_t *graph, accel_stream_t
  * it goes back to that pool, which only captures of the graphs sharing it
  * allocate from, and the pool's memory is released when the last of those
  * graphs is destroyed. So replays never write into a later allocation.
- * Destroy a graph only once its replays have completed. */
+ * Destroy a graph only once its replays have completed. Releasing that
+ * memory synchronizes its device: while another graph captures there, the
+ * destroy is refused with INVALID_ARGUMENT (nothing changes; destroy it
+ * after that capture ends). */
 ACCEL_API accel_status_t accel_graph_destroy(accel_graph_t *graph);
 /* Like accel_graph_create, but the new graph allocates from the private
  * pool of `pool_of` (a live graph of `acc`) instead of a pool of its own

@@ -91,6 +91,7 @@ struct accel_allocator {
     alloc_event_t *pending;
     alloc_block_t *held; /* freed by the user, still reserved for an owner */
     uint64_t event_sequence;
+    unsigned captures; /* graph captures underway on the device (capture_begin) */
     uint32_t rng;
     accel_allocator_stats_t stats;
 };
@@ -654,7 +655,9 @@ static accel_status_t allocator_grow(accel_allocator_t *allocator, alloc_pool_t 
     accel_status_t status = segment_new(allocator, pool, segment_size, small, out);
     if (status != ACCEL_ERROR_OUT_OF_MEMORY)
         return status;
-    if (allocator->caching && segments_release_idle(allocator) > 0) {
+    /* No raw free while a capture is underway (torch skips
+     * release_cached_blocks then): the out-of-memory goes to the caller. */
+    if (allocator->caching && allocator->captures == 0 && segments_release_idle(allocator) > 0) {
         allocator->stats.num_alloc_retries += 1;
         status = segment_new(allocator, pool, segment_size, small, out);
         if (status != ACCEL_ERROR_OUT_OF_MEMORY)
@@ -705,7 +708,9 @@ static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, const
      * see the real bounds. */
     size_t rounded = allocator->caching ? (size + ALLOC_ROUND - 1) & ~(ALLOC_ROUND - 1) : size;
     bool small = rounded < ALLOC_SMALL_LIMIT;
-    if (allocator->has_events)
+    /* Event queries are illegal during a capture: blocks waiting on a free
+     * event wait until no capture is underway (torch's malloc does the same). */
+    if (allocator->has_events && allocator->captures == 0)
         events_poll(allocator);
     alloc_block_t *block = NULL;
     if (allocator->caching)
@@ -797,7 +802,9 @@ static accel_status_t block_hold_locked(accel_allocator_t *allocator, alloc_bloc
                                         void *stream, bool record, const void *owner)
 {
     void *handle = NULL;
-    if (record && stream_needs_event(allocator, stream)) {
+    /* No end-of-life record during a capture: the stream may have joined it
+     * (torch defers these records until no capture is underway). */
+    if (record && allocator->captures == 0 && stream_needs_event(allocator, stream)) {
         accel_status_t status =
             allocator->device.event_record_new(allocator->device.ctx, stream, &handle);
         if (status != ACCEL_OK)
@@ -1130,11 +1137,31 @@ static void events_wait_all(accel_allocator_t *allocator)
             allocator->device.event_synchronize(allocator->device.ctx, event->handle);
 }
 
+void accel_allocator_capture_begin(accel_allocator_t *allocator)
+{
+    pthread_mutex_lock(&allocator->lock);
+    allocator->captures += 1;
+    pthread_mutex_unlock(&allocator->lock);
+}
+
+void accel_allocator_capture_end(accel_allocator_t *allocator)
+{
+    pthread_mutex_lock(&allocator->lock);
+    if (allocator->captures > 0)
+        allocator->captures -= 1;
+    pthread_mutex_unlock(&allocator->lock);
+}
+
 void accel_allocator_empty_cache(accel_allocator_t *allocator)
 {
     if (!allocator)
         return;
     pthread_mutex_lock(&allocator->lock);
+    if (allocator->captures > 0) {
+        /* Its event waits and raw frees are what a capture forbids. */
+        pthread_mutex_unlock(&allocator->lock);
+        return;
+    }
     if (allocator->has_events) {
         events_wait_all(allocator);
         events_poll(allocator);

@@ -12,7 +12,8 @@
  *   (no event is recorded when the stream is idle at free time: then every
  *   stream may reuse the block at once).
  * - Out of memory from the raw allocator: release every cached, unused
- *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY.
+ *   segment and retry once (counted in alloc_retries), else OUT_OF_MEMORY;
+ *   no release while a capture is underway (accel_allocator_capture_begin).
  * - Private pools (accel_allocator_alloc_in): segments an owner allocated
  *   into are reused only by that owner and stay reserved until the owner
  *   releases the pool.
@@ -87,6 +88,20 @@ bool accel_allocator_has_pool(accel_allocator_t *allocator, const void *owner);
  * pool's memory (core: after a device synchronize). Unknown owners are
  * ignored. */
 void accel_allocator_release_pool(accel_allocator_t *allocator, const void *owner);
+/* A graph capture began (or ended) on a stream of this allocator's device:
+ * torch's captures_underway (CUDACachingAllocator.cpp, malloc and free;
+ * torch_mlu caching_allocator.cpp). While any capture is underway the
+ * allocator makes no vendor call that a capture forbids or that would
+ * synchronize mid-capture: an allocation queries no pending free event (an
+ * event query is illegal during a capture), an out-of-memory is returned
+ * without releasing the cached segments (a raw free during a capture; on
+ * mlu that is a device synchronize), accel_allocator_hold records no event
+ * whatever its `record` says (the stream may have joined the capture; core
+ * synchronizes the device before releasing held blocks), and
+ * accel_allocator_empty_cache leaves the cache as it is. Calls nest: one
+ * end per begin. */
+void accel_allocator_capture_begin(accel_allocator_t *allocator);
+void accel_allocator_capture_end(accel_allocator_t *allocator);
 /* INVALID_ARGUMENT when ptr is not the start of a live block. */
 accel_status_t accel_allocator_free(accel_allocator_t *allocator, void *ptr, void *stream);
 

@@ -66,6 +66,8 @@ accel_status_t accel_synchronize(accel_t *acc, int device)
                                                    "synchronize the device it runs on");
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
+    if (status == ACCEL_OK)
+        status = accel_check_device_not_capturing(acc, device, "synchronize");
     if (status != ACCEL_OK)
         return status;
     return acc->ops->synchronize(acc->self, device);

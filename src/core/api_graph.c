@@ -13,6 +13,10 @@
  * graph's replays still write into it. The pool is shared with the graphs
  * made by accel_graph_create_sharing_pool and released, after a device
  * synchronize, when the last of them is destroyed.
+ * While any graph captures on a device, its allocator touches no event and
+ * frees nothing (accel_allocator_capture_begin), and nothing here or in
+ * accel_synchronize synchronizes that device: destroying a graph whose
+ * memory needs that synchronize is refused until the capture ends.
  * A backend's capture_end ends the capture even when it fails: the graph
  * goes back to EMPTY (capturable again); blocks it holds stay held until it
  * is destroyed. */
@@ -27,6 +31,7 @@ static void graph_capturing_add(accel_graph_t *graph)
     pthread_mutex_lock(&dev->capture_lock);
     graph->next_capturing = dev->capturing;
     dev->capturing = graph;
+    accel_allocator_capture_begin(dev->allocator);
     pthread_mutex_unlock(&dev->capture_lock);
 }
 
@@ -37,6 +42,7 @@ static void graph_capturing_remove(accel_graph_t *graph)
     for (accel_graph_t **link = &dev->capturing; *link != NULL; link = &(*link)->next_capturing) {
         if (*link == graph) {
             *link = graph->next_capturing;
+            accel_allocator_capture_end(dev->allocator);
             break;
         }
     }
@@ -75,6 +81,41 @@ static void graph_release_memory(accel_graph_t *graph, bool last)
     }
     if (last && !pool_kept)
         free(graph->pool);
+}
+
+accel_status_t accel_check_device_not_capturing(accel_t *acc, int device, const char *what)
+{
+    accel_device_state_t *dev = &acc->devices[device];
+    pthread_mutex_lock(&dev->capture_lock);
+    bool capturing = dev->capturing != NULL;
+    pthread_mutex_unlock(&dev->capture_lock);
+    if (!capturing)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "cannot %s device %d while a graph is capturing on one of its streams "
+                       "(a device synchronize during a capture fails on CUDA and invalidates "
+                       "the capture); call accel_graph_capture_end first",
+                       what, device);
+}
+
+/* The memory graph_release_memory would release needs a synchronize of each
+ * device it lies on; refused while a graph captures on one of them. */
+static accel_status_t graph_check_release(accel_graph_t *graph, bool last)
+{
+    accel_t *acc = graph->acc;
+    for (int d = 0; d < acc->device_count; d++) {
+        accel_allocator_t *allocator = acc->devices[d].allocator;
+        if ((d != graph->device || !accel_allocator_holds(allocator, graph)) &&
+            !(last && accel_allocator_has_pool(allocator, graph->pool)))
+            continue;
+        accel_status_t status =
+            accel_check_device_not_capturing(acc, d,
+                                             "destroy this graph now: its memory is "
+                                             "released after synchronizing");
+        if (status != ACCEL_OK)
+            return status;
+    }
+    return ACCEL_OK;
 }
 
 static accel_status_t graph_check(const accel_graph_t *graph)
@@ -186,14 +227,19 @@ accel_status_t accel_graph_capture_begin(accel_graph_t *graph, accel_stream_t *s
         status = accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "graph is %s; capture needs a new graph",
                              graph->state == ACCEL_GRAPH_CAPTURING ? "already capturing"
                                                                    : "already captured");
-    else
+    if (status == ACCEL_OK) {
+        /* Listed first, so that a free racing with the begin is already
+         * held and records no event on the stream that starts capturing. */
+        graph->device = stream->device;
+        graph_capturing_add(graph);
         status = acc->ops->graph_capture_begin(acc->self, stream->device, stream->impl);
+        if (status != ACCEL_OK)
+            graph_capturing_remove(graph);
+    }
     if (status == ACCEL_OK) {
         graph->state = ACCEL_GRAPH_CAPTURING;
         graph->capture_stream = stream;
-        graph->device = stream->device;
         atomic_store(&stream->capturing, graph);
-        graph_capturing_add(graph);
     }
     pthread_mutex_unlock(&graph->lock);
     return status;
@@ -270,6 +316,11 @@ accel_status_t accel_graph_destroy(accel_graph_t *graph)
                            "graph is still capturing; call accel_graph_capture_end first");
     }
     pthread_mutex_unlock(&graph->lock);
+    /* Refused before anything changes; a capture begun by another thread
+     * between this check and the synchronize is that caller's race. */
+    status = graph_check_release(graph, atomic_load(&graph->pool->graphs) == 1);
+    if (status != ACCEL_OK)
+        return status;
     if (graph->impl != NULL)
         graph->acc->ops->graph_destroy(graph->acc->self, graph->impl);
     /* Blocks the user freed during the capture are reusable from now on, and

@@ -185,6 +185,11 @@ accel_status_t accel_check_has_devices(const accel_t *acc);
 /* Resolve ACCEL_CURRENT_DEVICE and range-check; writes the index into *out. */
 accel_status_t accel_resolve_device(accel_t *acc, int device, int *out);
 accel_status_t accel_check_stream(const accel_stream_t *stream);
+/* INVALID_ARGUMENT, saying `what` cannot run, when a graph is capturing on
+ * a stream of `device` (api_graph.c): a device synchronize (or anything that
+ * waits for the whole device) then fails on CUDA and invalidates the capture
+ * (vendor rules: src/backends/cuda/README.md, src/backends/mlu/README.md). */
+accel_status_t accel_check_device_not_capturing(accel_t *acc, int device, const char *what);
 /* accel_stream_synchronize without its checks, for a stream core already
  * holds as live on an initialised accel_t (a hot path's own checks done). */
 accel_status_t accel_stream_wait(accel_stream_t *stream);

@@ -225,6 +225,10 @@
     X(test_graphs_shared_pool)                                                                     \
     X(test_graphs_shared_pool_bad_arguments)                                                       \
     X(test_graphs_sync_capturing_stream_refused)                                                   \
+    X(test_graphs_sync_device_while_capturing_refused)                                             \
+    X(test_graphs_destroy_while_other_captures_refused)                                            \
+    X(test_graphs_side_stream_free_during_capture)                                                 \
+    X(test_graphs_alloc_during_capture_queries_no_event)                                           \
     /* profiling ranges */                                                                         \
     X(test_profiling_push_pop_nest)                                                                \
     X(test_profiling_pop_without_push)                                                             \

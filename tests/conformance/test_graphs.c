@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define GRAPHS_BYTES   1024
 #define GRAPHS_REPLAYS 10
@@ -510,6 +511,188 @@ void test_graphs_sync_capturing_stream_refused(void **state)
     for (size_t i = 0; i < GRAPHS_BYTES; i++)
         assert_int_equal(back[i], 0x6b);
     assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
+}
+
+/* A device synchronize while one of its streams captures waits for the
+ * whole device, which a capture forbids (CUDA fails and invalidates the
+ * capture): refused with a sentence, like a synchronize of the capturing
+ * stream, and the capture goes on unharmed. */
+void test_graphs_sync_device_while_capturing_refused(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream;
+    uint8_t *device, back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x3c, GRAPHS_BYTES, stream));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                  accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_ok(accel_graph_capture_end(graph, stream));
+    assert_ok(accel_synchronize(conformance_acc, ACCEL_CURRENT_DEVICE));
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x3c);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(stream));
+    conf_device_free(device);
+}
+
+/* Destroying a graph releases its memory after a device synchronize: while
+ * another graph captures on that device, the destroy is refused (nothing
+ * changes) and works once that capture ended; the other capture is
+ * unharmed. */
+void test_graphs_destroy_while_other_captures_refused(void **state)
+{
+    accel_graph_t *done, *capturing;
+    accel_stream_t *first, *second;
+    uint8_t *scratch = NULL, *device, back[GRAPHS_BYTES];
+    (void)state;
+    graphs_require();
+    done = graphs_create();
+    capturing = graphs_create();
+    first = graphs_stream();
+    second = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_graph_capture_begin(done, first));
+    assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, first, (void **)&scratch));
+    assert_ok(accel_memset_async(conformance_acc, scratch, 0x01, GRAPHS_BYTES, first));
+    assert_ok(accel_free_async(conformance_acc, scratch, first));
+    assert_ok(accel_graph_capture_end(done, first));
+
+    assert_ok(accel_graph_capture_begin(capturing, second));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x4d, GRAPHS_BYTES, second));
+    assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_graph_destroy(done));
+    assert_non_null(strstr(accel_last_error(), "capturing"));
+    assert_ok(accel_graph_replay(done, first)); /* still alive and replayable */
+    assert_ok(accel_graph_capture_end(capturing, second));
+    assert_ok(accel_stream_synchronize(first));
+    assert_ok(accel_graph_destroy(done));
+
+    assert_ok(accel_graph_replay(capturing, second));
+    assert_ok(accel_stream_synchronize(second));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x4d);
+    assert_ok(accel_graph_destroy(capturing));
+    assert_ok(accel_stream_destroy(first));
+    assert_ok(accel_stream_destroy(second));
+    conf_device_free(device);
+}
+
+/* A side stream joins the capture by waiting on an event recorded on the
+ * capturing stream (as torch's autograd side streams do), and frees a block
+ * during the capture. The runtime counts that stream as capturing although
+ * accel only marked the origin: nothing may be queried or recorded on it
+ * (CUDA: cuStreamQuery invalidates the capture, a record there makes an
+ * event that can never be queried, error 907, and the block would stay
+ * pending for ever). The capture ends, replays, and once the graph is
+ * destroyed the block's memory goes back to the device. */
+void test_graphs_side_stream_free_during_capture(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream, *side;
+    accel_event_t *fork, *join;
+    uint8_t *block = NULL, *device, back[GRAPHS_BYTES];
+    uint64_t before = 0, after = 0;
+    size_t big = 4u << 20; /* its own segment, so its release shows */
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    side = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_event_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &fork));
+    assert_ok(accel_event_create(conformance_acc, ACCEL_CURRENT_DEVICE, 0, &join));
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_ok(accel_memory_reserved(conformance_acc, ACCEL_CURRENT_DEVICE, &before));
+    assert_ok(accel_malloc_async(conformance_acc, big, side, (void **)&block));
+    assert_ok(accel_memset_async(conformance_acc, block, 0x22, big, side));
+
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    assert_ok(accel_memset_async(conformance_acc, device, 0x5e, GRAPHS_BYTES, stream));
+    assert_ok(accel_event_record(fork, stream));
+    assert_ok(accel_stream_wait_event(side, fork));
+    assert_ok(accel_memset_async(conformance_acc, block, 0x33, big, side));
+    assert_ok(accel_free_async(conformance_acc, block, side));
+    assert_ok(accel_event_record(join, side));
+    assert_ok(accel_stream_wait_event(stream, join));
+    assert_ok(accel_graph_capture_end(graph, stream));
+
+    assert_ok(accel_memset(conformance_acc, device, 0, GRAPHS_BYTES));
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x5e);
+    assert_ok(accel_graph_destroy(graph));
+    conf_device_free(device);
+    assert_ok(accel_empty_cache(conformance_acc));
+    assert_ok(accel_memory_reserved(conformance_acc, ACCEL_CURRENT_DEVICE, &after));
+    assert_true(after <= before);
+    assert_ok(accel_event_destroy(fork));
+    assert_ok(accel_event_destroy(join));
+    assert_ok(accel_stream_destroy(side));
+    assert_ok(accel_stream_destroy(stream));
+}
+
+static void graphs_wait_flag_fn(void *arg)
+{
+    atomic_int *flag = arg;
+    while (atomic_load(flag) == 0) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* A block freed on a busy stream before the capture waits on a free event.
+ * Allocations during the capture must not query that event (illegal during
+ * a capture: torch and torch_mlu skip it; the strict CNRT sim invalidates
+ * the capture), and the capture ends and replays normally. */
+void test_graphs_alloc_during_capture_queries_no_event(void **state)
+{
+    accel_graph_t *graph;
+    accel_stream_t *stream, *busy;
+    uint8_t *freed = NULL, *captured = NULL, *device, back[GRAPHS_BYTES];
+    atomic_int release = 0;
+    (void)state;
+    graphs_require();
+    graph = graphs_create();
+    stream = graphs_stream();
+    busy = graphs_stream();
+    device = conf_device_alloc(GRAPHS_BYTES);
+    assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, busy, (void **)&freed));
+    assert_ok(accel_stream_add_callback(busy, graphs_wait_flag_fn, &release));
+    assert_ok(accel_memset_async(conformance_acc, freed, 0x01, GRAPHS_BYTES, busy));
+    assert_ok(accel_free_async(conformance_acc, freed, busy)); /* busy: a free event */
+
+    assert_ok(accel_graph_capture_begin(graph, stream));
+    for (int i = 0; i < 4; i++) {
+        assert_ok(accel_malloc_async(conformance_acc, GRAPHS_BYTES, stream, (void **)&captured));
+        assert_ok(accel_memset_async(conformance_acc, captured, 0x70 + i, GRAPHS_BYTES, stream));
+        assert_ok(accel_memcpy_async(conformance_acc, device, captured, GRAPHS_BYTES,
+                                     ACCEL_COPY_DEVICE_TO_DEVICE, stream));
+        assert_ok(accel_free_async(conformance_acc, captured, stream));
+    }
+    assert_ok(accel_graph_capture_end(graph, stream));
+    atomic_store(&release, 1);
+    assert_ok(accel_stream_synchronize(busy));
+
+    assert_ok(accel_graph_replay(graph, stream));
+    assert_ok(accel_stream_synchronize(stream));
+    conf_to_host(back, device, sizeof back);
+    for (size_t i = 0; i < GRAPHS_BYTES; i++)
+        assert_int_equal(back[i], 0x73);
+    assert_ok(accel_graph_destroy(graph));
+    assert_ok(accel_stream_destroy(busy));
     assert_ok(accel_stream_destroy(stream));
     conf_device_free(device);
 }

@@ -942,6 +942,78 @@ static void test_hold_without_record(void **state)
     assert_int_equal(device.used, 0);
 }
 
+/* While a capture is underway (accel_allocator_capture_begin) the allocator
+ * queries no event on allocation, and a hold records none even when asked
+ * to (torch's captures_underway: queries and end-of-life records are illegal
+ * during a capture, and the freeing stream may have joined it). After the
+ * capture the pending event is polled again as usual. */
+static void test_capture_queries_and_records_no_event(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 64 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, true, true);
+    static const int owner;
+
+    char *a = alloc_ok(allocator, 4 * KIB, STREAM_A);
+    free_ok(allocator, a, STREAM_A);
+    fake_event_t *pending = last_event;
+    assert_non_null(pending);
+    char *b = alloc_ok(allocator, 4 * KIB, STREAM_B);
+
+    accel_allocator_capture_begin(allocator);
+    int queries = pending->queries;
+    int created = device.events_created;
+    char *c = alloc_ok(allocator, 4 * KIB, STREAM_B);
+    char *d = alloc_ok(allocator, 64 * KIB, STREAM_B);
+    assert_int_equal(pending->queries, queries);
+    assert_int_equal(accel_allocator_hold(allocator, b, STREAM_B, true, &owner), ACCEL_OK);
+    assert_int_equal(device.events_created, created);
+    accel_allocator_empty_cache(allocator);
+    assert_int_equal(pending->queries, queries);
+    accel_allocator_capture_end(allocator);
+
+    int live = device.events_live;
+    pending->done = true;
+    char *e = alloc_ok(allocator, 4 * KIB, STREAM_B); /* polled: done, destroyed */
+    assert_int_equal(device.events_live, live - 1);
+    accel_allocator_release_held(allocator, &owner);
+    free_ok(allocator, c, STREAM_B);
+    free_ok(allocator, d, STREAM_B);
+    free_ok(allocator, e, STREAM_B);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.events_live, 0);
+    assert_int_equal(device.used, 0);
+}
+
+/* An out-of-memory during a capture is returned without giving cached
+ * segments back (a raw free mid-capture: on mlu a device synchronize), and
+ * empty_cache frees nothing then; once the capture ends, the retry runs. */
+static void test_capture_skips_oom_release(void **state)
+{
+    (void)state;
+    fake_device_t device = {.budget = 4 * MIB};
+    accel_allocator_t *allocator = make_allocator(&device, false, true);
+    void *small = alloc_ok(allocator, KIB, NULL);
+    free_ok(allocator, small, NULL);
+
+    accel_allocator_capture_begin(allocator);
+    void *out = NULL;
+    assert_int_equal(accel_allocator_alloc(allocator, 3 * MIB, NULL, &out),
+                     ACCEL_ERROR_OUT_OF_MEMORY);
+    accel_allocator_empty_cache(allocator);
+    assert_int_equal(device.raw_frees, 0);
+    assert_int_equal(stats_of(allocator).reserved_bytes, 2 * MIB);
+    assert_int_equal(stats_of(allocator).alloc_retries, 0);
+    accel_allocator_capture_end(allocator);
+
+    void *big = alloc_ok(allocator, 3 * MIB, NULL);
+    assert_int_equal(device.raw_frees, 1);
+    assert_int_equal(stats_of(allocator).alloc_retries, 1);
+    free_ok(allocator, big, NULL);
+    accel_allocator_destroy(allocator);
+    assert_int_equal(device.used, 0);
+}
+
 /* Held blocks still waiting on their event at destroy: the events go too. */
 static void test_destroy_with_held_blocks(void **state)
 {
@@ -1140,6 +1212,8 @@ int main(void)
         cmocka_unit_test(test_tensor_owned_mark),
         cmocka_unit_test(test_free_user_checks_in_one_step),
         cmocka_unit_test(test_hold_without_record),
+        cmocka_unit_test(test_capture_queries_and_records_no_event),
+        cmocka_unit_test(test_capture_skips_oom_release),
         cmocka_unit_test(test_held_block_waits_for_its_stream),
         cmocka_unit_test(test_destroy_with_held_blocks),
         cmocka_unit_test(test_split_and_merge_small),

@@ -82,6 +82,10 @@ SIM_API cnrtRet_t cnrtSyncDevice(void)
     SIM_ENTER("cnrtSyncDevice");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
+    /* Harsher (torch_mlu caching_allocator.cpp asserts no capture before
+     * its syncing release): refused during a capture, which it invalidates. */
+    if (sim_device_capture_conflict(sim_current_device()) != cnrtSuccess)
+        return cnrtErrorQueueCaptureUnsupported;
     sim_queues_drain(sim_current_device());
     return cnrtSuccess;
 }
@@ -258,6 +262,10 @@ SIM_API cnrtRet_t cnrtFree(void *ptr)
     SIM_ENTER("cnrtFree");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
+    /* Harsher (torch_mlu caching_allocator.cpp frees no cached chunk while
+     * a capture is underway): refused then, and the capture invalidated. */
+    if (sim_device_capture_conflict(sim_current_device()) != cnrtSuccess)
+        return cnrtErrorQueueCaptureUnsupported;
     return sim_release(ptr, true);
 }
 

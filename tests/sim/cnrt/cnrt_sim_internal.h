@@ -36,5 +36,9 @@ cnrtRet_t sim_need_device(void);
 bool sim_is_device_range(const void *ptr, size_t size);
 /* Wait until every queue of `device` is idle (cnrtSyncDevice). */
 void sim_queues_drain(int device);
+/* cnrtErrorQueueCaptureUnsupported when a queue of `device` captures (or
+ * joined a capture), invalidating those captures; cnrtSuccess otherwise
+ * (the harsher reading of torch_mlu's rules: tests/sim/README.md). */
+cnrtRet_t sim_device_capture_conflict(int device);
 
 #endif /* ACCEL_TESTS_SIM_CNRT_SIM_INTERNAL_H */

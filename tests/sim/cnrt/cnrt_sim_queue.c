@@ -7,7 +7,16 @@
  * run on the queue's worker, in order, holding later work back.
  * Capture (cnrtQueueBeginCapture .. cnrtQueueEndCapture) records the tasks
  * queued on a created queue into a task topology instead of running them;
- * an instantiated entity queues copies of them on each invoke.
+ * an instantiated entity queues copies of them on each invoke. A queue that
+ * waits on a notifier placed in a capture joins it (torch_mlu asks
+ * cnrtQueueGetCaptureInfo which queues are in a capture, MLUGraph.cpp) and
+ * leaves it when the capture ends. While any queue of a device captures,
+ * the calls torch_mlu keeps out of captures are refused and invalidate
+ * every capture of the device (harsher: no public CNRT document settles
+ * them): cnrtSyncDevice, cnrtFree (cnrt_sim_device.c), cnrtQueryNotifier
+ * and cnrtWaitNotifier, and a sync or query of a capturing queue; a
+ * notifier last placed in a capture cannot be queried or waited on even
+ * after it ended. tests/sim/README.md's cnrt table cites each rule.
  * Everything shared is guarded by sim_lock (cnrt_sim_internal.h); the
  * queue and its worker loop are tests/sim/common/sim_queue.h's. */
 #include <stddef.h>
@@ -30,6 +39,7 @@ struct cnrtNotifier {
     unsigned flags;
     int device; /* current at creation: the only device whose queues take it (CNRT-XDEV) */
     sim_event_marks_t marks;   /* places, and the queued or captured tasks naming it */
+    const void *captured_in;   /* origin queue of the capture that last placed it, or NULL */
     struct cnrtNotifier *next; /* in sim_notifiers until destroyed */
 };
 
@@ -53,6 +63,8 @@ struct cnrtQueue {
     pthread_t worker;
     sim_queue_t queue; /* cnrtQueueDestroy joins the worker, then frees the queue */
     bool capturing;
+    bool capture_invalid;           /* origin: met something refused during the capture */
+    struct cnrtQueue *capture_into; /* joined: the origin whose capture it joined */
     sim_queue_list_t captured;
     struct cnrtQueue *next; /* in sim_queues */
 };
@@ -233,7 +245,9 @@ static cnrtRet_t sim_submit(struct cnrtQueue *queue, const sim_task_t *proto)
     if (task->notifier != NULL)
         task->notifier->marks.refs++;
     if (queue->capturing)
-        sim_queue_list_push(&queue->captured, &task->node);
+        sim_queue_list_push(queue->capture_into != NULL ? &queue->capture_into->captured
+                                                        : &queue->captured,
+                            &task->node);
     else
         sim_queue_task_locked(queue, task);
     pthread_mutex_unlock(&sim_lock);
@@ -256,6 +270,35 @@ void sim_queues_drain(int device)
     if (fallback != NULL)
         sim_queue_wait_locked(fallback);
     pthread_mutex_unlock(&sim_lock);
+}
+
+/* Under sim_lock: whether `origin` is a live queue capturing as the origin
+ * of its capture (compares pointers before touching it). */
+static bool sim_capture_active_locked(const void *origin)
+{
+    for (struct cnrtQueue *q = sim_queues; q != NULL; q = q->next)
+        if (q == origin)
+            return q->capturing && q->capture_into == NULL;
+    return false;
+}
+
+/* Under sim_lock: invalidate the capture `queue` takes part in. */
+static void sim_capture_invalidate_locked(struct cnrtQueue *queue)
+{
+    (queue->capture_into != NULL ? queue->capture_into : queue)->capture_invalid = true;
+}
+
+cnrtRet_t sim_device_capture_conflict(int device)
+{
+    bool hit = false;
+    pthread_mutex_lock(&sim_lock);
+    for (struct cnrtQueue *q = sim_queues; q != NULL; q = q->next)
+        if (q->device == device && q->capturing) {
+            sim_capture_invalidate_locked(q);
+            hit = true;
+        }
+    pthread_mutex_unlock(&sim_lock);
+    return hit ? cnrtErrorQueueCaptureUnsupported : cnrtSuccess;
 }
 
 /* ---------------------------------------------------------------- queues */
@@ -310,10 +353,12 @@ SIM_API cnrtRet_t cnrtQueueSync(cnrtQueue_t handle)
     if ((queue = sim_queue_resolve(handle, &code)) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    if (queue->capturing)
+    if (queue->capturing) {
+        sim_capture_invalidate_locked(queue);
         code = cnrtErrorQueueCaptureUnsupported;
-    else
+    } else {
         sim_queue_wait_locked(queue);
+    }
     pthread_mutex_unlock(&sim_lock);
     return code;
 }
@@ -327,9 +372,10 @@ SIM_API cnrtRet_t cnrtQueueQuery(cnrtQueue_t handle)
     if ((queue = sim_queue_resolve(handle, &code)) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    if (queue->capturing)
+    if (queue->capturing) {
+        sim_capture_invalidate_locked(queue);
         code = cnrtErrorQueueCaptureUnsupported;
-    else if (!sim_queue_idle(&queue->queue))
+    } else if (!sim_queue_idle(&queue->queue))
         code = cnrtErrorBusy;
     pthread_mutex_unlock(&sim_lock);
     return code;
@@ -453,15 +499,21 @@ SIM_API cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle)
         return code;
     if (queue->device != notifier->device)
         return cnrtErrorNotSupport; /* CNRT-XDEV */
+    pthread_mutex_lock(&sim_lock);
+    notifier->captured_in = !queue->capturing             ? NULL
+                            : queue->capture_into != NULL ? queue->capture_into
+                                                          : queue;
+    pthread_mutex_unlock(&sim_lock);
     return sim_submit(queue, &task);
 }
 
 /* Waits for the notifier's latest place at the time of the call; a
- * notifier never placed is no wait at all. CNRT-XDEV: only a queue of the
- * notifier's own device may wait for it. torch_mlu's copy_utils.cpp: "when
- * MLUEvent and stream are not on the same device. Wait and place operation
- * can't be performed. See CNTOOLKIT-3871" (the error code is the sim's
- * choice: no public source names it). */
+ * notifier never placed is no wait at all. A queue not capturing that waits
+ * on a notifier placed in a capture still underway joins that capture.
+ * CNRT-XDEV: only a queue of the notifier's own device may wait for it.
+ * torch_mlu's copy_utils.cpp: "when MLUEvent and stream are not on the same
+ * device. Wait and place operation can't be performed. See CNTOOLKIT-3871"
+ * (the error code is the sim's choice: no public source names it). */
 SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle,
                                         unsigned int flag)
 {
@@ -475,14 +527,41 @@ SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t han
         return code;
     if (queue->device != notifier->device)
         return cnrtErrorNotSupport;
+    pthread_mutex_lock(&sim_lock);
+    if (!queue->capturing && sim_capture_active_locked(notifier->captured_in)) {
+        queue->capturing = true;
+        queue->capture_into = (struct cnrtQueue *)notifier->captured_in;
+        pthread_mutex_unlock(&sim_lock);
+        return cnrtSuccess; /* in capture order already */
+    }
+    pthread_mutex_unlock(&sim_lock);
     return sim_submit(queue, &task);
+}
+
+/* cnrtErrorQueueCaptureUnsupported (harsher, torch_mlu
+ * caching_allocator.cpp: notifier queries are "illegal during MLU graph
+ * capture", and a notifier placed in a capture may not be queried) when a
+ * capture is underway on the current device, invalidating it, or when the
+ * notifier was last placed in a capture. */
+static cnrtRet_t sim_notifier_capture_conflict(struct cnrtNotifier *notifier)
+{
+    bool captured;
+    pthread_mutex_lock(&sim_lock);
+    captured = notifier->captured_in != NULL;
+    pthread_mutex_unlock(&sim_lock);
+    if (sim_device_capture_conflict(sim_current_device()) != cnrtSuccess || captured)
+        return cnrtErrorQueueCaptureUnsupported;
+    return cnrtSuccess;
 }
 
 SIM_API cnrtRet_t cnrtWaitNotifier(cnrtNotifier_t notifier)
 {
+    cnrtRet_t code;
     SIM_ENTER("cnrtWaitNotifier");
     if (!sim_notifier_live(notifier))
         return cnrtErrorInvalidResourceHandle;
+    if ((code = sim_notifier_capture_conflict(notifier)) != cnrtSuccess)
+        return code;
     pthread_mutex_lock(&sim_lock);
     {
         sim_event_synchronize(&notifier->marks);
@@ -497,6 +576,8 @@ SIM_API cnrtRet_t cnrtQueryNotifier(cnrtNotifier_t notifier)
     SIM_ENTER("cnrtQueryNotifier");
     if (!sim_notifier_live(notifier))
         return cnrtErrorInvalidResourceHandle;
+    if ((code = sim_notifier_capture_conflict(notifier)) != cnrtSuccess)
+        return code;
     pthread_mutex_lock(&sim_lock);
     code = sim_event_done(&notifier->marks) ? cnrtSuccess : cnrtErrorNotReady;
     pthread_mutex_unlock(&sim_lock);
@@ -583,7 +664,7 @@ SIM_API cnrtRet_t cnrtQueueBeginCapture(cnrtQueue_t handle, enum cnrtQueueCaptur
     if (queue->capturing)
         code = cnrtErrorIllegalState;
     else
-        queue->capturing = true;
+        queue->capturing = true, queue->capture_invalid = false;
     pthread_mutex_unlock(&sim_lock);
     return code;
 }
@@ -601,12 +682,25 @@ SIM_API cnrtRet_t cnrtQueueEndCapture(cnrtQueue_t handle, cnrtTaskTopo_t *pTaskT
     if ((topo = calloc(1, sizeof *topo)) == NULL)
         return cnrtErrorSysNoMem;
     pthread_mutex_lock(&sim_lock);
-    if (!queue->capturing) {
+    if (!queue->capturing || queue->capture_into != NULL) {
         pthread_mutex_unlock(&sim_lock);
         free(topo);
-        return cnrtErrorIllegalState;
+        return cnrtErrorIllegalState; /* not capturing, or joined another's capture */
     }
     queue->capturing = false;
+    for (struct cnrtQueue *q = sim_queues; q != NULL; q = q->next)
+        if (q->capture_into == queue) {
+            q->capturing = false;
+            q->capture_into = NULL;
+        }
+    if (queue->capture_invalid) {
+        queue->capture_invalid = false;
+        sim_list_free(&queue->captured);
+        queue->captured.head = queue->captured.tail = NULL;
+        pthread_mutex_unlock(&sim_lock);
+        free(topo);
+        return cnrtErrorQueueCaptureInvalidated;
+    }
     topo->next = sim_topos;
     sim_topos = topo;
     topo->magic = SIM_TOPO_MAGIC;

@@ -36,6 +36,15 @@ function(accel_sim_register_mlu)
   set_tests_properties(conformance.mlu_sim_no_graphs PROPERTIES LABELS "conformance"
     ENVIRONMENT "ACCEL_PLUGIN_PATH=;ACCEL_MLU_LIBRARY=$<TARGET_FILE:cnrt_sim_no_capture>")
 
+  # The sim's queue-capture rules, called directly (tests/sim/README.md,
+  # the cnrt capture table).
+  add_executable(test_cnrt_capture_rules cnrt/test_cnrt_capture_rules.c)
+  target_compile_definitions(test_cnrt_capture_rules PRIVATE _GNU_SOURCE)
+  target_include_directories(test_cnrt_capture_rules PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cnrt)
+  target_link_libraries(test_cnrt_capture_rules PRIVATE cnrt_sim PkgConfig::CMOCKA accel_warnings)
+  add_test(NAME mlu.sim_capture_rules COMMAND test_cnrt_capture_rules)
+  set_tests_properties(mlu.sim_capture_rules PROPERTIES LABELS "unit")
+
   # Every CNRT call site of the backend made to fail, and what follows.
   accel_sim_fault_test(mlu ENVIRONMENT ${mlu_sim_env} DEPENDS ${mlu_sims})
   add_dependencies(accel_cli ${mlu_sims})

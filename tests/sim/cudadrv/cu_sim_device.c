@@ -377,6 +377,12 @@ SIM_API CUresult cuCtxSynchronize(void)
     SIM_ENTER("cuCtxSynchronize");
     if ((ctx = sim_need_context("cuCtxSynchronize", &code)) == NULL)
         return code;
+    /* CUDA programming guide, stream capture, "Prohibited and Unhandled
+     * Operations": a context with a capturing stream may not be synchronized;
+     * error 900's text. */
+    if ((code = sim_device_capture_conflict(ctx->device, false, "cuCtxSynchronize")) !=
+        CUDA_SUCCESS)
+        return code;
     sim_streams_drain(ctx->device, false);
     pthread_mutex_lock(&sim_lock);
     code = ctx->sticky;
@@ -523,6 +529,11 @@ SIM_API CUresult cuMemFree_v2(CUdeviceptr dptr)
     CUcontext ctx;
     SIM_ENTER("cuMemFree_v2");
     if ((ctx = sim_need_context("cuMemFree_v2", &code)) == NULL)
+        return code;
+    /* cuThreadExchangeStreamCaptureMode: cuMemFree is an unsafe call, refused
+     * under a GLOBAL capture or this thread's THREAD_LOCAL one; RELAXED
+     * permits it. */
+    if ((code = sim_device_capture_conflict(ctx->device, true, "cuMemFree_v2")) != CUDA_SUCCESS)
         return code;
     sim_streams_drain(ctx->device, false);
     if (!sim_device_free((void *)(uintptr_t)dptr))
@@ -701,8 +712,16 @@ static const struct {
      "operation not permitted when stream is capturing"},
     {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
      "operation failed due to a previous error during capture"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
+     "the capture was not initiated in this stream"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+     "the capture sequence contains a fork that was not joined to the primary stream"},
     {CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
-     "operation would make the legacy stream depend on a capturing blocking stream"},
+     "a dependency would have been created which crosses the capture sequence boundary"},
+    {CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+     "the operation would make the legacy stream depend on a capturing blocking stream"},
+    {CUDA_ERROR_CAPTURED_EVENT, "CUDA_ERROR_CAPTURED_EVENT",
+     "operation not permitted on an event last recorded in a capturing stream"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 

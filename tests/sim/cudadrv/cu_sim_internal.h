@@ -81,6 +81,12 @@ typedef struct sim_stream sim_stream_t;
 /* Wait until every stream of `device` is idle; with `drop` the created
  * streams are also destroyed (a context reset). */
 void sim_streams_drain(int device, bool drop);
+/* CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (set as the last error) when a
+ * stream of `device` captures, invalidating those captures; with
+ * `unsafe_call` only captures in GLOBAL mode, or THREAD_LOCAL begun by the
+ * calling thread, count (cuThreadExchangeStreamCaptureMode: RELAXED permits
+ * unsafe calls). CUDA_SUCCESS otherwise. */
+CUresult sim_device_capture_conflict(int device, bool unsafe_call, const char *function);
 void sim_events_drop(int device);
 
 /* Kernel launches (cu_sim_module.c) as queued tasks: a launch record owns

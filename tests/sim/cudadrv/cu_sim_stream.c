@@ -14,12 +14,19 @@
  *   pinned memory (cuMemHostAlloc, cuMemHostRegister) is fully async.
  * - A host function runs on the stream's worker, which waits for it; any
  *   driver call from it fails with CUDA_ERROR_NOT_PERMITTED.
- * - Capture (cuStreamBeginCapture_v2, one stream at a time) turns the
- *   stream's work into graph nodes instead of running it. What CUDA refuses
- *   during capture is refused here and invalidates the capture: a query or
- *   synchronize of the capturing stream, a copy with pageable memory, a
- *   wait on an event recorded outside the capture. Stream-ordered
- *   allocation inside a capture is not simulated (refused).
+ * - Capture (cuStreamBeginCapture_v2) turns the stream's work into graph
+ *   nodes instead of running it. A stream that waits on an event recorded
+ *   in a capture joins that capture (its work is captured too) and must be
+ *   joined back (the origin, or another stream of the capture, waits on an
+ *   event recorded after its last node) before the capture ends. What CUDA
+ *   refuses during capture is refused here and invalidates the capture: a
+ *   query or synchronize of a capturing stream, a query or synchronize of
+ *   an event last recorded in a capture, a copy with pageable memory, a
+ *   wait on an event recorded outside the capture, a context synchronize
+ *   (cu_sim_device.c), an unsafe call (cuMemFree_v2) under a GLOBAL or
+ *   THREAD_LOCAL capture, and use of the legacy stream while a blocking
+ *   stream captures. tests/sim/README.md's cudadrv table cites each rule.
+ *   Stream-ordered allocation inside a capture is not simulated (refused).
  * Stricter than CUDA where that catches binding mistakes: work queued on a
  * stream of another context than the thread's current one is refused with
  * CUDA_ERROR_INVALID_HANDLE, and fills must lie in device memory.
@@ -50,8 +57,10 @@ struct CUevent_st {
     sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
-    sim_event_marks_t marks; /* records, and the tasks and waits naming it */
-    const void *captured_in; /* the graph whose capture last recorded it, or NULL */
+    sim_event_marks_t marks;          /* records, and the tasks and waits naming it */
+    const void *captured_in;          /* the graph whose capture last recorded it, or NULL */
+    struct sim_stream *captured_from; /* the stream of that record, while it captures */
+    unsigned long captured_at;        /* that stream's capture_nodes at the record */
 };
 
 typedef struct sim_task {
@@ -75,6 +84,7 @@ _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 struct CUgraph_st {
     sim_queue_list_t nodes; /* in capture order */
     bool instantiable;
+    bool invalid; /* met something CUDA refuses while capturing */
 };
 
 struct CUgraphExec_st {
@@ -88,10 +98,14 @@ struct CUgraphExec_st {
  * other stream's SIM_WAIT_STREAM task (each counted in the queue's
  * waiters) still looks at it. */
 struct sim_stream {
-    sim_stream_core_t core;     /* first: the stream is its handle */
-    bool blocking;              /* orders with the legacy default stream */
-    struct CUgraph_st *capture; /* the graph being captured, or NULL */
-    bool capture_invalid;
+    sim_stream_core_t core;      /* first: the stream is its handle */
+    bool blocking;               /* orders with the legacy default stream */
+    struct CUgraph_st *capture;  /* the graph being captured, or NULL */
+    bool capture_joined;         /* joined `capture` through an event wait (not its origin) */
+    bool capture_unjoined;       /* joined, and its last node not yet waited on */
+    unsigned long capture_nodes; /* nodes this stream added to `capture` */
+    int capture_mode;            /* CU_STREAM_CAPTURE_MODE_* of the capture */
+    pthread_t capture_thread;    /* the thread that began it */
 };
 
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
@@ -99,6 +113,7 @@ static sim_handles_t sim_events;                    /* every event not destroyed
 
 /* Frees a task and what it owns; under sim_lock. */
 static void sim_task_free_locked(sim_task_t *task);
+static bool sim_legacy_conflict_locked(int device);
 
 /* ---------------------------------------------------------------- workers */
 
@@ -300,10 +315,21 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
     pthread_mutex_lock(&sim_lock);
     if (stream->capture != NULL) {
         sim_queue_list_push(&stream->capture->nodes, &task->node);
+        stream->capture_nodes++;
+        stream->capture_unjoined = stream->capture_joined;
         pthread_mutex_unlock(&sim_lock);
         return CUDA_SUCCESS;
     }
-    /* The legacy stream's ordering with blocking streams. */
+    /* The legacy stream's ordering with blocking streams; none while one of
+     * them captures (the capture would depend on it implicitly). */
+    if (stream->core.is_default && sim_legacy_conflict_locked(stream->core.device)) {
+        sim_task_free_locked(task);
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+                         "%s: the legacy stream is used while a blocking stream of its context "
+                         "captures (the capture is invalidated)",
+                         function);
+    }
     if (stream->core.is_default) {
         SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
         if (ordered && s != stream && s->core.device == stream->core.device && s->blocking &&
@@ -336,10 +362,55 @@ static CUresult sim_capture_refuse(sim_stream_t *stream, CUresult code, const ch
                                    const char *function)
 {
     pthread_mutex_lock(&sim_lock);
-    stream->capture_invalid = true;
+    if (stream->capture != NULL)
+        stream->capture->invalid = true;
     pthread_mutex_unlock(&sim_lock);
     return sim_error(code, "%s: %s while the stream is capturing (the capture is invalidated)",
                      function, what);
+}
+
+/* Whether `graph` is still being captured (its origin stream is live and
+ * capturing it). Compares pointers only: `graph` may be gone. Under sim_lock. */
+static bool sim_capture_active_locked(const void *graph)
+{
+    SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+    if (graph != NULL && s->capture == graph && !s->capture_joined)
+        return true;
+    return false;
+}
+
+CUresult sim_device_capture_conflict(int device, bool unsafe_call, const char *function)
+{
+    bool hit = false;
+    pthread_mutex_lock(&sim_lock);
+    SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+    if (s->core.device == device && s->capture != NULL &&
+        (!unsafe_call || s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+         (s->capture_mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+          pthread_equal(s->capture_thread, pthread_self())))) {
+        s->capture->invalid = true;
+        hit = true;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    if (!hit)
+        return CUDA_SUCCESS;
+    return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                     "%s: not permitted while a stream of the context captures%s (the capture "
+                     "is invalidated)",
+                     function, unsafe_call ? " in GLOBAL or this thread's THREAD_LOCAL mode" : "");
+}
+
+/* Whether a blocking stream of `device` captures: the legacy stream may not
+ * be used then; those captures are invalidated. Under sim_lock. */
+static bool sim_legacy_conflict_locked(int device)
+{
+    bool hit = false;
+    SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+    if (s->core.device == device && s->blocking && s->capture != NULL) {
+        s->capture->invalid = true;
+        hit = true;
+    }
+    return hit;
 }
 
 static bool sim_capturing(sim_stream_t *stream)
@@ -698,10 +769,13 @@ SIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
     pthread_mutex_lock(&sim_lock);
     if (stream->capture != NULL) {
         event->captured_in = stream->capture; /* orders the capture; no state to change */
+        event->captured_from = stream;
+        event->captured_at = stream->capture_nodes;
         pthread_mutex_unlock(&sim_lock);
         return CUDA_SUCCESS;
     }
     event->captured_in = NULL;
+    event->captured_from = NULL;
     task.event = event;
     task.generation = sim_event_queue_record(&event->marks);
     pthread_mutex_unlock(&sim_lock);
@@ -722,8 +796,27 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
     if (Flags != 0)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamWaitEvent: flags %#x", Flags);
     pthread_mutex_lock(&sim_lock);
+    if (stream->capture == NULL && sim_capture_active_locked(event->captured_in)) {
+        /* A fork: the stream joins the capture (CUDA programming guide,
+         * "Cross-stream Dependencies and Events"); it must be joined back. */
+        const sim_stream_t *origin = event->captured_from;
+        stream->capture = (struct CUgraph_st *)event->captured_in;
+        stream->capture_joined = true;
+        stream->capture_unjoined = true;
+        stream->capture_nodes = 0;
+        stream->capture_mode = origin->capture_mode;
+        stream->capture_thread = origin->capture_thread;
+        pthread_mutex_unlock(&sim_lock);
+        return CUDA_SUCCESS;
+    }
     if (stream->capture != NULL) {
         bool inside = event->captured_in == stream->capture;
+        sim_stream_t *from = event->captured_from;
+        /* A join: `from`'s work up to the record is ordered before this
+         * stream's, so `from` is joined when that was its last node. */
+        if (inside && from != stream && from->capture == stream->capture &&
+            from->capture_nodes == event->captured_at)
+            from->capture_unjoined = false;
         pthread_mutex_unlock(&sim_lock);
         if (inside)
             return CUDA_SUCCESS; /* already in capture order */
@@ -741,12 +834,35 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
     return sim_submit(stream, &task, "cuStreamWaitEvent");
 }
 
+/* CUDA_ERROR_CAPTURED_EVENT for an event last recorded in a capture: it
+ * stands for no work that will run (error 907's text; the capture-mode
+ * text of cuThreadExchangeStreamCaptureMode forbids cuEventQuery of it even
+ * in RELAXED mode). A capture still underway is invalidated (harsher: the
+ * guide invalidates captures on any prohibited call). */
+static CUresult sim_event_captured(struct CUevent_st *event, const char *function)
+{
+    bool captured, active;
+    pthread_mutex_lock(&sim_lock);
+    captured = event->captured_in != NULL;
+    active = captured && sim_capture_active_locked(event->captured_in);
+    if (active)
+        ((struct CUgraph_st *)event->captured_in)->invalid = true;
+    pthread_mutex_unlock(&sim_lock);
+    if (!captured)
+        return CUDA_SUCCESS;
+    return sim_error(CUDA_ERROR_CAPTURED_EVENT,
+                     "%s: the event was last recorded in a stream capture%s", function,
+                     active ? " (the capture is invalidated)" : "");
+}
+
 SIM_API CUresult cuEventSynchronize(CUevent hEvent)
 {
     CUresult code;
     struct CUevent_st *event;
     SIM_ENTER("cuEventSynchronize");
     if ((event = sim_event_resolve(hEvent, &code, "cuEventSynchronize")) == NULL)
+        return code;
+    if ((code = sim_event_captured(event, "cuEventSynchronize")) != CUDA_SUCCESS)
         return code;
     pthread_mutex_lock(&sim_lock);
     event->marks.refs++; /* a destroy meanwhile leaves the event to this wait */
@@ -764,6 +880,8 @@ SIM_API CUresult cuEventQuery(CUevent hEvent)
     bool done;
     SIM_ENTER("cuEventQuery");
     if ((event = sim_event_resolve(hEvent, &code, "cuEventQuery")) == NULL)
+        return code;
+    if ((code = sim_event_captured(event, "cuEventQuery")) != CUDA_SUCCESS)
         return code;
     pthread_mutex_lock(&sim_lock);
     done = sim_event_done(&event->marks);
@@ -833,7 +951,11 @@ SIM_API CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode)
                          "cuStreamBeginCapture_v2: the stream is already capturing");
     }
     stream->capture = graph;
-    stream->capture_invalid = false;
+    stream->capture_joined = false;
+    stream->capture_unjoined = false;
+    stream->capture_nodes = 0;
+    stream->capture_mode = mode;
+    stream->capture_thread = pthread_self();
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
 }
@@ -853,7 +975,7 @@ SIM_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     CUresult code;
     sim_stream_t *stream;
     struct CUgraph_st *graph;
-    bool invalid;
+    bool invalid, unjoined = false;
     SIM_ENTER("cuStreamEndCapture");
     if ((stream = sim_stream_resolve(hStream, &code, "cuStreamEndCapture")) == NULL)
         return code;
@@ -861,15 +983,37 @@ SIM_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamEndCapture: phGraph is NULL");
     pthread_mutex_lock(&sim_lock);
     graph = stream->capture;
-    invalid = stream->capture_invalid;
+    if (graph != NULL && stream->capture_joined) {
+        pthread_mutex_unlock(&sim_lock);
+        return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED,
+                         "cuStreamEndCapture: the stream joined a capture begun on another "
+                         "stream; end it there");
+    }
+    /* Every joined stream leaves the capture; one not joined back makes it
+     * fail (CUDA_ERROR_STREAM_CAPTURE_UNJOINED, 904). */
+    if (graph != NULL) {
+        SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+        if (s != stream && s->capture == graph) {
+            unjoined = unjoined || s->capture_unjoined;
+            s->capture = NULL;
+            s->capture_joined = s->capture_unjoined = false;
+        }
+    }
+    unjoined = unjoined && graph != NULL && !graph->invalid; /* invalidated reads first */
+    invalid = graph != NULL && (graph->invalid || unjoined);
     stream->capture = NULL;
-    stream->capture_invalid = false;
     if (graph != NULL && invalid)
         sim_graph_free_locked(graph);
     pthread_mutex_unlock(&sim_lock);
     if (graph == NULL)
         return sim_error(CUDA_ERROR_ILLEGAL_STATE,
                          "cuStreamEndCapture: the stream is not capturing");
+    if (unjoined) {
+        *phGraph = NULL;
+        return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNJOINED,
+                         "cuStreamEndCapture: a stream that joined the capture was not joined "
+                         "back before its end");
+    }
     if (invalid) {
         *phGraph = NULL;
         return sim_error(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,

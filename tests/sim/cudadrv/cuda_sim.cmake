@@ -88,6 +88,15 @@ function(accel_sim_register_cuda)
   set_tests_properties(conformance.cuda_sim_no_nvml PROPERTIES LABELS "conformance" ENVIRONMENT
                        "${cuda_sim_no_nvml_env}")
 
+  # The sim's stream-capture rules, called directly (tests/sim/README.md,
+  # the cudadrv capture table).
+  add_executable(test_cu_capture_rules cudadrv/test_cu_capture_rules.c)
+  target_compile_definitions(test_cu_capture_rules PRIVATE _GNU_SOURCE)
+  target_include_directories(test_cu_capture_rules PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cudadrv)
+  target_link_libraries(test_cu_capture_rules PRIVATE cuda_sim PkgConfig::CMOCKA accel_warnings)
+  add_test(NAME cuda.sim_capture_rules COMMAND test_cu_capture_rules)
+  set_tests_properties(cuda.sim_capture_rules PROPERTIES LABELS "unit")
+
   # Every CUDA driver call site of the backend made to fail, and what follows.
   accel_sim_fault_test(cuda ENVIRONMENT ${cuda_sim_no_nvml_env} DEPENDS cuda_sim)
 
