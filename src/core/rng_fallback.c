@@ -45,16 +45,64 @@ bool accel_rng_fallback_needed(const accel_backend_ops_t *ops)
     return !ACCEL_BACKEND_HAS(ops, rng_fill);
 }
 
+/* Whether a graph capture is underway on any device of `acc`. The staging
+ * list's events may live on any device, and querying an event while a
+ * capture runs is refused (cuEventQuery in global mode) or invalidates the
+ * capture (CNRT, tests/sim/README.md): the list's query answers "not yet"
+ * then without asking, as the allocator makes no event query during a
+ * capture (allocator.h). */
+static bool rng_capture_underway(accel_t *acc)
+{
+    for (int d = 0; d < acc->device_count; d++) {
+        accel_device_state_t *dev = &acc->devices[d];
+        bool capturing;
+        pthread_mutex_lock(&dev->capture_lock);
+        capturing = dev->capturing != NULL;
+        pthread_mutex_unlock(&dev->capture_lock);
+        if (capturing)
+            return true;
+    }
+    return false;
+}
+
+/* The staging list's fences: the backend's event slots, called with `acc`
+ * so that a query can first look for a capture. */
+static accel_status_t rng_fence_query(void *self, int device, void *fence)
+{
+    accel_t *acc = self;
+    if (rng_capture_underway(acc))
+        return ACCEL_ERROR_NOT_READY;
+    return acc->ops->event_query(acc->self, device, fence);
+}
+
+static accel_status_t rng_fence_wait(void *self, int device, void *fence)
+{
+    accel_t *acc = self;
+    return acc->ops->event_synchronize(acc->self, device, fence);
+}
+
+static void rng_fence_destroy(void *self, int device, void *fence)
+{
+    accel_t *acc = self;
+    acc->ops->event_destroy(acc->self, device, fence);
+}
+
+static accel_status_t rng_device_wait(void *self, int device)
+{
+    accel_t *acc = self;
+    return acc->ops->synchronize(acc->self, device);
+}
+
 accel_status_t accel_rng_fallback_open(accel_t *acc)
 {
     const accel_backend_ops_t *ops = acc->ops;
     accel_deferred_fence_ops_t fence = {
-        .self = acc->self,
-        .query = ops->event_query,
-        .wait = ops->event_synchronize,
-        .destroy = ops->event_destroy,
-        .forget = ops->event_destroy, /* event slots accept a pending event */
-        .device_wait = ops->synchronize,
+        .self = acc,
+        .query = rng_fence_query,
+        .wait = rng_fence_wait,
+        .destroy = rng_fence_destroy,
+        .forget = rng_fence_destroy, /* event slots accept a pending event */
+        .device_wait = rng_device_wait,
     };
     accel_rng_fallback_t *state;
     accel_status_t status;

@@ -229,6 +229,7 @@
     X(test_graphs_destroy_while_other_captures_refused)                                            \
     X(test_graphs_side_stream_free_during_capture)                                                 \
     X(test_graphs_alloc_during_capture_queries_no_event)                                           \
+    X(test_graphs_fill_elsewhere_during_capture)                                                   \
     /* profiling ranges */                                                                         \
     X(test_profiling_push_pop_nest)                                                                \
     X(test_profiling_pop_without_push)                                                             \
