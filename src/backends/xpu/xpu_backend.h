@@ -1,4 +1,4 @@
-/* xpu_backend.h: the Intel xpu backend (DESIGN.md §6) over Level Zero
+/* xpu_backend.h: the Intel xpu backend (docs/architecture.md, Backends) over Level Zero
  * (libze_loader.so.1), shared by the files of src/backends/xpu/. Core needs
  * only accel_xpu_backend_ops(); the rest is private to this folder.
  *
