@@ -28,10 +28,13 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences ("CUDA_ERROR_X
- * (n): text"); cu_expect_failure below also checks the name. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences ("CUDA_ERROR_X (n): text");
+ * cu_expect_failure below also checks the name. */
+#define SIM_BACKEND     "cuda"
+#define SIM_LIBRARY_ENV "ACCEL_CUDA_LIBRARY"
 #define SIM_CODE_FORMAT "(%d): "
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* CUresult codes injected, with the names cuGetErrorName gives them. */
 #define CU_UNKNOWN         999 /* an ordinary failure: DEVICE_ERROR */
@@ -48,23 +51,6 @@ static const char *cu_name(int code)
     case CU_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
     default: return "?";
     }
-}
-
-static accel_t *open_cuda(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("cuda", &acc), ACCEL_OK);
-    sim_bind("ACCEL_CUDA_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0's context
- * retained and current on this thread. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_cuda();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
 }
 
 /* `status` is `want` and the last error holds the backend's sentence for
@@ -90,18 +76,14 @@ static void cu_expect_failure(accel_status_t status, accel_status_t want, const 
     assert_int_equal(accel_last_vendor_error(), code);
 }
 
-/* Run `call` with the next call of `function` failing with `code`: `want`
- * and the sentence naming `what`; then `call` again, which works. */
-#define CU_SITE_AS(function, what, code, want, call)                                               \
-    do {                                                                                           \
-        unsigned long before_ = sim_calls(function);                                               \
-        fail_once(function, code);                                                                 \
-        cu_expect_failure((call), want, what, code);                                               \
-        assert_true(sim_calls(function) > before_);                                                \
-        assert_int_equal((call), ACCEL_OK);                                                        \
-        clear_faults();                                                                            \
-    } while (0)
-#define CU_SITE(function, code, want, call) CU_SITE_AS(function, function, code, want, call)
+/* A fixture for the driver's tables: the sites fail once, so the retry
+ * runs with the rule still set and the fault spent. */
+static sim_fault_fixture_t cu_fixture(accel_t *acc)
+{
+    sim_fault_fixture_t fx = {
+        .acc = acc, .code = CU_UNKNOWN, .expect = cu_expect_failure, .once = true};
+    return fx;
+}
 
 /* The device bytes at `ptr` all equal `value`. */
 static void expect_device_bytes(accel_t *acc, const void *ptr, size_t size, unsigned char value)
@@ -131,7 +113,7 @@ static void test_open_faults(void **state)
     static const char *const sites[] = {"cuInit", "cuDeviceGetCount"};
     accel_t *acc = NULL, *first;
     (void)state;
-    first = open_ready();
+    first = sim_fault_open_ready();
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
         char spec[64];
         /* the probe's call, then create's (the probe passed) */
@@ -149,7 +131,7 @@ static void test_open_faults(void **state)
             clear_faults();
         }
     }
-    acc = open_ready();
+    acc = sim_fault_open_ready();
     assert_int_equal(accel_close(acc), ACCEL_OK);
     assert_int_equal(accel_close(first), ACCEL_OK);
 }
@@ -169,7 +151,7 @@ static void test_init_faults(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_cuda();
+        accel_t *acc = sim_fault_open();
         unsigned long before = sim_calls(sites[i].function), after;
         char first[512];
         fail_once(sites[i].function, CU_UNKNOWN);
@@ -184,7 +166,7 @@ static void test_init_faults(void **state)
         assert_int_equal(sim_calls(sites[i].function), after);
         clear_faults();
         assert_int_equal(accel_close(acc), ACCEL_OK);
-        acc = open_ready();
+        acc = sim_fault_open_ready();
         assert_int_equal(accel_close(acc), ACCEL_OK);
     }
 }
@@ -193,66 +175,68 @@ static void test_init_faults(void **state)
  * current on the calling thread; neither is remembered when it fails. */
 static void test_context_faults(void **state)
 {
-    accel_t *acc;
+    static const sim_fault_site_t retain[] = {
+        {"cuDevicePrimaryCtxRetain", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    static const sim_fault_site_t current[] = {
+        {"cuCtxSetCurrent", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        /* a failed look at the current context only costs a cuCtxSetCurrent */
+        {"cuCtxGetCurrent", sim_op_synchronize, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open());
     (void)state;
-    acc = open_cuda();
-    CU_SITE("cuDevicePrimaryCtxRetain", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_synchronize(acc, 0));
-    assert_int_equal(accel_close(acc), ACCEL_OK); /* leaves no context current here */
-    acc = open_cuda();
-    CU_SITE("cuCtxSetCurrent", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_synchronize(acc, 0));
-    /* a failed look at the current context only costs a cuCtxSetCurrent */
-    CHECK_SURVIVES("cuCtxGetCurrent", CU_UNKNOWN, accel_synchronize(acc, 0));
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_run(&fx, retain);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK); /* leaves no context current here */
+    fx.acc = sim_fault_open();
+    sim_fault_run(&fx, current);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- devices and memory */
 
-static void test_device_faults(void **state)
+/* Optional facts: a failure leaves them blank. */
+static accel_status_t properties_without_bus_id(sim_fault_fixture_t *fx)
 {
-    accel_t *acc = open_ready();
     accel_device_properties_t props = {.struct_size = sizeof props};
-    uint64_t available = 0;
-    (void)state;
-    CU_SITE("cuCtxSynchronize", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_synchronize(acc, 0));
-    CU_SITE("cuCtxSynchronize", CU_ILLEGAL_ADDRESS, ACCEL_ERROR_DEVICE_ERROR,
-            accel_synchronize(acc, 0));
-    CU_SITE("cuDeviceGetName", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_device_properties(acc, 0, &props));
-    CU_SITE("cuDeviceTotalMem_v2", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_device_properties(acc, 0, &props));
-    CU_SITE_AS("cuDeviceGetAttribute", "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", CU_UNKNOWN,
-               ACCEL_ERROR_DEVICE_ERROR, accel_device_properties(acc, 0, &props));
-    /* optional facts: a failure leaves them blank */
-    CHECK_SURVIVES("cuDeviceGetPCIBusId", CU_UNKNOWN, accel_device_properties(acc, 0, &props));
+    accel_status_t status = accel_device_properties(fx->acc, 0, &props);
     assert_string_equal(props.pci_bus_id, "");
-    CU_SITE("cuMemGetInfo_v2", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_available_memory(acc, 0, &available));
-    assert_true(available > 0);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    return status;
 }
 
-/* The runtime-independent memory checks of sim_fault_check.h. */
-static void test_memory_faults(void **state)
+static void test_device_faults(void **state)
 {
-    static const char *const h2d[] = {"cuMemcpyHtoDAsync_v2", NULL};
-    static const sim_memory_sites_t sites = {
-        .code = CU_UNKNOWN,
-        .malloc_fn = "cuMemAlloc_v2",
-        .oom_code = CU_OUT_OF_MEMORY,
-        .h2d_fns = h2d,
-        .memset_fn = "cuMemsetD8Async",
-        .free_fn = "cuMemFree_v2",
-        .host_alloc_fn = "cuMemHostAlloc",
-        .host_free_fn = "cuMemFreeHost",
-        .host_register_fn = "cuMemHostRegister_v2",
-        .host_unregister_fn = "cuMemHostUnregister",
+    static const sim_fault_site_t sites[] = {
+        {"cuCtxSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"cuCtxSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR,
+         .code = CU_ILLEGAL_ADDRESS},
+        {"cuDeviceGetName", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"cuDeviceTotalMem_v2", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"cuDeviceGetAttribute", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR,
+         "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)"},
+        {"cuDeviceGetPCIBusId", properties_without_bus_id, ACCEL_OK},
+        {"cuMemGetInfo_v2", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
     };
-    accel_t *acc = open_ready();
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open_ready());
+    uint64_t available = 0;
     (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_available_memory(fx.acc, 0, &available), ACCEL_OK);
+    assert_true(available > 0);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
+
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {CU_UNKNOWN, CU_OUT_OF_MEMORY},
+    .device = {"cuMemAlloc_v2", "cuMemFree_v2"},
+    .pinned = {"cuMemHostAlloc", "cuMemFreeHost"},
+    .registered = {"cuMemHostRegister_v2", "cuMemHostUnregister"},
+    .h2d_fns = {"cuMemcpyHtoDAsync_v2"},
+    .memset_fn = "cuMemsetD8Async",
+};
 
 /* cuMemAlloc_v2's CUDA_ERROR_OUT_OF_MEMORY is ACCEL_ERROR_OUT_OF_MEMORY
  * (loader.c): the allocator frees its idle segments and tries once more, so
@@ -260,7 +244,7 @@ static void test_memory_faults(void **state)
  * cached reaches the caller, counted as an OOM and changing nothing else. */
 static void test_alloc_out_of_memory(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_memory_stats_t before, after;
     void *kept = NULL, *cached = NULL, *big = NULL;
     unsigned long allocs, frees;
@@ -313,7 +297,7 @@ static void test_alloc_out_of_memory(void **state)
  * fill leaves the device bytes as they were. */
 static void test_memory_unchanged(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_memory_stats_t before, after;
     unsigned char host[4096], *device = NULL, *other = NULL;
     void *ptr = NULL;
@@ -418,7 +402,7 @@ static void test_memory_unchanged(void **state)
 static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"cuLaunchKernel", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     check_rng_fill_sites(acc, sites, CU_UNKNOWN);
     check_close_with_fill_in_flight(acc, "cuCtxSynchronize", CU_UNKNOWN);
@@ -432,7 +416,7 @@ static void test_module_load_fault(void **state)
     static const char *const sites[] = {"cuModuleLoadData", "cuModuleGetFunction"};
     (void)state;
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_ready();
+        accel_t *acc = sim_fault_open_ready();
         float *device = NULL;
         float host[64], zero[64] = {0};
         unsigned long loads;
@@ -455,7 +439,7 @@ static void test_module_load_fault(void **state)
         assert_int_equal(accel_free(acc, device), ACCEL_OK);
         assert_int_equal(accel_close(acc), ACCEL_OK);
 
-        acc = open_ready();
+        acc = sim_fault_open_ready();
         assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
         assert_int_equal(accel_rng_uniform_f32(acc, device, 64, NULL), ACCEL_OK);
         assert_true(sim_calls("cuModuleLoadData") > loads);
@@ -468,64 +452,38 @@ static void test_module_load_fault(void **state)
 
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_stream_sites_t streams = {
+        .stream = {"cuStreamCreateWithPriority", "cuStreamSynchronize", "cuStreamQuery"},
+        .event = {"cuEventCreate", "cuEventRecord", "cuEventSynchronize", "cuEventQuery"},
+        .stream_wait_event = "cuStreamWaitEvent",
+    };
+    static const sim_fault_site_t sites[] = {
+        /* what a kernel's bad access reports; injected, so not sticky */
+        {"cuStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR,
+         .code = CU_ILLEGAL_ADDRESS},
+        /* the backend takes the _v2 export (CUDA 12.8) and names the API call */
+        {"cuEventElapsedTime_v2", sim_op_event_elapsed, ACCEL_ERROR_DEVICE_ERROR,
+         "cuEventElapsedTime"},
+        /* destroys that fail are logged; nothing leaks on our side; the wait
+         * before a stream's destroy fails: logged, the stream still goes */
+        {"cuEventDestroy_v2", sim_op_event_destroy, ACCEL_OK},
+        {"cuStreamSynchronize", sim_op_stream_destroy, ACCEL_OK, .then = "cuStreamDestroy_v2"},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open_ready());
     (void)state;
-    CU_SITE("cuStreamCreateWithPriority", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_stream_create(acc, 0, 0, &stream));
-    CU_SITE("cuStreamSynchronize", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_stream_synchronize(stream));
-    /* what a kernel's bad access reports; injected, so not sticky */
-    CU_SITE("cuStreamSynchronize", CU_ILLEGAL_ADDRESS, ACCEL_ERROR_DEVICE_ERROR,
-            accel_stream_synchronize(stream));
-    CU_SITE("cuStreamQuery", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_stream_query(stream));
-    CU_SITE("cuEventCreate", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
-    CU_SITE("cuEventRecord", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_event_record(start, stream));
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CU_SITE("cuEventSynchronize", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_event_synchronize(end));
-    CU_SITE("cuEventQuery", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    /* the backend takes the _v2 export (CUDA 12.8) and names the API call */
-    CU_SITE_AS("cuEventElapsedTime_v2", "cuEventElapsedTime", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CU_SITE("cuStreamWaitEvent", CU_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-            accel_stream_wait_event(stream, end));
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    {
-        unsigned long destroyed = sim_calls("cuEventDestroy_v2");
-        fail_every("cuEventDestroy_v2", CU_UNKNOWN);
-        assert_int_equal(accel_event_destroy(start), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("cuEventDestroy_v2") > destroyed);
-    }
-    {
-        /* the wait before destroying fails: logged, the stream still goes */
-        accel_stream_t *other = NULL;
-        unsigned long waited = sim_calls("cuStreamSynchronize");
-        unsigned long destroyed = sim_calls("cuStreamDestroy_v2");
-        assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-        fail_every("cuStreamSynchronize", CU_UNKNOWN);
-        assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("cuStreamSynchronize") > waited);
-        assert_true(sim_calls("cuStreamDestroy_v2") > destroyed);
-    }
-    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
+    sim_fault_run(&fx, sites);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* A refused cuLaunchHostFunc queues nothing: the callback never runs (and
  * whatever core wrapped it in is freed: LeakSanitizer); the next one runs. */
 static void test_host_function_fault(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     int runs;
     (void)state;
@@ -561,7 +519,7 @@ static void capture_memset(accel_t *acc, accel_graph_t *graph, accel_stream_t *s
  * a failed launch runs nothing. */
 static void test_graph_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -617,7 +575,7 @@ static void test_graph_faults(void **state)
  * still capturing). */
 static void test_graph_end_capture_fault_cleanup(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -642,17 +600,6 @@ static void test_graph_end_capture_fault_cleanup(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,7 +607,7 @@ int main(void)
         FAULT_TEST(test_init_faults),
         FAULT_TEST(test_context_faults),
         FAULT_TEST(test_device_faults),
-        FAULT_TEST(test_memory_faults),
+        FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_alloc_out_of_memory),
         FAULT_TEST(test_memory_unchanged),
         FAULT_TEST(test_rng_faults),

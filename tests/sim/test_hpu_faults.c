@@ -29,132 +29,38 @@
 
 #include <accel/accel.h>
 
+/* The backend, the variable that names its Synapse sim, and how the
+ * backend writes a vendor code in its sentences. */
+#define SIM_BACKEND     "hpu"
+#define SIM_LIBRARY_ENV "ACCEL_HPU_LIBRARY"
+#define SIM_CODE_FORMAT "synStatus %d"
+#include "common/sim_fault_driver.h"
+
 /* Codes injected: synFail (DEVICE_ERROR) and synOutOfDeviceMemory. */
 #define SYN_FAIL     26
 #define SYN_OOM      4
 #define HLML_UNKNOWN 49
 
-typedef struct sim_control {
-    int (*fault_set)(const char *spec);
-    unsigned long (*calls)(const char *function);
-} sim_control_t;
-
-static sim_control_t syn, hlml;
-
-static void sim_bind_one(const char *variable, sim_control_t *out)
-{
-    const char *path = getenv(variable);
-    void *library;
-    assert_non_null(path);
-    library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    assert_non_null(library);
-    *(void **)&out->fault_set = dlsym(library, "accel_sim_fault_set");
-    *(void **)&out->calls = dlsym(library, "accel_sim_calls");
-    assert_non_null(out->fault_set);
-    assert_non_null(out->calls);
-    dlclose(library); /* the backend's own reference keeps it loaded */
-}
-
-static void fail_every(const char *function, int code)
-{
-    char spec[128];
-    snprintf(spec, sizeof spec, "%s:*:%d", function, code);
-    assert_int_equal(syn.fault_set(spec), 0);
-}
-
-static void clear_faults(void)
-{
-    assert_int_equal(syn.fault_set(NULL), 0);
-    assert_int_equal(hlml.fault_set(NULL), 0);
-}
-
-/* `status` is `want` and the last error names `function` and the code; the
- * vendor code is kept too, except where core restates the error. */
-static void expect_failure_text(accel_status_t status, accel_status_t want, const char *function,
-                                int code)
-{
-    char code_text[32];
-    const char *message = accel_last_error();
-    snprintf(code_text, sizeof code_text, "synStatus %d", code);
-    if (status != want || strstr(message, function) == NULL || strstr(message, code_text) == NULL)
-        fail_msg("%s: status %s (want %s), last error \"%s\" (want %s and \"%s\")", function,
-                 accel_status_name(status), accel_status_name(want), message, function, code_text);
-}
-
-static void expect_failure(accel_status_t status, accel_status_t want, const char *function,
-                           int code)
-{
-    expect_failure_text(status, want, function, code);
-    assert_int_equal(accel_last_vendor_error(), code);
-}
-
-static accel_t *open_hpu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("hpu", &acc), ACCEL_OK);
-    if (syn.fault_set == NULL) {
-        sim_bind_one("ACCEL_HPU_LIBRARY", &syn);
-        sim_bind_one("ACCEL_HPU_HLML_LIBRARY", &hlml);
-    }
-    return acc;
-}
-
-/* Initialised and device 0 acquired. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_hpu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
-
-#define CHECK_SITE(function, code, want, call)                                                     \
-    do {                                                                                           \
-        unsigned long before_ = syn.calls(function);                                               \
-        fail_every(function, code);                                                                \
-        expect_failure((call), want, function, code);                                              \
-        clear_faults();                                                                            \
-        assert_true(syn.calls(function) > before_);                                                \
-        assert_int_equal((call), ACCEL_OK);                                                        \
-    } while (0)
-
-/* A slot that returns nothing survives `function` failing. */
-#define CHECK_QUIET(function, call)                                                                \
-    do {                                                                                           \
-        unsigned long before_ = syn.calls(function);                                               \
-        fail_every(function, SYN_FAIL);                                                            \
-        call;                                                                                      \
-        clear_faults();                                                                            \
-        assert_true(syn.calls(function) > before_);                                                \
-    } while (0)
+/* The HLML sim's controls (sim_fault_check.h binds Synapse's), bound by
+ * test_hlml_faults. */
+static int (*hlml_fault_set)(const char *spec);
+static unsigned long (*hlml_calls)(const char *function);
 
 /* ---------------------------------------------------------------- lifecycle */
 
 /* Runs first: synInitialize is tried again by the next backend. */
 static void test_init_faults(void **state)
 {
-    static const char *const sites[] = {"synInitialize", "synDriverGetVersion", "synDeviceGetCount",
-                                        "synDeviceGetAttributeByModuleId"};
+    static const char *const init[] = {"synInitialize", "synDriverGetVersion", "synDeviceGetCount",
+                                       "synDeviceGetAttributeByModuleId", NULL};
     (void)state;
-    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_hpu();
-        unsigned long before = syn.calls(sites[i]);
-        fail_every(sites[i], SYN_FAIL);
-        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
-                            SYN_FAIL);
-        clear_faults();
-        assert_true(syn.calls(sites[i]) > before);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    {
-        accel_t *acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
+    sim_fault_check_init(init, SYN_FAIL);
 }
 
 /* DeepSpeed's workarounds were set by init (ctest leaves them unset). */
 static void test_workarounds_set(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     assert_string_equal(getenv("PT_HPU_LAZY_ACC_PAR_MODE"), "0");
     assert_string_equal(getenv("PT_HPU_ENABLE_REFINE_DYNAMIC_SHAPES"), "0");
@@ -170,7 +76,7 @@ static void test_acquire_faults(void **state)
     char path[512];
     int fd;
     (void)state;
-    acc = open_hpu();
+    acc = sim_fault_open();
     CHECK_SITE("synDeviceAcquireByModuleId", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_synchronize(acc, 0));
     assert_int_equal(accel_close(acc), ACCEL_OK);
@@ -180,7 +86,7 @@ static void test_acquire_faults(void **state)
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
-    acc = open_hpu();
+    acc = sim_fault_open();
     expect_failure(accel_synchronize(acc, 1), ACCEL_ERROR_DEVICE_ERROR,
                    "synDeviceAcquireByModuleId", 8);
     assert_non_null(strstr(accel_last_error(), "probably held by another process"));
@@ -191,18 +97,18 @@ static void test_acquire_faults(void **state)
 
     /* two accel_t in one process share the acquisition */
     {
-        accel_t *second = open_ready();
+        accel_t *second = sim_fault_open_ready();
         assert_int_equal(accel_synchronize(second, 1), ACCEL_OK);
         assert_int_equal(accel_close(second), ACCEL_OK);
         assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
     }
     /* the default stream is made at acquisition */
     assert_int_equal(accel_close(acc), ACCEL_OK);
-    acc = open_hpu();
+    acc = sim_fault_open();
     CHECK_SITE("synStreamCreateGeneric", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_synchronize(acc, 0));
     /* release failing at close is logged */
-    CHECK_QUIET("synDeviceRelease", assert_int_equal(accel_close(acc), ACCEL_OK));
+    CHECK_SURVIVES("synDeviceRelease", SYN_FAIL, accel_close(acc));
 }
 
 /* HLML failing anywhere: the count falls back to the driver's nodes. */
@@ -224,20 +130,22 @@ static void test_hlml_faults(void **state)
         close(fd);
     }
     setenv("ACCEL_HPU_DEVICE_DIR", dir, 1);
-    accel_close(open_hpu()); /* binds the sims */
+    accel_close(sim_fault_open()); /* binds the Synapse sim */
+    *(void **)&hlml_fault_set = sim_symbol("ACCEL_HPU_HLML_LIBRARY", "accel_sim_fault_set");
+    *(void **)&hlml_calls = sim_symbol("ACCEL_HPU_HLML_LIBRARY", "accel_sim_calls");
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
         char spec[96];
         accel_t *acc;
         int count = 0;
-        unsigned long before = hlml.calls(sites[i]);
+        unsigned long before = hlml_calls(sites[i]);
         snprintf(spec, sizeof spec, "%s:*:%d", sites[i], HLML_UNKNOWN);
-        assert_int_equal(hlml.fault_set(spec), 0);
-        acc = open_hpu();
+        assert_int_equal(hlml_fault_set(spec), 0);
+        acc = sim_fault_open();
         assert_int_equal(accel_device_count(acc, &count), ACCEL_OK);
         assert_int_equal(count, 2);
         assert_int_equal(accel_synchronize(acc, 1), ACCEL_OK);
-        clear_faults();
-        assert_true(hlml.calls(sites[i]) > before);
+        assert_int_equal(hlml_fault_set(NULL), 0);
+        assert_true(hlml_calls(sites[i]) > before);
         assert_int_equal(accel_close(acc), ACCEL_OK);
     }
     unsetenv("ACCEL_HPU_DEVICE_DIR");
@@ -251,31 +159,37 @@ static void test_hlml_faults(void **state)
 
 /* ---------------------------------------------------------------- devices and memory */
 
+/* Device 1 is not acquired: asked by module id. */
+static accel_status_t available_memory_1(sim_fault_fixture_t *fx)
+{
+    uint64_t available = 0;
+    return accel_available_memory(fx->acc, 1, &available);
+}
+
 static void test_device_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    uint64_t available = 0;
+    static const sim_fault_site_t sites[] = {
+        {"synDeviceSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"synDeviceGetMemoryInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
+        {"synDeviceGetAttributeByModuleId", available_memory_1, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SYN_FAIL};
     (void)state;
-    CHECK_SITE("synDeviceSynchronize", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_synchronize(acc, 0));
-    CHECK_SITE("synDeviceGetMemoryInfo", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_available_memory(acc, 0, &available));
-    /* device 1 is not acquired: asked by module id */
-    CHECK_SITE("synDeviceGetAttributeByModuleId", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_available_memory(acc, 1, &available));
+    sim_fault_run(&fx, sites);
     /* the status text failing too still leaves function and code */
-    assert_int_equal(syn.fault_set("synDeviceSynchronize:*:26,synStatusGetBriefDescription:*:26"),
+    assert_int_equal(sim_fault_set("synDeviceSynchronize:*:26,synStatusGetBriefDescription:*:26"),
                      0);
-    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "synDeviceSynchronize",
+    expect_failure(accel_synchronize(fx.acc, 0), ACCEL_ERROR_DEVICE_ERROR, "synDeviceSynchronize",
                    SYN_FAIL);
     clear_faults();
-    assert_true(syn.calls("synStatusGetBriefDescription") > 0);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_true(sim_calls("synStatusGetBriefDescription") > 0);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 static void test_memory_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL, *pinned = NULL;
     static char host[4096];
     (void)state;
@@ -298,73 +212,42 @@ static void test_memory_faults(void **state)
     CHECK_SITE("synMemsetD8Async", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_memset(acc, device, 7, sizeof host));
     /* staging buffers are swept with synEventQuery (logged when it fails) */
-    CHECK_QUIET("synEventQuery", assert_int_equal(accel_memcpy(acc, device, host, sizeof host,
-                                                               ACCEL_COPY_HOST_TO_DEVICE),
-                                                  ACCEL_OK));
+    CHECK_SURVIVES("synEventQuery", SYN_FAIL,
+                   accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
     /* ...and a buffer whose query failed is kept: its copy may still read it
      * (in flight under hpu.faults_slow_streams) */
     assert_int_equal(
         accel_memcpy_async(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE, NULL),
         ACCEL_OK);
-    CHECK_QUIET("synEventQuery",
-                assert_int_equal(accel_memcpy_async(acc, device, host, sizeof host,
-                                                    ACCEL_COPY_HOST_TO_DEVICE, NULL),
-                                 ACCEL_OK));
+    CHECK_SURVIVES(
+        "synEventQuery", SYN_FAIL,
+        accel_memcpy_async(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE, NULL));
     assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
     assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    CHECK_QUIET("synDeviceFree", assert_int_equal(accel_empty_cache(acc), ACCEL_OK));
+    CHECK_SURVIVES("synDeviceFree", SYN_FAIL, accel_empty_cache(acc));
 
     CHECK_SITE("synHostMalloc", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_host_alloc(acc, 4096, &pinned));
-    CHECK_QUIET("synHostFree", assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK));
+    CHECK_SURVIVES("synHostFree", SYN_FAIL, accel_host_free(acc, pinned));
     CHECK_SITE("synHostMap", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
                accel_host_register(acc, host, sizeof host));
-    CHECK_QUIET("synHostUnmap", assert_int_equal(accel_host_unregister(acc, host), ACCEL_OK));
+    CHECK_SURVIVES("synHostUnmap", SYN_FAIL, accel_host_unregister(acc, host));
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
-/* Random fills: staging, its event, the copy, the record. */
+/* Random fills: staging, its event, the copy, the record; a fill still in
+ * flight at close whose wait fails keeps its staging buffer. */
 static void test_rng_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    uint32_t *device = NULL, host[64], again[64];
-    uint8_t rng_state[ACCEL_RNG_STATE_SIZE];
+    static const char *const sites[] = {"synHostMalloc", "synEventCreate", "synMemCopyAsync",
+                                        "synEventRecord", NULL};
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
-    assert_int_equal(accel_malloc(acc, sizeof host, (void **)&device), ACCEL_OK);
-    assert_int_equal(accel_get_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
-                     ACCEL_OK);
-    CHECK_SITE("synHostMalloc", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("synEventCreate", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("synMemCopyAsync", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    CHECK_SITE("synEventRecord", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_rng_u32(acc, device, 64, NULL));
-    assert_int_equal(accel_memcpy(acc, host, device, sizeof host, ACCEL_COPY_DEVICE_TO_HOST),
-                     ACCEL_OK);
-    assert_int_equal(accel_set_rng_state(acc, ACCEL_CURRENT_DEVICE, rng_state, sizeof rng_state),
-                     ACCEL_OK);
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
-    assert_int_equal(accel_memcpy(acc, again, device, sizeof again, ACCEL_COPY_DEVICE_TO_HOST),
-                     ACCEL_OK);
-    assert_memory_equal(host, again, sizeof host);
-    /* a fill still in flight at close whose wait fails: its staging buffer
-     * outlives the copy (hpu.faults_slow_streams makes the copy late) */
-    assert_int_equal(accel_rng_u32(acc, device, 64, NULL), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    CHECK_QUIET("synEventSynchronize", assert_int_equal(accel_close(acc), ACCEL_OK));
+    check_rng_fill_sites(acc, sites, SYN_FAIL);
+    check_close_with_fill_in_flight(acc, "synEventSynchronize", SYN_FAIL);
 }
 
 /* ---------------------------------------------------------------- streams and events */
-
-static int callback_runs;
-static void count_callback(void *user_data)
-{
-    (void)user_data;
-    __atomic_add_fetch(&callback_runs, 1, __ATOMIC_SEQ_CST);
-}
 
 typedef struct gate {
     pthread_mutex_t lock;
@@ -381,39 +264,43 @@ static void gate_wait(void *arg)
     pthread_mutex_unlock(&gate->lock);
 }
 
+/* The wait runs on a second stream (a wait on the event's own stream is
+ * refused by Synapse). */
+static accel_status_t wait_on_other_stream(sim_fault_fixture_t *fx)
+{
+    return accel_stream_wait_event(fx->user, fx->end);
+}
+
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL, *other = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_stream_sites_t streams = {
+        .stream = {"synStreamCreateGeneric", "synStreamSynchronize", "synStreamQuery"},
+        .event = {"synEventCreate", "synEventRecord", "synEventSynchronize", "synEventQuery",
+                  "synEventElapsedTime"},
+    };
+    static const sim_fault_site_t sites[] = {
+        {"synStreamWaitEvent", wait_on_other_stream, ACCEL_ERROR_DEVICE_ERROR},
+        /* destroys that fail are logged; nothing leaks on our side */
+        {"synStreamDestroy", sim_op_stream_destroy, ACCEL_OK},
+        {"synEventDestroy", sim_op_event_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SYN_FAIL};
+    accel_t *acc = fx.acc;
+    accel_stream_t *other = NULL;
     (void)state;
-    CHECK_SITE("synStreamCreateGeneric", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("synStreamSynchronize", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("synStreamQuery", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR, accel_stream_query(stream));
-    CHECK_SITE("synEventCreate", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
-    CHECK_SITE("synEventRecord", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("synEventSynchronize", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("synEventQuery", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    CHECK_SITE("synEventElapsedTime", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
+    sim_fault_fixture_open(&fx);
     assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-    CHECK_SITE("synStreamWaitEvent", SYN_FAIL, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(other, end));
+    fx.user = other;
+    sim_fault_check_streams(&fx, &streams);
+    sim_fault_run(&fx, sites);
 
     /* Work deferred behind a callback that fails when it is submitted: the
      * stream's next synchronize says so, once; the stream works after. */
     {
         gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
         void *device = NULL;
-        unsigned long before = syn.calls("synMemsetD8Async");
+        unsigned long before = sim_calls("synMemsetD8Async");
         assert_int_equal(accel_malloc(acc, 4096, &device), ACCEL_OK);
         assert_int_equal(accel_stream_add_callback(other, gate_wait, &gate), ACCEL_OK);
         assert_int_equal(accel_memset_async(acc, device, 1, 4096, other), ACCEL_OK);
@@ -426,7 +313,7 @@ static void test_stream_faults(void **state)
                        "synMemsetD8Async", SYN_FAIL);
         assert_non_null(strstr(accel_last_error(), "deferred behind a callback"));
         clear_faults();
-        assert_true(syn.calls("synMemsetD8Async") > before);
+        assert_true(sim_calls("synMemsetD8Async") > before);
         assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
         assert_int_equal(accel_stream_add_callback(other, count_callback, NULL), ACCEL_OK);
         assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
@@ -434,11 +321,8 @@ static void test_stream_faults(void **state)
         assert_int_equal(accel_free(acc, device), ACCEL_OK);
     }
 
-    /* destroys that fail are logged; nothing leaks on our side */
-    CHECK_QUIET("synStreamDestroy", assert_int_equal(accel_stream_destroy(other), ACCEL_OK));
-    CHECK_QUIET("synEventDestroy", assert_int_equal(accel_event_destroy(start), ACCEL_OK));
-    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
+    sim_fault_fixture_close(&fx);
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
@@ -462,7 +346,7 @@ static void observe_a(void *arg)
 
 static void test_failed_record_keeps_event(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *a = NULL, *b = NULL;
     accel_event_t *event = NULL;
     gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
@@ -497,7 +381,7 @@ static void test_failed_record_keeps_event(void **state)
  * current is staged, not handed to device 1's DMA (the sim refuses that). */
 static void test_pinned_on_other_gaudi(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     uint8_t *pinned = NULL, back[256];
     void *device = NULL;
     (void)state;
@@ -530,7 +414,7 @@ static void gate_open_later(void *arg)
 
 static void test_close_with_deferred_copy(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     static char host[512];
     void *device = NULL;
@@ -565,7 +449,7 @@ static void self_wait_callback(void *arg)
 
 static void test_callback_self_wait(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     self_wait_t check = {.acc = acc};
     (void)state;
     assert_int_equal(accel_stream_create(acc, 0, 0, &check.stream), ACCEL_OK);
@@ -584,43 +468,20 @@ static void test_callback_self_wait(void **state)
 
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = syn.calls("synDeviceMalloc");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
-                  strstr(accel_last_error(), "forked child") != NULL &&
-                  syn.calls("synDeviceMalloc") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused("synDeviceMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
-static int clear_after(void **state)
+/* A failed check leaves its fault set, in either sim: clear both. */
+static int clear_both_after(void **state)
 {
-    (void)state;
-    if (syn.fault_set != NULL)
-        syn.fault_set(NULL);
-    if (hlml.fault_set != NULL)
-        hlml.fault_set(NULL);
-    return 0;
+    if (hlml_fault_set != NULL)
+        hlml_fault_set(NULL);
+    return sim_fault_clear_after(state);
 }
 
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
+#undef FAULT_TEST
+#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_both_after)
 
 int main(void)
 {

@@ -23,84 +23,38 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences. */
+#define SIM_BACKEND     "mlu"
+#define SIM_LIBRARY_ENV "ACCEL_MLU_LIBRARY"
 #define SIM_CODE_FORMAT "cnrtRet_t %d"
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* Codes injected: CNRT's "unknown" error (DEVICE_ERROR) and, for
  * allocations, its out-of-memory code. */
 #define CNRT_UNKNOWN 999991
 #define CNRT_NO_MEM  100100
 
-static accel_t *open_mlu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
-    sim_bind("ACCEL_MLU_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0 active. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_mlu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
-
 /* ---------------------------------------------------------------- lifecycle */
 
-/* init's own calls; each failure is retried by the next backend. */
+/* init's own calls; each failure is retried by the next backend. Opening
+ * counts devices; each new backend sets the device on its first call on a
+ * thread. */
 static void test_init_faults(void **state)
 {
-    static const char *const sites[] = {"cnrtGetDeviceCount", "cnrtGetLibVersion",
-                                        "cnrtDriverGetVersion", "cnrtDeviceGetAttribute"};
+    static const char *const init[] = {"cnrtGetDeviceCount", "cnrtGetLibVersion",
+                                       "cnrtDriverGetVersion", "cnrtDeviceGetAttribute", NULL};
     (void)state;
-    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_mlu();
-        fail_every(sites[i], CNRT_UNKNOWN);
-        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
-                            CNRT_UNKNOWN);
-        clear_faults();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    assert_int_equal(accel_close(open_ready()), ACCEL_OK);
-}
-
-static void test_open_faults(void **state)
-{
-    accel_t *acc = NULL, *first;
-    (void)state;
-    first = open_ready();
-    fail_every("cnrtGetDeviceCount", CNRT_UNKNOWN);
-    assert_int_not_equal(accel_open("mlu", &acc), ACCEL_OK);
-    assert_non_null(strstr(accel_last_error(), "cnrtGetDeviceCount"));
-    assert_non_null(strstr(accel_last_error(), "cnrtRet_t 999991"));
-    clear_faults();
-    acc = open_ready();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-    assert_int_equal(accel_close(first), ACCEL_OK);
-}
-
-/* Each new backend sets the device on its first call on a thread. */
-static void test_set_device_fault(void **state)
-{
-    accel_t *acc;
-    (void)state;
-    acc = open_mlu();
-    fail_every("cnrtSetDevice", CNRT_UNKNOWN);
-    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "cnrtSetDevice",
-                   CNRT_UNKNOWN);
-    clear_faults();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_init(init, CNRT_UNKNOWN);
+    sim_fault_check_open_refused("cnrtGetDeviceCount", CNRT_UNKNOWN);
+    sim_fault_check_first_use("cnrtSetDevice", CNRT_UNKNOWN);
 }
 
 /* The error text calls have no code to fail with: a NULL name or
  * description still gives a sentence with the function and the code. */
 static void test_error_text_missing(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     (void)state;
     assert_int_equal(sim_fault_set("cnrtGetErrorName:*:1,cnrtGetErrorStr:*:1,"
                                    "cnrtSyncDevice:*:999991"),
@@ -115,52 +69,42 @@ static void test_error_text_missing(void **state)
 
 static void test_device_faults(void **state)
 {
+    static const sim_fault_site_t sites[] = {
+        {"cnrtSyncDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"cnrtGetDeviceProperties", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"cnrtDeviceGetAttribute", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"cnrtMemGetInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
     static const char *const attributes[] = {"ComputeCapabilityMinor", "TotalMemSize"};
-    accel_t *acc = open_ready();
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = CNRT_UNKNOWN};
     accel_device_properties_t props = {.struct_size = sizeof props};
-    uint64_t available = 0;
     (void)state;
-    CHECK_SITE("cnrtSyncDevice", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_synchronize(acc, 0));
-    CHECK_SITE("cnrtGetDeviceProperties", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_device_properties(acc, 0, &props));
-    CHECK_SITE("cnrtDeviceGetAttribute", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_device_properties(acc, 0, &props));
+    sim_fault_run(&fx, sites);
     /* a later attribute call, not only the first */
     for (int n = 2; n <= 5; n += 3) {
         char spec[64];
         snprintf(spec, sizeof spec, "cnrtDeviceGetAttribute:%d:%d", n, CNRT_UNKNOWN);
         assert_int_equal(sim_fault_set(spec), 0);
-        expect_failure(accel_device_properties(acc, 0, &props), ACCEL_ERROR_DEVICE_ERROR,
+        expect_failure(accel_device_properties(fx.acc, 0, &props), ACCEL_ERROR_DEVICE_ERROR,
                        attributes[n / 5], CNRT_UNKNOWN);
         clear_faults();
     }
-    assert_int_equal(accel_device_properties(acc, 0, &props), ACCEL_OK);
+    assert_int_equal(accel_device_properties(fx.acc, 0, &props), ACCEL_OK);
     assert_string_equal(props.name, "MLU370-X8");
     assert_int_equal(props.multiprocessor_count, 32);
-    CHECK_SITE("cnrtMemGetInfo", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_available_memory(acc, 0, &available));
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"cnrtMemcpyAsync_V2", NULL};
-    static const sim_memory_sites_t sites = {
-        .code = CNRT_UNKNOWN,
-        .malloc_fn = "cnrtMalloc",
-        .oom_code = CNRT_NO_MEM,
-        .h2d_fns = h2d,
-        .memset_fn = "cnrtMemsetAsync",
-        .free_fn = "cnrtFree",
-        .host_alloc_fn = "cnrtHostMalloc",
-        .host_free_fn = "cnrtFreeHost",
-        .host_register_fn = NULL, /* CNRT has no registration */
-    };
-    accel_t *acc = open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {CNRT_UNKNOWN, CNRT_NO_MEM},
+    .device = {"cnrtMalloc", "cnrtFree"},
+    .pinned = {"cnrtHostMalloc", "cnrtFreeHost"},
+    /* registered: CNRT has no registration */
+    .h2d_fns = {"cnrtMemcpyAsync_V2"},
+    .memset_fn = "cnrtMemsetAsync",
+};
 
 /* Random fills: staging, the notifier that tracks it, the copy, the place;
  * a failed place waits on the queue instead. */
@@ -168,7 +112,7 @@ static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"cnrtHostMalloc", "cnrtNotifierCreateWithFlags",
                                         "cnrtMemcpyAsync_V2", "cnrtPlaceNotifier", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
     check_rng_fill_sites(acc, sites, CNRT_UNKNOWN);
@@ -188,42 +132,31 @@ static void test_rng_faults(void **state)
 
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_stream_sites_t streams = {
+        .stream = {"cnrtQueueCreate", "cnrtQueueSync", "cnrtQueueQuery"},
+        .event = {"cnrtNotifierCreateWithFlags", "cnrtPlaceNotifier", "cnrtWaitNotifier",
+                  "cnrtQueryNotifier", "cnrtNotifierElapsedTime"},
+        .stream_wait_event = "cnrtQueueWaitNotifier",
+        .add_callback = "cnrtInvokeHostFunc",
+    };
+    static const sim_fault_site_t sites[] = {
+        /* destroys that fail are logged; nothing leaks on our side */
+        {"cnrtNotifierDestroy", sim_op_event_destroy, ACCEL_OK},
+        {"cnrtQueueDestroy", sim_op_stream_destroy, ACCEL_OK},
+        {"cnrtQueueSync", sim_op_stream_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = CNRT_UNKNOWN};
+    int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
     (void)state;
-    CHECK_SITE("cnrtQueueCreate", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("cnrtQueueSync", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("cnrtQueueQuery", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_query(stream));
-    CHECK_SITE("cnrtNotifierCreateWithFlags", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
-    CHECK_SITE("cnrtPlaceNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("cnrtWaitNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("cnrtQueryNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    CHECK_SITE("cnrtNotifierElapsedTime", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CHECK_SITE("cnrtQueueWaitNotifier", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(stream, end));
-    CHECK_SITE("cnrtInvokeHostFunc", CNRT_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(stream, count_callback, NULL));
-    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), 1);
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    CHECK_SURVIVES("cnrtNotifierDestroy", CNRT_UNKNOWN, accel_event_destroy(start));
-    CHECK_SURVIVES("cnrtQueueDestroy", CNRT_UNKNOWN, accel_stream_destroy(stream));
-    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
-    CHECK_SURVIVES("cnrtQueueSync", CNRT_UNKNOWN, accel_stream_destroy(stream));
-    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
+    /* only the retry of the refused host function ran */
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- graphs */
@@ -232,7 +165,7 @@ static void test_graph_faults(void **state)
 {
     static const char *const sites[] = {"cnrtQueueBeginCapture", "cnrtQueueEndCapture",
                                         "cnrtTaskTopoInstantiate"};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -286,7 +219,7 @@ static void test_graph_faults(void **state)
 /* Ranges reach CNPX (the simulated libcnpx.so), a push and a pop each. */
 static void test_cnpx_ranges(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     unsigned long (*cnpx_calls)(const char *) = NULL;
     unsigned long pushes, pops;
     (void)state;
@@ -305,38 +238,13 @@ static void test_cnpx_ranges(void **state)
 /* ---------------------------------------------------------------- fork */
 
 /* After first use, a forked child gets a clear refusal from every call and
- * the sim sees no call from it. */
+ * the sim sees no call from it; closing in the child frees only host
+ * records: no CNRT call, no lock the parent's threads may have held. */
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
+    static const char *const close_fns[] = {"cnrtQueueSync", "cnrtFree", NULL};
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = sim_calls("cnrtMalloc");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
-                  strstr(accel_last_error(), "forked child") != NULL &&
-                  sim_calls("cnrtMalloc") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        /* closing in the child frees only host records: no CNRT call, no
-         * lock the parent's threads may have held */
-        before = sim_calls("cnrtQueueSync") + sim_calls("cnrtFree");
-        (void)accel_close(acc);
-        ok = ok && sim_calls("cnrtQueueSync") + sim_calls("cnrtFree") == before;
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused("cnrtMalloc", ACCEL_ERROR_DEVICE_ERROR, close_fns);
 }
 
 /* ---------------------------------------------------------------- an old runtime */
@@ -344,7 +252,7 @@ static void test_fork_refused(void **state)
 /* cnrt_sim_old: callbacks emulated with a notifier and a thread. */
 static void test_old_callback_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL, *fallback = NULL;
     int runs;
     (void)state;
@@ -380,7 +288,7 @@ static void test_old_callback_faults(void **state)
 /* cnrt_sim_old: the hardware timer, the plain copy, and no graphs. */
 static void test_old_timing_copy_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_event_t *start = NULL, *end = NULL;
     accel_graph_t *graph = NULL;
     void *device = NULL;
@@ -405,26 +313,14 @@ static void test_old_timing_copy_faults(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
-
 /* No argument: the full simulated runtime. "old": cnrt_sim_old's sites. */
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_error_text_missing),
-        FAULT_TEST(test_device_faults),    FAULT_TEST(test_memory_faults),
-        FAULT_TEST(test_rng_faults),       FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_graph_faults),     FAULT_TEST(test_cnpx_ranges),
+        FAULT_TEST(test_init_faults),   FAULT_TEST(test_error_text_missing),
+        FAULT_TEST(test_device_faults), FAULT_MEMORY_TEST(&memory_sites),
+        FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_graph_faults),  FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),
     };
     const struct CMUnitTest old_tests[] = {

@@ -17,135 +17,73 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim, and how the backend writes
+ * a vendor code in its sentences. */
+#define SIM_BACKEND     "sdaa"
+#define SIM_LIBRARY_ENV "ACCEL_SDAA_LIBRARY"
 #define SIM_CODE_FORMAT "sdaaError_t %d (sdaaError"
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* Codes injected: sdaaErrorUnknown (DEVICE_ERROR) and, for allocations,
  * sdaaErrorOutOfMemory. */
 #define SDAA_UNKNOWN 999
 #define SDAA_MEMORY  2
 
-static accel_t *open_sdaa(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("sdaa", &acc), ACCEL_OK);
-    sim_bind("ACCEL_SDAA_LIBRARY");
-    return acc;
-}
-
-/* Initialised (any device-touching call runs init) and device 0 active. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_sdaa();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
-
 /* ---------------------------------------------------------------- lifecycle */
 
-/* init's calls: a failed init is tried again by the next backend. */
+/* init's calls: a failed init is tried again by the next backend. Opening
+ * counts devices: a failure there refuses the open, saying why. Each new
+ * backend sets the device on its first call on a thread. */
 static void test_init_faults(void **state)
 {
-    static const char *const sites[] = {"sdaaGetDeviceCount", "sdaaRuntimeGetVersion",
-                                        "sdaaDriverGetVersion"};
+    static const char *const init[] = {"sdaaGetDeviceCount", "sdaaRuntimeGetVersion",
+                                       "sdaaDriverGetVersion", NULL};
     (void)state;
-    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_sdaa();
-        unsigned long before = sim_calls(sites[i]);
-        fail_every(sites[i], SDAA_UNKNOWN);
-        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i],
-                            SDAA_UNKNOWN);
-        clear_faults();
-        assert_true(sim_calls(sites[i]) > before);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    {
-        accel_t *acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-}
-
-/* Opening counts devices: a failure there refuses the open, saying why. */
-static void test_open_faults(void **state)
-{
-    accel_t *acc = NULL, *first;
-    (void)state;
-    first = open_ready();
-    fail_every("sdaaGetDeviceCount", SDAA_UNKNOWN);
-    assert_int_not_equal(accel_open("sdaa", &acc), ACCEL_OK);
-    assert_non_null(strstr(accel_last_error(), "sdaaGetDeviceCount"));
-    assert_non_null(strstr(accel_last_error(), "sdaaError_t 999 (sdaaErrorUnknown)"));
-    clear_faults();
-    acc = open_ready();
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-    assert_int_equal(accel_close(first), ACCEL_OK);
-}
-
-/* Each new backend sets the device on its first call on a thread. */
-static void test_set_device_fault(void **state)
-{
-    accel_t *acc;
-    (void)state;
-    acc = open_sdaa();
-    fail_every("sdaaSetDevice", SDAA_UNKNOWN);
-    expect_failure(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, "sdaaSetDevice",
-                   SDAA_UNKNOWN);
-    clear_faults();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_init(init, SDAA_UNKNOWN);
+    sim_fault_check_open_refused("sdaaGetDeviceCount", SDAA_UNKNOWN);
+    sim_fault_check_first_use("sdaaSetDevice", SDAA_UNKNOWN);
 }
 
 /* ---------------------------------------------------------------- devices and memory */
 
 static void test_device_faults(void **state)
 {
-    accel_t *acc = open_ready();
+    static const sim_fault_site_t sites[] = {
+        {"sdaaDeviceSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaGetDeviceProperties", sim_op_device_properties, ACCEL_ERROR_DEVICE_ERROR},
+        {"sdaaMemGetInfo", sim_op_available_memory, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SDAA_UNKNOWN};
     accel_device_properties_t props = {.struct_size = sizeof props};
-    uint64_t available = 0;
     (void)state;
-    CHECK_SITE("sdaaDeviceSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_synchronize(acc, 0));
-    CHECK_SITE("sdaaGetDeviceProperties", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_device_properties(acc, 0, &props));
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_device_properties(fx.acc, 0, &props), ACCEL_OK);
     assert_string_equal(props.name, "Teco T1 (simulated)");
-    CHECK_SITE("sdaaMemGetInfo", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_available_memory(acc, 0, &available));
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"sdaaMemcpyAsync", NULL};
-    static const sim_memory_sites_t sites = {
-        .code = SDAA_UNKNOWN,
-        .malloc_fn = "sdaaMalloc",
-        .oom_code = SDAA_MEMORY,
-        .h2d_fns = h2d,
-        .memset_fn = "sdaaMemsetAsync",
-        .free_fn = "sdaaFree",
-        .host_alloc_fn = "sdaaMallocHost",
-        .host_free_fn = "sdaaFreeHost",
-        .host_register_fn = NULL, /* no registration in the public API */
-    };
-    accel_t *acc = open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {SDAA_UNKNOWN, SDAA_MEMORY},
+    .device = {"sdaaMalloc", "sdaaFree"},
+    .pinned = {"sdaaMallocHost", "sdaaFreeHost"},
+    /* registered: no registration in the public API */
+    .h2d_fns = {"sdaaMemcpyAsync"},
+    .memset_fn = "sdaaMemsetAsync",
+};
 
 static void test_rng_faults(void **state)
 {
     static const char *const sites[] = {"sdaaMallocHost", "sdaaEventCreateWithFlags",
                                         "sdaaMemcpyAsync", "sdaaEventRecord", NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
     check_rng_fill_sites(acc, sites, SDAA_UNKNOWN);
@@ -160,68 +98,33 @@ static void test_rng_faults(void **state)
 
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_stream_sites_t streams = {
+        .stream = {"sdaaStreamCreateWithFlags", "sdaaStreamSynchronize", "sdaaStreamQuery"},
+        .event = {"sdaaEventCreateWithFlags", "sdaaEventRecord", "sdaaEventSynchronize",
+                  "sdaaEventQuery", "sdaaEventElapsedTime"},
+        .stream_wait_event = "sdaaStreamWaitEvent",
+        /* a failed add runs nothing (and its record is freed: LeakSanitizer) */
+        .add_callback = "sdaaStreamAddCallback",
+    };
+    static const sim_fault_site_t sites[] = {
+        /* destroys that fail are logged; nothing leaks on our side; the wait
+         * before a stream's destroy fails: logged, the stream still goes */
+        {"sdaaEventDestroy", sim_op_event_destroy, ACCEL_OK},
+        {"sdaaStreamSynchronize", sim_op_stream_destroy, ACCEL_OK, .then = "sdaaStreamDestroy"},
+        {"sdaaStreamDestroy", sim_op_stream_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SDAA_UNKNOWN};
+    int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
     (void)state;
-    CHECK_SITE("sdaaStreamCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("sdaaStreamSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("sdaaStreamQuery", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_query(stream));
-    CHECK_SITE("sdaaEventCreateWithFlags", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end), ACCEL_OK);
-    CHECK_SITE("sdaaEventRecord", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("sdaaEventSynchronize", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("sdaaEventQuery", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    CHECK_SITE("sdaaEventElapsedTime", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CHECK_SITE("sdaaStreamWaitEvent", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(stream, end));
-    {
-        int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
-        CHECK_SITE("sdaaStreamAddCallback", SDAA_UNKNOWN, ACCEL_ERROR_DEVICE_ERROR,
-                   accel_stream_add_callback(stream, count_callback, NULL));
-        assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-        /* the failed add ran nothing (and its record was freed: LeakSanitizer) */
-        assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
-    }
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    {
-        unsigned long destroyed = sim_calls("sdaaEventDestroy");
-        fail_every("sdaaEventDestroy", SDAA_UNKNOWN);
-        assert_int_equal(accel_event_destroy(start), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaEventDestroy") > destroyed);
-    }
-    {
-        /* the wait before destroying fails: logged, the stream still goes */
-        accel_stream_t *other = NULL;
-        unsigned long waited = sim_calls("sdaaStreamSynchronize");
-        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
-        assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-        fail_every("sdaaStreamSynchronize", SDAA_UNKNOWN);
-        assert_int_equal(accel_stream_destroy(other), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaStreamSynchronize") > waited);
-        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
-    }
-    {
-        unsigned long destroyed = sim_calls("sdaaStreamDestroy");
-        fail_every("sdaaStreamDestroy", SDAA_UNKNOWN);
-        assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("sdaaStreamDestroy") > destroyed);
-    }
-    assert_int_equal(accel_event_destroy(end), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
+    sim_fault_run(&fx, sites);
+    assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
+    /* only the retry of the failed add ran */
+    assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- callbacks */
@@ -246,7 +149,7 @@ static void malloc_in_callback(void *arg)
 
 static void test_callback_may_not_call_runtime(void **state)
 {
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     accel_stream_t *stream = NULL;
     inside_call_t call = {.acc = acc};
     (void)state;
@@ -266,30 +169,8 @@ static void test_callback_may_not_call_runtime(void **state)
  * every call and the sim sees no call from it. */
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = sim_calls("sdaaMalloc");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result == ACCEL_ERROR_DEVICE_ERROR &&
-                  strstr(accel_last_error(), "forked child") != NULL &&
-                  sim_calls("sdaaMalloc") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused("sdaaMalloc", ACCEL_ERROR_DEVICE_ERROR, NULL);
 }
 
 /* ---------------------------------------------------------------- the sim itself */
@@ -332,25 +213,13 @@ static void test_sim_destroy_then_device_sync(void **state)
     dlclose(library);
 }
 
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),      FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_set_device_fault), FAULT_TEST(test_device_faults),
-        FAULT_TEST(test_memory_faults),    FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_stream_faults),    FAULT_TEST(test_callback_may_not_call_runtime),
-        FAULT_TEST(test_fork_refused),     FAULT_TEST(test_sim_destroy_then_device_sync),
+        FAULT_TEST(test_init_faults),     FAULT_TEST(test_device_faults),
+        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),   FAULT_TEST(test_callback_may_not_call_runtime),
+        FAULT_TEST(test_fork_refused),    FAULT_TEST(test_sim_destroy_then_device_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

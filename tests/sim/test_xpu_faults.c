@@ -27,30 +27,17 @@
 
 #include <accel/accel.h>
 
-/* How the backend writes a vendor code in its sentences. */
+/* The backend, the variable that names its sim (the driver the loader
+ * loads), and how the backend writes a vendor code in its sentences. */
+#define SIM_BACKEND     "xpu"
+#define SIM_LIBRARY_ENV "ACCEL_SIM_DRIVER"
 #define SIM_CODE_FORMAT "ze_result_t 0x%x"
-#include "common/sim_fault_check.h"
+#include "common/sim_fault_driver.h"
 
 /* Codes injected: the device was lost (DEVICE_ERROR) and, for allocations,
  * out of device memory. */
 #define ZE_LOST      0x70000001
 #define ZE_NO_MEMORY 0x70000003
-
-static accel_t *open_xpu(void)
-{
-    accel_t *acc = NULL;
-    assert_int_equal(accel_open("xpu", &acc), ACCEL_OK);
-    sim_bind("ACCEL_SIM_DRIVER");
-    return acc;
-}
-
-/* Initialised: any device-touching call runs init. */
-static accel_t *open_ready(void)
-{
-    accel_t *acc = open_xpu();
-    assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);
-    return acc;
-}
 
 /* ---------------------------------------------------------------- zeInit */
 
@@ -89,79 +76,48 @@ static void test_zeinit_fault(void **state)
 
 /* ---------------------------------------------------------------- open and init */
 
-static void test_open_faults(void **state)
+/* The context cannot be destroyed: logged, closing still works. */
+static accel_status_t close_ready(sim_fault_fixture_t *fx)
 {
-    accel_t *acc = NULL, *first;
-    static const char *const sites[] = {"zeDriverGet", "zeDeviceGet"};
-    (void)state;
-    first = open_ready();
-    for (size_t i = 0; i < 2; i++) {
-        fail_every(sites[i], ZE_LOST);
-        assert_int_not_equal(accel_open("xpu", &acc), ACCEL_OK);
-        assert_true(sim_names_failure(sites[i], ZE_LOST));
-        clear_faults();
-        acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    assert_int_equal(accel_close(first), ACCEL_OK);
+    (void)fx;
+    return accel_close(sim_fault_open_ready());
 }
 
-/* A failed init stays failed for that accelerator (core keeps it); the next
- * one initialises. */
+/* Opening counts drivers and devices: a failure refuses the open. A failed
+ * init stays failed for that accelerator (core keeps it); the next one
+ * initialises. */
 static void test_init_faults(void **state)
 {
-    static const char *const sites[] = {
-        "zeDriverGetProperties",
-        "zeDeviceGetProperties",
-        "zeDeviceGetMemoryProperties",
-        "zeDeviceGetCommandQueueGroupProperties",
-        "zeContextCreate",
-        "zeCommandListCreateImmediate",
+    static const char *const init[] = {"zeDriverGetProperties",
+                                       "zeDeviceGetProperties",
+                                       "zeDeviceGetMemoryProperties",
+                                       "zeDeviceGetCommandQueueGroupProperties",
+                                       "zeContextCreate",
+                                       "zeCommandListCreateImmediate",
+                                       NULL};
+    static const sim_fault_site_t close_sites[] = {
+        {"zeContextDestroy", close_ready, ACCEL_OK},
+        {NULL},
     };
+    sim_fault_fixture_t fx = {.code = ZE_LOST};
     (void)state;
-    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        accel_t *acc = open_xpu();
-        unsigned long before = sim_calls(sites[i]);
-        fail_every(sites[i], ZE_LOST);
-        expect_failure_text(accel_synchronize(acc, 0), ACCEL_ERROR_DEVICE_ERROR, sites[i], ZE_LOST);
-        clear_faults();
-        assert_true(sim_calls(sites[i]) > before);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-        acc = open_ready();
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-    }
-    {
-        /* the context cannot be destroyed: logged, closing still works */
-        accel_t *acc = open_ready();
-        fail_every("zeContextDestroy", ZE_LOST);
-        assert_int_equal(accel_close(acc), ACCEL_OK);
-        clear_faults();
-        assert_true(sim_calls("zeContextDestroy") > 0);
-    }
+    sim_fault_check_open_refused("zeDriverGet", ZE_LOST);
+    sim_fault_check_open_refused("zeDeviceGet", ZE_LOST);
+    sim_fault_check_init(init, ZE_LOST);
+    sim_fault_run(&fx, close_sites);
 }
 
 /* ---------------------------------------------------------------- memory */
 
-static void test_memory_faults(void **state)
-{
-    static const char *const h2d[] = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy",
-                                      NULL};
-    static const sim_memory_sites_t sites = {
-        .code = ZE_LOST,
-        .malloc_fn = "zeMemAllocDevice",
-        .oom_code = ZE_NO_MEMORY,
-        .h2d_fns = h2d,
-        .memset_fn = "zeCommandListAppendMemoryFill",
-        .free_fn = "zeMemFree",
-        .host_alloc_fn = "zeMemAllocHost",
-        .host_free_fn = "zeMemFree",
-        .host_register_fn = NULL, /* Level Zero cannot pin an existing range */
-    };
-    accel_t *acc = open_ready();
-    (void)state;
-    check_memory_sites(acc, &sites);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
-}
+/* The memory sites every runtime has (sim_fault_check.h). */
+static const sim_memory_sites_t memory_sites = {
+    .codes = {ZE_LOST, ZE_NO_MEMORY},
+    .device = {"zeMemAllocDevice", "zeMemFree"},
+    .pinned = {"zeMemAllocHost", "zeMemFree"},
+    /* registered: Level Zero cannot pin an existing range */
+    .h2d_fns = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryCopy"},
+    .memset_fn = "zeCommandListAppendMemoryFill",
+};
 
 /* Random fills: staging, its event, the barrier and the copy. */
 static void test_rng_faults(void **state)
@@ -172,7 +128,7 @@ static void test_rng_faults(void **state)
                                         "zeCommandListAppendBarrier",
                                         "zeCommandListAppendMemoryCopy",
                                         NULL};
-    accel_t *acc = open_ready();
+    accel_t *acc = sim_fault_open_ready();
     void *device = NULL;
     (void)state;
     check_rng_fill_sites(acc, sites, ZE_LOST);
@@ -185,74 +141,72 @@ static void test_rng_faults(void **state)
 
 /* ---------------------------------------------------------------- streams and events */
 
+/* A record, then the synchronize that resets the stream's marker. */
+static accel_status_t synchronize_after_record(sim_fault_fixture_t *fx)
+{
+    assert_int_equal(accel_event_record(fx->end, fx->stream), ACCEL_OK);
+    return accel_stream_synchronize(fx->stream);
+}
+
+static accel_status_t destroy_end(sim_fault_fixture_t *fx)
+{
+    accel_status_t status = accel_event_destroy(fx->end);
+    assert_int_equal(accel_event_create(fx->acc, 0, ACCEL_EVENT_TIMING, &fx->end), ACCEL_OK);
+    return status;
+}
+
 static void test_stream_faults(void **state)
 {
-    accel_t *acc = open_ready();
-    accel_stream_t *stream = NULL, *other = NULL;
-    accel_event_t *start = NULL, *end = NULL;
-    float ms = 0;
+    static const sim_stream_sites_t streams = {
+        .stream = {"zeCommandListCreateImmediate", "zeCommandListAppendSignalEvent"},
+        .event = {"zeEventPoolCreate", "zeCommandListAppendSignalEvent", "zeEventHostSynchronize",
+                  "zeEventQueryStatus", "zeEventQueryKernelTimestamp"},
+        .stream_wait_event = "zeCommandListAppendWaitOnEvents",
+    };
+    static const sim_fault_site_t sites[] = {
+        /* the stream's marker is waited for; an event is made in its pool;
+         * a second record resets the event on the stream first */
+        {"zeEventHostSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendEventReset", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeEventHostReset", synchronize_after_record, ACCEL_OK},
+        /* callbacks: the two events, the signal, the wait */
+        {"zeEventPoolCreate", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendSignalEvent", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendWaitOnEvents", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        /* destroys that fail are logged; nothing leaks on our side */
+        {"zeEventDestroy", sim_op_event_destroy, ACCEL_OK},
+        {"zeEventPoolDestroy", destroy_end, ACCEL_OK},
+        {"zeCommandListDestroy", sim_op_stream_destroy, ACCEL_OK},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = ZE_LOST};
     (void)state;
-    CHECK_SITE("zeCommandListCreateImmediate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_create(acc, 0, 0, &stream));
-    CHECK_SITE("zeCommandListAppendSignalEvent", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("zeEventHostSynchronize", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_synchronize(stream));
-    CHECK_SITE("zeEventPoolCreate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &start));
-    CHECK_SITE("zeEventCreate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_create(acc, 0, ACCEL_EVENT_TIMING, &end));
-    CHECK_SITE("zeCommandListAppendSignalEvent", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(start, stream));
-    /* a second record resets the event on the stream first */
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SITE("zeCommandListAppendEventReset", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_record(end, stream));
-    CHECK_SITE("zeEventHostSynchronize", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_synchronize(end));
-    CHECK_SITE("zeEventQueryStatus", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR, accel_event_query(end));
-    CHECK_SITE("zeEventQueryKernelTimestamp", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_event_elapsed_ms(start, end, &ms));
-    CHECK_SITE("zeCommandListAppendWaitOnEvents", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_wait_event(stream, end));
+    sim_fault_fixture_open(&fx);
+    sim_fault_check_streams(&fx, &streams);
+    sim_fault_run(&fx, sites);
     /* a query after new work appends a marker and asks it */
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
+    assert_int_equal(accel_event_record(fx.end, fx.stream), ACCEL_OK);
     fail_every("zeCommandListAppendSignalEvent", ZE_LOST);
-    expect_failure(accel_stream_query(stream), ACCEL_ERROR_DEVICE_ERROR,
+    expect_failure(accel_stream_query(fx.stream), ACCEL_ERROR_DEVICE_ERROR,
                    "zeCommandListAppendSignalEvent", ZE_LOST);
     clear_faults();
-    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-    assert_int_equal(accel_event_record(end, stream), ACCEL_OK);
-    CHECK_SURVIVES("zeEventHostReset", ZE_LOST, accel_stream_synchronize(stream));
-
-    /* callbacks: the two events, the signal, the wait, the host signal */
-    assert_int_equal(accel_stream_create(acc, 0, 0, &other), ACCEL_OK);
-    CHECK_SITE("zeEventPoolCreate", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    CHECK_SITE("zeCommandListAppendSignalEvent", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    CHECK_SITE("zeCommandListAppendWaitOnEvents", ZE_LOST, ACCEL_ERROR_DEVICE_ERROR,
-               accel_stream_add_callback(other, count_callback, NULL));
-    assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
     {
+        /* the host signal after a callback fails once: tried again */
         char spec[64];
         int runs = __atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST);
         unsigned long before = sim_calls("zeEventHostSignal");
-        snprintf(spec, sizeof spec, "zeEventHostSignal:1:%d", ZE_LOST); /* tried again */
+        snprintf(spec, sizeof spec, "zeEventHostSignal:1:%d", ZE_LOST);
         assert_int_equal(sim_fault_set(spec), 0);
-        assert_int_equal(accel_stream_add_callback(other, count_callback, NULL), ACCEL_OK);
-        assert_int_equal(accel_stream_synchronize(other), ACCEL_OK);
+        assert_int_equal(accel_stream_add_callback(fx.stream, count_callback, NULL), ACCEL_OK);
+        assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
         clear_faults();
         assert_true(sim_calls("zeEventHostSignal") >= before + 2);
         assert_int_equal(__atomic_load_n(&callback_runs, __ATOMIC_SEQ_CST), runs + 1);
     }
-
-    /* destroys that fail are logged; nothing leaks on our side */
-    CHECK_SURVIVES("zeEventDestroy", ZE_LOST, accel_event_destroy(start));
-    CHECK_SURVIVES("zeEventPoolDestroy", ZE_LOST, accel_event_destroy(end));
-    CHECK_SURVIVES("zeCommandListDestroy", ZE_LOST, accel_stream_destroy(other));
-    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -261,49 +215,16 @@ static void test_stream_faults(void **state)
  * driver sees no call from it. */
 static void test_fork_refused(void **state)
 {
-    accel_t *acc = open_ready();
-    void *device = NULL;
-    pid_t child;
-    int status = 0;
     (void)state;
-    child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        unsigned long before = sim_calls("zeMemAllocDevice");
-        accel_status_t result = accel_malloc(acc, 8 << 20, &device);
-        bool ok = result != ACCEL_OK && strstr(accel_last_error(), "forked child") != NULL &&
-                  sim_calls("zeMemAllocDevice") == before;
-        if (!ok)
-            fprintf(stderr, "child: status %s, \"%s\"\n", accel_status_name(result),
-                    accel_last_error());
-        _exit(ok ? 0 : 1);
-    }
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(accel_malloc(acc, 8 << 20, &device), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_fault_check_fork_refused("zeMemAllocDevice", ACCEL_ERROR_UNAVAILABLE, NULL);
 }
-
-/* A failed check leaves its fault set: clear it for the next test. */
-static int clear_after(void **state)
-{
-    (void)state;
-    if (sim_fault_set != NULL)
-        sim_fault_set(NULL);
-    return 0;
-}
-
-#define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_after)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_zeinit_fault), FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_init_faults),  FAULT_TEST(test_memory_faults),
-        FAULT_TEST(test_rng_faults),   FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_fork_refused),
+        FAULT_TEST(test_zeinit_fault),    FAULT_TEST(test_init_faults),
+        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),   FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

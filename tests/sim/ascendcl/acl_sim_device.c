@@ -10,46 +10,30 @@
 #include <string.h>
 
 #include "acl_sim_internal.h"
+#include "sim_alloc.h"
+#include "sim_thread.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
-
-typedef enum sim_alloc_kind { SIM_DEVICE, SIM_PINNED, SIM_REGISTERED } sim_alloc_kind_t;
-
-/* One allocation or registered host range, in a list under sim_lock. */
-typedef struct sim_alloc {
-    char *base;
-    size_t size;
-    int device; /* SIM_DEVICE only */
-    sim_alloc_kind_t kind;
-    struct sim_alloc *next;
-} sim_alloc_t;
 
 static bool sim_init_done;
 static int sim_devices = -1;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
-static sim_alloc_t *sim_allocs;
-static _Thread_local int sim_thread_device = -1;
-static _Thread_local char sim_message[512];
-static _Thread_local bool sim_message_set;
+static sim_allocs_t sim_allocs; /* device, pinned and registered memory */
 
 aclError sim_error(aclError code, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
-    vsnprintf(sim_message, sizeof sim_message, fmt, args);
+    code = sim_thread_verror(code, fmt, args);
     va_end(args);
-    sim_message_set = true;
     return code;
 }
 
 SIM_API const char *aclGetRecentErrMsg(void)
 {
-    if (!sim_message_set)
-        return NULL;
-    sim_message_set = false;
-    return sim_message;
+    return sim_thread_last_message(1);
 }
 
 /* Under sim_lock. */
@@ -83,14 +67,14 @@ bool sim_initialised(void)
 
 int sim_current_device(void)
 {
-    return sim_thread_device;
+    return sim_thread_device(-1);
 }
 
 aclError sim_need_device(const char *function)
 {
     if (!sim_initialised())
         return sim_error(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", function);
-    if (sim_thread_device < 0)
+    if (sim_current_device() < 0)
         return sim_error(ACL_ERROR_RT_CONTEXT_NULL,
                          "%s: no current device on this thread (call aclrtSetDevice)", function);
     return ACL_SUCCESS;
@@ -151,7 +135,7 @@ SIM_API aclError aclrtSetDevice(int32_t deviceId)
     if (deviceId < 0 || deviceId >= sim_device_count())
         return sim_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice: no device %d (%d present)",
                          (int)deviceId, sim_device_count());
-    sim_thread_device = deviceId;
+    sim_thread_set_device(deviceId);
     (void)sim_default_stream(deviceId);
     return ACL_SUCCESS;
 }
@@ -161,9 +145,9 @@ SIM_API aclError aclrtGetDevice(int32_t *deviceId)
     SIM_ENTER("aclrtGetDevice");
     if (deviceId == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is NULL");
-    if (sim_thread_device < 0)
+    if (sim_current_device() < 0)
         return sim_error(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no current device");
-    *deviceId = sim_thread_device;
+    *deviceId = sim_current_device();
     return ACL_SUCCESS;
 }
 
@@ -174,8 +158,8 @@ SIM_API aclError aclrtResetDevice(int32_t deviceId)
         return sim_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice: no device %d",
                          (int)deviceId);
     sim_streams_drain(deviceId);
-    if (sim_thread_device == deviceId)
-        sim_thread_device = -1;
+    if (sim_current_device() == deviceId)
+        sim_thread_set_device(-1);
     return ACL_SUCCESS;
 }
 
@@ -185,7 +169,7 @@ SIM_API aclError aclrtSynchronizeDevice(void)
     SIM_ENTER("aclrtSynchronizeDevice");
     if ((code = sim_need_device("aclrtSynchronizeDevice")) != ACL_SUCCESS)
         return code;
-    sim_streams_drain(sim_thread_device);
+    sim_streams_drain(sim_current_device());
     return ACL_SUCCESS;
 }
 
@@ -247,35 +231,11 @@ SIM_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_
 
 /* ---------------------------------------------------------------- allocation records */
 
-/* Under sim_lock: the record whose range holds [ptr, ptr+size), of `kind`
- * (any kind when kind < 0). */
-static sim_alloc_t *sim_find(const void *ptr, size_t size, int kind)
-{
-    const char *p = ptr;
-    for (sim_alloc_t *a = sim_allocs; a != NULL; a = a->next)
-        if ((kind < 0 || (int)a->kind == kind) && p >= a->base && p <= a->base + a->size &&
-            size <= (size_t)(a->base + a->size - p))
-            return a;
-    return NULL;
-}
-
-/* Under sim_lock: unlink and return the record starting exactly at ptr. */
-static sim_alloc_t *sim_take(const void *ptr, sim_alloc_kind_t kind)
-{
-    for (sim_alloc_t **link = &sim_allocs; *link != NULL; link = &(*link)->next)
-        if ((*link)->base == ptr && (*link)->kind == kind) {
-            sim_alloc_t *a = *link;
-            *link = a->next;
-            return a;
-        }
-    return NULL;
-}
-
 bool sim_is_device_range(const void *ptr, size_t size)
 {
     bool inside;
     pthread_mutex_lock(&sim_lock);
-    inside = sim_find(ptr, size, SIM_DEVICE) != NULL;
+    inside = sim_allocs_find(&sim_allocs, ptr, size, SIM_ALLOC_DEVICE) != NULL;
     pthread_mutex_unlock(&sim_lock);
     return inside;
 }
@@ -284,9 +244,10 @@ bool sim_is_device_range(const void *ptr, size_t size)
 
 SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    sim_alloc_t *record;
+    void *base = NULL;
+    bool recorded;
     aclError code;
-    int device = sim_thread_device;
+    int device = sim_current_device();
     SIM_ENTER("aclrtMalloc");
     if ((code = sim_need_device("aclrtMalloc")) != ACL_SUCCESS)
         return code;
@@ -307,22 +268,17 @@ SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy po
     }
     sim_used[device] += size;
     pthread_mutex_unlock(&sim_lock);
-    record = calloc(1, sizeof *record);
-    if (record == NULL || posix_memalign((void **)&record->base, 512, size) != 0) {
-        free(record);
-        pthread_mutex_lock(&sim_lock);
+    recorded = posix_memalign(&base, 512, size) == 0;
+    pthread_mutex_lock(&sim_lock);
+    recorded = recorded && sim_allocs_add(&sim_allocs, base, size, device, SIM_ALLOC_DEVICE);
+    if (!recorded)
         sim_used[device] -= size;
-        pthread_mutex_unlock(&sim_lock);
+    pthread_mutex_unlock(&sim_lock);
+    if (!recorded) {
+        free(base);
         return sim_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: host memory exhausted");
     }
-    record->size = size;
-    record->device = device;
-    record->kind = SIM_DEVICE;
-    pthread_mutex_lock(&sim_lock);
-    record->next = sim_allocs;
-    sim_allocs = record;
-    pthread_mutex_unlock(&sim_lock);
-    *devPtr = record->base;
+    *devPtr = base;
     return ACL_SUCCESS;
 }
 
@@ -330,17 +286,17 @@ SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy po
  * lets a stream still reading the memory show up under ASan instead). */
 SIM_API aclError aclrtFree(void *devPtr)
 {
-    sim_alloc_t *record;
+    sim_alloc_t record;
+    bool found;
     SIM_ENTER("aclrtFree");
     pthread_mutex_lock(&sim_lock);
-    record = sim_take(devPtr, SIM_DEVICE);
-    if (record != NULL)
-        sim_used[record->device] -= record->size;
+    found = sim_allocs_take(&sim_allocs, devPtr, SIM_ALLOC_DEVICE, &record);
+    if (found)
+        sim_used[record.device] -= record.size;
     pthread_mutex_unlock(&sim_lock);
-    if (record == NULL)
+    if (!found)
         return sim_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree: %p is not device memory", devPtr);
-    free(record->base);
-    free(record);
+    free(record.base);
     return ACL_SUCCESS;
 }
 
@@ -357,7 +313,7 @@ SIM_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_bytes, size_t *
                          (int)attr);
     pthread_mutex_lock(&sim_lock);
     *total = sim_capacity;
-    *free_bytes = sim_capacity - sim_used[sim_thread_device];
+    *free_bytes = sim_capacity - sim_used[sim_current_device()];
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -366,18 +322,11 @@ SIM_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_bytes, size_t *
 
 static aclError sim_add_host(void *ptr, size_t size, sim_alloc_kind_t kind)
 {
-    sim_alloc_t *record = calloc(1, sizeof *record);
-    if (record == NULL)
-        return ACL_ERROR_BAD_ALLOC;
-    record->base = ptr;
-    record->size = size;
-    record->kind = kind;
-    record->device = -1;
+    bool recorded;
     pthread_mutex_lock(&sim_lock);
-    record->next = sim_allocs;
-    sim_allocs = record;
+    recorded = sim_allocs_add(&sim_allocs, ptr, size, -1, kind);
     pthread_mutex_unlock(&sim_lock);
-    return ACL_SUCCESS;
+    return recorded ? ACL_SUCCESS : ACL_ERROR_BAD_ALLOC;
 }
 
 /* Pinned memory needs a current device, as the real call does. */
@@ -392,7 +341,7 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr NULL or size 0");
     if (sim_fault_alloc_refused(size) || (ptr = malloc(size)) == NULL)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: %zu bytes refused", size);
-    if (sim_add_host(ptr, size, SIM_PINNED) != ACL_SUCCESS) {
+    if (sim_add_host(ptr, size, SIM_ALLOC_PINNED) != ACL_SUCCESS) {
         free(ptr);
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of host memory");
     }
@@ -402,16 +351,16 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
 
 SIM_API aclError aclrtFreeHost(void *hostPtr)
 {
-    sim_alloc_t *record;
+    sim_alloc_t record;
+    bool found;
     SIM_ENTER("aclrtFreeHost");
     pthread_mutex_lock(&sim_lock);
-    record = sim_take(hostPtr, SIM_PINNED);
+    found = sim_allocs_take(&sim_allocs, hostPtr, SIM_ALLOC_PINNED, &record);
     pthread_mutex_unlock(&sim_lock);
-    if (record == NULL)
+    if (!found)
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
                          "aclrtFreeHost: %p did not come from aclrtMallocHost", hostPtr);
-    free(record->base);
-    free(record);
+    free(record.base);
     return ACL_SUCCESS;
 }
 
@@ -428,12 +377,13 @@ SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterTy
                          "aclrtHostRegister: bad argument (ptr %p, size %llu, type %d)", ptr,
                          (unsigned long long)size, (int)type);
     pthread_mutex_lock(&sim_lock);
-    taken = sim_find(ptr, 1, -1) != NULL || sim_find((char *)ptr + size - 1, 1, -1) != NULL;
+    taken = sim_allocs_find(&sim_allocs, ptr, 1, SIM_ALLOC_ANY) != NULL ||
+            sim_allocs_find(&sim_allocs, (char *)ptr + size - 1, 1, SIM_ALLOC_ANY) != NULL;
     pthread_mutex_unlock(&sim_lock);
     if (taken)
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
                          "aclrtHostRegister: %p overlaps memory already pinned or registered", ptr);
-    if (sim_add_host(ptr, (size_t)size, SIM_REGISTERED) != ACL_SUCCESS)
+    if (sim_add_host(ptr, (size_t)size, SIM_ALLOC_REGISTERED) != ACL_SUCCESS)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtHostRegister: out of host memory");
     *devPtr = ptr;
     return ACL_SUCCESS;
@@ -441,14 +391,14 @@ SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterTy
 
 SIM_API aclError aclrtHostUnregister(void *ptr)
 {
-    sim_alloc_t *record;
+    sim_alloc_t record;
+    bool found;
     SIM_ENTER("aclrtHostUnregister");
     pthread_mutex_lock(&sim_lock);
-    record = sim_take(ptr, SIM_REGISTERED);
+    found = sim_allocs_take(&sim_allocs, ptr, SIM_ALLOC_REGISTERED, &record);
     pthread_mutex_unlock(&sim_lock);
-    if (record == NULL)
+    if (!found)
         return sim_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtHostUnregister: %p is not registered",
                          ptr);
-    free(record);
     return ACL_SUCCESS;
 }

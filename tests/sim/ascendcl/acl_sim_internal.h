@@ -12,25 +12,20 @@
 #include <stdbool.h>
 
 #include "acl_sim.h"
-#include "sim_fault.h"
+#include "sim_core.h"
 
 #define SIM_MAX_DEVICES 64
-#define SIM_API         SIM_EXPORT
 
-extern pthread_mutex_t sim_lock;
-extern pthread_cond_t sim_changed;
-
-/* Every exported function starts with this: counts the call and returns
- * the injected fault, if any. */
-#define SIM_ENTER(name)                                                                            \
-    do {                                                                                           \
-        int sim_injected_ = sim_fault_hit(name);                                                   \
-        if (sim_injected_ != 0)                                                                    \
-            return sim_error(sim_injected_, "%s: injected fault", name);                           \
-    } while (0)
+/* SIM_ENTER(name) opens every exported function (sim_core.h): an injected
+ * code is returned through sim_injected, below. */
+#define SIM_ENTER(name) SIM_FAULT_ENTER(name, sim_injected)
 
 /* Keep `fmt` as the thread's aclGetRecentErrMsg text; returns `code`. */
 aclError sim_error(aclError code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline aclError sim_injected(const char *name, int code)
+{
+    return sim_error(code, "%s: injected fault", name);
+}
 
 /* aclInit has run (and aclFinalize has not). */
 bool sim_initialised(void);

@@ -18,7 +18,8 @@
 #include <time.h>
 
 #include "acl_sim_internal.h"
-#include "sim_queue.h"
+#include "sim_event.h"
+#include "sim_stream.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -29,14 +30,10 @@ typedef enum sim_task_kind {
 } sim_task_kind_t;
 
 typedef struct sim_event {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
-    unsigned long recorded;  /* records enqueued */
-    unsigned long completed; /* the latest record the stream reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued records and waits naming the event */
-    bool destroyed;          /* aclrtDestroyEvent ran: freed when refs reach 0 */
-    struct sim_event *next;  /* in sim_events while not destroyed */
+    sim_event_marks_t marks; /* records, and the queued tasks naming it */
 } sim_event_t;
 
 typedef struct sim_report {
@@ -64,20 +61,16 @@ typedef struct sim_task {
 } sim_task_t;
 _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
+/* aclrtDestroyStream ends the core (sim_stream.h: waits, joins the
+ * worker), then frees the stream. */
 struct sim_stream {
-    int device;
-    bool is_default;
-    pthread_t worker;
-    sim_queue_t queue; /* aclrtDestroyStream joins the worker, then frees the stream */
+    sim_stream_core_t core; /* first: the stream is its handle */
     bool subscribed;
     uint64_t subscriber;
-    struct sim_stream *next; /* in sim_streams */
 };
 
-static sim_stream_t *sim_streams;                   /* every live stream */
-static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static sim_report_t *sim_reports;                   /* callbacks waiting for a thread */
-static sim_event_t *sim_events;                     /* every event not destroyed */
+static sim_report_t *sim_reports; /* callbacks waiting for a thread */
+static sim_handles_t sim_events;  /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
 
@@ -89,16 +82,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
     case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
-    case SIM_RECORD:
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
-        break;
-    case SIM_WAIT:
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        break;
+    case SIM_RECORD: sim_event_reach(&task->event->marks, task->generation); break;
+    case SIM_WAIT: sim_event_wait(&task->event->marks, task->generation); break;
     case SIM_CALLBACK: {
         sim_report_t *report = calloc(1, sizeof *report);
         if (report == NULL)
@@ -124,53 +109,17 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     free(task);
 }
 
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
-
-/* A default stream's worker never stops; a created one's ends in
- * aclrtDestroyStream. */
-static void *sim_worker(void *arg)
-{
-    sim_stream_t *stream = arg;
-    pthread_mutex_lock(&sim_lock);
-    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
-    pthread_mutex_unlock(&sim_lock);
-    return NULL;
-}
-
-/* Under no lock. NULL when out of memory or no thread could start. */
-static sim_stream_t *sim_stream_new(int device, bool is_default)
-{
-    sim_stream_t *stream = calloc(1, sizeof *stream);
-    if (stream == NULL)
-        return NULL;
-    stream->device = device;
-    stream->is_default = is_default;
-    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
-        free(stream);
-        return NULL;
-    }
-    pthread_mutex_lock(&sim_lock);
-    stream->next = sim_streams;
-    sim_streams = stream;
-    pthread_mutex_unlock(&sim_lock);
-    return stream;
-}
+static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
 sim_stream_t *sim_default_stream(int device)
 {
-    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
-    sim_stream_t *stream;
-    pthread_mutex_lock(&make_lock);
-    if (sim_defaults[device] == NULL)
-        sim_defaults[device] = sim_stream_new(device, true);
-    stream = sim_defaults[device];
-    pthread_mutex_unlock(&make_lock);
-    return stream;
+    return (sim_stream_t *)sim_streams_default(&sim_streams, sizeof(sim_stream_t), device);
 }
 
 sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char *function)
@@ -184,11 +133,7 @@ sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char 
             *code = sim_error(ACL_ERROR_BAD_ALLOC, "%s: no default stream", function);
         return found;
     }
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == handle && !s->is_default)
-            found = s;
-    pthread_mutex_unlock(&sim_lock);
+    found = (sim_stream_t *)sim_streams_find(&sim_streams, handle);
     if (found == NULL)
         *code =
             sim_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live stream", function, handle);
@@ -200,10 +145,10 @@ sim_stream_t *sim_stream_resolve(aclrtStream handle, aclError *code, const char 
 static sim_stream_t *sim_stream_for_work(aclrtStream handle, aclError *code, const char *function)
 {
     sim_stream_t *stream = sim_stream_resolve(handle, code, function);
-    if (stream != NULL && stream->device != sim_current_device()) {
+    if (stream != NULL && stream->core.device != sim_current_device()) {
         *code = sim_error(ACL_ERROR_RT_STREAM_CONTEXT,
                           "%s: the stream belongs to device %d but the thread's device is %d",
-                          function, stream->device, sim_current_device());
+                          function, stream->core.device, sim_current_device());
         return NULL;
     }
     return stream;
@@ -212,34 +157,19 @@ static sim_stream_t *sim_stream_for_work(aclrtStream handle, aclError *code, con
 /* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
 static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
 {
-    sim_queue_push(&stream->queue, &task->node, &sim_changed);
+    sim_queue_push(&stream->core.queue, &task->node, &sim_changed);
 }
 
 static aclError sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
 {
-    sim_task_t *task = malloc(sizeof *task);
-    if (task == NULL)
+    if (!sim_stream_submit(&stream->core, proto, sizeof *proto))
         return sim_error(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", function);
-    *task = *proto;
-    pthread_mutex_lock(&sim_lock);
-    sim_enqueue(stream, task);
-    pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
-}
-
-/* Under sim_lock: wait until `stream` has run everything enqueued so far. */
-static void sim_stream_wait_locked(sim_stream_t *stream)
-{
-    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device)
 {
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s->device == device)
-            sim_stream_wait_locked(s);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_drain_device(&sim_streams, device);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -253,7 +183,8 @@ SIM_API aclError aclrtCreateStream(aclrtStream *stream)
         return code;
     if (stream == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is NULL");
-    created = sim_stream_new(sim_current_device(), false);
+    created = (sim_stream_t *)sim_stream_create(&sim_streams, sizeof *created, sim_current_device(),
+                                                false);
     if (created == NULL)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: no worker thread");
     *stream = created;
@@ -270,16 +201,7 @@ SIM_API aclError aclrtDestroyStream(aclrtStream handle)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is NULL");
     if ((stream = sim_stream_for_work(handle, &code, "aclrtDestroyStream")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
-    sim_queue_stop(&stream->queue, &sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    pthread_join(stream->worker, NULL);
+    sim_stream_end(&stream->core);
     free(stream);
     return ACL_SUCCESS;
 }
@@ -291,9 +213,7 @@ SIM_API aclError aclrtSynchronizeStream(aclrtStream handle)
     SIM_ENTER("aclrtSynchronizeStream");
     if ((stream = sim_stream_resolve(handle, &code, "aclrtSynchronizeStream")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_wait(&stream->core);
     return ACL_SUCCESS;
 }
 
@@ -307,8 +227,8 @@ SIM_API aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus *status)
     if ((stream = sim_stream_resolve(handle, &code, "aclrtStreamQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    *status =
-        sim_queue_idle(&stream->queue) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    *status = sim_queue_idle(&stream->core.queue) ? ACL_STREAM_STATUS_COMPLETE
+                                                  : ACL_STREAM_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -420,8 +340,7 @@ static aclError sim_event_new(aclrtEvent *event, uint32_t flag, const char *func
     created->flags = flag;
     created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
-    created->next = sim_events;
-    sim_events = created;
+    sim_handles_add(&sim_events, created);
     pthread_mutex_unlock(&sim_lock);
     *event = created;
     return ACL_SUCCESS;
@@ -449,13 +368,8 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     if (e == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is NULL");
     pthread_mutex_lock(&sim_lock);
-    for (sim_event_t **link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == e) {
-            *link = e->next;
-            break;
-        }
-    e->destroyed = true;
-    free_now = e->refs == 0;
+    sim_handles_remove(&sim_events, e);
+    free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     if (free_now)
         free(e);
@@ -477,8 +391,7 @@ SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream handle)
     task->kind = SIM_RECORD;
     task->event = event;
     pthread_mutex_lock(&sim_lock);
-    task->generation = ++task->event->recorded;
-    task->event->refs++;
+    task->generation = sim_event_queue_record(&task->event->marks);
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -501,8 +414,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream handle, aclrtEvent event)
     task->kind = SIM_WAIT;
     task->event = event;
     pthread_mutex_lock(&sim_lock);
-    task->generation = task->event->recorded;
-    task->event->refs++;
+    task->generation = sim_event_queue_wait(&task->event->marks);
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -516,9 +428,7 @@ SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is NULL");
     pthread_mutex_lock(&sim_lock);
     {
-        unsigned long target = e->recorded;
-        while (e->completed < target)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_synchronize(&e->marks);
     }
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
@@ -531,8 +441,8 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     if (e == NULL || status == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: NULL argument");
     pthread_mutex_lock(&sim_lock);
-    *status = e->completed == e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE
-                                          : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    *status = sim_event_done(&e->marks) ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                        : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -549,11 +459,12 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
                          "aclrtEventElapsedTime: an event was created without ACL_EVENT_TIME_LINE");
     pthread_mutex_lock(&sim_lock);
-    if (start->recorded == 0 || end->recorded == 0 || start->completed != start->recorded ||
-        end->completed != end->recorded)
+    if (start->marks.recorded == 0 || end->marks.recorded == 0 ||
+        start->marks.completed != start->marks.recorded ||
+        end->marks.completed != end->marks.recorded)
         code = ACL_ERROR_RT_EVENT_NOT_COMPLETE;
     else
-        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+        *ms = (float)((double)((int64_t)(end->marks.time_ns - start->marks.time_ns)) / 1e6);
     pthread_mutex_unlock(&sim_lock);
     if (code != ACL_SUCCESS)
         return sim_error(code, "aclrtEventElapsedTime: an event is not recorded or not complete");
@@ -649,8 +560,8 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     }
     pthread_mutex_lock(&sim_lock);
     for (;;) {
-        for (sim_stream_t *s = sim_streams; s != NULL && !subscribed; s = s->next)
-            subscribed = s->subscribed && s->subscriber == self;
+        SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+        subscribed = subscribed || (s->subscribed && s->subscriber == self);
         for (sim_report_t *r = sim_reports; r != NULL && report == NULL; r = r->next)
             if (!r->taken && r->thread_id == self)
                 report = r;

@@ -9,23 +9,16 @@
 #include <string.h>
 
 #include "cnrt_sim_internal.h"
+#include "sim_alloc.h"
+#include "sim_thread.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
 
-/* One device allocation or pinned host block, in a list under sim_lock. */
-typedef struct sim_alloc {
-    char *base;
-    size_t size;
-    int device; /* -1: pinned host memory */
-    struct sim_alloc *next;
-} sim_alloc_t;
-
 static int sim_devices = -1;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
-static sim_alloc_t *sim_allocs;
-static _Thread_local int sim_thread_device = -1;
+static sim_allocs_t sim_allocs; /* device and pinned memory */
 
 int sim_device_count(void)
 {
@@ -41,12 +34,12 @@ int sim_device_count(void)
 
 int sim_current_device(void)
 {
-    return sim_thread_device;
+    return sim_thread_device(-1);
 }
 
 cnrtRet_t sim_need_device(void)
 {
-    return sim_thread_device < 0 ? cnrtErrorNoCnrtContext : cnrtSuccess;
+    return sim_current_device() < 0 ? cnrtErrorNoCnrtContext : cnrtSuccess;
 }
 
 /* ---------------------------------------------------------------- devices */
@@ -69,7 +62,7 @@ SIM_API cnrtRet_t cnrtSetDevice(int ordinal)
     SIM_ENTER("cnrtSetDevice");
     if (ordinal < 0 || ordinal >= sim_device_count())
         return cnrtErrorDeviceInvalid;
-    sim_thread_device = ordinal;
+    sim_thread_set_device(ordinal);
     return cnrtSuccess;
 }
 
@@ -78,9 +71,9 @@ SIM_API cnrtRet_t cnrtGetDevice(int *pOrdinal)
     SIM_ENTER("cnrtGetDevice");
     if (pOrdinal == NULL)
         return cnrtErrorArgsInvalid;
-    if (sim_thread_device < 0)
+    if (sim_current_device() < 0)
         return cnrtErrorNoCnrtContext;
-    *pOrdinal = sim_thread_device;
+    *pOrdinal = sim_current_device();
     return cnrtSuccess;
 }
 
@@ -89,7 +82,7 @@ SIM_API cnrtRet_t cnrtSyncDevice(void)
     SIM_ENTER("cnrtSyncDevice");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
-    sim_queues_drain(sim_thread_device);
+    sim_queues_drain(sim_current_device());
     return cnrtSuccess;
 }
 
@@ -202,67 +195,53 @@ SIM_API const char *cnrtGetErrorStr(cnrtRet_t error)
 
 bool sim_is_device_range(const void *ptr, size_t size)
 {
-    const char *p = ptr;
-    bool found = false;
+    bool found;
     pthread_mutex_lock(&sim_lock);
-    for (sim_alloc_t *a = sim_allocs; a != NULL && !found; a = a->next)
-        found = a->device >= 0 && p >= a->base && size <= a->size &&
-                (size_t)(p - a->base) <= a->size - size;
+    found = sim_allocs_find(&sim_allocs, ptr, size, SIM_ALLOC_DEVICE) != NULL;
     pthread_mutex_unlock(&sim_lock);
     return found;
 }
 
-static cnrtRet_t sim_alloc(void **pPtr, size_t bytes, int device)
+/* Device memory on `device`, or pinned host memory (-1). */
+static cnrtRet_t sim_allocate(void **pPtr, size_t bytes, int device)
 {
-    sim_alloc_t *entry;
+    void *base;
     if (pPtr == NULL || bytes == 0)
         return cnrtErrorArgsInvalid;
     if (sim_fault_alloc_refused(bytes))
         return device >= 0 ? cnrtErrorNoMem : cnrtErrorSysNoMem;
-    entry = calloc(1, sizeof *entry);
-    if (entry == NULL)
-        return cnrtErrorSysNoMem;
     pthread_mutex_lock(&sim_lock);
     if (device >= 0 && bytes > sim_capacity - sim_used[device]) {
         pthread_mutex_unlock(&sim_lock);
-        free(entry);
         return cnrtErrorNoMem;
     }
-    entry->base = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (entry->base == NULL) {
+    base = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (base == NULL || !sim_allocs_add(&sim_allocs, base, bytes, device,
+                                        device >= 0 ? SIM_ALLOC_DEVICE : SIM_ALLOC_PINNED)) {
         pthread_mutex_unlock(&sim_lock);
-        free(entry);
+        free(base);
         return device >= 0 ? cnrtErrorNoMem : cnrtErrorSysNoMem;
     }
-    entry->size = bytes;
-    entry->device = device;
-    entry->next = sim_allocs;
-    sim_allocs = entry;
     if (device >= 0)
         sim_used[device] += bytes;
     pthread_mutex_unlock(&sim_lock);
-    *pPtr = entry->base;
+    *pPtr = base;
     return cnrtSuccess;
 }
 
 /* Frees the allocation that starts at `ptr` and is of the right kind. */
 static cnrtRet_t sim_release(void *ptr, bool device)
 {
-    sim_alloc_t *found = NULL;
+    sim_alloc_t found;
+    bool taken;
     pthread_mutex_lock(&sim_lock);
-    for (sim_alloc_t **link = &sim_allocs; *link != NULL; link = &(*link)->next)
-        if ((*link)->base == ptr && ((*link)->device >= 0) == device) {
-            found = *link;
-            *link = found->next;
-            break;
-        }
-    if (found != NULL && found->device >= 0)
-        sim_used[found->device] -= found->size;
+    taken = sim_allocs_take(&sim_allocs, ptr, device ? SIM_ALLOC_DEVICE : SIM_ALLOC_PINNED, &found);
+    if (taken && device)
+        sim_used[found.device] -= found.size;
     pthread_mutex_unlock(&sim_lock);
-    if (found == NULL)
+    if (!taken)
         return cnrtErrorArgsInvalid;
-    free(found->base);
-    free(found);
+    free(found.base);
     return cnrtSuccess;
 }
 
@@ -271,7 +250,7 @@ SIM_API cnrtRet_t cnrtMalloc(void **pPtr, size_t bytes)
     SIM_ENTER("cnrtMalloc");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
-    return sim_alloc(pPtr, bytes, sim_thread_device);
+    return sim_allocate(pPtr, bytes, sim_current_device());
 }
 
 SIM_API cnrtRet_t cnrtFree(void *ptr)
@@ -287,7 +266,7 @@ SIM_API cnrtRet_t cnrtHostMalloc(void **pPtr, size_t bytes)
     SIM_ENTER("cnrtHostMalloc");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
-    return sim_alloc(pPtr, bytes, -1);
+    return sim_allocate(pPtr, bytes, -1);
 }
 
 SIM_API cnrtRet_t cnrtFreeHost(void *ptr)
@@ -305,7 +284,7 @@ SIM_API cnrtRet_t cnrtMemGetInfo(size_t *free_bytes, size_t *total)
         return cnrtErrorNoCnrtContext;
     pthread_mutex_lock(&sim_lock);
     *total = sim_capacity;
-    *free_bytes = sim_capacity - sim_used[sim_thread_device];
+    *free_bytes = sim_capacity - sim_used[sim_current_device()];
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;
 }

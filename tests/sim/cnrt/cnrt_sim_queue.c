@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cnrt_sim_internal.h"
+#include "sim_event.h"
 #include "sim_queue.h"
 
 typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_PLACE, SIM_WAIT, SIM_HOST } sim_task_kind_t;
@@ -27,11 +28,7 @@ typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_PLACE, SIM_WAIT, SIM_HOST }
 struct cnrtNotifier {
     unsigned magic;
     unsigned flags;
-    unsigned long placed;      /* places enqueued */
-    unsigned long completed;   /* the latest place a queue reached */
-    uint64_t time_ns;          /* when `completed` was reached */
-    unsigned long refs;        /* queued or captured tasks naming it */
-    bool destroyed;            /* freed when refs reach 0 */
+    sim_event_marks_t marks;   /* places, and the queued or captured tasks naming it */
     struct cnrtNotifier *next; /* in sim_notifiers until destroyed */
 };
 
@@ -96,7 +93,7 @@ static struct cnrtQueue *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, ne
 /* Under sim_lock: drop one reference to a notifier, freeing a destroyed one. */
 static void sim_notifier_unref(struct cnrtNotifier *n)
 {
-    if (n != NULL && --n->refs == 0 && n->destroyed) {
+    if (n != NULL && sim_event_release_task(&n->marks)) {
         n->magic = 0;
         free(n);
     }
@@ -124,16 +121,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
     case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
-    case SIM_PLACE:
-        if (task->generation > task->notifier->completed) {
-            task->notifier->completed = task->generation;
-            task->notifier->time_ns = sim_now_ns();
-        }
-        break;
-    case SIM_WAIT:
-        while (task->notifier->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        break;
+    case SIM_PLACE: sim_event_reach(&task->notifier->marks, task->generation); break;
+    case SIM_WAIT: sim_event_wait(&task->notifier->marks, task->generation); break;
     case SIM_HOST:
         pthread_mutex_unlock(&sim_lock);
         task->fn(task->user_data);
@@ -222,6 +211,17 @@ static struct cnrtQueue *sim_queue_resolve(cnrtQueue_t handle, cnrtRet_t *code)
 /* Queue `proto` on `queue`, or record it when the queue is capturing. A
  * place takes the notifier's next generation, a wait its latest. Under no
  * lock. */
+/* Under sim_lock: queues `task` on `queue`, a place taking the next
+ * generation of its notifier and a wait the latest one placed. */
+static void sim_queue_task_locked(struct cnrtQueue *queue, sim_task_t *task)
+{
+    if (task->kind == SIM_PLACE)
+        task->generation = ++task->notifier->marks.recorded;
+    else if (task->kind == SIM_WAIT)
+        task->generation = task->notifier->marks.recorded;
+    sim_queue_push(&queue->queue, &task->node, &sim_changed);
+}
+
 static cnrtRet_t sim_submit(struct cnrtQueue *queue, const sim_task_t *proto)
 {
     sim_task_t *task = malloc(sizeof *task);
@@ -230,16 +230,11 @@ static cnrtRet_t sim_submit(struct cnrtQueue *queue, const sim_task_t *proto)
     *task = *proto;
     pthread_mutex_lock(&sim_lock);
     if (task->notifier != NULL)
-        task->notifier->refs++;
-    if (queue->capturing) {
+        task->notifier->marks.refs++;
+    if (queue->capturing)
         sim_queue_list_push(&queue->captured, &task->node);
-    } else {
-        if (task->kind == SIM_PLACE)
-            task->generation = ++task->notifier->placed;
-        else if (task->kind == SIM_WAIT)
-            task->generation = task->notifier->placed;
-        sim_queue_push(&queue->queue, &task->node, &sim_changed);
-    }
+    else
+        sim_queue_task_locked(queue, task);
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;
 }
@@ -395,7 +390,7 @@ SIM_API cnrtRet_t cnrtMemsetAsync(void *ptr, int value, size_t bytes, cnrtQueue_
 
 static bool sim_notifier_live(cnrtNotifier_t n)
 {
-    return n != NULL && n->magic == SIM_NOTIFIER_MAGIC && !n->destroyed;
+    return n != NULL && n->magic == SIM_NOTIFIER_MAGIC && !n->marks.destroyed;
 }
 
 SIM_API cnrtRet_t cnrtNotifierCreateWithFlags(cnrtNotifier_t *pNotifier, unsigned int flags)
@@ -433,9 +428,10 @@ SIM_API cnrtRet_t cnrtNotifierDestroy(cnrtNotifier_t notifier)
         return cnrtErrorInvalidResourceHandle;
     pthread_mutex_lock(&sim_lock);
     SIM_UNLINK(sim_notifiers, notifier);
-    notifier->destroyed = true;
-    notifier->refs++;
-    sim_notifier_unref(notifier);
+    if (sim_event_destroy(&notifier->marks)) {
+        notifier->magic = 0;
+        free(notifier);
+    }
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;
 }
@@ -476,9 +472,7 @@ SIM_API cnrtRet_t cnrtWaitNotifier(cnrtNotifier_t notifier)
         return cnrtErrorInvalidResourceHandle;
     pthread_mutex_lock(&sim_lock);
     {
-        unsigned long target = notifier->placed;
-        while (notifier->completed < target)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_synchronize(&notifier->marks);
     }
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;
@@ -491,7 +485,7 @@ SIM_API cnrtRet_t cnrtQueryNotifier(cnrtNotifier_t notifier)
     if (!sim_notifier_live(notifier))
         return cnrtErrorInvalidResourceHandle;
     pthread_mutex_lock(&sim_lock);
-    code = notifier->completed == notifier->placed ? cnrtSuccess : cnrtErrorNotReady;
+    code = sim_event_done(&notifier->marks) ? cnrtSuccess : cnrtErrorNotReady;
     pthread_mutex_unlock(&sim_lock);
     return code;
 }
@@ -506,11 +500,11 @@ static cnrtRet_t sim_elapsed_ns(cnrtNotifier_t start, cnrtNotifier_t end, int64_
         (CNRT_NOTIFIER_DISABLE_TIMING_SW | CNRT_NOTIFIER_DISABLE_TIMING_ALL))
         return cnrtErrorArgsInvalid;
     pthread_mutex_lock(&sim_lock);
-    if (start->placed == 0 || end->placed == 0 || start->completed != start->placed ||
-        end->completed != end->placed)
+    if (start->marks.recorded == 0 || end->marks.recorded == 0 || !sim_event_done(&start->marks) ||
+        !sim_event_done(&end->marks))
         code = cnrtErrorNotReady;
     else
-        *out = (int64_t)(end->time_ns - start->time_ns);
+        *out = (int64_t)(end->marks.time_ns - start->marks.time_ns);
     pthread_mutex_unlock(&sim_lock);
     return code;
 }
@@ -625,7 +619,7 @@ static bool sim_list_copy(sim_queue_list_t *to, const sim_queue_list_t *from)
         }
         *task = *t;
         if (task->notifier != NULL)
-            task->notifier->refs++;
+            task->notifier->marks.refs++;
         sim_queue_list_push(&copy, &task->node);
     }
     *to = copy;
@@ -700,11 +694,7 @@ SIM_API cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueu
     while (copy.head != NULL) {
         sim_task_t *task = (sim_task_t *)copy.head;
         copy.head = task->node.next;
-        if (task->kind == SIM_PLACE)
-            task->generation = ++task->notifier->placed;
-        else if (task->kind == SIM_WAIT)
-            task->generation = task->notifier->placed;
-        sim_queue_push(&queue->queue, &task->node, &sim_changed);
+        sim_queue_task_locked(queue, task);
     }
     pthread_mutex_unlock(&sim_lock);
     return cnrtSuccess;

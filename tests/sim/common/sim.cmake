@@ -6,17 +6,22 @@
 #   accel_sim_library(<target> OUTPUT_NAME <file stem> SOURCES <files...>
 #                     [OMIT <symbol>...])
 #
-# builds lib<file stem>.so from SOURCES with the shared fault injection and
-# stream queue (sim_fault: sim_fault.h, sim_queue.h) linked in. OMIT makes a
-# variant of the same sources in which the named exported functions are left
-# out of the dynamic symbol table (a version script makes them local), so
-# dlsym finds nothing: the way a sim plays an older runtime that lacks a
-# symbol. A variant goes in its own folder (<build>/tests/sim/<target>/)
-# under the same file name as the runtime it stands for, since some backends
-# look libraries up by name.
+# builds lib<file stem>.so from SOURCES with the shared sim core linked in
+# (the static library sim_fault): fault injection (sim_fault.h), the stream
+# queue (sim_queue.h), the streams over it (sim_stream.h) and the events
+# they record (sim_event.h), the allocation registry (sim_alloc.h),
+# live-handle sets (sim_handle.h) and the per-thread device and last error
+# (sim_thread.h). OMIT makes a variant of the same sources in which the
+# named exported functions are left out of the dynamic symbol table (a
+# version script makes them local), so dlsym finds nothing: the way a sim
+# plays an older runtime that lacks a symbol. A variant goes in its own
+# folder (<build>/tests/sim/<target>/) under the same file name as the
+# runtime it stands for, since some backends look libraries up by name.
 
 add_library(sim_fault STATIC ${CMAKE_CURRENT_LIST_DIR}/sim_fault.c
-            ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c)
+            ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c ${CMAKE_CURRENT_LIST_DIR}/sim_alloc.c
+            ${CMAKE_CURRENT_LIST_DIR}/sim_handle.c ${CMAKE_CURRENT_LIST_DIR}/sim_stream.c
+            ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c ${CMAKE_CURRENT_LIST_DIR}/sim_event.c)
 target_include_directories(sim_fault PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(sim_fault PRIVATE _GNU_SOURCE)
 target_compile_options(sim_fault PRIVATE -fvisibility=hidden)
@@ -41,4 +46,64 @@ function(accel_sim_library target)
     target_link_options(${target} PRIVATE "-Wl,--version-script=${script}")
     set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${script})
   endif()
+endfunction()
+
+# accel_sim_conformance(<backend> <environment>...): the conformance suite
+# (its targets come from tests/conformance) on the sim the environment
+# names, in one thread and in many, and again with every stream task
+# started late, so that a missing wait or a misordered stream reads data
+# that has not arrived yet (a missing wait can make a test spin on a query:
+# TIMEOUT ends it).
+function(accel_sim_conformance backend)
+  set(name conformance.${backend}_sim)
+  add_test(NAME ${name} COMMAND conformance ${backend})
+  add_test(NAME conformance_threads.${backend}_sim COMMAND conformance_threads ${backend})
+  set_tests_properties(${name} conformance_threads.${backend}_sim PROPERTIES LABELS "conformance"
+                       ENVIRONMENT "${ARGN}")
+  add_test(NAME ${name}_slow_streams COMMAND conformance ${backend})
+  set_tests_properties(${name}_slow_streams PROPERTIES LABELS "conformance" TIMEOUT 300
+                       ENVIRONMENT "${ARGN};ACCEL_SIM_STREAM_DELAY_US=500")
+endfunction()
+
+# accel_sim_fault_test(<backend> ENVIRONMENT <env>... [SLOW_ENVIRONMENT <env>...]
+#                      [DEPENDS <target>...])
+# builds test_<backend>_faults.c (every vendor call site of the backend made
+# to fail, over common/sim_fault_driver.h) and runs it as <backend>.faults,
+# then as <backend>.faults_slow_streams with every stream task started late:
+# work still in flight when a fault hits (a staging buffer at close) must not
+# be freed under it. SLOW_ENVIRONMENT replaces ENVIRONMENT for that second
+# run (a sim whose state on disk the two runs must not share).
+function(accel_sim_fault_test backend)
+  cmake_parse_arguments(FAULT "" "" "ENVIRONMENT;SLOW_ENVIRONMENT;DEPENDS" ${ARGN})
+  set(target test_${backend}_faults)
+  add_executable(${target} ${target}.c)
+  target_compile_definitions(${target} PRIVATE _GNU_SOURCE)
+  target_link_libraries(${target} PRIVATE accel PkgConfig::CMOCKA accel_warnings ${CMAKE_DL_LIBS})
+  if(FAULT_DEPENDS)
+    add_dependencies(${target} ${FAULT_DEPENDS})
+  endif()
+  if(NOT FAULT_SLOW_ENVIRONMENT)
+    set(FAULT_SLOW_ENVIRONMENT ${FAULT_ENVIRONMENT})
+  endif()
+  add_test(NAME ${backend}.faults COMMAND ${target})
+  set_tests_properties(${backend}.faults PROPERTIES LABELS "unit"
+                       ENVIRONMENT "${FAULT_ENVIRONMENT}")
+  add_test(NAME ${backend}.faults_slow_streams COMMAND ${target})
+  set_tests_properties(${backend}.faults_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
+                       "${FAULT_SLOW_ENVIRONMENT};ACCEL_SIM_STREAM_DELAY_US=2000")
+endfunction()
+
+# accel_sim_cli(<test> <mode> [<expected>...] ENVIRONMENT <env>... [SCRIPT <file>])
+# runs the CLI (accel_cli) on a sim through a checker script in tests/sim
+# (npu_cli.sh, which serves every backend, unless SCRIPT names another):
+# <mode> is what the script runs (report, demo, cascade...) and each
+# <expected> must appear in the output. Labelled "cli".
+function(accel_sim_cli test mode)
+  cmake_parse_arguments(CLI "" "SCRIPT" "ENVIRONMENT" ${ARGN})
+  if(NOT CLI_SCRIPT)
+    set(CLI_SCRIPT npu_cli.sh)
+  endif()
+  add_test(NAME ${test} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/${CLI_SCRIPT} ${mode}
+                                $<TARGET_FILE:accel_cli> ${CLI_UNPARSED_ARGUMENTS})
+  set_tests_properties(${test} PROPERTIES LABELS "cli" ENVIRONMENT "${CLI_ENVIRONMENT}")
 endfunction()

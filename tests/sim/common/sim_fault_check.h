@@ -132,52 +132,48 @@ static void expect_failure(accel_status_t status, accel_status_t want, const cha
     } while (0)
 
 /* The memory call sites every runtime has, in the order the checks use
- * them. host_register_fn NULL: the runtime has no registration, so core
+ * them. registered[0] NULL: the runtime has no registration, so core
  * refuses accel_host_register with UNSUPPORTED. */
 typedef struct sim_memory_sites {
-    int code;                     /* an ordinary failure: DEVICE_ERROR */
-    const char *malloc_fn;        /* device allocation */
-    int oom_code;                 /* its out-of-memory code: OUT_OF_MEMORY */
-    const char *const *h2d_fns;   /* each call of a host-to-device copy (NULL-terminated) */
-    const char *memset_fn;        /* a fill */
-    const char *free_fn;          /* device free, failing inside empty_cache: survived */
-    const char *host_alloc_fn;    /* pinned allocation */
-    const char *host_free_fn;     /* pinned free: survived */
-    const char *host_register_fn; /* pinning a host range, or NULL */
-    const char *host_unregister_fn;
+    int codes[2];          /* an ordinary failure (DEVICE_ERROR); out of memory (OUT_OF_MEMORY) */
+    const char *device[2]; /* allocation; free (fails inside empty_cache: survived) */
+    const char *pinned[2]; /* pinned allocation; its free (survived) */
+    const char *registered[2]; /* pinning a host range; undoing it (survived) */
+    const char *h2d_fns[3];    /* each call of a host-to-device copy (NULL-terminated) */
+    const char *memset_fn;     /* a fill */
 } sim_memory_sites_t;
 
 /* Every memory site fails once and works again after; out of memory keeps
  * its meaning (the allocator frees its cache and retries first). */
-static void check_memory_sites(accel_t *acc, const sim_memory_sites_t *s)
+__attribute__((unused)) static void check_memory_sites(accel_t *acc, const sim_memory_sites_t *s)
 {
     static char host[4096];
     void *device = NULL, *pinned = NULL;
-    fail_every(s->malloc_fn, s->oom_code);
+    fail_every(s->device[0], s->codes[1]);
     expect_failure_text(accel_malloc(acc, 3 << 20, &device), ACCEL_ERROR_OUT_OF_MEMORY,
-                        s->malloc_fn, s->oom_code);
-    CHECK_SITE(s->malloc_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+                        s->device[0], s->codes[1]);
+    CHECK_SITE(s->device[0], s->codes[0], ACCEL_ERROR_DEVICE_ERROR,
                accel_malloc(acc, 5 << 20, &device));
     for (const char *const *fn = s->h2d_fns; *fn != NULL; fn++)
-        CHECK_SITE(*fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+        CHECK_SITE(*fn, s->codes[0], ACCEL_ERROR_DEVICE_ERROR,
                    accel_memcpy(acc, device, host, sizeof host, ACCEL_COPY_HOST_TO_DEVICE));
-    CHECK_SITE(s->memset_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+    CHECK_SITE(s->memset_fn, s->codes[0], ACCEL_ERROR_DEVICE_ERROR,
                accel_memset(acc, device, 7, sizeof host));
     assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    CHECK_SURVIVES(s->free_fn, s->code, accel_empty_cache(acc));
+    CHECK_SURVIVES(s->device[1], s->codes[0], accel_empty_cache(acc));
     assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
     assert_int_equal(accel_free(acc, device), ACCEL_OK);
 
-    CHECK_SITE(s->host_alloc_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+    CHECK_SITE(s->pinned[0], s->codes[0], ACCEL_ERROR_DEVICE_ERROR,
                accel_host_alloc(acc, 4096, &pinned));
-    CHECK_SURVIVES(s->host_free_fn, s->code, accel_host_free(acc, pinned));
-    if (s->host_register_fn == NULL) {
+    CHECK_SURVIVES(s->pinned[1], s->codes[0], accel_host_free(acc, pinned));
+    if (s->registered[0] == NULL) {
         assert_int_equal(accel_host_register(acc, host, sizeof host), ACCEL_ERROR_UNSUPPORTED);
         return;
     }
-    CHECK_SITE(s->host_register_fn, s->code, ACCEL_ERROR_DEVICE_ERROR,
+    CHECK_SITE(s->registered[0], s->codes[0], ACCEL_ERROR_DEVICE_ERROR,
                accel_host_register(acc, host, sizeof host));
-    CHECK_SURVIVES(s->host_unregister_fn, s->code, accel_host_unregister(acc, host));
+    CHECK_SURVIVES(s->registered[1], s->codes[0], accel_host_unregister(acc, host));
 }
 
 /* A 64-value random fill fails at each of `functions` (NULL-terminated) in

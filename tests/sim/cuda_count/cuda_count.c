@@ -1,6 +1,6 @@
 /* cuda_count.c: a libcuda that can only count devices, for the cascade
  * test of the "xpu only when no CUDA device is present" rule with the real
- * xpu and cuda backends (tests/sim/CMakeLists.txt: xpu.cascade_*). cuInit
+ * xpu and cuda backends (ze_driver/xpu_sim.cmake: xpu.cascade_*). cuInit
  * succeeds and cuDeviceGetCount reports ACCEL_SIM_CUDA_DEVICES (default 2);
  * every other function the cuda backend resolves exists (so the library
  * loads) and answers CUDA_ERROR_NOT_SUPPORTED without looking at its

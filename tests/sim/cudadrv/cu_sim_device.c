@@ -11,27 +11,20 @@
 #include <string.h>
 
 #include "cu_sim_internal.h"
+#include "sim_alloc.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
 _Thread_local bool sim_in_host_fn;
-
-/* One allocation, in a list under sim_lock. */
-typedef struct sim_alloc {
-    char *base;
-    size_t size;
-    int device; /* SIM_MEM_DEVICE only */
-    sim_mem_kind_t kind;
-    bool registered; /* a cuMemHostRegister range: not ours to free */
-    struct sim_alloc *next;
-} sim_alloc_t;
 
 static bool sim_initialized;
 static bool sim_forked; /* this process is a child forked after cuInit */
 static int sim_devices;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
-static sim_alloc_t *sim_allocs;
+/* Device memory, cuMemHostAlloc blocks and cuMemHostRegister ranges (the
+ * caller's: not ours to free). */
+static sim_allocs_t sim_allocs;
 static struct CUctx_st sim_contexts[SIM_MAX_DEVICES];
 static _Thread_local CUcontext sim_current;
 
@@ -401,23 +394,13 @@ void sim_context_poison(int device, CUresult code)
 
 /* ---------------------------------------------------------------- memory */
 
-/* Under sim_lock: the allocation holding [ptr, ptr + size), or NULL. */
-static sim_alloc_t *sim_find_locked(const void *ptr, size_t size)
-{
-    const char *p = ptr;
-    for (sim_alloc_t *a = sim_allocs; a != NULL; a = a->next)
-        if (p >= a->base && p < a->base + a->size)
-            return (size_t)(a->base + a->size - p) >= size ? a : NULL;
-    return NULL;
-}
-
 sim_mem_kind_t sim_memory_kind(const void *ptr, size_t size, int *device)
 {
     sim_mem_kind_t kind = SIM_MEM_HOST;
     pthread_mutex_lock(&sim_lock);
-    sim_alloc_t *a = sim_find_locked(ptr, size > 0 ? size : 1);
+    sim_alloc_t *a = sim_allocs_find(&sim_allocs, ptr, size > 0 ? size : 1, SIM_ALLOC_ANY);
     if (a != NULL) {
-        kind = a->kind;
+        kind = a->kind == SIM_ALLOC_DEVICE ? SIM_MEM_DEVICE : SIM_MEM_PINNED;
         if (device != NULL)
             *device = a->device;
     }
@@ -425,44 +408,28 @@ sim_mem_kind_t sim_memory_kind(const void *ptr, size_t size, int *device)
     return kind;
 }
 
-static CUresult sim_track(char *base, size_t size, int device, sim_mem_kind_t kind, bool registered,
+static CUresult sim_track(char *base, size_t size, int device, sim_alloc_kind_t kind,
                           const char *function)
 {
-    sim_alloc_t *a = calloc(1, sizeof *a);
-    if (a == NULL)
-        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory", function);
-    a->base = base;
-    a->size = size;
-    a->device = device;
-    a->kind = kind;
-    a->registered = registered;
+    bool recorded;
     pthread_mutex_lock(&sim_lock);
-    a->next = sim_allocs;
-    sim_allocs = a;
+    recorded = sim_allocs_add(&sim_allocs, base, size, device, kind);
     pthread_mutex_unlock(&sim_lock);
+    if (!recorded)
+        return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory", function);
     return CUDA_SUCCESS;
 }
 
 /* Removes the allocation that starts at `ptr` and is of `kind`; false when
  * there is none. */
-static bool sim_untrack(const void *ptr, sim_mem_kind_t kind, bool registered, size_t *size,
-                        int *device)
+static bool sim_untrack(const void *ptr, sim_alloc_kind_t kind)
 {
-    bool found = false;
+    sim_alloc_t taken;
+    bool found;
     pthread_mutex_lock(&sim_lock);
-    for (sim_alloc_t **link = &sim_allocs; *link != NULL; link = &(*link)->next) {
-        sim_alloc_t *a = *link;
-        if (a->base == ptr && a->kind == kind && a->registered == registered) {
-            *link = a->next;
-            *size = a->size;
-            *device = a->device;
-            if (kind == SIM_MEM_DEVICE)
-                sim_used[a->device] -= a->size;
-            free(a);
-            found = true;
-            break;
-        }
-    }
+    found = sim_allocs_take(&sim_allocs, ptr, kind, &taken);
+    if (found && kind == SIM_ALLOC_DEVICE)
+        sim_used[taken.device] -= taken.size;
     pthread_mutex_unlock(&sim_lock);
     return found;
 }
@@ -503,7 +470,7 @@ CUresult sim_device_alloc(int device, size_t size, void **out, const char *funct
     /* 256-byte aligned, as cuMemAlloc's are; never NULL for a live block. */
     base = aligned_alloc(256, (size + 255) & ~(size_t)255);
     if (base == NULL ||
-        (code = sim_track(base, size, device, SIM_MEM_DEVICE, false, function)) != CUDA_SUCCESS) {
+        (code = sim_track(base, size, device, SIM_ALLOC_DEVICE, function)) != CUDA_SUCCESS) {
         free(base);
         pthread_mutex_lock(&sim_lock);
         sim_used[device] -= size;
@@ -516,9 +483,7 @@ CUresult sim_device_alloc(int device, size_t size, void **out, const char *funct
 
 bool sim_device_free(void *ptr)
 {
-    size_t size;
-    int device;
-    if (!sim_untrack(ptr, SIM_MEM_DEVICE, false, &size, &device))
+    if (!sim_untrack(ptr, SIM_ALLOC_DEVICE))
         return false;
     free(ptr);
     return true;
@@ -526,17 +491,11 @@ bool sim_device_free(void *ptr)
 
 void sim_device_reset(int device)
 {
+    sim_alloc_t taken;
     pthread_mutex_lock(&sim_lock);
-    for (sim_alloc_t **link = &sim_allocs; *link != NULL;) {
-        sim_alloc_t *a = *link;
-        if (a->kind == SIM_MEM_DEVICE && a->device == device) {
-            *link = a->next;
-            sim_used[device] -= a->size;
-            free(a->base);
-            free(a);
-        } else {
-            link = &a->next;
-        }
+    while (sim_allocs_take_device(&sim_allocs, device, SIM_ALLOC_DEVICE, &taken)) {
+        sim_used[device] -= taken.size;
+        free(taken.base);
     }
     pthread_mutex_unlock(&sim_lock);
 }
@@ -606,7 +565,7 @@ SIM_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     base = aligned_alloc(4096, (bytesize + 4095) & ~(size_t)4095);
     if (base == NULL)
         return sim_error(CUDA_ERROR_OUT_OF_MEMORY, "cuMemHostAlloc: out of host memory");
-    if ((code = sim_track(base, bytesize, -1, SIM_MEM_PINNED, false, "cuMemHostAlloc")) !=
+    if ((code = sim_track(base, bytesize, -1, SIM_ALLOC_PINNED, "cuMemHostAlloc")) !=
         CUDA_SUCCESS) {
         free(base);
         return code;
@@ -618,12 +577,10 @@ SIM_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 SIM_API CUresult cuMemFreeHost(void *p)
 {
     CUresult code;
-    size_t size;
-    int device;
     SIM_ENTER("cuMemFreeHost");
     if (sim_need_context("cuMemFreeHost", &code) == NULL)
         return code;
-    if (!sim_untrack(p, SIM_MEM_PINNED, false, &size, &device))
+    if (!sim_untrack(p, SIM_ALLOC_PINNED))
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuMemFreeHost: %p is not from cuMemHostAlloc",
                          p);
     free(p);
@@ -642,26 +599,21 @@ SIM_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fla
         return sim_error(CUDA_ERROR_INVALID_VALUE,
                          "cuMemHostRegister_v2: p NULL, size 0 or flags %#x", Flags);
     pthread_mutex_lock(&sim_lock);
-    overlaps = false;
-    for (sim_alloc_t *a = sim_allocs; a != NULL; a = a->next)
-        if ((char *)p < a->base + a->size && a->base < (char *)p + bytesize)
-            overlaps = true;
+    overlaps = sim_allocs_overlap(&sim_allocs, p, bytesize);
     pthread_mutex_unlock(&sim_lock);
     if (overlaps)
         return sim_error(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
                          "cuMemHostRegister_v2: %p overlaps pinned or device memory", p);
-    return sim_track(p, bytesize, -1, SIM_MEM_PINNED, true, "cuMemHostRegister_v2");
+    return sim_track(p, bytesize, -1, SIM_ALLOC_REGISTERED, "cuMemHostRegister_v2");
 }
 
 SIM_API CUresult cuMemHostUnregister(void *p)
 {
     CUresult code;
-    size_t size;
-    int device;
     SIM_ENTER("cuMemHostUnregister");
     if (sim_need_context("cuMemHostUnregister", &code) == NULL)
         return code;
-    if (!sim_untrack(p, SIM_MEM_PINNED, true, &size, &device))
+    if (!sim_untrack(p, SIM_ALLOC_REGISTERED))
         return sim_error(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
                          "cuMemHostUnregister: %p was not registered", p);
     return CUDA_SUCCESS;
@@ -684,7 +636,7 @@ SIM_API CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pt
     if (data == NULL)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: data is NULL");
     pthread_mutex_lock(&sim_lock);
-    sim_alloc_t *a = sim_find_locked((const void *)(uintptr_t)ptr, 1);
+    sim_alloc_t *a = sim_allocs_find(&sim_allocs, (const void *)(uintptr_t)ptr, 1, SIM_ALLOC_ANY);
     if (a != NULL) {
         found = *a;
         known = true;
@@ -696,10 +648,10 @@ SIM_API CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pt
     switch (attribute) {
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned int *)data =
-            found.kind == SIM_MEM_DEVICE ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+            found.kind == SIM_ALLOC_DEVICE ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        if (found.kind != SIM_MEM_DEVICE)
+        if (found.kind != SIM_ALLOC_DEVICE)
             return sim_error(CUDA_ERROR_NOT_SUPPORTED,
                              "cuPointerGetAttribute: the device ordinal of pinned memory is not "
                              "simulated");

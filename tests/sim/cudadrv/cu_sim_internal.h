@@ -13,16 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim_fault.h"
+#include "sim_core.h"
 
-#define SIM_API SIM_EXPORT
 #include "cu_sim.h"
 #include "cu_sim_kernel.h"
 
 #define SIM_MAX_DEVICES 16
-
-extern pthread_mutex_t sim_lock;
-extern pthread_cond_t sim_changed;
 
 /* A device's primary context: made on first retain, never freed (CUDA
  * keeps the handle valid too); `refs` counts retains, and the last release

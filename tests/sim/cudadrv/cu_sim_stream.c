@@ -31,7 +31,8 @@
 #include <time.h>
 
 #include "cu_sim_internal.h"
-#include "sim_queue.h"
+#include "sim_event.h"
+#include "sim_stream.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -46,15 +47,11 @@ typedef enum sim_task_kind {
 } sim_task_kind_t;
 
 struct CUevent_st {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
-    unsigned long recorded;  /* records enqueued */
-    unsigned long completed; /* the latest record a stream reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued records and waits naming the event */
+    sim_event_marks_t marks; /* records, and the tasks and waits naming it */
     const void *captured_in; /* the graph whose capture last recorded it, or NULL */
-    bool destroyed;          /* cuEventDestroy ran: freed when refs reach 0 */
-    struct CUevent_st *next; /* in sim_events while not destroyed */
 };
 
 typedef struct sim_task {
@@ -86,23 +83,19 @@ struct CUgraphExec_st {
     int device;
 };
 
+/* cuStreamDestroy releases the core (sim_stream.h): the detached worker
+ * runs the queue dry, then frees the stream once no synchronize and no
+ * other stream's SIM_WAIT_STREAM task (each counted in the queue's
+ * waiters) still looks at it. */
 struct sim_stream {
-    int device;
-    bool is_default;
-    bool blocking; /* orders with the legacy default stream */
-    pthread_t worker;
-    /* stop: cuStreamDestroy ran, so finish the queue, then end; waiters:
-     * threads in sim_queue_wait and other streams' SIM_WAIT_STREAM tasks,
-     * each keeping a destroyed stream alive. */
-    sim_queue_t queue;
+    sim_stream_core_t core;     /* first: the stream is its handle */
+    bool blocking;              /* orders with the legacy default stream */
     struct CUgraph_st *capture; /* the graph being captured, or NULL */
     bool capture_invalid;
-    struct sim_stream *next; /* in sim_streams until its worker ends */
 };
 
-static sim_stream_t *sim_streams;                   /* every live stream */
 static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static struct CUevent_st *sim_events;               /* every event not destroyed */
+static sim_handles_t sim_events;                    /* every event not destroyed */
 
 /* Frees a task and what it owns; under sim_lock. */
 static void sim_task_free_locked(sim_task_t *task);
@@ -131,19 +124,15 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph)
     case SIM_RECORD:
         if (in_graph)
             break; /* an event node of a capture only ordered the capture */
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
+        sim_event_reach(&task->event->marks, task->generation);
         break;
     case SIM_WAIT:
         if (in_graph)
             break;
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_wait(&task->event->marks, task->generation);
         break;
     case SIM_WAIT_STREAM:
-        while (task->stream->queue.finished < task->generation)
+        while (task->stream->core.queue.finished < task->generation)
             pthread_cond_wait(&sim_changed, &sim_lock);
         break;
     case SIM_HOST_FN:
@@ -157,7 +146,7 @@ static void sim_run(sim_stream_t *stream, sim_task_t *task, bool in_graph)
         pthread_mutex_unlock(&sim_lock);
         code = sim_launch_run(task->launch);
         if (code != CUDA_SUCCESS)
-            sim_context_poison(stream->device, code);
+            sim_context_poison(stream->core.device, code);
         pthread_mutex_lock(&sim_lock);
         break;
     case SIM_FREE:
@@ -183,9 +172,9 @@ static void sim_exec_release_locked(struct CUgraphExec_st *exec)
 
 static void sim_task_free_locked(sim_task_t *task)
 {
-    if (task->kind == SIM_WAIT_STREAM && --task->stream->queue.waiters == 0)
+    if (task->kind == SIM_WAIT_STREAM && --task->stream->core.queue.waiters == 0)
         pthread_cond_broadcast(&sim_changed); /* its worker may end now */
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     if (task->launch != NULL)
         sim_launch_free(task->launch);
@@ -198,8 +187,8 @@ static void sim_task_free_locked(sim_task_t *task)
 /* The queue's run: a task on its stream (never a graph's node). */
 static void sim_run_queued(sim_queue_t *queue, sim_queue_task_t *node)
 {
-    sim_run((sim_stream_t *)((char *)queue - offsetof(sim_stream_t, queue)), (sim_task_t *)node,
-            false);
+    sim_run((sim_stream_t *)((char *)queue - offsetof(sim_stream_t, core.queue)),
+            (sim_task_t *)node, false);
 }
 
 static void sim_retire(sim_queue_task_t *node)
@@ -209,49 +198,19 @@ static void sim_retire(sim_queue_task_t *node)
 
 static const sim_queue_ops_t sim_queue_ops = {sim_run_queued, sim_retire};
 
-static void *sim_worker(void *arg)
-{
-    sim_stream_t *stream = arg;
-    pthread_mutex_lock(&sim_lock);
-    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
-    /* Only a destroyed stream gets here (default streams never stop): its
-     * worker is detached, so it unlinks and frees the stream itself, once no
-     * synchronize or other stream's wait is still looking at it. */
-    sim_queue_unwatched(&stream->queue, &sim_lock, &sim_changed);
-    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
-    pthread_cond_broadcast(&sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    free(stream);
-    return NULL;
-}
+static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
 /* Under no lock. NULL when out of memory or no thread could start. */
 static sim_stream_t *sim_stream_new(int device, bool is_default, bool blocking)
 {
     sim_stream_t *stream = calloc(1, sizeof *stream);
-    pthread_attr_t attr;
-    int started;
     if (stream == NULL)
         return NULL;
-    stream->device = device;
-    stream->is_default = is_default;
     stream->blocking = blocking;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    started = pthread_create(&stream->worker, &attr, sim_worker, stream);
-    pthread_attr_destroy(&attr);
-    if (started != 0) {
+    if (!sim_stream_start(&sim_streams, &stream->core, device, is_default, true)) {
         free(stream);
         return NULL;
     }
-    pthread_mutex_lock(&sim_lock);
-    stream->next = sim_streams;
-    sim_streams = stream;
-    pthread_mutex_unlock(&sim_lock);
     return stream;
 }
 
@@ -286,21 +245,17 @@ static sim_stream_t *sim_stream_resolve(CUstream handle, CUresult *code, const c
                           "%s: the per-thread default stream is not simulated", function);
         return NULL;
     }
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == (sim_stream_t *)handle && !s->is_default && !s->queue.stop)
-            found = s;
-    pthread_mutex_unlock(&sim_lock);
+    found = (sim_stream_t *)sim_streams_find(&sim_streams, handle);
     if (found == NULL) {
         *code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: %p is not a live stream", function,
                           (void *)handle);
         return NULL;
     }
-    if (found->device != ctx->device) {
+    if (found->core.device != ctx->device) {
         *code = sim_error(CUDA_ERROR_INVALID_HANDLE,
                           "%s: the stream belongs to device %d's context but device %d's is "
                           "current",
-                          function, found->device, ctx->device);
+                          function, found->core.device, ctx->device);
         return NULL;
     }
     return found;
@@ -309,22 +264,22 @@ static sim_stream_t *sim_stream_resolve(CUstream handle, CUresult *code, const c
 /* Under sim_lock: append `task` to `stream`'s queue. */
 static void sim_enqueue_locked(sim_stream_t *stream, sim_task_t *task)
 {
-    sim_queue_push(&stream->queue, &task->node, &sim_changed);
+    sim_queue_push(&stream->core.queue, &task->node, &sim_changed);
 }
 
 /* Under sim_lock: a task that waits for `other` to finish what it has queued. */
 static bool sim_order_after_locked(sim_stream_t *stream, sim_stream_t *other)
 {
     sim_task_t *wait;
-    if (other == NULL || other == stream || sim_queue_idle(&other->queue))
+    if (other == NULL || other == stream || sim_queue_idle(&other->core.queue))
         return true;
     wait = calloc(1, sizeof *wait);
     if (wait == NULL)
         return false;
     wait->kind = SIM_WAIT_STREAM;
     wait->stream = other;
-    wait->generation = other->queue.enqueued;
-    other->queue.waiters++; /* released when the wait task is freed: see below */
+    wait->generation = other->core.queue.enqueued;
+    other->core.queue.waiters++; /* released when the wait task is freed: see below */
     sim_enqueue_locked(stream, wait);
     return true;
 }
@@ -349,12 +304,13 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
         return CUDA_SUCCESS;
     }
     /* The legacy stream's ordering with blocking streams. */
-    if (stream->is_default) {
-        for (sim_stream_t *s = sim_streams; s != NULL && ordered; s = s->next)
-            if (s != stream && s->device == stream->device && s->blocking && !s->queue.stop)
-                ordered = sim_order_after_locked(stream, s);
+    if (stream->core.is_default) {
+        SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+        if (ordered && s != stream && s->core.device == stream->core.device && s->blocking &&
+            !s->core.queue.stop)
+            ordered = sim_order_after_locked(stream, s);
     } else if (stream->blocking) {
-        ordered = sim_order_after_locked(stream, sim_defaults[stream->device]);
+        ordered = sim_order_after_locked(stream, sim_defaults[stream->core.device]);
     }
     sim_enqueue_locked(stream, task);
     pthread_mutex_unlock(&sim_lock);
@@ -362,21 +318,15 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
                    : sim_error(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory", function);
 }
 
-/* Under sim_lock: wait until `stream` has run everything queued so far. */
-static void sim_stream_wait_locked(sim_stream_t *stream)
-{
-    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
-}
-
 void sim_streams_drain(int device, bool drop)
 {
     pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s->device == device) {
-            sim_stream_wait_locked(s);
-            if (drop && !s->is_default)
-                s->queue.stop = true; /* the broadcast below wakes its worker */
-        }
+    SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+    if (s->core.device == device) {
+        sim_stream_wait_locked(&s->core);
+        if (drop && !s->core.is_default)
+            sim_stream_release_locked(&s->core); /* its worker frees it */
+    }
     pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
 }
@@ -440,7 +390,7 @@ SIM_API CUresult cuStreamDestroy_v2(CUstream hStream)
         return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                          "cuStreamDestroy_v2: the stream is capturing");
     }
-    sim_queue_stop(&stream->queue, &sim_changed);
+    sim_stream_release_locked(&stream->core);
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
 }
@@ -456,7 +406,7 @@ SIM_API CUresult cuStreamSynchronize(CUstream hStream)
         return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "synchronize",
                                   "cuStreamSynchronize");
     pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
+    sim_stream_wait_locked(&stream->core);
     pthread_mutex_unlock(&sim_lock);
     return sim_need_context("cuStreamSynchronize", &code) != NULL ? CUDA_SUCCESS : code;
 }
@@ -473,7 +423,7 @@ SIM_API CUresult cuStreamQuery(CUstream hStream)
         return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "query",
                                   "cuStreamQuery");
     pthread_mutex_lock(&sim_lock);
-    idle = sim_queue_idle(&stream->queue);
+    idle = sim_queue_idle(&stream->core.queue);
     pthread_mutex_unlock(&sim_lock);
     return idle ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
@@ -523,7 +473,7 @@ static CUresult sim_copy(CUstream handle, void *dst, const void *src, size_t siz
         return code;
     if (wait_after) {
         pthread_mutex_lock(&sim_lock);
-        sim_stream_wait_locked(stream);
+        sim_stream_wait_locked(&stream->core);
         pthread_mutex_unlock(&sim_lock);
     }
     return CUDA_SUCCESS;
@@ -596,12 +546,12 @@ SIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hS
     /* Allocated now: usable by the stream's later work, as CUDA promises.
      * A pool reuses what frees queued earlier on the stream give back, in
      * stream order: short of memory, the sim lets the stream run them. */
-    code = sim_device_alloc(stream->device, bytesize, &ptr, "cuMemAllocAsync");
+    code = sim_device_alloc(stream->core.device, bytesize, &ptr, "cuMemAllocAsync");
     if (code == CUDA_ERROR_OUT_OF_MEMORY) {
         pthread_mutex_lock(&sim_lock);
-        sim_stream_wait_locked(stream);
+        sim_stream_wait_locked(&stream->core);
         pthread_mutex_unlock(&sim_lock);
-        code = sim_device_alloc(stream->device, bytesize, &ptr, "cuMemAllocAsync");
+        code = sim_device_alloc(stream->core.device, bytesize, &ptr, "cuMemAllocAsync");
     }
     if (code != CUDA_SUCCESS)
         return code;
@@ -663,9 +613,8 @@ static struct CUevent_st *sim_event_resolve(CUevent handle, CUresult *code, cons
     if (sim_need_context(function, code) == NULL)
         return NULL;
     pthread_mutex_lock(&sim_lock);
-    for (struct CUevent_st *e = sim_events; e != NULL; e = e->next)
-        if (e == handle)
-            found = e;
+    if (sim_handles_contains(&sim_events, handle))
+        found = handle;
     pthread_mutex_unlock(&sim_lock);
     if (found == NULL)
         *code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: %p is not a live event", function,
@@ -692,8 +641,7 @@ SIM_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     event->flags = Flags;
     event->device = ctx->device;
     pthread_mutex_lock(&sim_lock);
-    event->next = sim_events;
-    sim_events = event;
+    sim_handles_add(&sim_events, event);
     pthread_mutex_unlock(&sim_lock);
     *phEvent = event;
     return CUDA_SUCCESS;
@@ -702,13 +650,8 @@ SIM_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 /* Under sim_lock: unlink `event`; freed now or by the last task naming it. */
 static void sim_event_destroy_locked(struct CUevent_st *event)
 {
-    for (struct CUevent_st **link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == event) {
-            *link = event->next;
-            break;
-        }
-    event->destroyed = true;
-    if (event->refs == 0)
+    sim_handles_remove(&sim_events, event);
+    if (sim_event_destroy(&event->marks))
         free(event);
 }
 
@@ -729,8 +672,9 @@ SIM_API CUresult cuEventDestroy_v2(CUevent hEvent)
 void sim_events_drop(int device)
 {
     pthread_mutex_lock(&sim_lock);
-    for (struct CUevent_st *e = sim_events, *next; e != NULL; e = next) {
-        next = e->next;
+    for (sim_handle_t *h = sim_events.head, *next; h != NULL; h = next) {
+        struct CUevent_st *e = (struct CUevent_st *)h;
+        next = h->next;
         if (e->device == device)
             sim_event_destroy_locked(e);
     }
@@ -747,10 +691,10 @@ SIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
     if ((event = sim_event_resolve(hEvent, &code, "cuEventRecord")) == NULL ||
         (stream = sim_stream_resolve(hStream, &code, "cuEventRecord")) == NULL)
         return code;
-    if (event->device != stream->device)
+    if (event->device != stream->core.device)
         return sim_error(CUDA_ERROR_INVALID_HANDLE,
                          "cuEventRecord: the event is device %d's, the stream device %d's",
-                         event->device, stream->device);
+                         event->device, stream->core.device);
     pthread_mutex_lock(&sim_lock);
     if (stream->capture != NULL) {
         event->captured_in = stream->capture; /* orders the capture; no state to change */
@@ -759,8 +703,7 @@ SIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
     }
     event->captured_in = NULL;
     task.event = event;
-    task.generation = ++event->recorded;
-    event->refs++;
+    task.generation = sim_event_queue_record(&event->marks);
     pthread_mutex_unlock(&sim_lock);
     return sim_submit(stream, &task, "cuEventRecord");
 }
@@ -788,13 +731,12 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
                                   "a wait on an event recorded outside the capture",
                                   "cuStreamWaitEvent");
     }
-    if (event->recorded == event->completed) {
+    if (sim_event_done(&event->marks)) {
         pthread_mutex_unlock(&sim_lock);
         return CUDA_SUCCESS;
     }
     task.event = event;
-    task.generation = event->recorded;
-    event->refs++;
+    task.generation = sim_event_queue_wait(&event->marks);
     pthread_mutex_unlock(&sim_lock);
     return sim_submit(stream, &task, "cuStreamWaitEvent");
 }
@@ -807,11 +749,9 @@ SIM_API CUresult cuEventSynchronize(CUevent hEvent)
     if ((event = sim_event_resolve(hEvent, &code, "cuEventSynchronize")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    unsigned long target = event->recorded;
-    event->refs++;
-    while (event->completed < target)
-        pthread_cond_wait(&sim_changed, &sim_lock);
-    if (--event->refs == 0 && event->destroyed)
+    event->marks.refs++; /* a destroy meanwhile leaves the event to this wait */
+    sim_event_synchronize(&event->marks);
+    if (sim_event_release_task(&event->marks))
         free(event);
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
@@ -826,7 +766,7 @@ SIM_API CUresult cuEventQuery(CUevent hEvent)
     if ((event = sim_event_resolve(hEvent, &code, "cuEventQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    done = event->completed >= event->recorded;
+    done = sim_event_done(&event->marks);
     pthread_mutex_unlock(&sim_lock);
     return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
@@ -846,12 +786,12 @@ static CUresult sim_elapsed(float *ms, CUevent hStart, CUevent hEnd, const char 
     if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
         code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: an event has CU_EVENT_DISABLE_TIMING",
                          function);
-    else if (start->recorded == 0 || end->recorded == 0)
+    else if (start->marks.recorded == 0 || end->marks.recorded == 0)
         code = sim_error(CUDA_ERROR_INVALID_HANDLE, "%s: an event was never recorded", function);
-    else if (start->completed < start->recorded || end->completed < end->recorded)
+    else if (!sim_event_done(&start->marks) || !sim_event_done(&end->marks))
         code = CUDA_ERROR_NOT_READY;
     else
-        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+        *ms = (float)((double)((int64_t)(end->marks.time_ns - start->marks.time_ns)) / 1e6);
     pthread_mutex_unlock(&sim_lock);
     return code;
 }
@@ -878,7 +818,7 @@ SIM_API CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode)
     SIM_ENTER("cuStreamBeginCapture_v2");
     if ((stream = sim_stream_resolve(hStream, &code, "cuStreamBeginCapture_v2")) == NULL)
         return code;
-    if (stream->is_default)
+    if (stream->core.is_default)
         return sim_error(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                          "cuStreamBeginCapture_v2: the legacy stream cannot be captured");
     if (mode < CU_STREAM_CAPTURE_MODE_GLOBAL || mode > CU_STREAM_CAPTURE_MODE_RELAXED)
@@ -991,11 +931,11 @@ SIM_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
         return code;
     if (hGraphExec == NULL)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuGraphLaunch: hGraphExec is NULL");
-    if (hGraphExec->device != stream->device)
+    if (hGraphExec->device != stream->core.device)
         return sim_error(CUDA_ERROR_INVALID_VALUE,
                          "cuGraphLaunch: the graph was instantiated on device %d, the stream "
                          "is device %d's",
-                         hGraphExec->device, stream->device);
+                         hGraphExec->device, stream->core.device);
     if (sim_capturing(stream))
         return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                                   "a graph launch (child graphs are not simulated)",

@@ -11,40 +11,26 @@
 #include <string.h>
 
 #include "sdaa_sim_internal.h"
+#include "sim_alloc.h"
+#include "sim_thread.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
 
-typedef enum sim_alloc_kind { SIM_DEVICE, SIM_PINNED } sim_alloc_kind_t;
-
-/* One allocation, in a list under sim_lock. */
-typedef struct sim_alloc {
-    char *base;
-    size_t size;
-    int device; /* SIM_DEVICE only */
-    sim_alloc_kind_t kind;
-    struct sim_alloc *next;
-} sim_alloc_t;
-
 static int sim_devices = -1;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
-static sim_alloc_t *sim_allocs;
-static _Thread_local int sim_thread_device;
-static _Thread_local sdaaError_t sim_last_error;
+static sim_allocs_t sim_allocs; /* device and pinned memory */
 
 sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...)
 {
     const char *log = getenv("ACCEL_SIM_FAULT_LOG");
-    sim_last_error = code;
-    if (log != NULL && strcmp(log, "1") == 0) {
-        va_list args;
-        va_start(args, fmt);
-        fprintf(stderr, "sdaart sim: error %d: ", (int)code);
-        vfprintf(stderr, fmt, args);
-        fputc('\n', stderr);
-        va_end(args);
-    }
+    va_list args;
+    va_start(args, fmt);
+    sim_thread_verror(code, fmt, args);
+    va_end(args);
+    if (log != NULL && strcmp(log, "1") == 0)
+        fprintf(stderr, "sdaart sim: error %d: %s\n", (int)code, sim_thread_last_message(0));
     return code;
 }
 
@@ -70,7 +56,7 @@ int sim_device_count(void)
 
 int sim_current_device(void)
 {
-    return sim_thread_device;
+    return sim_thread_device(0);
 }
 
 sdaaError_t sim_need_device(const char *function)
@@ -121,14 +107,12 @@ SIM_API const char *sdaaGetErrorString(sdaaError_t error)
 /* Returns the thread's last error and resets it, as CUDA's does. */
 SIM_API sdaaError_t sdaaGetLastError(void)
 {
-    sdaaError_t last = sim_last_error;
-    sim_last_error = sdaaSuccess;
-    return last;
+    return (sdaaError_t)sim_thread_last_code(1);
 }
 
 SIM_API sdaaError_t sdaaPeekAtLastError(void)
 {
-    return sim_last_error;
+    return (sdaaError_t)sim_thread_last_code(0);
 }
 
 /* ---------------------------------------------------------------- devices */
@@ -151,7 +135,7 @@ SIM_API sdaaError_t sdaaSetDevice(int device)
     if (device < 0 || device >= sim_device_count())
         return sim_error(sdaaErrorInvalidDevice, "sdaaSetDevice: no device %d (%d present)", device,
                          sim_device_count());
-    sim_thread_device = device;
+    sim_thread_set_device(device);
     return sdaaSuccess;
 }
 
@@ -160,7 +144,7 @@ SIM_API sdaaError_t sdaaGetDevice(int *device)
     SIM_ENTER("sdaaGetDevice");
     if (device == NULL)
         return sim_error(sdaaErrorInvalidValue, "sdaaGetDevice: device is NULL");
-    *device = sim_thread_device;
+    *device = sim_current_device();
     return sdaaSuccess;
 }
 
@@ -170,7 +154,7 @@ SIM_API sdaaError_t sdaaDeviceSynchronize(void)
     SIM_ENTER("sdaaDeviceSynchronize");
     if ((code = sim_need_device("sdaaDeviceSynchronize")) != sdaaSuccess)
         return code;
-    sim_streams_drain(sim_thread_device);
+    sim_streams_drain(sim_current_device());
     return sdaaSuccess;
 }
 
@@ -218,52 +202,22 @@ SIM_API sdaaError_t sdaaDriverGetVersion(int *driverVersion)
 
 /* ---------------------------------------------------------------- allocation records */
 
-/* Under sim_lock: the record whose range holds [ptr, ptr+size), of `kind`. */
-static sim_alloc_t *sim_find(const void *ptr, size_t size, sim_alloc_kind_t kind)
-{
-    const char *p = ptr;
-    for (sim_alloc_t *a = sim_allocs; a != NULL; a = a->next)
-        if (a->kind == kind && p >= a->base && p <= a->base + a->size &&
-            size <= (size_t)(a->base + a->size - p))
-            return a;
-    return NULL;
-}
-
-/* Under sim_lock: unlink and return the record starting exactly at ptr. */
-static sim_alloc_t *sim_take(const void *ptr, sim_alloc_kind_t kind)
-{
-    for (sim_alloc_t **link = &sim_allocs; *link != NULL; link = &(*link)->next)
-        if ((*link)->base == ptr && (*link)->kind == kind) {
-            sim_alloc_t *a = *link;
-            *link = a->next;
-            return a;
-        }
-    return NULL;
-}
-
 bool sim_is_device_range(const void *ptr, size_t size)
 {
     bool inside;
     pthread_mutex_lock(&sim_lock);
-    inside = sim_find(ptr, size, SIM_DEVICE) != NULL;
+    inside = sim_allocs_find(&sim_allocs, ptr, size, SIM_ALLOC_DEVICE) != NULL;
     pthread_mutex_unlock(&sim_lock);
     return inside;
 }
 
 static sdaaError_t sim_record(char *base, size_t size, int device, sim_alloc_kind_t kind)
 {
-    sim_alloc_t *record = calloc(1, sizeof *record);
-    if (record == NULL)
-        return sdaaErrorOutOfMemory;
-    record->base = base;
-    record->size = size;
-    record->device = device;
-    record->kind = kind;
+    bool recorded;
     pthread_mutex_lock(&sim_lock);
-    record->next = sim_allocs;
-    sim_allocs = record;
+    recorded = sim_allocs_add(&sim_allocs, base, size, device, kind);
     pthread_mutex_unlock(&sim_lock);
-    return sdaaSuccess;
+    return recorded ? sdaaSuccess : sdaaErrorOutOfMemory;
 }
 
 /* ---------------------------------------------------------------- device memory */
@@ -272,7 +226,7 @@ static sdaaError_t sim_record(char *base, size_t size, int device, sim_alloc_kin
 SIM_API sdaaError_t sdaaMalloc(void **ptr, size_t size)
 {
     sdaaError_t code;
-    int device = sim_thread_device;
+    int device = sim_current_device();
     void *base = NULL;
     SIM_ENTER("sdaaMalloc");
     if ((code = sim_need_device("sdaaMalloc")) != sdaaSuccess)
@@ -296,7 +250,7 @@ SIM_API sdaaError_t sdaaMalloc(void **ptr, size_t size)
     sim_used[device] += size;
     pthread_mutex_unlock(&sim_lock);
     if (posix_memalign(&base, 512, size) != 0 ||
-        sim_record(base, size, device, SIM_DEVICE) != sdaaSuccess) {
+        sim_record(base, size, device, SIM_ALLOC_DEVICE) != sdaaSuccess) {
         free(base);
         pthread_mutex_lock(&sim_lock);
         sim_used[device] -= size;
@@ -312,19 +266,19 @@ SIM_API sdaaError_t sdaaMalloc(void **ptr, size_t size)
  * instead. */
 SIM_API sdaaError_t sdaaFree(void *ptr)
 {
-    sim_alloc_t *record;
+    sim_alloc_t record;
+    bool found;
     SIM_ENTER("sdaaFree");
     if (ptr == NULL)
         return sdaaSuccess;
     pthread_mutex_lock(&sim_lock);
-    record = sim_take(ptr, SIM_DEVICE);
-    if (record != NULL)
-        sim_used[record->device] -= record->size;
+    found = sim_allocs_take(&sim_allocs, ptr, SIM_ALLOC_DEVICE, &record);
+    if (found)
+        sim_used[record.device] -= record.size;
     pthread_mutex_unlock(&sim_lock);
-    if (record == NULL)
+    if (!found)
         return sim_error(sdaaErrorInvalidDevicePointer, "sdaaFree: %p is not device memory", ptr);
-    free(record->base);
-    free(record);
+    free(record.base);
     return sdaaSuccess;
 }
 
@@ -340,7 +294,7 @@ SIM_API sdaaError_t sdaaMemGetInfo(size_t *free_bytes, size_t *total)
     pthread_mutex_lock(&sim_lock);
     sim_read_config();
     *total = sim_capacity;
-    *free_bytes = sim_capacity - sim_used[sim_thread_device];
+    *free_bytes = sim_capacity - sim_used[sim_current_device()];
     pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
 }
@@ -358,7 +312,7 @@ SIM_API sdaaError_t sdaaMallocHost(void **ptr, size_t size)
         return sim_error(sdaaErrorInvalidValue, "sdaaMallocHost: ptr NULL or size 0");
     if (sim_fault_alloc_refused(size) || (base = malloc(size)) == NULL)
         return sim_error(sdaaErrorOutOfMemory, "sdaaMallocHost: %zu bytes refused", size);
-    if (sim_record(base, size, -1, SIM_PINNED) != sdaaSuccess) {
+    if (sim_record(base, size, -1, SIM_ALLOC_PINNED) != sdaaSuccess) {
         free(base);
         return sim_error(sdaaErrorOutOfMemory, "sdaaMallocHost: out of host memory");
     }
@@ -368,17 +322,17 @@ SIM_API sdaaError_t sdaaMallocHost(void **ptr, size_t size)
 
 SIM_API sdaaError_t sdaaFreeHost(void *ptr)
 {
-    sim_alloc_t *record;
+    sim_alloc_t record;
     SIM_ENTER("sdaaFreeHost");
     if (ptr == NULL)
         return sdaaSuccess;
     pthread_mutex_lock(&sim_lock);
-    record = sim_take(ptr, SIM_PINNED);
-    pthread_mutex_unlock(&sim_lock);
-    if (record == NULL)
+    if (!sim_allocs_take(&sim_allocs, ptr, SIM_ALLOC_PINNED, &record)) {
+        pthread_mutex_unlock(&sim_lock);
         return sim_error(sdaaErrorInvalidValue, "sdaaFreeHost: %p did not come from sdaaMallocHost",
                          ptr);
-    free(record->base);
-    free(record);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    free(record.base);
     return sdaaSuccess;
 }

@@ -12,26 +12,21 @@
 #include <stdbool.h>
 
 #include "sdaa_sim.h"
-#include "sim_fault.h"
+#include "sim_core.h"
 
 #define SIM_MAX_DEVICES 64
-#define SIM_API         SIM_EXPORT
 
-extern pthread_mutex_t sim_lock;
-extern pthread_cond_t sim_changed;
-
-/* Every exported function that returns sdaaError_t starts with this:
- * counts the call and returns the injected fault, if any. */
-#define SIM_ENTER(name)                                                                            \
-    do {                                                                                           \
-        int sim_injected_ = sim_fault_hit(name);                                                   \
-        if (sim_injected_ != 0)                                                                    \
-            return sim_error((sdaaError_t)sim_injected_, "%s: injected fault", name);              \
-    } while (0)
+/* SIM_ENTER(name) opens every exported function (sim_core.h): an injected
+ * code is returned through sim_injected, below. */
+#define SIM_ENTER(name) SIM_FAULT_ENTER(name, sim_injected)
 
 /* Keep `code` as the thread's last error (sdaaGetLastError) and, with
  * ACCEL_SIM_FAULT_LOG=1, say `fmt` on stderr; returns `code`. */
 sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline sdaaError_t sim_injected(const char *name, int code)
+{
+    return sim_error((sdaaError_t)code, "%s: injected fault", name);
+}
 
 /* The device count (ACCEL_SIM_DEVICES, default 2, then
  * SDAA_VISIBLE_DEVICES), fixed at first use. */

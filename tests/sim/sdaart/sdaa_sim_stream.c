@@ -18,7 +18,8 @@
 #include <time.h>
 
 #include "sdaa_sim_internal.h"
-#include "sim_queue.h"
+#include "sim_event.h"
+#include "sim_stream.h"
 
 typedef enum sim_task_kind {
     SIM_COPY,
@@ -29,14 +30,10 @@ typedef enum sim_task_kind {
 } sim_task_kind_t;
 
 typedef struct sim_event {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     unsigned flags;
     int device;
-    unsigned long recorded;  /* records enqueued */
-    unsigned long completed; /* the latest record the stream reached */
-    uint64_t time_ns;        /* when `completed` was reached */
-    unsigned long refs;      /* queued records and waits naming the event */
-    bool destroyed;          /* sdaaEventDestroy ran: freed when refs reach 0 */
-    struct sim_event *next;  /* in sim_events while not destroyed */
+    sim_event_marks_t marks; /* records, and the queued tasks naming it */
 } sim_event_t;
 
 typedef struct sim_task {
@@ -53,44 +50,31 @@ typedef struct sim_task {
 } sim_task_t;
 _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
+/* A stream is the core's: sdaaStreamDestroy releases it (sim_stream.h),
+ * and its worker frees it once its queue has run. */
 struct sim_stream {
-    int device;
-    bool is_default;
-    pthread_t worker;
-    /* stop: sdaaStreamDestroy ran, so finish the queue, then end; waiters:
-     * threads in sim_queue_wait, which keep a destroyed stream alive. */
-    sim_queue_t queue;
-    struct sim_stream *next; /* in sim_streams until its worker ends */
+    sim_stream_core_t core;
 };
 
-static sim_stream_t *sim_streams;                   /* every live stream */
-static sim_stream_t *sim_defaults[SIM_MAX_DEVICES]; /* made on first use, never freed */
-static sim_event_t *sim_events;                     /* every event not destroyed */
+static sim_handles_t sim_events; /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
 
 /* Runs one task of a stream; called with sim_lock held, may drop it. */
 static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 {
-    sim_stream_t *stream = (sim_stream_t *)((char *)queue - offsetof(sim_stream_t, queue));
+    sim_stream_t *stream = (sim_stream_t *)((char *)queue - offsetof(sim_stream_core_t, queue));
     sim_task_t *task = (sim_task_t *)node;
     switch (task->kind) {
     case SIM_COPY: sim_queue_memmove(&sim_lock, task->dst, task->src, task->size); break;
     case SIM_FILL: sim_queue_memset(&sim_lock, task->dst, task->value, task->size); break;
-    case SIM_RECORD:
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
-        break;
-    case SIM_WAIT:
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        break;
+    case SIM_RECORD: sim_event_reach(&task->event->marks, task->generation); break;
+    case SIM_WAIT: sim_event_wait(&task->event->marks, task->generation); break;
     case SIM_CALLBACK:
         /* The default stream's handle is NULL to its users. */
         pthread_mutex_unlock(&sim_lock);
-        task->fn(stream->is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess, task->user_data);
+        task->fn(stream->core.is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess,
+                 task->user_data);
         pthread_mutex_lock(&sim_lock);
         break;
     }
@@ -100,62 +84,17 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     free(task);
 }
 
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
-
-static void *sim_worker(void *arg)
-{
-    sim_stream_t *stream = arg;
-    pthread_mutex_lock(&sim_lock);
-    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
-    /* Only a destroyed stream gets here (default streams never stop): its
-     * worker is detached, so it unlinks and frees the stream itself, once no
-     * device synchronize is still looking at it. */
-    sim_queue_unwatched(&stream->queue, &sim_lock, &sim_changed);
-    for (sim_stream_t **link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
-    pthread_cond_broadcast(&sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    free(stream);
-    return NULL;
-}
-
-/* Under no lock. NULL when out of memory or no thread could start. */
-static sim_stream_t *sim_stream_new(int device, bool is_default)
-{
-    sim_stream_t *stream = calloc(1, sizeof *stream);
-    if (stream == NULL)
-        return NULL;
-    stream->device = device;
-    stream->is_default = is_default;
-    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
-        free(stream);
-        return NULL;
-    }
-    pthread_mutex_lock(&sim_lock);
-    stream->next = sim_streams;
-    sim_streams = stream;
-    pthread_mutex_unlock(&sim_lock);
-    return stream;
-}
+static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
 static sim_stream_t *sim_default_stream(int device)
 {
-    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
-    sim_stream_t *stream;
-    pthread_mutex_lock(&make_lock);
-    if (sim_defaults[device] == NULL)
-        sim_defaults[device] = sim_stream_new(device, true);
-    stream = sim_defaults[device];
-    pthread_mutex_unlock(&make_lock);
-    return stream;
+    return (sim_stream_t *)sim_streams_default(&sim_streams, sizeof(sim_stream_t), device);
 }
 
 sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const char *function)
@@ -169,11 +108,7 @@ sim_stream_t *sim_stream_resolve(sdaaStream_t handle, sdaaError_t *code, const c
             *code = sim_error(sdaaErrorOutOfMemory, "%s: no default stream", function);
         return found;
     }
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s == (sim_stream_t *)handle && !s->is_default && !s->queue.stop)
-            found = s;
-    pthread_mutex_unlock(&sim_lock);
+    found = (sim_stream_t *)sim_streams_find(&sim_streams, handle);
     if (found == NULL)
         *code = sim_error(sdaaErrorInvalidHandle, "%s: %p is not a live stream", function,
                           (void *)handle);
@@ -185,10 +120,10 @@ static sim_stream_t *sim_stream_for_work(sdaaStream_t handle, sdaaError_t *code,
                                          const char *function)
 {
     sim_stream_t *stream = sim_stream_resolve(handle, code, function);
-    if (stream != NULL && stream->device != sim_current_device()) {
+    if (stream != NULL && stream->core.device != sim_current_device()) {
         *code = sim_error(sdaaErrorInvalidHandle,
                           "%s: the stream belongs to device %d but the thread's device is %d",
-                          function, stream->device, sim_current_device());
+                          function, stream->core.device, sim_current_device());
         return NULL;
     }
     return stream;
@@ -197,35 +132,19 @@ static sim_stream_t *sim_stream_for_work(sdaaStream_t handle, sdaaError_t *code,
 /* Queue `task` (malloc'ed, filled) on `stream`. Under sim_lock. */
 static void sim_enqueue(sim_stream_t *stream, sim_task_t *task)
 {
-    sim_queue_push(&stream->queue, &task->node, &sim_changed);
+    sim_queue_push(&stream->core.queue, &task->node, &sim_changed);
 }
 
 static sdaaError_t sim_submit(sim_stream_t *stream, const sim_task_t *proto, const char *function)
 {
-    sim_task_t *task = malloc(sizeof *task);
-    if (task == NULL)
+    if (!sim_stream_submit(&stream->core, proto, sizeof *proto))
         return sim_error(sdaaErrorOutOfMemory, "%s: out of host memory", function);
-    *task = *proto;
-    pthread_mutex_lock(&sim_lock);
-    sim_enqueue(stream, task);
-    pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
-}
-
-/* Under sim_lock: wait until `stream` has run everything enqueued so far
- * (a destroyed stream stays alive meanwhile). */
-static void sim_stream_wait_locked(sim_stream_t *stream)
-{
-    sim_queue_wait(&stream->queue, &sim_lock, &sim_changed);
 }
 
 void sim_streams_drain(int device)
 {
-    pthread_mutex_lock(&sim_lock);
-    for (sim_stream_t *s = sim_streams; s != NULL; s = s->next)
-        if (s->device == device)
-            sim_stream_wait_locked(s);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_drain_device(&sim_streams, device);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -240,7 +159,8 @@ SIM_API sdaaError_t sdaaStreamCreateWithFlags(sdaaStream_t *stream, unsigned int
     if (stream == NULL || (flags != sdaaStreamDefault && flags != sdaaStreamNonBlocking))
         return sim_error(sdaaErrorInvalidValue,
                          "sdaaStreamCreateWithFlags: stream NULL or flags %#x unknown", flags);
-    created = sim_stream_new(sim_current_device(), false);
+    created = (sim_stream_t *)sim_stream_create(&sim_streams, sizeof *created, sim_current_device(),
+                                                false);
     if (created == NULL)
         return sim_error(sdaaErrorOutOfMemory, "sdaaStreamCreateWithFlags: no worker thread");
     *stream = (sdaaStream_t)created;
@@ -260,25 +180,12 @@ SIM_API sdaaError_t sdaaStreamDestroy(sdaaStream_t handle)
 {
     sdaaError_t code;
     sim_stream_t *stream;
-    pthread_t worker;
-    bool idle;
     SIM_ENTER("sdaaStreamDestroy");
     if (handle == NULL)
         return sim_error(sdaaErrorInvalidHandle, "sdaaStreamDestroy: stream is NULL");
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamDestroy")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    worker = stream->worker;
-    idle = sim_queue_idle(&stream->queue);
-    if (!idle)
-        pthread_detach(worker); /* ends on its own once the queue has run */
-    sim_queue_stop(&stream->queue, &sim_changed);
-    pthread_mutex_unlock(&sim_lock);
-    /* Nothing queued: the worker ends at once; joining it keeps its thread
-     * (and what callbacks left in its thread-local storage) from outliving
-     * the caller's next steps. The stream is freed by the worker either way. */
-    if (idle)
-        pthread_join(worker, NULL);
+    sim_stream_release(&stream->core);
     return sdaaSuccess;
 }
 
@@ -289,9 +196,7 @@ SIM_API sdaaError_t sdaaStreamSynchronize(sdaaStream_t handle)
     SIM_ENTER("sdaaStreamSynchronize");
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamSynchronize")) == NULL)
         return code;
-    pthread_mutex_lock(&sim_lock);
-    sim_stream_wait_locked(stream);
-    pthread_mutex_unlock(&sim_lock);
+    sim_stream_wait(&stream->core);
     return sdaaSuccess;
 }
 
@@ -304,7 +209,7 @@ SIM_API sdaaError_t sdaaStreamQuery(sdaaStream_t handle)
     if ((stream = sim_stream_resolve(handle, &code, "sdaaStreamQuery")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    idle = sim_queue_idle(&stream->queue);
+    idle = sim_queue_idle(&stream->core.queue);
     pthread_mutex_unlock(&sim_lock);
     return idle ? sdaaSuccess : sdaaErrorNotReady;
 }
@@ -430,8 +335,7 @@ SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
     created->flags = flags;
     created->device = sim_current_device();
     pthread_mutex_lock(&sim_lock);
-    created->next = sim_events;
-    sim_events = created;
+    sim_handles_add(&sim_events, created);
     pthread_mutex_unlock(&sim_lock);
     *event = (sdaaEvent_t)created;
     return sdaaSuccess;
@@ -446,10 +350,7 @@ SIM_API sdaaError_t sdaaEventCreate(sdaaEvent_t *event)
 /* Under sim_lock: `handle` as a live event, or NULL. */
 static sim_event_t *sim_event_find(sdaaEvent_t handle)
 {
-    for (sim_event_t *e = sim_events; e != NULL; e = e->next)
-        if (e == (sim_event_t *)handle)
-            return e;
-    return NULL;
+    return sim_handles_contains(&sim_events, handle) ? (sim_event_t *)handle : NULL;
 }
 
 /* As CUDA does, a destroy with a record or wait still queued is allowed: the
@@ -465,13 +366,8 @@ SIM_API sdaaError_t sdaaEventDestroy(sdaaEvent_t event)
         return sim_error(sdaaErrorInvalidHandle, "sdaaEventDestroy: %p is not a live event",
                          (void *)event);
     }
-    for (sim_event_t **link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == e) {
-            *link = e->next;
-            break;
-        }
-    e->destroyed = true;
-    free_now = e->refs == 0;
+    sim_handles_remove(&sim_events, e);
+    free_now = sim_event_destroy(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     if (free_now)
         free(e);
@@ -500,8 +396,8 @@ static sdaaError_t sim_event_task(sdaaEvent_t event, sdaaStream_t handle, sim_ta
     }
     task->kind = kind;
     task->event = e;
-    task->generation = kind == SIM_RECORD ? ++e->recorded : e->recorded;
-    e->refs++;
+    task->generation =
+        kind == SIM_RECORD ? sim_event_queue_record(&e->marks) : sim_event_queue_wait(&e->marks);
     sim_enqueue(stream, task);
     pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
@@ -534,9 +430,7 @@ SIM_API sdaaError_t sdaaEventSynchronize(sdaaEvent_t event)
                          (void *)event);
     }
     {
-        unsigned long target = e->recorded;
-        while (e->completed < target)
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        sim_event_synchronize(&e->marks);
     }
     pthread_mutex_unlock(&sim_lock);
     return sdaaSuccess;
@@ -555,7 +449,7 @@ SIM_API sdaaError_t sdaaEventQuery(sdaaEvent_t event)
         return sim_error(sdaaErrorInvalidHandle, "sdaaEventQuery: %p is not a live event",
                          (void *)event);
     }
-    done = e->completed == e->recorded;
+    done = sim_event_done(&e->marks);
     pthread_mutex_unlock(&sim_lock);
     return done ? sdaaSuccess : sdaaErrorNotReady;
 }
@@ -573,12 +467,14 @@ SIM_API sdaaError_t sdaaEventElapsedTime(float *ms, sdaaEvent_t startEvent, sdaa
     start = sim_event_find(startEvent);
     end = sim_event_find(endEvent);
     if (start == NULL || end == NULL || (start->flags & sdaaEventDisableTiming) ||
-        (end->flags & sdaaEventDisableTiming) || start->recorded == 0 || end->recorded == 0)
+        (end->flags & sdaaEventDisableTiming) || start->marks.recorded == 0 ||
+        end->marks.recorded == 0)
         code = sdaaErrorInvalidHandle;
-    else if (start->completed != start->recorded || end->completed != end->recorded)
+    else if (start->marks.completed != start->marks.recorded ||
+             end->marks.completed != end->marks.recorded)
         code = sdaaErrorNotReady;
     else
-        *ms = (float)((double)((int64_t)(end->time_ns - start->time_ns)) / 1e6);
+        *ms = (float)((double)((int64_t)(end->marks.time_ns - start->marks.time_ns)) / 1e6);
     pthread_mutex_unlock(&sim_lock);
     if (code != sdaaSuccess)
         return sim_error(code, "sdaaEventElapsedTime: an event is not live, not timed, not "

@@ -14,20 +14,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim_queue.h"
+#include "sim_event.h"
+#include "sim_stream.h"
 #include "syn_sim_internal.h"
 
 typedef enum sim_task_kind { SIM_COPY, SIM_FILL, SIM_RECORD, SIM_WAIT } sim_task_kind_t;
 
 struct EventInterfaceExternal {
+    sim_handle_t handle; /* first: in sim_events while not destroyed */
     int module;
     uint32_t flags;
-    unsigned long recorded, completed;
-    uint64_t time_ns;
-    synStreamHandle stream; /* of the latest record */
-    unsigned long refs;     /* queued tasks naming it */
-    bool destroyed;
-    struct EventInterfaceExternal *next; /* in sim_events while not destroyed */
+    sim_event_marks_t marks; /* records, and the queued tasks naming it */
+    synStreamHandle stream;  /* of the latest record */
 };
 
 typedef struct sim_task {
@@ -40,16 +38,14 @@ typedef struct sim_task {
 } sim_task_t;
 _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
+/* A stream on a module (the core's device); synStreamDestroy ends the core
+ * (sim_stream.h: joins the worker), then frees the stream. */
 struct InternalStreamHandle {
-    int module;
-    pthread_t worker;
-    sim_queue_t queue; /* synStreamDestroy joins the worker, then frees the stream */
-    struct InternalStreamHandle *next;
+    sim_stream_core_t core;
 };
 
-static synStreamHandle sim_streams;
 /* Every event not destroyed (one whose destroy failed stays reachable). */
-static synEventHandle sim_events;
+static sim_handles_t sim_events;
 
 /* Runs one task; called with sim_lock held, drops it for a copy or fill. */
 static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
@@ -64,16 +60,8 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     case SIM_FILL:
         sim_queue_memset(&sim_lock, (void *)(uintptr_t)task->dst, task->value, task->size);
         break;
-    case SIM_RECORD:
-        if (task->generation > task->event->completed) {
-            task->event->completed = task->generation;
-            task->event->time_ns = sim_now_ns();
-        }
-        break;
-    case SIM_WAIT:
-        while (task->event->completed < task->generation)
-            pthread_cond_wait(&sim_changed, &sim_lock);
-        break;
+    case SIM_RECORD: sim_event_reach(&task->event->marks, task->generation); break;
+    case SIM_WAIT: sim_event_wait(&task->event->marks, task->generation); break;
     }
 }
 
@@ -81,29 +69,18 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
 static void sim_retire(sim_queue_task_t *node)
 {
     sim_task_t *task = (sim_task_t *)node;
-    if (task->event != NULL && --task->event->refs == 0 && task->event->destroyed)
+    if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
     free(task);
 }
 
 static const sim_queue_ops_t sim_queue_ops = {sim_run, sim_retire};
+static sim_streams_t sim_streams = {.ops = &sim_queue_ops}; /* every live stream */
 
-static void *sim_worker(void *arg)
-{
-    synStreamHandle stream = arg;
-    pthread_mutex_lock(&sim_lock);
-    sim_queue_serve(&stream->queue, &sim_lock, &sim_changed, &sim_queue_ops);
-    pthread_mutex_unlock(&sim_lock);
-    return NULL;
-}
-
-/* Under sim_lock: a live stream, or NULL. */
+/* Under sim_lock: whether `stream` is a live stream. */
 static bool sim_stream_live(synStreamHandle stream)
 {
-    for (synStreamHandle s = sim_streams; s != NULL; s = s->next)
-        if (s == stream)
-            return true;
-    return false;
+    return sim_handles_contains(&sim_streams.live, stream);
 }
 
 /* Under sim_lock. */
@@ -114,16 +91,16 @@ static synStatus sim_enqueue(synStreamHandle stream, sim_task_t *proto)
         return synOutOfHostMemory;
     *task = *proto;
     if (task->event != NULL)
-        task->event->refs++;
-    sim_queue_push(&stream->queue, &task->node, &sim_changed);
+        task->event->marks.refs++;
+    sim_queue_push(&stream->core.queue, &task->node, &sim_changed);
     return synSuccess;
 }
 
 bool sim_module_busy(int module)
 {
-    for (synStreamHandle s = sim_streams; s != NULL; s = s->next)
-        if (s->module == module && !sim_queue_idle(&s->queue))
-            return true;
+    SIM_HANDLES_EACH(sim_stream_core_t, s, &sim_streams.live)
+    if (s->device == module && !sim_queue_idle(&s->queue))
+        return true;
     return false;
 }
 
@@ -152,15 +129,10 @@ SIM_API synStatus synStreamCreateGeneric(synStreamHandle *pStreamHandle, const s
         return synInvalidArgument;
     if ((stream = calloc(1, sizeof *stream)) == NULL)
         return synOutOfHostMemory;
-    stream->module = module;
-    if (pthread_create(&stream->worker, NULL, sim_worker, stream) != 0) {
+    if (!sim_stream_start(&sim_streams, &stream->core, module, false, false)) {
         free(stream);
         return synFail;
     }
-    pthread_mutex_lock(&sim_lock);
-    stream->next = sim_streams;
-    sim_streams = stream;
-    pthread_mutex_unlock(&sim_lock);
     *pStreamHandle = stream;
     return synSuccess;
 }
@@ -174,18 +146,12 @@ SIM_API synStatus synStreamDestroy(const synStreamHandle streamHandle)
         pthread_mutex_unlock(&sim_lock);
         return synInvalidArgument;
     }
-    if (!sim_queue_idle(&stream->queue)) {
+    if (!sim_queue_idle(&stream->core.queue)) {
         pthread_mutex_unlock(&sim_lock);
         return synBusy;
     }
-    for (synStreamHandle *link = &sim_streams; *link != NULL; link = &(*link)->next)
-        if (*link == stream) {
-            *link = stream->next;
-            break;
-        }
-    sim_queue_stop(&stream->queue, &sim_changed);
     pthread_mutex_unlock(&sim_lock);
-    pthread_join(stream->worker, NULL);
+    sim_stream_end(&stream->core);
     free(stream);
     return synSuccess;
 }
@@ -200,7 +166,7 @@ SIM_API synStatus synStreamSynchronize(const synStreamHandle streamHandle)
     }
     /* Until the queue is empty, work queued meanwhile included (not only
      * what was queued before the call, as sim_queue_wait would). */
-    while (!sim_queue_idle(&streamHandle->queue))
+    while (!sim_queue_idle(&streamHandle->core.queue))
         pthread_cond_wait(&sim_changed, &sim_lock);
     pthread_mutex_unlock(&sim_lock);
     return synSuccess;
@@ -214,7 +180,7 @@ SIM_API synStatus synStreamQuery(const synStreamHandle streamHandle)
     if (!sim_stream_live(streamHandle))
         status = synInvalidArgument;
     else
-        status = sim_queue_idle(&streamHandle->queue) ? synSuccess : synBusy;
+        status = sim_queue_idle(&streamHandle->core.queue) ? synSuccess : synBusy;
     pthread_mutex_unlock(&sim_lock);
     return status;
 }
@@ -235,7 +201,7 @@ SIM_API synStatus synMemCopyAsync(const synStreamHandle streamHandle, const uint
         pthread_mutex_unlock(&sim_lock);
         return synInvalidArgument;
     }
-    module = streamHandle->module;
+    module = streamHandle->core.device;
     switch (direction) {
     case HOST_TO_DRAM:
         src_ok = sim_is_host_range(module, src, size);
@@ -271,7 +237,7 @@ SIM_API synStatus synMemsetD8Async(uint64_t pDeviceMem, const unsigned char valu
         return synInvalidArgument;
     pthread_mutex_lock(&sim_lock);
     if (!sim_stream_live(streamHandle) ||
-        !sim_is_device_range(streamHandle->module, pDeviceMem, numOfElements))
+        !sim_is_device_range(streamHandle->core.device, pDeviceMem, numOfElements))
         status = synInvalidArgument;
     else
         status = sim_enqueue(streamHandle, &task);
@@ -301,8 +267,7 @@ SIM_API synStatus synEventCreate(synEventHandle *pEventHandler, const synDeviceI
     event->module = module;
     event->flags = flags;
     pthread_mutex_lock(&sim_lock);
-    event->next = sim_events;
-    sim_events = event;
+    sim_handles_add(&sim_events, event);
     pthread_mutex_unlock(&sim_lock);
     *pEventHandler = event;
     return synSuccess;
@@ -315,13 +280,8 @@ SIM_API synStatus synEventDestroy(synEventHandle eventHandle)
     if (eventHandle == NULL)
         return synInvalidEventHandle;
     pthread_mutex_lock(&sim_lock);
-    for (synEventHandle *link = &sim_events; *link != NULL; link = &(*link)->next)
-        if (*link == eventHandle) {
-            *link = eventHandle->next;
-            break;
-        }
-    eventHandle->destroyed = true;
-    if (eventHandle->refs == 0)
+    sim_handles_remove(&sim_events, eventHandle);
+    if (sim_event_destroy(&eventHandle->marks))
         free(eventHandle);
     pthread_mutex_unlock(&sim_lock);
     return synSuccess;
@@ -334,14 +294,15 @@ SIM_API synStatus synEventRecord(synEventHandle eventHandle, const synStreamHand
     if (eventHandle == NULL)
         return synInvalidEventHandle;
     pthread_mutex_lock(&sim_lock);
-    if (!sim_stream_live(streamHandle) || streamHandle->module != eventHandle->module) {
+    if (!sim_stream_live(streamHandle) || streamHandle->core.device != eventHandle->module) {
         status = synInvalidArgument;
     } else {
-        sim_task_t task = {
-            .kind = SIM_RECORD, .event = eventHandle, .generation = eventHandle->recorded + 1};
+        sim_task_t task = {.kind = SIM_RECORD,
+                           .event = eventHandle,
+                           .generation = eventHandle->marks.recorded + 1};
         status = sim_enqueue(streamHandle, &task);
         if (status == synSuccess) {
-            eventHandle->recorded++;
+            eventHandle->marks.recorded++;
             eventHandle->stream = streamHandle;
         }
     }
@@ -360,12 +321,12 @@ SIM_API synStatus synStreamWaitEvent(const synStreamHandle streamHandle, synEven
     if (flags != 0)
         return synInvalidArgument;
     pthread_mutex_lock(&sim_lock);
-    if (!sim_stream_live(streamHandle) || streamHandle->module != eventHandle->module ||
+    if (!sim_stream_live(streamHandle) || streamHandle->core.device != eventHandle->module ||
         eventHandle->stream == streamHandle) {
         status = synInvalidArgument;
-    } else if (eventHandle->recorded > 0) {
+    } else if (eventHandle->marks.recorded > 0) {
         sim_task_t task = {
-            .kind = SIM_WAIT, .event = eventHandle, .generation = eventHandle->recorded};
+            .kind = SIM_WAIT, .event = eventHandle, .generation = eventHandle->marks.recorded};
         status = sim_enqueue(streamHandle, &task);
     }
     pthread_mutex_unlock(&sim_lock);
@@ -379,7 +340,7 @@ SIM_API synStatus synEventQuery(const synEventHandle eventHandle)
     if (eventHandle == NULL)
         return synInvalidEventHandle;
     pthread_mutex_lock(&sim_lock);
-    status = eventHandle->completed < eventHandle->recorded ? synBusy : synSuccess;
+    status = eventHandle->marks.completed < eventHandle->marks.recorded ? synBusy : synSuccess;
     pthread_mutex_unlock(&sim_lock);
     return status;
 }
@@ -390,7 +351,7 @@ SIM_API synStatus synEventSynchronize(const synEventHandle eventHandle)
     if (eventHandle == NULL)
         return synInvalidEventHandle;
     pthread_mutex_lock(&sim_lock);
-    while (eventHandle->completed < eventHandle->recorded)
+    while (eventHandle->marks.completed < eventHandle->marks.recorded)
         pthread_cond_wait(&sim_changed, &sim_lock);
     pthread_mutex_unlock(&sim_lock);
     return synSuccess;
@@ -408,14 +369,16 @@ SIM_API synStatus synEventElapsedTime(uint64_t *pNanoSeconds, const synEventHand
     pthread_mutex_lock(&sim_lock);
     if (!(a->flags & EVENT_COLLECT_TIME) || (b != NULL && !(b->flags & EVENT_COLLECT_TIME)))
         status = synInvalidArgument;
-    else if (a->recorded == 0 || (b != NULL && b->recorded == 0))
+    else if (a->marks.recorded == 0 || (b != NULL && b->marks.recorded == 0))
         status = synInvalidArgument;
-    else if (a->completed < a->recorded || (b != NULL && b->completed < b->recorded))
+    else if (a->marks.completed < a->marks.recorded ||
+             (b != NULL && b->marks.completed < b->marks.recorded))
         status = synBusy;
     else if (b == NULL)
-        *pNanoSeconds = a->time_ns;
+        *pNanoSeconds = a->marks.time_ns;
     else
-        *pNanoSeconds = b->time_ns >= a->time_ns ? b->time_ns - a->time_ns : 0;
+        *pNanoSeconds =
+            b->marks.time_ns >= a->marks.time_ns ? b->marks.time_ns - a->marks.time_ns : 0;
     pthread_mutex_unlock(&sim_lock);
     return status;
 }
