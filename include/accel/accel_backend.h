@@ -91,7 +91,21 @@ typedef struct accel_backend_info {
     /* Threads start on device LOCAL_RANK (DeepSpeed's cpu current_device)
      * instead of device 0. */
     bool current_device_from_local_rank;
+    /* Appended: why the fused device optimizers cannot run here (no kernel
+     * compiler...), without the "<name>: " core puts in front. Core then
+     * lists FusedAdamBuilder, FusedLionBuilder and FusedLambBuilder as not
+     * compatible with this reason (a backend with fused_optim, or whose
+     * memory is host memory, gets working ones instead). Read only when
+     * struct_size covers it. (optional: NULL lists none) */
+    const char *fused_ops_unavailable;
 } accel_backend_info_t;
+
+/* info->fused_ops_unavailable, or NULL where the struct predates it. */
+#define ACCEL_BACKEND_INFO_FUSED_OPS_UNAVAILABLE(info)                                             \
+    ((info)->struct_size >=                                                                        \
+             offsetof(accel_backend_info_t, fused_ops_unavailable) + sizeof(const char *)          \
+         ? (info)->fused_ops_unavailable                                                           \
+         : NULL)
 
 typedef enum accel_rng_kind {
     ACCEL_RNG_U32 = 0,     /* 1 word per element */
@@ -274,8 +288,12 @@ typedef struct accel_backend_ops {
     accel_status_t (*graph_launch)(void *self, int device, void *stream, void *graph);
     void (*graph_destroy)(void *self, void *graph);
 
-    /* ---- random numbers (required): fill `count` elements at `ptr` from the
-     * Philox stream (seed, offset) as DESIGN.md §4 defines. */
+    /* ---- random numbers: fill `count` elements at `ptr` from the Philox
+     * stream (seed, offset) as accel_backend_utils.h defines it. (optional
+     * where the backend has pinned allocation, streams and events: NULL =
+     * core generates the bits on the host into host_alloc staging, copies
+     * them with memcpy_async on `stream` and frees the staging after an
+     * event; required otherwise) */
     accel_status_t (*rng_fill)(void *self, int device, void *stream, accel_rng_kind_t kind,
                                void *ptr, size_t count, uint64_t seed, uint64_t offset);
 

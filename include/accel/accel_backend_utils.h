@@ -322,6 +322,79 @@ ACCEL_API void accel_philox_fill_range(accel_rng_kind_t kind, void *dst, size_t 
 ACCEL_API accel_status_t accel_philox_fill(accel_rng_kind_t kind, void *dst, size_t count,
                                            uint64_t seed, uint64_t offset);
 
+/* ================================================================ deferred release
+ *
+ * A list of resources (a pinned staging buffer, ...) that queued device work
+ * still uses, each freed once a fence recorded after that work has
+ * completed, the way IREE's HAL resource sets keep resources alive until a
+ * submission's semaphore signals. Each entry is (device, fence, resource,
+ * size, release function + its context). The fence callbacks have the shapes
+ * of the backend table's event slots (a backend passes its own event_query,
+ * event_synchronize, event_destroy and synchronize), so a fence is usually a
+ * backend event recorded on the stream after the work.
+ * - poll frees every entry whose fence query answers ACCEL_OK; NOT_READY
+ *   keeps it. A query that fails keeps it too (its work may still be in
+ *   flight) and a later poll asks again.
+ * - drain waits for each entry's fence and frees it. When that wait fails it
+ *   waits for the whole device (device_wait) instead; when that fails too, or
+ *   there is none, the resource and its fence are left to the runtime (never
+ *   released, a leak said in one warning line), never freed under work that
+ *   may still use them.
+ * Ownership: add takes the resource and the fence whatever happens; the list
+ * calls release(release_ctx, device, resource, size) exactly once, then
+ * destroy(self, device, fence), or neither when it leaves them to the
+ * runtime. The fence callbacks and release functions must outlive the list.
+ * Threads: add and poll from any thread, several at once. The list's lock is
+ * held only to link and unlink entries: callbacks run without it (a callback
+ * may itself add or poll). drain, destroy and abandon are teardown: call them
+ * when no other thread uses the list. Fork: abandon, in a child forked while
+ * entries were listed, frees the list's own records only, calling nothing
+ * (the parent's runtime is not the child's). */
+
+typedef struct accel_deferred_fence_ops {
+    void *self; /* first argument of each callback */
+    /* ACCEL_OK: complete; ACCEL_ERROR_NOT_READY: pending; else failed. (required) */
+    accel_status_t (*query)(void *self, int device, void *fence);
+    /* Block until the fence completes. (required) */
+    accel_status_t (*wait)(void *self, int device, void *fence);
+    /* Free a completed fence, after its resource. (optional) */
+    void (*destroy)(void *self, int device, void *fence);
+    /* Block until all of the device's work is done: drain's fallback when a
+     * wait fails. (optional) */
+    accel_status_t (*device_wait)(void *self, int device);
+} accel_deferred_fence_ops_t;
+
+/* Free `resource` (`device` and `size` as given to add). */
+typedef void (*accel_deferred_release_fn_t)(void *ctx, int device, void *resource, size_t size);
+
+typedef struct accel_deferred_release accel_deferred_release_t;
+
+/* An empty list over `fence` (copied). INVALID_ARGUMENT with a sentence for a
+ * NULL argument or a fence without query or wait; OUT_OF_MEMORY. */
+ACCEL_API accel_status_t accel_deferred_release_create(const accel_deferred_fence_ops_t *fence,
+                                                       accel_deferred_release_t **out);
+/* List `resource` until `fence` (on `device`) completes, first polling the
+ * list. Takes ownership in every case: when no record can be allocated it
+ * waits for the fence itself and releases at once (or leaves both to the
+ * runtime, as drain does). A NULL resource with a NULL release lists the
+ * fence alone. */
+ACCEL_API void accel_deferred_release_add(accel_deferred_release_t *list, int device, void *fence,
+                                          void *resource, size_t size,
+                                          accel_deferred_release_fn_t release, void *release_ctx);
+/* Release the entries whose fence has completed; never waits. Returns how
+ * many were released. */
+ACCEL_API size_t accel_deferred_release_poll(accel_deferred_release_t *list);
+/* Entries listed now (for tests and reports). */
+ACCEL_API size_t accel_deferred_release_pending(accel_deferred_release_t *list);
+/* Wait for and release every entry (see above); returns how many were left
+ * to the runtime. The list stays usable. */
+ACCEL_API size_t accel_deferred_release_drain(accel_deferred_release_t *list);
+/* drain, then free the list. NULL is a no-op. */
+ACCEL_API void accel_deferred_release_destroy(accel_deferred_release_t *list);
+/* Free the list and its records without calling any callback: every listed
+ * resource and fence is left to the runtime (a forked child). NULL: no-op. */
+ACCEL_API void accel_deferred_release_abandon(accel_deferred_release_t *list);
+
 /* ================================================================ environment
  *
  * Reading a backend's environment variables the way core reads its own.

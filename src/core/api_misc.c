@@ -192,6 +192,7 @@ accel_status_t accel_op_builder_implementation(accel_op_builder_t *builder, char
                            loaded ? "" : ", compiled at first load");
         break;
     case ACCEL_OPS_BUILDER_BACKEND:
+    case ACCEL_OPS_BUILDER_UNAVAILABLE: /* the backend's fused op, not buildable here */
         written = snprintf(text, sizeof text, "%s's own op", backend);
         break;
     default:

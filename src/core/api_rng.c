@@ -3,13 +3,16 @@
  * rng_lock before queuing the work, so fills from several threads never
  * overlap; if the backend refuses the fill, the reservation is undone when no
  * other fill has moved the offset since. A fill that would move the offset
- * past 2^64 - 1 (wrapping to 0 and repeating numbers) is refused. */
+ * past 2^64 - 1 (wrapping to 0 and repeating numbers) is refused. The fill
+ * itself is the backend's rng_fill, or core's host-generated fallback
+ * (rng_fallback.c) where the backend has none. */
 #include <string.h>
 #include <sys/random.h>
 
 #include "core.h"
 #include "error.h"
 #include "philox.h"
+#include "rng_fallback.h"
 #include "trace.h"
 
 static accel_status_t rng_device(accel_t *acc, int device, accel_device_state_t **out)
@@ -183,7 +186,11 @@ static accel_status_t rng_fill(accel_t *acc, accel_rng_kind_t kind, void *ptr, s
     dev->rng_offset += advance;
     pthread_mutex_unlock(&dev->rng_lock);
 
-    status = acc->ops->rng_fill(acc->self, device, stream->impl, kind, ptr, count, seed, offset);
+    if (acc->rng_fallback != NULL)
+        status = accel_rng_fallback_fill(acc, device, stream, kind, ptr, count, seed, offset);
+    else
+        status =
+            acc->ops->rng_fill(acc->self, device, stream->impl, kind, ptr, count, seed, offset);
     if (status != ACCEL_OK) {
         pthread_mutex_lock(&dev->rng_lock);
         if (dev->rng_seed == seed && dev->rng_offset == offset + advance)

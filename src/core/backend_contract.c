@@ -1,6 +1,7 @@
 /* backend_contract.c: the backend table's frozen layout and the rules a
  * table must keep before core calls it: required slots filled, optional
- * groups filled all or not at all, a fused_optim table that is complete.
+ * groups filled all or not at all, rng_fill or the groups core's fallback
+ * fill needs, a fused_optim table that is complete.
  * The layout asserts fail the build if a slot moves; the checks run when a
  * table is registered, loaded from a plugin or opened as a builtin.
  * Stateless; safe from any thread. */
@@ -8,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 
@@ -49,7 +51,7 @@
     X(graph_capture_end, GRAPHS)                                                                   \
     X(graph_launch, GRAPHS)                                                                        \
     X(graph_destroy, GRAPHS)                                                                       \
-    X(rng_fill, REQUIRED)                                                                          \
+    X(rng_fill, OPTIONAL)                                                                          \
     X(range_push, PROFILING)                                                                       \
     X(range_pop, PROFILING)                                                                        \
     X(op_builders, OPTIONAL)                                                                       \
@@ -85,6 +87,15 @@ CONTRACT_SLOTS(CONTRACT_ASSERT_AT)
 _Static_assert(sizeof(accel_backend_ops_t) ==
                    CONTRACT_FIRST_SLOT + CONTRACT_SLOT_COUNT * sizeof(void *),
                "a slot of accel_backend_ops_t is missing from CONTRACT_SLOTS");
+
+/* The info struct grows the same way: appended fields only, read when
+ * struct_size covers them. */
+_Static_assert(offsetof(accel_backend_info_t, fused_ops_unavailable) >
+                   offsetof(accel_backend_info_t, current_device_from_local_rank),
+               "accel_backend_info_t.fused_ops_unavailable moved: the struct is append-only");
+_Static_assert(sizeof(accel_backend_info_t) ==
+                   offsetof(accel_backend_info_t, fused_ops_unavailable) + sizeof(const char *),
+               "accel_backend_info_t grew in the middle: append new fields at its end");
 
 /* ---- the checks */
 
@@ -193,6 +204,39 @@ static accel_status_t contract_check_dependencies(const accel_backend_ops_t *ops
     return ACCEL_OK;
 }
 
+/* rng_fill may be NULL when core can fill instead (rng_fallback.c): host
+ * Philox into pinned staging (host_alloc), copied on the stream
+ * (memcpy_async) and freed after an event. */
+static accel_status_t contract_check_rng(const accel_backend_ops_t *ops, const char *origin)
+{
+    static const struct {
+        int slot;
+        const char *name;
+    } needs[] = {
+        {CONTRACT_INDEX_host_alloc, "pinned allocation (host_alloc, host_free)"},
+        {CONTRACT_INDEX_stream_create, "streams"},
+        {CONTRACT_INDEX_event_create, "events"},
+    };
+    char missing[160] = "";
+    size_t used = 0;
+    if (contract_slot_set(ops, &contract_slots[CONTRACT_INDEX_rng_fill]))
+        return ACCEL_OK;
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++) {
+        if (contract_slot_set(ops, &contract_slots[needs[i].slot]))
+            continue;
+        int n = snprintf(missing + used, sizeof missing - used, "%s%s", used > 0 ? ", " : "",
+                         needs[i].name);
+        if (n > 0 && (size_t)n < sizeof missing - used)
+            used += (size_t)n;
+    }
+    if (used == 0)
+        return ACCEL_OK;
+    return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                       "%s: backend \"%s\" leaves rng_fill NULL but lacks the %s group(s) that "
+                       "core's host-generated fill needs instead; fill rng_fill or those groups",
+                       origin, ops->name, missing);
+}
+
 static accel_status_t contract_check_fused_optim(const accel_backend_ops_t *ops, const char *origin)
 {
     const accel_fused_optim_ops_t *fused;
@@ -214,6 +258,8 @@ accel_status_t accel_backend_contract_check(const accel_backend_ops_t *ops, cons
     accel_status_t status = contract_check_groups(ops, origin);
     if (status == ACCEL_OK)
         status = contract_check_dependencies(ops, origin);
+    if (status == ACCEL_OK)
+        status = contract_check_rng(ops, origin);
     if (status == ACCEL_OK)
         status = contract_check_fused_optim(ops, origin);
     return status;

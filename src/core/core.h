@@ -91,6 +91,10 @@ struct accel {
 
     accel_handles_t handles; /* the user's streams, events and graphs */
 
+    /* Core's random fills when the backend has no rng_fill: their staging
+     * buffers (rng_fallback.c); NULL otherwise. */
+    struct accel_rng_fallback *rng_fallback;
+
     /* accel_find_block's per-thread cache (dispatch.c): every device's
      * allocator bumps `block_generation` when its live blocks change, and
      * `serial` (unique in the process, set at open) tells this accel_t from

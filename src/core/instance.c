@@ -12,6 +12,7 @@
 #include "error.h"
 #include "fork.h"
 #include "ops/ops.h"
+#include "rng_fallback.h"
 #include "thread_state.h"
 
 /* Every accel_t from create to destroy, so the fork handler can take their
@@ -206,7 +207,9 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     if (status != ACCEL_OK)
         goto fail;
     acc->initial_device = instance_initial_device(acc);
-    status = instance_make_devices(acc);
+    status = accel_rng_fallback_open(acc);
+    if (status == ACCEL_OK)
+        status = instance_make_devices(acc);
     if (status == ACCEL_OK)
         status = accel_ops_builders_make(acc, &acc->builders, &acc->builder_count);
     if (status != ACCEL_OK)
@@ -275,7 +278,9 @@ void accel_instance_destroy(accel_t *acc)
     if (acc->next_instance != NULL)
         acc->next_instance->prev_instance = acc->prev_instance;
     pthread_mutex_unlock(&instances_lock);
-    /* Allocators free through the backend, so they go before the backend. */
+    /* The random fills' staging buffers and the allocators free through the
+     * backend, so they go before the backend. */
+    accel_rng_fallback_close(acc);
     instance_free_devices(acc);
     accel_ops_builders_free(acc->builders, acc->builder_count);
     if (acc->self != NULL)
@@ -363,10 +368,12 @@ static void instance_fork_lock(accel_t *acc)
         accel_allocator_fork_lock(acc->devices[d].allocator);
     }
     pthread_mutex_lock(&acc->pinned.lock);
+    accel_rng_fallback_fork_lock(acc);
 }
 
 static void instance_fork_unlock(accel_t *acc)
 {
+    accel_rng_fallback_fork_unlock(acc);
     pthread_mutex_unlock(&acc->pinned.lock);
     for (int d = acc->device_count; d-- > 0;) {
         accel_allocator_fork_unlock(acc->devices[d].allocator);

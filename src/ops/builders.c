@@ -2,7 +2,9 @@
  * lists the host optimizer ops (DeepSpeed's cpu_* builders exist on every
  * accelerator), the fused ops (the backend's fused_optim kernels, or the host
  * ops where the backend's memory is host memory, as DeepSpeed's cpu
- * FusedAdam calls the CPU Adam step; FusedLamb likewise), and then the backend's own builders.
+ * FusedAdam calls the CPU Adam step; FusedLamb likewise; or, where the
+ * backend's info gives a reason, the fused ops listed as not compatible
+ * with it), and then the backend's own builders.
  * The descriptor tables are constant; the wrapper array belongs to the
  * accel_t and lives until accel_close. */
 #include <stdio.h>
@@ -45,6 +47,34 @@ static const accel_op_builder_desc_t device_lion_builder = BUILDER_DESC(
 static const accel_op_builder_desc_t device_lamb_builder = BUILDER_DESC(
     "FusedLambBuilder", "fused_lamb", accel_device_optim_is_compatible, accel_device_lamb_load);
 
+/* The fused ops of a backend that cannot build them here (no kernel
+ * compiler): listed, never compatible, with the reason from the backend's
+ * info. `self` is the accel_t. */
+static bool unavailable_is_compatible(void *self, char *reason, size_t reason_cap)
+{
+    const accel_t *acc = self;
+    snprintf(reason, reason_cap, "%s: %s", acc->ops->name,
+             ACCEL_BACKEND_INFO_FUSED_OPS_UNAVAILABLE(acc->ops->info));
+    return false;
+}
+
+static accel_status_t unavailable_load(void *self, const void **out)
+{
+    const accel_t *acc = self;
+    (void)out;
+    return accel_error(ACCEL_ERROR_UNSUPPORTED, "%s: %s", acc->ops->name,
+                       ACCEL_BACKEND_INFO_FUSED_OPS_UNAVAILABLE(acc->ops->info));
+}
+
+static const accel_op_builder_desc_t unavailable_fused_builders[] = {
+    BUILDER_DESC("FusedAdamBuilder", "fused_adam", unavailable_is_compatible, unavailable_load),
+    BUILDER_DESC("FusedLionBuilder", "fused_lion", unavailable_is_compatible, unavailable_load),
+    BUILDER_DESC("FusedLambBuilder", "fused_lamb", unavailable_is_compatible, unavailable_load),
+};
+
+#define BUILDERS_UNAVAILABLE_COUNT                                                                 \
+    (sizeof unavailable_fused_builders / sizeof unavailable_fused_builders[0])
+
 /* DeepSpeed's NotImplementedBuilder: what accel_get_op_builder returns for a
  * name this accelerator has no builder for. `self` is the accel_t. */
 static bool not_implemented_is_compatible(void *self, char *reason, size_t reason_cap)
@@ -83,6 +113,9 @@ accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builde
 {
     if (accel_ops_builder_is_not_implemented(builder))
         return ACCEL_OPS_BUILDER_NOT_IMPLEMENTED;
+    if (builder->desc >= unavailable_fused_builders &&
+        builder->desc < unavailable_fused_builders + BUILDERS_UNAVAILABLE_COUNT)
+        return ACCEL_OPS_BUILDER_UNAVAILABLE;
     if (builder->self == NULL)
         return ACCEL_OPS_BUILDER_HOST;
     if (builder->self == builder->acc)
@@ -120,6 +153,11 @@ static size_t builders_core(accel_t *acc, const accel_op_builder_desc_t **descs,
         for (size_t i = 0; i < sizeof host_fused_builders / sizeof host_fused_builders[0]; i++) {
             descs[n] = &host_fused_builders[i];
             selves[n++] = NULL;
+        }
+    } else if (ACCEL_BACKEND_INFO_FUSED_OPS_UNAVAILABLE(acc->ops->info) != NULL) {
+        for (size_t i = 0; i < BUILDERS_UNAVAILABLE_COUNT; i++) {
+            descs[n] = &unavailable_fused_builders[i];
+            selves[n++] = acc;
         }
     }
     return n;

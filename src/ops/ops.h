@@ -115,13 +115,15 @@ accel_status_t accel_aio_load(void *self, const void **out);
 const char *accel_host_optim_implementation(void);
 
 /* What a listed builder is (builders.c): core's host ops, core's device ops
- * over the backend's fused_optim kernels, the backend's own, or the
- * NotImplementedBuilder. */
+ * over the backend's fused_optim kernels, the backend's own, the backend's
+ * fused ops listed as not compatible here (info->fused_ops_unavailable), or
+ * the NotImplementedBuilder. */
 typedef enum accel_ops_builder_kind {
     ACCEL_OPS_BUILDER_HOST,
     ACCEL_OPS_BUILDER_DEVICE,
     ACCEL_OPS_BUILDER_BACKEND,
     ACCEL_OPS_BUILDER_NOT_IMPLEMENTED,
+    ACCEL_OPS_BUILDER_UNAVAILABLE,
 } accel_ops_builder_kind_t;
 
 accel_ops_builder_kind_t accel_ops_builder_kind(const accel_op_builder_t *builder);

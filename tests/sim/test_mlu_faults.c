@@ -106,6 +106,32 @@ static const sim_memory_sites_t memory_sites = {
     .memset_fn = "cnrtMemsetAsync",
 };
 
+/* A segment returned to the runtime while the device cannot be
+ * synchronized may still be used by queued work: it is left to the runtime
+ * (no cnrtFree), where it was freed anyway before (issue 28 G2's class). */
+static void test_free_after_failed_sync_keeps_memory(void **state)
+{
+    accel_t *acc = sim_fault_open_ready();
+    void *device = NULL;
+    int devices = 0;
+    unsigned long frees;
+    char spec[96];
+    (void)state;
+    assert_int_equal(accel_device_count(acc, &devices), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK); /* cached */
+    frees = sim_calls("cnrtFree");
+    /* empty_cache's own synchronize (one per device) succeeds; the one
+     * before cnrtFree fails */
+    snprintf(spec, sizeof spec, "cnrtSyncDevice:%d+:%d", devices + 1, CNRT_UNKNOWN);
+    assert_int_equal(sim_fault_set(spec), 0);
+    assert_int_equal(accel_empty_cache(acc), ACCEL_OK);
+    assert_true(sim_calls("cnrtSyncDevice") > 0);
+    assert_int_equal(sim_calls("cnrtFree"), frees);
+    clear_faults();
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 /* Random fills: staging, the notifier that tracks it, the copy, the place;
  * a failed place waits on the queue instead. */
 static void test_rng_faults(void **state)
@@ -317,10 +343,15 @@ static void test_old_timing_copy_faults(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_init_faults),   FAULT_TEST(test_error_text_missing),
-        FAULT_TEST(test_device_faults), FAULT_MEMORY_TEST(&memory_sites),
-        FAULT_TEST(test_rng_faults),    FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_graph_faults),  FAULT_TEST(test_cnpx_ranges),
+        FAULT_TEST(test_init_faults),
+        FAULT_TEST(test_error_text_missing),
+        FAULT_TEST(test_device_faults),
+        FAULT_MEMORY_TEST(&memory_sites),
+        FAULT_TEST(test_free_after_failed_sync_keeps_memory),
+        FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_graph_faults),
+        FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),
     };
     const struct CMUnitTest old_tests[] = {

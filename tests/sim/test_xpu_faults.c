@@ -119,6 +119,32 @@ static const sim_memory_sites_t memory_sites = {
     .memset_fn = "zeCommandListAppendMemoryFill",
 };
 
+/* A cached segment returned to the runtime (here by the out-of-memory
+ * retry) while the device cannot be waited for may still be used by queued
+ * work: it is left to the runtime (no zeMemFree), where it was freed anyway
+ * before (issue 28 G2's class). */
+static void test_free_after_failed_sync_keeps_memory(void **state)
+{
+    accel_t *acc = sim_fault_open_ready();
+    void *device = NULL;
+    unsigned long frees, waits;
+    char spec[128];
+    (void)state;
+    assert_int_equal(accel_malloc(acc, 1 << 20, &device), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK); /* cached */
+    frees = sim_calls("zeMemFree");
+    waits = sim_calls("zeEventHostSynchronize");
+    snprintf(spec, sizeof spec, "zeMemAllocDevice:1:%d,zeEventHostSynchronize:*:%d", ZE_NO_MEMORY,
+             ZE_LOST);
+    assert_int_equal(sim_fault_set(spec), 0);
+    assert_int_equal(accel_malloc(acc, 4 << 20, &device), ACCEL_OK); /* retried */
+    assert_true(sim_calls("zeEventHostSynchronize") > waits);
+    assert_int_equal(sim_calls("zeMemFree"), frees);
+    clear_faults();
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 /* Random fills: staging, its event, the barrier and the copy. */
 static void test_rng_faults(void **state)
 {
@@ -223,8 +249,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FAULT_TEST(test_zeinit_fault),    FAULT_TEST(test_init_faults),
-        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_stream_faults),   FAULT_TEST(test_fork_refused),
+        FAULT_MEMORY_TEST(&memory_sites), FAULT_TEST(test_free_after_failed_sync_keeps_memory),
+        FAULT_TEST(test_rng_faults),      FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_fork_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* test_contract.c: registration enforces the backend contract
  * (src/core/backend_contract.c): optional groups all-or-nothing, slots that
- * need a group only with it, complete fused_optim tables, the ABI version;
+ * need a group only with it, rng_fill or the groups core's fallback fill
+ * needs, complete fused_optim tables, the ABI version;
  * and every builtin backend's table passes the same checks. Tables are
  * copies of the cpu backend's, renamed, then damaged one slot at a time. */
 #include <setjmp.h>
@@ -197,6 +198,37 @@ static void test_fused_optim_lamb_slot_follows_struct_size(void **state)
     assert_int_equal(accel_registry_validate(&ops), ACCEL_OK);
 }
 
+/* rng_fill may be NULL when core's fallback can fill instead: it needs
+ * pinned allocation, streams and events, and the refusal names what is
+ * missing. */
+static void test_rng_fill_needed_only_without_fallback_groups(void **state)
+{
+    static accel_backend_ops_t ops;
+    (void)state;
+    ops = contract_table("contract-rng-fallback");
+    ops.rng_fill = NULL;
+    assert_int_equal(accel_registry_validate(&ops), ACCEL_OK);
+    ops.event_create = NULL;
+    ops.event_destroy = NULL;
+    ops.event_record = NULL;
+    ops.event_synchronize = NULL;
+    ops.event_query = NULL;
+    ops.event_elapsed_ms = NULL;
+    ops.stream_wait_event = NULL;
+    expect_refused(&ops, "leaves rng_fill NULL but lacks the events group");
+    ops = contract_table("contract-rng-fallback");
+    ops.rng_fill = NULL;
+    ops.host_alloc = NULL;
+    ops.host_free = NULL;
+    ops.stream_create = NULL;
+    ops.stream_destroy = NULL;
+    ops.stream_synchronize = NULL;
+    ops.stream_query = NULL;
+    ops.stream_wait_event = NULL;
+    ops.stream_add_callback = NULL;
+    expect_refused(&ops, "lacks the pinned allocation (host_alloc, host_free), streams group");
+}
+
 static void test_abi_one_refused(void **state)
 {
     static accel_backend_ops_t ops;
@@ -238,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_whole_group_may_be_missing),
         cmocka_unit_test(test_slots_needing_a_group_refused_without_it),
         cmocka_unit_test(test_incomplete_fused_optim_refused),
+        cmocka_unit_test(test_rng_fill_needed_only_without_fallback_groups),
         cmocka_unit_test(test_abi_one_refused),
         cmocka_unit_test(test_every_builtin_keeps_the_contract),
     };

@@ -47,6 +47,9 @@ static const accel_backend_info_t hpu_info = {
     .runtime_library = "libSynapse.so",
     .vendor_stack = "Habana Gaudi SynapseAI",
     .current_device_from_local_rank = false,
+    .fused_ops_unavailable =
+        "the fused device optimizers need Gaudi TPC kernels, which this build cannot compile (no "
+        "Habana TPC compiler); use the host optimizers (CPUAdamBuilder...)",
 };
 
 /* DeepSpeed's apply_hpu_workarounds(): each set to 0 only when unset. */
@@ -557,6 +560,10 @@ static accel_status_t hpu_create(void **out_self)
     hpu = calloc(1, sizeof *hpu);
     if (hpu == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for state");
+    if ((status = accel_hpu_staging_open(hpu)) != ACCEL_OK) {
+        free(hpu);
+        return status;
+    }
     hpu_count_devices(&count, modules, hpu->detection, sizeof hpu->detection);
     hpu->syn = runtime;
     hpu->device_count = count;
@@ -567,7 +574,6 @@ static accel_status_t hpu_create(void **out_self)
     pthread_mutex_init(&hpu->lock, NULL);
     pthread_cond_init(&hpu->changed, NULL);
     pthread_mutex_init(&hpu->pinned_lock, NULL);
-    pthread_mutex_init(&hpu->staging_lock, NULL);
     accel_range_map_init(&hpu->pinned, sizeof(accel_hpu_pinned_t));
     accel_log(ACCEL_LOG_DEBUG, "hpu: %s", hpu->detection);
     *out_self = hpu;
@@ -595,14 +601,15 @@ static void hpu_destroy(void *self)
             free(dev->default_stream);
     }
     if (!forked) {
-        accel_hpu_staging_sweep(hpu, true);
+        accel_hpu_staging_close(hpu, false);
         accel_hpu_pinned_release(hpu);
         for (int i = 0; i < hpu->device_count; i++)
             if (hpu->devices[i].used)
                 hpu_release_module(hpu->syn, hpu->devices[i].module);
     }
+    if (forked)
+        accel_hpu_staging_close(hpu, true);
     accel_range_map_fini(&hpu->pinned);
-    pthread_mutex_destroy(&hpu->staging_lock);
     pthread_mutex_destroy(&hpu->pinned_lock);
     pthread_cond_destroy(&hpu->changed);
     pthread_mutex_destroy(&hpu->lock);
@@ -781,10 +788,6 @@ static const accel_backend_ops_t hpu_ops = {
     .event_synchronize = accel_hpu_event_synchronize,
     .event_query = accel_hpu_event_query,
     .event_elapsed_ms = accel_hpu_event_elapsed_ms,
-
-    .rng_fill = accel_hpu_rng_fill,
-
-    .op_builders = accel_hpu_op_builders,
 
     .native_stream = accel_hpu_native_stream,
 };

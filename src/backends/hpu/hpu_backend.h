@@ -35,8 +35,9 @@
  *   the backend).
  * - accel_hpu_event_t: owned by core's event; destroy marks it and the last
  *   deferred item naming it frees it.
- * - staging buffers (pinned copies of pageable sources and random fills) are
- *   owned by the backend until an event after their copy completes.
+ * - staging buffers (pinned copies of pageable sources) belong to their copy's
+ *   queue item until the copy is handed to Synapse, then to the backend's
+ *   deferred-release list until an event recorded after the copy completes.
  * Threads: every slot may run on any thread. `lock` guards every stream's
  * queue, every event's counters and the acquisitions' default streams;
  * `changed` is broadcast whenever any of them moves. Fork: in a child forked
@@ -93,15 +94,13 @@ typedef struct accel_hpu_event {
     bool destroyed;                  /* destroy ran; freed when refs reach 0 */
 } accel_hpu_event_t;
 
-/* A pinned buffer a copy reads from or writes to, freed once `copied`
- * (recorded after the copy) has completed. */
+/* A pinned buffer a queued copy reads from, with the event to record after
+ * that copy (memory.c makes it; stream.c hands it on). */
 typedef struct accel_hpu_staging {
     void *ptr;
     size_t size;
     int device;
     accel_syn_event_t copied;
-    bool leaked; /* its copy could not be waited for: the buffer is never freed */
-    struct accel_hpu_staging *next;
 } accel_hpu_staging_t;
 
 typedef struct accel_hpu_item {
@@ -152,11 +151,13 @@ typedef struct accel_hpu_backend {
     pthread_mutex_t acquire_lock; /* guards devices[].used/id/default_stream */
     pthread_mutex_t lock;         /* see the header comment */
     pthread_cond_t changed;
-    accel_hpu_stream_t *streams;  /* every live stream, default ones too */
-    pthread_mutex_t pinned_lock;  /* guards `pinned` */
-    accel_range_map_t pinned;     /* host ranges from host_alloc/host_register */
-    pthread_mutex_t staging_lock; /* guards `staging` */
-    accel_hpu_staging_t *staging;
+    accel_hpu_stream_t *streams; /* every live stream, default ones too */
+    pthread_mutex_t pinned_lock; /* guards `pinned` */
+    accel_range_map_t pinned;    /* host ranges from host_alloc/host_register */
+    /* Pinned buffers of copies handed to Synapse, freed once the event after
+     * each completes (thread-safe itself; made by create(), drained by
+     * destroy()). */
+    accel_deferred_release_t *staging;
 } accel_hpu_backend_t;
 
 /* Pinned ranges carry this payload. */
@@ -205,16 +206,21 @@ accel_status_t accel_hpu_host_register(void *self, void *ptr, size_t size);
 void accel_hpu_host_unregister(void *self, void *ptr, size_t size);
 accel_status_t accel_hpu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
-accel_status_t accel_hpu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset);
-/* Free the staging buffers whose copies completed (wait: all of them). */
-void accel_hpu_staging_sweep(accel_hpu_backend_t *hpu, bool wait);
+/* The deferred-release list of staging buffers (create()), and its end
+ * (destroy(): waits for every copy, or in a forked child only forgets). */
+accel_status_t accel_hpu_staging_open(accel_hpu_backend_t *hpu);
+void accel_hpu_staging_close(accel_hpu_backend_t *hpu, bool forked);
+/* The copy out of `staging` was handed to Synapse on `stream` and the event
+ * after it recorded (`recorded`) or not: the buffer goes on the
+ * deferred-release list, or is freed once the stream is known idle, or is
+ * left to the runtime when that cannot be known. Takes the record. Under
+ * the backend's lock. */
+void accel_hpu_staging_queued(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream,
+                              accel_hpu_staging_t *staging, bool recorded);
+/* Free a staging buffer whose copy was never handed to Synapse. */
+void accel_hpu_staging_free(accel_hpu_backend_t *hpu, accel_hpu_staging_t *staging);
 /* Free every pinned range still registered (destroy()). */
 void accel_hpu_pinned_release(accel_hpu_backend_t *hpu);
-
-/* ---------------------------------------------------------------- op_builders.c */
-
-const accel_op_builder_desc_t *accel_hpu_op_builders(void *self, size_t *out_count);
 
 /* ---------------------------------------------------------------- stream.c */
 

@@ -1,6 +1,6 @@
 /* memory.c: the hpu backend's memory slots: raw device memory (core's
  * caching allocator sits on top), copies and fills ordered on a stream,
- * pinned host memory, the free/total figures and the random fills.
+ * pinned host memory and the free/total figures.
  * - Device memory is a Synapse device address (uint64_t), handed to core as
  *   a pointer-sized value: it is not host-addressable.
  * - Synapse DMA only reads or writes host memory from synHostMalloc or
@@ -10,14 +10,15 @@
  *   at once, as with CUDA); a copy to pageable memory goes through a staging
  *   buffer and returns when it has arrived. Synapse has no host-to-host
  *   DMA: such a copy waits for the stream and is a memmove.
- * - Random numbers: the same Philox bits as every backend, generated on the
- *   host (accel_philox_fill) into a pinned staging buffer and copied to the
- *   device on the stream: Gaudi's TPC kernels need Habana's TPC compiler,
- *   which this build does not use.
- * - Staging buffers are freed once an event recorded after their copy has
- *   completed, by a later copy or destroy() (accel_hpu_staging_sweep).
- * Threads: any thread; `pinned` is under pinned_lock, `staging` under
- * staging_lock. */
+ * - Staging buffers whose copy was handed to Synapse go on the backend's
+ *   deferred-release list (accel_backend_utils.h) behind an event recorded
+ *   after the copy, and are freed once it completes: by a later staged copy
+ *   or destroy(). One whose copy cannot be known finished is never freed.
+ * - Random numbers are core's (Gaudi's TPC kernels need Habana's TPC
+ *   compiler, which this build does not use): host Philox bits in pinned
+ *   memory from host_alloc, copied with memcpy_async.
+ * Threads: any thread; `pinned` is under pinned_lock; the deferred-release
+ * list is thread-safe itself. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,67 +56,125 @@ void accel_hpu_mem_free(void *self, int device, void *ptr)
 
 /* ---------------------------------------------------------------- staging */
 
-static void hpu_staging_free(accel_hpu_backend_t *hpu, accel_hpu_staging_t *staging)
+/* The deferred-release list's fences are Synapse events, its resources
+ * synHostMalloc buffers; `self` is the backend. */
+static accel_status_t hpu_fence_query(void *self, int device, void *fence)
 {
-    if (staging->leaked) {
-        free(staging);
-        return;
-    }
-    if (hpu->syn->synEventDestroy(staging->copied) != ACCEL_SYN_SUCCESS)
+    accel_hpu_backend_t *hpu = self;
+    accel_syn_status_t code = hpu->syn->synEventQuery((accel_syn_event_t)fence);
+    (void)device;
+    if (code == ACCEL_SYN_BUSY)
+        return ACCEL_ERROR_NOT_READY;
+    return accel_hpu_check(hpu->syn, code, "synEventQuery (staging)");
+}
+
+static accel_status_t hpu_fence_wait(void *self, int device, void *fence)
+{
+    accel_hpu_backend_t *hpu = self;
+    (void)device;
+    return accel_hpu_check(hpu->syn, hpu->syn->synEventSynchronize((accel_syn_event_t)fence),
+                           "synEventSynchronize (staging)");
+}
+
+static void hpu_fence_destroy(void *self, int device, void *fence)
+{
+    accel_hpu_backend_t *hpu = self;
+    (void)device;
+    if (hpu->syn->synEventDestroy((accel_syn_event_t)fence) != ACCEL_SYN_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "hpu: synEventDestroy (staging) failed");
-    if (hpu->syn->synHostFree(hpu->devices[staging->device].id, staging->ptr, 0) !=
-        ACCEL_SYN_SUCCESS)
+}
+
+static accel_status_t hpu_fence_device_wait(void *self, int device)
+{
+    accel_hpu_backend_t *hpu = self;
+    return accel_hpu_check(hpu->syn, hpu->syn->synDeviceSynchronize(hpu->devices[device].id),
+                           "synDeviceSynchronize (staging)");
+}
+
+static void hpu_staging_release(void *self, int device, void *ptr, size_t size)
+{
+    accel_hpu_backend_t *hpu = self;
+    (void)size;
+    if (hpu->syn->synHostFree(hpu->devices[device].id, ptr, 0) != ACCEL_SYN_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "hpu: synHostFree (staging) failed");
+}
+
+accel_status_t accel_hpu_staging_open(accel_hpu_backend_t *hpu)
+{
+    const accel_deferred_fence_ops_t fence = {
+        .self = hpu,
+        .query = hpu_fence_query,
+        .wait = hpu_fence_wait,
+        .destroy = hpu_fence_destroy,
+        .device_wait = hpu_fence_device_wait,
+    };
+    return accel_deferred_release_create(&fence, &hpu->staging);
+}
+
+void accel_hpu_staging_close(accel_hpu_backend_t *hpu, bool forked)
+{
+    if (forked)
+        accel_deferred_release_abandon(hpu->staging); /* the parent's Synapse: not ours */
+    else
+        accel_deferred_release_destroy(hpu->staging);
+    hpu->staging = NULL;
+}
+
+void accel_hpu_staging_free(accel_hpu_backend_t *hpu, accel_hpu_staging_t *staging)
+{
+    hpu_fence_destroy(hpu, staging->device, staging->copied);
+    hpu_staging_release(hpu, staging->device, staging->ptr, staging->size);
     free(staging);
 }
 
-/* Wait for the copy out of `entry`: its event, else the whole device. On
- * failure of both the buffer is dropped from the list but kept allocated
- * (a leak, said): freeing it could let the copy read freed memory. */
-static accel_syn_status_t hpu_staging_wait(accel_hpu_backend_t *hpu, accel_hpu_staging_t *entry)
+void accel_hpu_staging_queued(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream,
+                              accel_hpu_staging_t *staging, bool recorded)
 {
-    accel_syn_device_id_t id = hpu->devices[entry->device].id;
-    accel_syn_status_t code = hpu->syn->synEventSynchronize(entry->copied);
-    if (code == ACCEL_SYN_SUCCESS)
-        return code;
-    accel_log(ACCEL_LOG_WARN,
-              "hpu: synEventSynchronize (staging) failed with synStatus %d; waiting for "
-              "device %d instead",
-              (int)code, entry->device);
-    code = hpu->syn->synDeviceSynchronize(id);
-    if (code != ACCEL_SYN_SUCCESS) {
-        accel_log(ACCEL_LOG_WARN, "hpu: synDeviceSynchronize failed too; a staging buffer is "
-                                  "left allocated rather than freed under a copy that may "
-                                  "still read it");
-        entry->leaked = true;
+    if (recorded) {
+        accel_deferred_release_add(hpu->staging, staging->device, staging->copied, staging->ptr,
+                                   staging->size, hpu_staging_release, hpu);
+        free(staging);
+        return;
     }
-    return code;
+    /* No event follows the copy: wait for the stream instead. */
+    if (hpu->syn->synStreamSynchronize(stream->handle) == ACCEL_SYN_SUCCESS) {
+        accel_hpu_staging_free(hpu, staging);
+        return;
+    }
+    accel_log(ACCEL_LOG_WARN,
+              "hpu: a staged copy on device %d can be neither tracked nor waited "
+              "for; its %zu-byte staging buffer is left to the runtime rather "
+              "than freed under the copy",
+              staging->device, staging->size);
+    free(staging);
 }
 
-void accel_hpu_staging_sweep(accel_hpu_backend_t *hpu, bool wait)
+/* A staging buffer of a copy to pageable memory, `size` bytes at `ptr`,
+ * whose wait failed: the copy may still write into it. It goes on the
+ * deferred-release list behind an event recorded now (the copy was handed
+ * to Synapse before the wait), or is left to the runtime. */
+static void hpu_staging_after_failed_wait(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream,
+                                          void *ptr, size_t size)
 {
-    accel_hpu_staging_t *done = NULL;
-    pthread_mutex_lock(&hpu->staging_lock);
-    for (accel_hpu_staging_t **link = &hpu->staging; *link != NULL;) {
-        accel_hpu_staging_t *entry = *link;
-        accel_syn_status_t code =
-            wait ? hpu_staging_wait(hpu, entry) : hpu->syn->synEventQuery(entry->copied);
-        /* A failed query may be retried by a later sweep; a buffer whose copy
-         * cannot be known finished is never freed under it. */
-        if (code == ACCEL_SYN_SUCCESS || (wait && code != ACCEL_SYN_BUSY)) {
-            *link = entry->next;
-            entry->next = done;
-            done = entry;
-        } else {
-            link = &entry->next;
-        }
+    accel_syn_event_t event = NULL;
+    accel_syn_status_t code = hpu->syn->synEventCreate(&event, hpu->devices[stream->device].id, 0);
+    if (code == ACCEL_SYN_SUCCESS) {
+        pthread_mutex_lock(&hpu->lock); /* in order with the other submissions */
+        code = hpu->syn->synEventRecord(event, stream->handle);
+        pthread_mutex_unlock(&hpu->lock);
+        if (code != ACCEL_SYN_SUCCESS)
+            hpu_fence_destroy(hpu, stream->device, event);
     }
-    pthread_mutex_unlock(&hpu->staging_lock);
-    while (done != NULL) {
-        accel_hpu_staging_t *next = done->next;
-        hpu_staging_free(hpu, done);
-        done = next;
+    if (code == ACCEL_SYN_SUCCESS) {
+        accel_deferred_release_add(hpu->staging, stream->device, event, ptr, size,
+                                   hpu_staging_release, hpu);
+        return;
     }
+    accel_log(ACCEL_LOG_WARN,
+              "hpu: a copy to pageable memory on device %d cannot be waited for "
+              "or tracked (synStatus %u); its %zu-byte staging buffer is left to "
+              "the runtime rather than freed under the copy",
+              stream->device, code, size);
 }
 
 /* A pinned buffer of `size` bytes on `dev`, with its completion event. */
@@ -171,7 +230,7 @@ static accel_status_t hpu_copy(accel_hpu_backend_t *hpu, accel_hpu_stream_t *str
     accel_hpu_item_t *item = calloc(1, sizeof *item);
     if (item == NULL) {
         if (staging != NULL)
-            hpu_staging_free(hpu, staging);
+            accel_hpu_staging_free(hpu, staging);
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "hpu: out of host memory for a copy");
     }
     item->kind = ACCEL_HPU_ITEM_COPY;
@@ -187,12 +246,12 @@ static accel_status_t hpu_copy(accel_hpu_backend_t *hpu, accel_hpu_stream_t *str
 static accel_status_t hpu_copy_from_host(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream,
                                          void *dst, const void *src, size_t size)
 {
-    accel_hpu_staging_t *staging;
+    accel_hpu_staging_t *staging = NULL;
     accel_status_t status;
     if (hpu_is_pinned(hpu, stream, src, size))
         return hpu_copy(hpu, stream, HPU_ADDR(src), HPU_ADDR(dst), size, ACCEL_SYN_HOST_TO_DRAM,
                         NULL);
-    accel_hpu_staging_sweep(hpu, false);
+    accel_deferred_release_poll(hpu->staging);
     if ((status = hpu_staging_new(hpu, stream->device, size, &staging)) != ACCEL_OK)
         return status;
     memcpy(staging->ptr, src, size);
@@ -200,7 +259,9 @@ static accel_status_t hpu_copy_from_host(accel_hpu_backend_t *hpu, accel_hpu_str
                     ACCEL_SYN_HOST_TO_DRAM, staging);
 }
 
-/* Device to pageable host memory: through a staging buffer, waiting. */
+/* Device to pageable host memory: through a staging buffer, waiting. When
+ * the wait fails the copy may still be writing into the buffer, so it is
+ * not freed here (issue 28 G2; docs/reliability.md). */
 static accel_status_t hpu_copy_to_pageable(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream,
                                            void *dst, const void *src, size_t size)
 {
@@ -216,14 +277,16 @@ static accel_status_t hpu_copy_to_pageable(accel_hpu_backend_t *hpu, accel_hpu_s
         return status;
     status =
         hpu_copy(hpu, stream, HPU_ADDR(src), HPU_ADDR(staging), size, ACCEL_SYN_DRAM_TO_HOST, NULL);
-    if (status == ACCEL_OK)
+    if (status == ACCEL_OK) {
         status = accel_hpu_stream_drain(hpu, stream);
-    if (status == ACCEL_OK)
+        if (status != ACCEL_OK) {
+            hpu_staging_after_failed_wait(hpu, stream, staging, size);
+            return status;
+        }
         memcpy(dst, staging, size);
-    else
-        accel_hpu_stream_drain(hpu, stream); /* the copy may be queued: let it land first */
-    if (syn->synHostFree(id, staging, 0) != ACCEL_SYN_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "hpu: synHostFree (staging) failed");
+    }
+    /* Arrived, or never queued. */
+    hpu_staging_release(hpu, stream->device, staging, size);
     return status;
 }
 
@@ -405,32 +468,4 @@ accel_status_t accel_hpu_memory_info(void *self, int device, uint64_t *free_byte
         *total_bytes = total;
     }
     return status;
-}
-
-/* ---------------------------------------------------------------- random fills */
-
-/* Generated on the host at call time (the bits depend only on seed and
- * offset) into a staging buffer, copied on the stream; returns at once. */
-accel_status_t accel_hpu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset)
-{
-    accel_hpu_backend_t *hpu = self;
-    accel_hpu_stream_t *s;
-    accel_hpu_staging_t *staging;
-    size_t bytes = count * sizeof(uint32_t); /* u32 or float */
-    accel_status_t status;
-    if (count == 0)
-        return ACCEL_OK;
-    if ((status = accel_hpu_stream_of(hpu, device, stream, &s)) != ACCEL_OK)
-        return status;
-    accel_hpu_staging_sweep(hpu, false);
-    if ((status = hpu_staging_new(hpu, device, bytes, &staging)) != ACCEL_OK)
-        return status;
-    status = accel_philox_fill(kind, staging->ptr, count, seed, offset);
-    if (status != ACCEL_OK) {
-        hpu_staging_free(hpu, staging);
-        return status;
-    }
-    return hpu_copy(hpu, s, HPU_ADDR(staging->ptr), HPU_ADDR(ptr), bytes, ACCEL_SYN_HOST_TO_DRAM,
-                    staging);
 }

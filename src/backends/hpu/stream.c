@@ -39,20 +39,10 @@ static accel_syn_status_t hpu_item_submit(accel_hpu_backend_t *hpu, accel_hpu_st
         *what = "synMemCopyAsync";
         code = syn->synMemCopyAsync(stream->handle, item->src, item->size, item->dst, item->dir);
         if (code == ACCEL_SYN_SUCCESS && item->staging != NULL) {
-            accel_hpu_staging_t *staging = item->staging;
             *what = "synEventRecord (after a staged copy)";
-            code = syn->synEventRecord(staging->copied, stream->handle);
-            if (code != ACCEL_SYN_SUCCESS &&
-                syn->synStreamSynchronize(stream->handle) != ACCEL_SYN_SUCCESS)
-                accel_log(ACCEL_LOG_WARN, "hpu: synStreamSynchronize after a failed record "
-                                          "failed too; freeing the staging buffer anyway");
-            if (code == ACCEL_SYN_SUCCESS) {
-                pthread_mutex_lock(&hpu->staging_lock);
-                staging->next = hpu->staging;
-                hpu->staging = staging;
-                pthread_mutex_unlock(&hpu->staging_lock);
-                item->staging = NULL; /* the staging list owns it now */
-            }
+            code = syn->synEventRecord(item->staging->copied, stream->handle);
+            accel_hpu_staging_queued(hpu, stream, item->staging, code == ACCEL_SYN_SUCCESS);
+            item->staging = NULL; /* the deferred-release list, or the runtime, has it */
         }
         break;
     case ACCEL_HPU_ITEM_MEMSET:
@@ -76,14 +66,8 @@ static accel_syn_status_t hpu_item_submit(accel_hpu_backend_t *hpu, accel_hpu_st
 /* Free an item and whatever it still owns. Under hpu->lock. */
 static void hpu_item_free(accel_hpu_backend_t *hpu, accel_hpu_item_t *item)
 {
-    if (item->staging != NULL) {
-        if (hpu->syn->synEventDestroy(item->staging->copied) != ACCEL_SYN_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "hpu: synEventDestroy (staging) failed");
-        if (hpu->syn->synHostFree(hpu->devices[item->staging->device].id, item->staging->ptr, 0) !=
-            ACCEL_SYN_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "hpu: synHostFree (staging) failed");
-        free(item->staging);
-    }
+    if (item->staging != NULL) /* its copy was never handed to Synapse */
+        accel_hpu_staging_free(hpu, item->staging);
     if (item->event != NULL)
         hpu_event_unref(hpu, item->event);
     free(item);

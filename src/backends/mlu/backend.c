@@ -40,6 +40,9 @@ static const accel_backend_info_t mlu_info = {
     .runtime_library = "libcnrt.so",
     .vendor_stack = "Cambricon Neuware (CNRT)",
     .current_device_from_local_rank = false,
+    .fused_ops_unavailable =
+        "the fused device optimizers need BANG C kernels, which this build cannot compile (no "
+        "Cambricon kernel compiler); use the host optimizers (CPUAdamBuilder...)",
 };
 
 /* ---------------------------------------------------------------- loading libcnrt */
@@ -257,7 +260,6 @@ static accel_status_t mlu_create(void **out_self)
     mlu->instance = accel_backend_instance_id();
     pthread_mutex_init(&mlu->callback_lock, NULL);
     pthread_cond_init(&mlu->callback_changed, NULL);
-    pthread_mutex_init(&mlu->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "mlu: %d device(s) from %s", count, cnrt->path);
     *out_self = mlu;
     return ACCEL_OK;
@@ -273,10 +275,6 @@ static void mlu_destroy(void *self)
     if (accel_mlu_forked()) {
         /* The parent's threads are gone and its locks may be held: free our
          * own records only, touching neither the locks nor CNRT. */
-        for (accel_mlu_staging_t *entry = mlu->staging, *next; entry != NULL; entry = next) {
-            next = entry->next;
-            free(entry);
-        }
         for (accel_mlu_callback_t *c = mlu->callback_head, *next; c != NULL; c = next) {
             next = c->next;
             free(c);
@@ -287,8 +285,6 @@ static void mlu_destroy(void *self)
         return;
     }
     accel_mlu_callbacks_stop(mlu);
-    accel_mlu_staging_release(mlu);
-    pthread_mutex_destroy(&mlu->staging_lock);
     pthread_cond_destroy(&mlu->callback_changed);
     pthread_mutex_destroy(&mlu->callback_lock);
     free(mlu->bf16);
@@ -480,12 +476,8 @@ static const accel_backend_ops_t mlu_ops = {
     .graph_launch = accel_mlu_graph_launch,
     .graph_destroy = accel_mlu_graph_destroy,
 
-    .rng_fill = accel_mlu_rng_fill,
-
     .range_push = accel_mlu_range_push,
     .range_pop = accel_mlu_range_pop,
-
-    .op_builders = accel_mlu_op_builders,
 
     .native_stream = accel_mlu_native_stream,
 };

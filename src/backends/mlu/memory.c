@@ -1,12 +1,8 @@
 /* memory.c: the mlu backend's memory slots: raw device memory (core's
  * caching allocator sits on top), copies and fills ordered on a queue,
- * pinned host memory, the free/total figures and the random fills.
- * Random numbers: the same Philox bits as every backend (accel_philox_fill),
- * generated on the host into pinned staging memory (cnrtHostMalloc) and
- * copied to the device on the queue: this build has no BANG C compiler, so
- * there is no device kernel to run. A fill does not wait for its copy: the
- * staging buffer is freed by a later fill (or destroy()) once a notifier
- * placed after the copy has completed.
+ * pinned host memory and the free/total figures. Random fills are core's
+ * (no BANG C compiler here): the host Philox bits in pinned staging, copied
+ * with memcpy_async and freed after a notifier.
  * Threads: any thread; each slot makes its device current first. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,7 +24,9 @@ accel_status_t accel_mlu_mem_alloc(void *self, int device, size_t size, void **o
 /* Core frees a segment only when it returns memory to the runtime
  * (empty_cache, an out-of-memory retry, close), possibly right after queued
  * work that uses it; cnrtFree is not documented to wait for that work, so
- * the device is synchronized first (as cuMemFree does implicitly). */
+ * the device is synchronized first (as cuMemFree does implicitly). When
+ * that fails the work may still use the memory: it is left to the runtime
+ * (a leak, said), never freed under it (docs/reliability.md). */
 void accel_mlu_mem_free(void *self, int device, void *ptr)
 {
     accel_mlu_backend_t *mlu = self;
@@ -36,11 +34,14 @@ void accel_mlu_mem_free(void *self, int device, void *ptr)
     if (accel_mlu_activate(mlu, device) != ACCEL_OK)
         return;
     code = mlu->cnrt->cnrtSyncDevice();
-    if (code != ACCEL_CNRT_SUCCESS)
+    if (code != ACCEL_CNRT_SUCCESS) {
         accel_log(ACCEL_LOG_WARN,
-                  "mlu: cnrtSyncDevice before cnrtFree on device %d failed with "
-                  "cnrtRet_t %u; freeing anyway",
-                  device, code);
+                  "mlu: cnrtSyncDevice before cnrtFree(%p) on device %d failed with "
+                  "cnrtRet_t %u; the memory is left to the runtime rather than freed under "
+                  "work that may still use it",
+                  ptr, device, code);
+        return;
+    }
     code = mlu->cnrt->cnrtFree(ptr);
     if (code != ACCEL_CNRT_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "mlu: cnrtFree(%p) on device %d failed with cnrtRet_t %u", ptr,
@@ -120,149 +121,5 @@ accel_status_t accel_mlu_memory_info(void *self, int device, uint64_t *free_byte
         *free_bytes = free_now;
         *total_bytes = total;
     }
-    return status;
-}
-
-/* Free `entry` (its notifier complete, or the wait for it failed). */
-static void mlu_staging_free(accel_mlu_backend_t *mlu, accel_mlu_staging_t *entry)
-{
-    accel_cnrt_ret_t code = mlu->cnrt->cnrtNotifierDestroy(entry->copied);
-    if (code != ACCEL_CNRT_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "mlu: cnrtNotifierDestroy (random fill) failed with cnrtRet_t %u",
-                  code);
-    code = mlu->cnrt->cnrtFreeHost(entry->ptr);
-    if (code != ACCEL_CNRT_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "mlu: cnrtFreeHost (random fill) failed with cnrtRet_t %u", code);
-    free(entry);
-}
-
-/* Free the staging buffers of `device` whose copies have completed; the
- * calling thread's device is `device`. Never waits. */
-static void mlu_staging_sweep(accel_mlu_backend_t *mlu, int device)
-{
-    accel_mlu_staging_t *done = NULL;
-    pthread_mutex_lock(&mlu->staging_lock);
-    for (accel_mlu_staging_t **link = &mlu->staging; *link != NULL;) {
-        accel_mlu_staging_t *entry = *link;
-        if (entry->device == device &&
-            mlu->cnrt->cnrtQueryNotifier(entry->copied) == ACCEL_CNRT_SUCCESS) {
-            *link = entry->next;
-            entry->next = done;
-            done = entry;
-        } else {
-            link = &entry->next;
-        }
-    }
-    pthread_mutex_unlock(&mlu->staging_lock);
-    while (done != NULL) {
-        accel_mlu_staging_t *next = done->next;
-        mlu_staging_free(mlu, done);
-        done = next;
-    }
-}
-
-void accel_mlu_staging_release(accel_mlu_backend_t *mlu)
-{
-    accel_mlu_staging_t *entry;
-    pthread_mutex_lock(&mlu->staging_lock);
-    entry = mlu->staging;
-    mlu->staging = NULL;
-    pthread_mutex_unlock(&mlu->staging_lock);
-    while (entry != NULL) {
-        accel_mlu_staging_t *next = entry->next;
-        if (accel_mlu_activate(mlu, entry->device) == ACCEL_OK) {
-            accel_cnrt_ret_t code = mlu->cnrt->cnrtWaitNotifier(entry->copied);
-            /* The copy may still read the buffer: wait for the whole device
-             * instead, and keep the buffer (a leak, said) if that fails too. */
-            if (code != ACCEL_CNRT_SUCCESS) {
-                accel_log(ACCEL_LOG_WARN,
-                          "mlu: cnrtWaitNotifier (random fill) failed with cnrtRet_t %u; "
-                          "waiting for device %d instead",
-                          code, entry->device);
-                code = mlu->cnrt->cnrtSyncDevice();
-            }
-            if (code == ACCEL_CNRT_SUCCESS)
-                mlu_staging_free(mlu, entry);
-            else
-                accel_log(ACCEL_LOG_WARN, "mlu: cnrtSyncDevice failed too; a random fill's "
-                                          "staging buffer is left allocated rather than freed "
-                                          "under a copy that may still read it");
-        } else {
-            free(entry); /* a forked child: only our own record can be freed */
-        }
-        entry = next;
-    }
-}
-
-/* The fill is generated on the host at call time (the bits depend only on
- * seed and offset), so the call returns at once: the staging buffer stays
- * queued until a notifier placed after its copy completes. */
-accel_status_t accel_mlu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset)
-{
-    accel_mlu_backend_t *mlu = self;
-    const accel_mlu_api_t *cnrt = mlu->cnrt;
-    accel_cnrt_queue_t queue = accel_mlu_queue(stream);
-    size_t bytes = count * sizeof(uint32_t); /* u32 or float */
-    accel_mlu_staging_t *entry;
-    accel_status_t status;
-
-    if (count == 0)
-        return ACCEL_OK;
-    if (stream != NULL && atomic_load(&((accel_mlu_stream_t *)stream)->capturing))
-        return accel_backend_error(ACCEL_ERROR_UNSUPPORTED,
-                                   "mlu: a random fill cannot be captured into a graph: its bits "
-                                   "are made on the host at call time, so a replay would copy "
-                                   "the same numbers from a freed buffer");
-    if ((status = accel_mlu_activate(mlu, device)) != ACCEL_OK)
-        return status;
-    mlu_staging_sweep(mlu, device);
-    entry = calloc(1, sizeof *entry);
-    if (entry == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "mlu: out of host memory for a random fill");
-    entry->device = device;
-    status = accel_mlu_check(cnrt, cnrt->cnrtHostMalloc(&entry->ptr, bytes),
-                             "cnrtHostMalloc (random fill staging)");
-    if (status != ACCEL_OK) {
-        free(entry);
-        return status;
-    }
-    status = accel_philox_fill(kind, entry->ptr, count, seed, offset);
-    if (status == ACCEL_OK)
-        status = accel_mlu_check(cnrt,
-                                 cnrt->cnrtNotifierCreateWithFlags(
-                                     &entry->copied, ACCEL_CNRT_NOTIFIER_DISABLE_TIMING_ALL),
-                                 "cnrtNotifierCreateWithFlags (random fill)");
-    if (status != ACCEL_OK) {
-        if (cnrt->cnrtFreeHost(entry->ptr) != ACCEL_CNRT_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "mlu: cnrtFreeHost (random fill) failed");
-        free(entry);
-        return status;
-    }
-    status = accel_mlu_check(
-        cnrt, cnrt->cnrtMemcpyAsync(ptr, entry->ptr, bytes, queue, ACCEL_CNRT_MEMCPY_HOST_TO_DEV),
-        accel_mlu_memcpy_name(cnrt));
-    if (status != ACCEL_OK) {
-        mlu_staging_free(mlu, entry); /* nothing was queued */
-        return status;
-    }
-    status = accel_mlu_check(cnrt, cnrt->cnrtPlaceNotifier(entry->copied, queue),
-                             "cnrtPlaceNotifier (random fill)");
-    if (status == ACCEL_OK) {
-        pthread_mutex_lock(&mlu->staging_lock);
-        entry->next = mlu->staging;
-        mlu->staging = entry;
-        pthread_mutex_unlock(&mlu->staging_lock);
-        return ACCEL_OK;
-    }
-    /* The copy is queued but cannot be tracked: wait for it here, or keep
-     * the buffer (a leak, said) rather than free it under the copy. */
-    if (cnrt->cnrtQueueSync(queue) == ACCEL_CNRT_SUCCESS)
-        mlu_staging_free(mlu, entry);
-    else
-        accel_log(ACCEL_LOG_WARN, "mlu: cnrtQueueSync after a failed random fill failed too; "
-                                  "its staging buffer is left allocated rather than freed under "
-                                  "a copy that may still read it");
     return status;
 }

@@ -17,8 +17,6 @@
  *   emulated-callback count), owned by core's accel_stream_t; NULL is the
  *   device's default queue. Events are CNRT notifiers themselves; graphs are
  *   task-topology entities (graph.c).
- * - random-fill staging buffers (memory.c) are owned by the backend until the
- *   copy out of them has completed, then freed by a later fill or destroy().
  * - the callback thread (stream.c) exists only where CNRT lacks
  *   cnrtInvokeHostFunc; it is started by the first callback, joined by
  *   destroy().
@@ -74,15 +72,6 @@ typedef struct accel_mlu_stream {
     atomic_bool capturing; /* between graph capture begin and end (graph.c) */
 } accel_mlu_stream_t;
 
-/* A random fill's pinned staging buffer, freed once the notifier placed
- * after its copy has completed (memory.c). */
-typedef struct accel_mlu_staging {
-    void *ptr;
-    accel_cnrt_notifier_t copied;
-    int device;
-    struct accel_mlu_staging *next;
-} accel_mlu_staging_t;
-
 /* An emulated host callback (no cnrtInvokeHostFunc): runs once `done` has
  * completed on its queue (stream.c). */
 typedef struct accel_mlu_callback {
@@ -116,9 +105,6 @@ typedef struct accel_mlu_backend {
     uint64_t callback_running_seq;
     uint64_t callback_added; /* seq of the last callback added */
     uint64_t callback_done;  /* every callback with a seq up to this has returned */
-
-    pthread_mutex_t staging_lock; /* guards `staging` */
-    accel_mlu_staging_t *staging; /* random-fill buffers still being copied */
 } accel_mlu_backend_t;
 
 /* Make `device` the calling thread's CNRT device (cnrtSetDevice when it is
@@ -174,10 +160,6 @@ accel_status_t accel_mlu_host_alloc(void *self, size_t size, void **out);
 void accel_mlu_host_free(void *self, void *ptr, size_t size);
 accel_status_t accel_mlu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
-/* Wait for and free every random-fill staging buffer (destroy()). */
-void accel_mlu_staging_release(accel_mlu_backend_t *mlu);
-accel_status_t accel_mlu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset);
 
 /* ---------------------------------------------------------------- stream.c */
 
@@ -216,9 +198,5 @@ void accel_mlu_graph_destroy(void *self, void *graph);
 bool accel_mlu_cnpx_status(char *out, size_t cap);
 void accel_mlu_range_push(void *self, const char *msg, const char *domain, const char *category);
 void accel_mlu_range_pop(void *self, const char *domain);
-
-/* ---------------------------------------------------------------- op_builders.c */
-
-const accel_op_builder_desc_t *accel_mlu_op_builders(void *self, size_t *out_count);
 
 #endif /* ACCEL_BACKENDS_MLU_MLU_BACKEND_H */

@@ -44,6 +44,9 @@ static const accel_backend_info_t npu_info = {
     .runtime_library = "libascendcl.so",
     .vendor_stack = "Huawei Ascend CANN",
     .current_device_from_local_rank = false,
+    .fused_ops_unavailable =
+        "the fused device optimizers need Ascend C kernels, which this build cannot compile (no "
+        "CANN kernel compiler); use the host optimizers (CPUAdamBuilder...)",
 };
 
 /* ---------------------------------------------------------------- loading libascendcl */
@@ -354,7 +357,6 @@ static accel_status_t npu_create(void **out_self)
     npu->instance = accel_backend_instance_id();
     npu->mem_attr = ACCEL_ACL_HBM_MEM;
     pthread_mutex_init(&npu->report_lock, NULL);
-    pthread_mutex_init(&npu->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "npu: %d device(s) from %s", count, acl->path);
     *out_self = npu;
     return ACCEL_OK;
@@ -369,8 +371,6 @@ static void npu_destroy(void *self)
         return;
     if (!accel_npu_forked())
         accel_npu_report_stop(npu);
-    accel_npu_staging_release(npu);
-    pthread_mutex_destroy(&npu->staging_lock);
     pthread_mutex_destroy(&npu->report_lock);
     free(npu->default_subscribed);
     free(npu);
@@ -560,10 +560,6 @@ static const accel_backend_ops_t npu_ops = {
     .event_synchronize = accel_npu_event_synchronize,
     .event_query = accel_npu_event_query,
     .event_elapsed_ms = accel_npu_event_elapsed_ms,
-
-    .rng_fill = accel_npu_rng_fill,
-
-    .op_builders = accel_npu_op_builders,
 
     .native_stream = accel_npu_native_stream,
 };

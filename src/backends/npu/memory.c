@@ -1,19 +1,13 @@
 /* memory.c: the npu backend's memory slots: raw device memory (core's
  * caching allocator sits on top) with ACL's huge-page-first policy, copies
- * and fills ordered on a stream, pinned host memory, the free/total figures
- * and the random fills.
- * Random numbers: the same Philox bits as every backend (src/core/philox.h),
- * generated on the host into pinned staging memory (aclrtMallocHost) and
- * copied to the device on the stream: without a device kernel compiler
- * here there is no Ascend C kernel to run. A fill does not wait for its
- * copy: the staging buffer is freed by a later fill (or destroy()) once an
- * event recorded after the copy has completed.
+ * and fills ordered on a stream, pinned host memory and the free/total
+ * figures. Random fills are core's (no Ascend C kernel compiler here): the
+ * host Philox bits in pinned staging, copied with memcpy_async.
  * Threads: any thread; each slot makes its device current first. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "backends/npu/npu_backend.h"
-#include "core/philox.h"
 
 accel_status_t accel_npu_mem_alloc(void *self, int device, size_t size, void **out)
 {
@@ -143,142 +137,5 @@ accel_status_t accel_npu_memory_info(void *self, int device, uint64_t *free_byte
         *free_bytes = free_now;
         *total_bytes = total;
     }
-    return status;
-}
-
-/* Free `entry` (its event complete, or the wait for it failed). */
-static void npu_staging_free(accel_npu_backend_t *npu, accel_npu_staging_t *entry)
-{
-    accel_acl_error_t code = npu->acl->aclrtDestroyEvent(entry->copied);
-    if (code != ACCEL_ACL_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "npu: aclrtDestroyEvent (random fill) failed with aclError %d",
-                  code);
-    code = npu->acl->aclrtFreeHost(entry->ptr);
-    if (code != ACCEL_ACL_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "npu: aclrtFreeHost (random fill) failed with aclError %d", code);
-    free(entry);
-}
-
-/* Free the staging buffers of `device` whose copies have completed; the
- * calling thread's device is `device`. Never waits. */
-static void npu_staging_sweep(accel_npu_backend_t *npu, int device)
-{
-    accel_npu_staging_t *done = NULL;
-    pthread_mutex_lock(&npu->staging_lock);
-    for (accel_npu_staging_t **link = &npu->staging; *link != NULL;) {
-        accel_npu_staging_t *entry = *link;
-        accel_acl_event_status_t state = ACCEL_ACL_EVENT_RECORDED_STATUS_NOT_READY;
-        if (entry->device == device &&
-            npu->acl->aclrtQueryEventStatus(entry->copied, &state) == ACCEL_ACL_SUCCESS &&
-            state == ACCEL_ACL_EVENT_RECORDED_STATUS_COMPLETE) {
-            *link = entry->next;
-            entry->next = done;
-            done = entry;
-        } else {
-            link = &entry->next;
-        }
-    }
-    pthread_mutex_unlock(&npu->staging_lock);
-    while (done != NULL) {
-        accel_npu_staging_t *next = done->next;
-        npu_staging_free(npu, done);
-        done = next;
-    }
-}
-
-void accel_npu_staging_release(accel_npu_backend_t *npu)
-{
-    accel_npu_staging_t *entry;
-    pthread_mutex_lock(&npu->staging_lock);
-    entry = npu->staging;
-    npu->staging = NULL;
-    pthread_mutex_unlock(&npu->staging_lock);
-    while (entry != NULL) {
-        accel_npu_staging_t *next = entry->next;
-        if (accel_npu_activate(npu, entry->device) == ACCEL_OK) {
-            accel_acl_error_t code = npu->acl->aclrtSynchronizeEvent(entry->copied);
-            /* The copy may still read the buffer: wait for the whole device
-             * instead, and keep the buffer (a leak, said) if that fails too. */
-            if (code != ACCEL_ACL_SUCCESS) {
-                accel_log(ACCEL_LOG_WARN,
-                          "npu: aclrtSynchronizeEvent (random fill) failed with aclError %d; "
-                          "waiting for device %d instead",
-                          code, entry->device);
-                code = npu->acl->aclrtSynchronizeDevice();
-            }
-            if (code == ACCEL_ACL_SUCCESS)
-                npu_staging_free(npu, entry);
-            else
-                accel_log(ACCEL_LOG_WARN, "npu: aclrtSynchronizeDevice failed too; a random "
-                                          "fill's staging buffer is left allocated rather than "
-                                          "freed under a copy that may still read it");
-        } else {
-            free(entry); /* the runtime is gone: only our own record can be freed */
-        }
-        entry = next;
-    }
-}
-
-/* The fill is generated on the host at call time (the bits depend only on
- * seed and offset), so the call returns at once: the staging buffer stays
- * queued until an event recorded after its copy completes. */
-accel_status_t accel_npu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset)
-{
-    accel_npu_backend_t *npu = self;
-    const accel_npu_api_t *acl = npu->acl;
-    accel_acl_stream_t handle = accel_npu_handle(stream);
-    size_t bytes = count * sizeof(uint32_t); /* u32 or float */
-    accel_npu_staging_t *entry;
-    accel_status_t status;
-
-    if (count == 0)
-        return ACCEL_OK;
-    if ((status = accel_npu_activate(npu, device)) != ACCEL_OK)
-        return status;
-    npu_staging_sweep(npu, device);
-    entry = calloc(1, sizeof *entry);
-    if (entry == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "npu: out of host memory for a random fill");
-    entry->device = device;
-    status = accel_npu_check(acl, acl->aclrtMallocHost(&entry->ptr, bytes),
-                             "aclrtMallocHost (random fill staging)");
-    if (status != ACCEL_OK) {
-        free(entry);
-        return status;
-    }
-    accel_philox_fill_range(kind, entry->ptr, 0, count, seed, offset);
-    status =
-        accel_npu_check(acl, acl->aclrtCreateEventWithFlag(&entry->copied, ACCEL_ACL_EVENT_SYNC),
-                        "aclrtCreateEventWithFlag (random fill)");
-    if (status == ACCEL_OK) {
-        status = accel_npu_check(acl,
-                                 acl->aclrtMemcpyAsync(ptr, bytes, entry->ptr, bytes,
-                                                       ACCEL_ACL_MEMCPY_HOST_TO_DEVICE, handle),
-                                 "aclrtMemcpyAsync (random fill)");
-        if (status != ACCEL_OK) {
-            npu_staging_free(npu, entry); /* nothing was queued */
-            return status;
-        }
-        status = accel_npu_check(acl, acl->aclrtRecordEvent(entry->copied, handle),
-                                 "aclrtRecordEvent (random fill)");
-        if (status == ACCEL_OK) {
-            pthread_mutex_lock(&npu->staging_lock);
-            entry->next = npu->staging;
-            npu->staging = entry;
-            pthread_mutex_unlock(&npu->staging_lock);
-            return ACCEL_OK;
-        }
-        /* The copy is queued but cannot be tracked: wait for it here. */
-        if (acl->aclrtSynchronizeStream(handle) != ACCEL_ACL_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "npu: aclrtSynchronizeStream after a failed random fill "
-                                      "failed too; freeing its staging buffer anyway");
-        npu_staging_free(npu, entry);
-        return status;
-    }
-    if (acl->aclrtFreeHost(entry->ptr) != ACCEL_ACL_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "npu: aclrtFreeHost (random fill) failed");
-    free(entry);
     return status;
 }

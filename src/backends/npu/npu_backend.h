@@ -16,8 +16,6 @@
  * - a backend stream is an accel_npu_stream_t (the aclrtStream and whether a
  *   report thread is subscribed to it), owned by core's accel_stream_t; NULL
  *   is the device's default stream. Events are ACL's own aclrtEvent.
- * - random-fill staging buffers (memory.c) are owned by the backend until the
- *   copy out of them has completed, then freed by a later fill or destroy().
  * - the report thread, which runs host callbacks (aclrtProcessReport), is
  *   started by the first stream_add_callback and joined by destroy().
  * Threads: every slot may run on any thread. Before calling ACL a slot
@@ -58,15 +56,6 @@ typedef struct accel_npu_stream {
     bool subscribed; /* under the backend's report_lock */
 } accel_npu_stream_t;
 
-/* A random fill's pinned staging buffer, freed once the event recorded
- * after its copy has completed (memory.c). */
-typedef struct accel_npu_staging {
-    void *ptr;
-    accel_acl_event_t copied;
-    int device;
-    struct accel_npu_staging *next;
-} accel_npu_staging_t;
-
 typedef struct accel_npu_backend {
     const accel_npu_api_t *acl;
     int device_count;
@@ -81,9 +70,6 @@ typedef struct accel_npu_backend {
     pthread_t report_thread;
     atomic_bool report_stop;
     bool *default_subscribed; /* per device: the default stream is subscribed */
-
-    pthread_mutex_t staging_lock; /* guards `staging` */
-    accel_npu_staging_t *staging; /* random-fill buffers still being copied */
 } accel_npu_backend_t;
 
 /* Make `device` the calling thread's ACL device (aclrtSetDevice when it is
@@ -128,14 +114,6 @@ accel_status_t accel_npu_host_register(void *self, void *ptr, size_t size);
 void accel_npu_host_unregister(void *self, void *ptr, size_t size);
 accel_status_t accel_npu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
-/* Wait for and free every random-fill staging buffer (destroy()). */
-void accel_npu_staging_release(accel_npu_backend_t *npu);
-accel_status_t accel_npu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset);
-
-/* ---------------------------------------------------------------- op_builders.c */
-
-const accel_op_builder_desc_t *accel_npu_op_builders(void *self, size_t *out_count);
 
 /* ---------------------------------------------------------------- stream.c */
 

@@ -46,6 +46,9 @@ static const accel_backend_info_t sdaa_info = {
     .runtime_library = "libsdaart.so",
     .vendor_stack = "Tecorigin SDAA (Teco SDK)",
     .current_device_from_local_rank = false,
+    .fused_ops_unavailable =
+        "the fused device optimizers need SDAA kernels, which this build cannot compile (no Teco "
+        "kernel compiler); use the host optimizers (CPUAdamBuilder...)",
 };
 
 /* ---------------------------------------------------------------- loading libsdaart */
@@ -238,7 +241,6 @@ static accel_status_t sdaa_create(void **out_self)
     sdaa->device_count = count;
     sdaa->instance = accel_backend_instance_id();
     sdaa->driver_version = -1;
-    pthread_mutex_init(&sdaa->staging_lock, NULL);
     accel_log(ACCEL_LOG_DEBUG, "sdaa: %d device(s) from %s", count, rt->path);
     *out_self = sdaa;
     return ACCEL_OK;
@@ -251,8 +253,6 @@ static void sdaa_destroy(void *self)
     accel_sdaa_backend_t *sdaa = self;
     if (sdaa == NULL)
         return;
-    accel_sdaa_staging_release(sdaa);
-    pthread_mutex_destroy(&sdaa->staging_lock);
     free(sdaa);
 }
 
@@ -410,10 +410,6 @@ static const accel_backend_ops_t sdaa_ops = {
     .event_synchronize = accel_sdaa_event_synchronize,
     .event_query = accel_sdaa_event_query,
     .event_elapsed_ms = accel_sdaa_event_elapsed_ms,
-
-    .rng_fill = accel_sdaa_rng_fill,
-
-    .op_builders = accel_sdaa_op_builders,
 
     .native_stream = accel_sdaa_native_stream,
 };

@@ -11,18 +11,15 @@
  * process counts as having started the runtime (the fork rule below).
  *
  * Objects and who owns them:
- * - accel_sdaa_backend_t: made by create(), freed by destroy(). Fields above
- *   `staging_lock` are written in create()/init() before any other slot runs
- *   and are read-only afterwards.
+ * - accel_sdaa_backend_t: made by create(), freed by destroy(). Its fields
+ *   are written in create()/init() before any other slot runs and are
+ *   read-only afterwards.
  * - a backend stream is the runtime's sdaaStream_t itself, owned by core's
  *   accel_stream_t; NULL is the device's default stream. Events are the
  *   runtime's sdaaEvent_t.
  * - a host callback's record (stream.c) is owned by the runtime from a
  *   successful sdaaStreamAddCallback until the callback has run, which frees
  *   it.
- * - random-fill staging buffers (memory.c) are owned by the backend until
- *   the copy out of them has completed, then freed by a later fill or
- *   destroy().
  * Threads: every slot may run on any thread. Before calling the runtime a
  * slot makes its device the calling thread's device (accel_sdaa_activate,
  * sdaaSetDevice once per thread and device), so no thread needs a prior
@@ -57,24 +54,12 @@ typedef struct accel_sdaa_api {
  * place tried) when libsdaart cannot be loaded or lacks a required symbol. */
 const accel_sdaa_api_t *accel_sdaa_runtime(char *reason, size_t cap);
 
-/* A random fill's pinned staging buffer, freed once the event recorded
- * after its copy has completed (memory.c). */
-typedef struct accel_sdaa_staging {
-    void *ptr;
-    accel_sdaa_event_t copied;
-    int device;
-    struct accel_sdaa_staging *next;
-} accel_sdaa_staging_t;
-
 typedef struct accel_sdaa_backend {
     const accel_sdaa_api_t *rt;
     int device_count;
     uint64_t instance;   /* unique per create(), keys the per-thread device cache */
     int runtime_version; /* sdaaRuntimeGetVersion, set by init() */
     int driver_version;  /* sdaaDriverGetVersion, or -1 when not exported */
-
-    pthread_mutex_t staging_lock;  /* guards `staging` */
-    accel_sdaa_staging_t *staging; /* random-fill buffers still being copied */
 } accel_sdaa_backend_t;
 
 /* Make `device` the calling thread's device (sdaaSetDevice when it is not
@@ -113,14 +98,6 @@ accel_status_t accel_sdaa_host_alloc(void *self, size_t size, void **out);
 void accel_sdaa_host_free(void *self, void *ptr, size_t size);
 accel_status_t accel_sdaa_memory_info(void *self, int device, uint64_t *free_bytes,
                                       uint64_t *total_bytes);
-/* Wait for and free every random-fill staging buffer (destroy()). */
-void accel_sdaa_staging_release(accel_sdaa_backend_t *sdaa);
-accel_status_t accel_sdaa_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                   void *ptr, size_t count, uint64_t seed, uint64_t offset);
-
-/* ---------------------------------------------------------------- op_builders.c */
-
-const accel_op_builder_desc_t *accel_sdaa_op_builders(void *self, size_t *out_count);
 
 /* ---------------------------------------------------------------- stream.c */
 

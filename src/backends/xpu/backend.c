@@ -45,6 +45,9 @@ static accel_backend_info_t xpu_info = {
     .runtime_library = "libze_loader.so.1",
     .vendor_stack = "Intel oneAPI Level Zero",
     .current_device_from_local_rank = false,
+    .fused_ops_unavailable =
+        "the fused device optimizers need SPIR-V kernels, which this build cannot compile (no "
+        "SYCL/SPIR-V compiler); use the host optimizers (CPUAdamBuilder...)",
 };
 
 /* DeepSpeed picks "ccl" when oneCCL's torch bindings import and "xccl"
@@ -356,7 +359,6 @@ static void xpu_destroy(void *self)
     if (xpu == NULL)
         return;
     if (usable) {
-        accel_xpu_staging_release(xpu);
         for (int i = 0; i < xpu->device_count; i++)
             if (xpu->devices[i].default_stream != NULL)
                 accel_xpu_stream_free(xpu, xpu->devices[i].default_stream);
@@ -577,9 +579,6 @@ static const accel_backend_ops_t xpu_ops = {
     .event_query = accel_xpu_event_query,
     .event_elapsed_ms = accel_xpu_event_elapsed_ms,
 
-    .rng_fill = accel_xpu_rng_fill,
-
-    .op_builders = accel_xpu_op_builders,
 };
 
 const accel_backend_ops_t *accel_xpu_backend_ops(void)

@@ -1,11 +1,11 @@
 /* memory.c: the xpu backend's memory on Level Zero unified shared memory:
  * device allocations (zeMemAllocDevice), host allocations as pinned memory
  * (zeMemAllocHost), copies and fills appended to a stream's command list,
- * memory totals, and random fills (host Philox into host USM, copied on the
- * stream: Level Zero runs no code of ours without a SPIR-V module).
+ * and memory totals. Random fills are core's (Level Zero runs no code of
+ * ours without a SPIR-V module): host Philox in host USM from host_alloc,
+ * copied with memcpy_async.
  * Ownership: allocations are the caller's; the backend keeps their ranges
- * in the maps of accel_xpu_backend_t (under its `lock`) until freed. A
- * random fill's staging buffer is the backend's until its copy signalled.
+ * in the maps of accel_xpu_backend_t (under its `lock`) until freed.
  * Threads: any; see xpu_backend.h. */
 #include <stdlib.h>
 
@@ -65,16 +65,25 @@ accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **o
  * caller), while core frees blocks whose last use was queued on a stream, as
  * cuMemFree allows because it synchronizes: so wait for the device's streams
  * (every device's, for host memory) first. From a stream callback, which
- * those streams wait for, this cannot be done: the memory is freed as is. */
-static void xpu_quiesce(accel_xpu_backend_t *xpu, int device)
+ * its device's streams wait for, that device cannot be waited for: the
+ * memory is freed as is. False when a wait failed: the memory may still be
+ * in use and the caller leaves it to the runtime (docs/reliability.md). */
+static bool xpu_quiesce(accel_xpu_backend_t *xpu, int device)
 {
+    const accel_xpu_stream_t *serving = accel_xpu_callback_stream();
+    bool idle = true;
     for (int d = device < 0 ? 0 : device; d < (device < 0 ? xpu->device_count : device + 1); d++) {
-        if (accel_xpu_synchronize(xpu, d) != ACCEL_OK)
+        if (serving != NULL && serving->device == d)
+            continue;
+        if (accel_xpu_synchronize(xpu, d) != ACCEL_OK) {
             accel_log(ACCEL_LOG_WARN,
-                      "xpu: could not wait for device %d before freeing memory: "
-                      "%s",
+                      "xpu: could not wait for device %d before freeing memory (%s); the memory "
+                      "is left to the runtime rather than freed under work that may use it",
                       d, accel_last_error());
+            idle = false;
+        }
     }
+    return idle;
 }
 
 void accel_xpu_mem_free(void *self, int device, void *ptr)
@@ -84,9 +93,8 @@ void accel_xpu_mem_free(void *self, int device, void *ptr)
     accel_ze_result_t code;
     bool known;
 
-    if (accel_xpu_usable() != ACCEL_OK)
+    if (accel_xpu_usable() != ACCEL_OK || !xpu_quiesce(xpu, device))
         return;
-    xpu_quiesce(xpu, device);
     pthread_mutex_lock(&xpu->lock);
     known = accel_range_map_remove(&xpu->device_ranges, ptr, &range, NULL);
     if (known)
@@ -193,9 +201,8 @@ void accel_xpu_host_free(void *self, void *ptr, size_t size)
     accel_xpu_backend_t *xpu = self;
     accel_ze_result_t code;
     (void)size;
-    if (accel_xpu_usable() != ACCEL_OK)
+    if (accel_xpu_usable() != ACCEL_OK || !xpu_quiesce(xpu, -1))
         return;
-    xpu_quiesce(xpu, -1);
     pthread_mutex_lock(&xpu->lock);
     accel_range_map_remove(&xpu->host_ranges, ptr, NULL, NULL);
     pthread_mutex_unlock(&xpu->lock);
@@ -223,123 +230,5 @@ accel_status_t accel_xpu_memory_info(void *self, int device, uint64_t *free_byte
     pthread_mutex_unlock(&xpu->lock);
     *total_bytes = total;
     *free_bytes = used < total ? total - used : 0;
-    return ACCEL_OK;
-}
-
-/* ---------------------------------------------------------------- random fills */
-
-static void xpu_staging_free(accel_xpu_backend_t *xpu, accel_xpu_staging_t *entry)
-{
-    if (xpu->ze->zeMemFree(xpu->context, entry->ptr) != ACCEL_ZE_SUCCESS)
-        accel_log(ACCEL_LOG_WARN, "xpu: zeMemFree (random fill staging) failed");
-    accel_xpu_event_free(xpu, entry->copied);
-    free(entry);
-}
-
-/* Free the staging buffers whose copies have signalled. */
-static void xpu_staging_sweep(accel_xpu_backend_t *xpu)
-{
-    accel_xpu_staging_t *done = NULL, **link;
-    pthread_mutex_lock(&xpu->lock);
-    link = &xpu->staging;
-    while (*link != NULL) {
-        accel_xpu_staging_t *entry = *link;
-        if (xpu->ze->zeEventQueryStatus(entry->copied->handle) == ACCEL_ZE_SUCCESS) {
-            *link = entry->next;
-            entry->next = done;
-            done = entry;
-        } else {
-            link = &entry->next;
-        }
-    }
-    pthread_mutex_unlock(&xpu->lock);
-    while (done != NULL) {
-        accel_xpu_staging_t *next = done->next;
-        xpu_staging_free(xpu, done);
-        done = next;
-    }
-}
-
-void accel_xpu_staging_release(accel_xpu_backend_t *xpu)
-{
-    accel_xpu_staging_t *entry;
-    pthread_mutex_lock(&xpu->lock);
-    entry = xpu->staging;
-    xpu->staging = NULL;
-    pthread_mutex_unlock(&xpu->lock);
-    while (entry != NULL) {
-        accel_xpu_staging_t *next = entry->next;
-        accel_ze_result_t code = xpu->ze->zeEventHostSynchronize(entry->copied->handle, UINT64_MAX);
-        /* Level Zero has no device-wide wait to fall back on: a buffer whose
-         * copy cannot be known finished is kept (a leak, said), never freed
-         * under a copy that may still read it. */
-        if (code == ACCEL_ZE_SUCCESS) {
-            xpu_staging_free(xpu, entry);
-        } else {
-            accel_log(ACCEL_LOG_WARN,
-                      "xpu: zeEventHostSynchronize (random fill) failed with ze_result_t 0x%x; "
-                      "its staging buffer and event are left to the runtime rather than freed "
-                      "under a copy that may still use them",
-                      code);
-            free(entry->copied); /* our records only: the handles stay with Level Zero */
-            free(entry);
-        }
-        entry = next;
-    }
-}
-
-/* The fill is generated on the host at call time (the bits depend only on
- * seed and offset), so the call returns at once: the staging buffer stays
- * until the copy out of it signals its event. */
-accel_status_t accel_xpu_rng_fill(void *self, int device, void *handle, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset)
-{
-    accel_xpu_backend_t *xpu = self;
-    accel_xpu_stream_t *stream = accel_xpu_stream(xpu, device, handle);
-    accel_ze_host_alloc_desc_t desc = {.stype = ACCEL_ZE_STYPE_HOST_ALLOC_DESC};
-    size_t bytes = count * sizeof(uint32_t); /* u32 or float */
-    accel_xpu_staging_t *entry;
-    accel_status_t status = accel_xpu_usable();
-
-    if (status != ACCEL_OK || count == 0)
-        return status;
-    xpu_staging_sweep(xpu);
-    entry = calloc(1, sizeof *entry);
-    if (entry == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "xpu: out of host memory for a random fill");
-    status = accel_xpu_check(
-        xpu->ze->zeMemAllocHost(xpu->context, &desc, bytes, XPU_HOST_ALIGNMENT, &entry->ptr),
-        "zeMemAllocHost (random fill staging)");
-    if (status != ACCEL_OK) {
-        free(entry);
-        return status;
-    }
-    accel_philox_fill_range(kind, entry->ptr, 0, count, seed, offset);
-    status = accel_xpu_event_new(xpu, device, false, &entry->copied);
-    if (status != ACCEL_OK) {
-        if (xpu->ze->zeMemFree(xpu->context, entry->ptr) != ACCEL_ZE_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "xpu: zeMemFree (random fill staging) failed");
-        free(entry);
-        return status;
-    }
-    pthread_mutex_lock(&stream->lock);
-    status = accel_xpu_barrier(xpu, stream);
-    if (status == ACCEL_OK)
-        status = accel_xpu_check(
-            xpu->ze->zeCommandListAppendMemoryCopy(stream->list, ptr, entry->ptr, bytes,
-                                                   entry->copied->handle, 0, NULL),
-            "zeCommandListAppendMemoryCopy (random fill)");
-    if (status == ACCEL_OK)
-        stream->appended++;
-    pthread_mutex_unlock(&stream->lock);
-    if (status != ACCEL_OK) {
-        xpu_staging_free(xpu, entry); /* nothing was queued */
-        return status;
-    }
-    pthread_mutex_lock(&xpu->lock);
-    entry->next = xpu->staging;
-    xpu->staging = entry;
-    pthread_mutex_unlock(&xpu->lock);
     return ACCEL_OK;
 }

@@ -24,8 +24,6 @@
  * - device and host (pinned) USM allocations are the caller's; the backend
  *   keeps their ranges (sizes, for memory_info and for telling pinned host
  *   memory from pageable) until they are freed.
- * - random-fill staging buffers (memory.c) belong to the backend until the
- *   copy out of them has completed.
  * Threads: every slot may run on any thread. A command list is used by one
  *   thread at a time (Level Zero's rule): each stream's `lock` is held around
  *   every append. Fork: in a child forked after zeInit every slot fails at
@@ -112,13 +110,6 @@ typedef struct accel_xpu_device {
     accel_xpu_stream_t *default_stream;
 } accel_xpu_device_t;
 
-/* A random fill's host USM staging buffer, freed once `copied` is signalled. */
-typedef struct accel_xpu_staging {
-    void *ptr;
-    accel_xpu_event_t *copied;
-    struct accel_xpu_staging *next;
-} accel_xpu_staging_t;
-
 typedef struct accel_xpu_backend {
     const accel_xpu_api_t *ze;
     accel_ze_driver_t driver;
@@ -134,7 +125,6 @@ typedef struct accel_xpu_backend {
     accel_range_map_t device_ranges; /* device USM: payload int device */
     accel_range_map_t host_ranges;   /* host USM (pinned): no payload */
     uint64_t *allocated;             /* per device: bytes in device USM */
-    accel_xpu_staging_t *staging;    /* random fills still being copied */
 } accel_xpu_backend_t;
 
 /* ACCEL_OK, or the fork error when this is a child forked after zeInit. */
@@ -170,10 +160,6 @@ accel_status_t accel_xpu_host_alloc(void *self, size_t size, void **out);
 void accel_xpu_host_free(void *self, void *ptr, size_t size);
 accel_status_t accel_xpu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
-accel_status_t accel_xpu_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
-                                  void *ptr, size_t count, uint64_t seed, uint64_t offset);
-/* Wait for and free every random-fill staging buffer (destroy()). */
-void accel_xpu_staging_release(accel_xpu_backend_t *xpu);
 
 /* ---------------------------------------------------------------- stream.c */
 
@@ -204,10 +190,6 @@ accel_status_t accel_xpu_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_xpu_event_query(void *self, int device, void *event);
 accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, void *end,
                                           float *out);
-
-/* ---------------------------------------------------------------- op_builders.c */
-
-const accel_op_builder_desc_t *accel_xpu_op_builders(void *self, size_t *out_count);
 
 /* ---------------------------------------------------------------- callback.c */
 
