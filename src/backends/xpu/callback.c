@@ -1,5 +1,6 @@
 /* callback.c: host callbacks on xpu streams. Level Zero has no host
- * callbacks, so each one is two events: the stream signals `reached` and then
+ * callbacks, so each one is two events: the stream signals `reached` from a
+ * barrier (so the work before it is complete: ze_api.h:2439-2444) and then
  * waits for `done`; the stream's callback thread (started by its first
  * callback, joined when the stream is destroyed) waits for `reached`, runs
  * the function and signals `done` from the host, after which the stream's
@@ -146,8 +147,8 @@ accel_status_t accel_xpu_stream_add_callback(void *self, int device, void *handl
     status = xpu_callback_thread_start(xpu, stream);
     if (status == ACCEL_OK)
         status = accel_xpu_check(
-            xpu->ze->zeCommandListAppendSignalEvent(stream->list, cb->reached->handle),
-            "zeCommandListAppendSignalEvent (stream callback)");
+            xpu->ze->zeCommandListAppendBarrier(stream->list, cb->reached->handle, 0, NULL),
+            "zeCommandListAppendBarrier (stream callback)");
     if (status != ACCEL_OK) {
         pthread_mutex_unlock(&stream->lock);
         xpu_callback_free(xpu, cb);
