@@ -1,13 +1,15 @@
 /* accel_backend_utils.h: helpers libaccel exports for backend authors,
  * in-tree backends and plugins alike: vendor symbol loading, the bodies
  * slots share (dtype and properties copy-out, reasons), the fork rule, the
- * per-thread device record, probe/create detection, an address-range map,
+ * per-thread device record, probe/create detection, the host-callback
+ * thread mark and self-wait refusal, an address-range map,
  * the host thread pool, the Philox host fill, environment parsing and the
  * on-disk kernel cache. Each part says who owns what and which threads may
  * call it. Include after (or instead of) accel/accel_backend.h. */
 #ifndef ACCEL_BACKEND_UTILS_H
 #define ACCEL_BACKEND_UTILS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -207,6 +209,167 @@ ACCEL_API void accel_backend_detect_probe(const accel_backend_detect_t *detect,
  * *count untouched. With count NULL the backend counts itself. */
 ACCEL_API accel_status_t accel_backend_detect_open(const accel_backend_detect_t *detect,
                                                    const void **runtime, int *count);
+
+/* ================================================================ host-callback threads
+ *
+ * Work queued on a stream after a host callback waits until the callback
+ * returns, so a callback that waits for its own stream, its device or every
+ * device would wait for itself for ever. A backend marks each thread while
+ * it runs a host callback: a stream worker once, at its start; a thread
+ * that serves several streams (an emulator's thread, the runtime's own
+ * callback thread reached through a trampoline) around each call. From the
+ * mark core refuses, before calling any slot, accel_synchronize of the
+ * marked device, accel_stream_synchronize and accel_stream_destroy of the
+ * marked stream and accel_empty_cache, with INVALID_ARGUMENT and a
+ * sentence. A backend refuses its own waits that core does not see (a copy
+ * to pageable memory that waits for the stream) with the refusals below.
+ * Threads: the mark is the calling thread's own (thread-local); nothing is
+ * shared, nothing is freed. */
+
+/* Any device, for accel_callback_thread_of and accel_callback_refuse_device_wait. */
+#define ACCEL_CALLBACK_ANY_DEVICE (-1)
+
+/* Mark the calling thread as running host callbacks of `stream` (the
+ * backend stream handle the slots receive; NULL for the device's default
+ * stream) of `device` of the backend state `backend` (what create()
+ * returned). Replaces any earlier mark; lasts until cleared or the thread
+ * ends. */
+ACCEL_API void accel_callback_thread_mark(const void *backend, int device, const void *stream);
+/* The calling thread runs no host callback any more. */
+ACCEL_API void accel_callback_thread_clear(void);
+/* True when the calling thread is marked for `backend` and `device`
+ * (ACCEL_CALLBACK_ANY_DEVICE: any of its devices); *out_stream (when not
+ * NULL) gets the marked stream. */
+ACCEL_API bool accel_callback_thread_of(const void *backend, int device, const void **out_stream);
+/* INVALID_ARGUMENT with "a host callback cannot <what>: ..." as the
+ * thread's last error when the calling thread is marked for `backend`,
+ * `device` and `stream`; else ACCEL_OK. `what` reads after "cannot", e.g.
+ * "copy to pageable memory on its own stream". */
+ACCEL_API accel_status_t accel_callback_refuse_stream_wait(const void *backend, int device,
+                                                           const void *stream, const char *what);
+/* The same for a wait for the whole `device` (ACCEL_CALLBACK_ANY_DEVICE:
+ * for every device): refused when marked for any stream of it. */
+ACCEL_API accel_status_t accel_callback_refuse_device_wait(const void *backend, int device,
+                                                           const char *what);
+
+/* A runtime that runs host callbacks on its own thread (aclrtLaunchCallback,
+ * cuLaunchHostFunc, cnrtInvokeHostFunc...) is handed a call record and
+ * accel_callback_call_run as the function: the record marks the thread,
+ * runs the user's function, clears the mark and (unless `replayed`) frees
+ * itself. A call the runtime may run more than once (captured into a graph)
+ * is made with `replayed` true: it is never freed by running, and
+ * accel_callback_calls_release frees every such call of a backend (in
+ * destroy(), once no graph can run them).
+ * Ownership: a new record belongs to the backend until the runtime accepts
+ * it (free it with accel_callback_call_free when the runtime refuses it),
+ * then to the runtime's run. Threads: any; the list of replayed calls is
+ * under a lock of the kit's. */
+typedef struct accel_callback_call accel_callback_call_t;
+
+/* A record for `fn(user_data)` on `stream` of `device` of `backend`.
+ * OUT_OF_MEMORY with a sentence when it cannot be allocated. */
+ACCEL_API accel_status_t accel_callback_call_new(const void *backend, int device,
+                                                 const void *stream, accel_host_fn_t fn,
+                                                 void *user_data, bool replayed,
+                                                 accel_callback_call_t **out);
+/* The runtime's function: `call` is the record (void * to match the
+ * runtime's callback type). */
+ACCEL_API void accel_callback_call_run(void *call);
+/* Free a record the runtime did not accept (NULL: nothing). */
+ACCEL_API void accel_callback_call_free(accel_callback_call_t *call);
+/* Free every replayed record of `backend`. */
+ACCEL_API void accel_callback_calls_release(const void *backend);
+
+/* ================================================================ host-callback emulator
+ *
+ * For a runtime whose host callbacks are missing or unusable. Each callback
+ * added to an emulator becomes, in stream order:
+ *   record(reached)      a marker that completes once the stream's earlier
+ *                        work has;
+ *   gate(gate)           (optional) the stream's later work waits for a
+ *                        gate the host opens;
+ *   record(passed)       (with a gate) completes once the stream is past it.
+ * The emulator's one thread takes callbacks in the order they were added,
+ * waits for `reached`, runs the function marked as a callback thread of its
+ * stream (accel_callback_thread_mark), opens the gate, waits for `passed`
+ * and releases all three. A failed wait is logged and the function runs
+ * anyway, so nothing that waits for it is left hanging. Without gate ops
+ * the stream's later work does NOT wait for the callback: the backend then
+ * waits in its synchronize, query and destroy (accel_callback_emulator_last
+ * and _reached), and records an event's ticket so that its query and
+ * synchronize wait too.
+ * Granularity is the backend's: one emulator per stream keeps a blocked
+ * callback from holding back other streams' callbacks; one per backend is
+ * cheaper.
+ * Ownership: the emulator is the backend's storage (init/fini); markers and
+ * gates belong to the emulator from a successful op until it releases them.
+ * Threads: add, last and reached from any thread. The ops run on the adding
+ * thread (record, gate) under the emulator's add lock, so the queue's order
+ * is the stream's order, and on the emulator's thread (wait, open, release)
+ * with no emulator lock held. fini must not run on the emulator's thread. */
+
+typedef struct accel_callback_emulator_ops {
+    /* Place a marker on `stream` of `device` that completes once the work
+     * queued before it has. (required) */
+    accel_status_t (*record)(void *ctx, int device, void *stream, void **out_marker);
+    /* Block until `marker` has completed; non-OK when the wait failed (or
+     * gave up: accel_callback_emulator_stopping says fini is waiting).
+     * (required) */
+    accel_status_t (*wait)(void *ctx, int device, void *marker);
+    /* Free a marker once the device no longer uses it. (required) */
+    void (*release)(void *ctx, int device, void *marker);
+    /* Make `stream`'s later work wait for a new gate the host opens.
+     * (optional as a group with open_gate and release_gate) */
+    accel_status_t (*gate)(void *ctx, int device, void *stream, void **out_gate);
+    /* Open the gate; a failure is logged by the backend. */
+    accel_status_t (*open_gate)(void *ctx, int device, void *gate);
+    void (*release_gate)(void *ctx, int device, void *gate);
+} accel_callback_emulator_ops_t;
+
+typedef struct accel_callback_emulator_entry accel_callback_emulator_entry_t;
+
+typedef struct accel_callback_emulator {
+    const accel_callback_emulator_ops_t *ops;
+    void *ctx;                /* handed to every op */
+    const void *backend;      /* for the thread's mark */
+    const char *name;         /* "xpu": prefixes log lines and sentences */
+    pthread_mutex_t lock;     /* guards everything below */
+    pthread_mutex_t add_lock; /* held across an add's ops, so order is kept */
+    pthread_cond_t changed;
+    bool started, stopping;
+    pthread_t thread;
+    accel_callback_emulator_entry_t *head, *tail; /* queued, oldest first */
+    accel_callback_emulator_entry_t *running;     /* taken by the thread */
+    uint64_t added;                               /* seq of the newest callback added */
+    uint64_t returned; /* every callback with a seq up to this has returned */
+} accel_callback_emulator_t;
+
+/* Set up `em` (no thread yet: the first add starts it). */
+ACCEL_API void accel_callback_emulator_init(accel_callback_emulator_t *em,
+                                            const accel_callback_emulator_ops_t *ops, void *ctx,
+                                            const void *backend, const char *name);
+/* Let the thread run what is queued (waits that give up are logged), join
+ * it and free what is left. Call after the streams' work has finished (a
+ * stream synchronize), never from a callback. In a forked child (no thread
+ * there, locks perhaps held) pass `forked` true: the queued entries are only
+ * freed, touching no lock and calling no op. */
+ACCEL_API void accel_callback_emulator_fini(accel_callback_emulator_t *em, bool forked);
+/* Queue fn(user_data) behind `stream`'s work (NULL: the device's default
+ * stream). On failure nothing runs and the status says why; a failure after
+ * `reached` was placed (the gate) still lets the thread release it. */
+ACCEL_API accel_status_t accel_callback_emulator_add(accel_callback_emulator_t *em, int device,
+                                                     void *stream, accel_host_fn_t fn,
+                                                     void *user_data);
+/* The ticket of the newest callback of `stream` of `device` still queued
+ * or running (0: none); with every_stream true, of any stream of `device`. */
+ACCEL_API uint64_t accel_callback_emulator_last(accel_callback_emulator_t *em, int device,
+                                                const void *stream, bool every_stream);
+/* True when every callback up to `ticket` has returned; with `wait`, wait
+ * for that first (never from the emulator's own thread). */
+ACCEL_API bool accel_callback_emulator_reached(accel_callback_emulator_t *em, uint64_t ticket,
+                                               bool wait);
+/* True once fini has asked the thread to finish: a wait op may give up. */
+ACCEL_API bool accel_callback_emulator_stopping(accel_callback_emulator_t *em);
 
 /* ================================================================ address ranges
  *

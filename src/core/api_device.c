@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "accel/accel_backend_utils.h"
 #include "core.h"
 #include "error.h"
 #include "thread_state.h"
@@ -60,6 +61,9 @@ accel_status_t accel_synchronize(accel_t *acc, int device)
     accel_status_t status = accel_check_handle(acc);
     if (status == ACCEL_OK)
         status = accel_resolve_device(acc, device, &device);
+    if (status == ACCEL_OK)
+        status = accel_callback_refuse_device_wait(acc->self, device,
+                                                   "synchronize the device it runs on");
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status != ACCEL_OK)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "accel/accel_backend_utils.h"
 #include "core.h"
 #include "error.h"
 #include "memory_stat_keys.h"
@@ -508,6 +509,10 @@ accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
 accel_status_t accel_empty_cache(accel_t *acc)
 {
     accel_status_t status = accel_check_handle(acc);
+    /* It waits for the devices' work, which includes the calling callback. */
+    if (status == ACCEL_OK)
+        status = accel_callback_refuse_device_wait(acc->self, ACCEL_CALLBACK_ANY_DEVICE,
+                                                   "empty the cache (it waits for every device)");
     if (status != ACCEL_OK)
         return status;
     /* As torch's emptyCache (synchronize_and_free_events): blocks freed while

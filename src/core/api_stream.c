@@ -8,9 +8,9 @@
  * calling thread's own. */
 #include <stdlib.h>
 
+#include "accel/accel_backend_utils.h"
 #include "core.h"
 #include "error.h"
-#include "stream_worker.h"
 #include "thread_state.h"
 #include "trace.h"
 
@@ -55,7 +55,6 @@ accel_status_t accel_stream_create(accel_t *acc, int device, int priority, accel
 
 accel_status_t accel_stream_destroy(accel_stream_t *stream)
 {
-    const void *own = NULL;
     accel_thread_state_t *state;
     accel_t *acc;
     accel_status_t status = accel_check_stream(stream);
@@ -70,10 +69,11 @@ accel_status_t accel_stream_destroy(accel_stream_t *stream)
                            "the stream is capturing a graph; call accel_graph_capture_end before "
                            "destroying it");
     acc = stream->acc;
-    /* A host callback destroying the stream it runs on would join itself. */
-    if (accel_stream_worker_of(acc->self, stream->device, &own) && own == stream->impl)
-        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
-                           "a host callback cannot destroy the stream it runs on");
+    /* A host callback destroying the stream it runs on would wait for itself. */
+    status = accel_callback_refuse_stream_wait(acc->self, stream->device, stream->impl,
+                                               "destroy the stream it runs on");
+    if (status != ACCEL_OK)
+        return status;
     /* The calling thread stops using it as current; other threads must have
      * stopped already (documented rule). */
     state = accel_thread_state(acc);
@@ -109,7 +109,10 @@ accel_status_t accel_stream_synchronize(accel_stream_t *stream)
         status = stream_check_not_capturing(stream, "synchronize");
     if (status != ACCEL_OK)
         return status;
-    status = accel_ensure_init(stream->acc);
+    status = accel_callback_refuse_stream_wait(stream->acc->self, stream->device, stream->impl,
+                                               "synchronize the stream it runs on");
+    if (status == ACCEL_OK)
+        status = accel_ensure_init(stream->acc);
     if (status != ACCEL_OK)
         return status;
     return accel_stream_wait(stream);

@@ -109,6 +109,11 @@
     X(test_streams_set_current_and_restore)                                                        \
     X(test_streams_current_is_per_thread)                                                          \
     X(test_streams_work_on_current_stream)                                                         \
+    /* host callbacks that would wait for themselves are refused */                                \
+    X(test_callbacks_synchronize_device_refused)                                                   \
+    X(test_callbacks_synchronize_own_stream_refused)                                               \
+    X(test_callbacks_destroy_own_stream_refused)                                                   \
+    X(test_callbacks_empty_cache_refused)                                                          \
     /* handles: destroyed handles refused, the accel_close rule */                                 \
     X(test_handles_destroyed_stream_refused)                                                       \
     X(test_handles_destroyed_event_refused)                                                        \

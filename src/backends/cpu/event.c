@@ -13,7 +13,7 @@
 #include "backends/cpu/spin.h"
 #include "backends/cpu/stream.h"
 #include "backends/cpu/work.h"
-#include "core/stream_worker.h"
+#include "accel/accel_backend_utils.h"
 
 static int64_t event_clock_ns(void)
 {
@@ -201,7 +201,7 @@ accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event)
     accel_cpu_event_t *e = event;
     const void *own = NULL;
     bool waits_on_itself = false, lost;
-    bool worker = accel_stream_worker_of(self, device, &own);
+    bool worker = accel_callback_thread_of(self, device, &own);
     uint64_t generation;
     accel_cpu_stream_t *queued_on = NULL;
     pthread_mutex_lock(&e->lock);

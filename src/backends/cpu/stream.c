@@ -18,7 +18,7 @@
 #include "backends/cpu/rng.h"
 #include "backends/cpu/spin.h"
 #include "backends/cpu/stream.h"
-#include "core/stream_worker.h"
+#include "accel/accel_backend_utils.h"
 
 static int64_t clock_now_ns(void)
 {
@@ -174,7 +174,7 @@ static void *stream_worker_main(void *arg)
 {
     accel_cpu_stream_t *stream = arg;
     bool spun = false;
-    accel_stream_worker_enter(stream->backend, stream->device, stream);
+    accel_callback_thread_mark(stream->backend, stream->device, stream);
     pthread_mutex_lock(&stream->lock);
     for (;;) {
         if (stream->head != NULL && !stream->busy) {
@@ -502,7 +502,7 @@ accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream
     accel_cpu_stream_t *stream = stream_handle;
     const void *own = NULL;
     bool forked;
-    if (stream != NULL && accel_stream_worker_of(self, device, &own) && own == stream)
+    if (stream != NULL && accel_callback_thread_of(self, device, &own) && own == stream)
         return stream_refuse_self_wait(device, "its own stream");
     if (stream == NULL)
         return ACCEL_OK; /* the default stream never has anything pending */
@@ -562,7 +562,7 @@ accel_status_t accel_cpu_device_synchronize(void *self, int device)
     uint64_t *tickets = NULL;
     size_t count = 0, n = 0;
 
-    if (accel_stream_worker_of(self, device, NULL))
+    if (accel_callback_thread_of(self, device, NULL))
         return stream_refuse_self_wait(device, "the device it runs on");
     pthread_mutex_lock(&cpu->streams_lock);
     for (accel_cpu_stream_t *s = cpu->streams; s != NULL; s = s->next_live)

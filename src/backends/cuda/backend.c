@@ -229,6 +229,7 @@ static void cuda_destroy(void *self)
     bool restore = true;
     if (cuda == NULL)
         return;
+    accel_callback_calls_release(cuda); /* no graph can replay them now */
     /* The thread's context before (another library's, say) is current again
      * afterwards, unless it was one of those released here. */
     if (cuda->cu->cuCtxGetCurrent(&before) != ACCEL_CUDA_SUCCESS)

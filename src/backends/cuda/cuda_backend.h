@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/loader.h"
 #include "backends/cuda/types.h"
@@ -60,6 +61,9 @@ typedef struct accel_cuda_backend {
     int device_count;
     int driver_version; /* cuDriverGetVersion, set by init() */
     accel_cuda_device_t *devices;
+    /* Captures in progress (stream.c): a host callback added meanwhile may
+     * be captured and replayed, so its call record is kept until destroy. */
+    atomic_int captures;
 } accel_cuda_backend_t;
 
 /* Make `device`'s primary context current on the calling thread, retaining

@@ -99,16 +99,27 @@ accel_status_t accel_cuda_stream_wait_event(void *self, int device, void *stream
 }
 
 /* The driver runs `fn` on its own thread once the work before it finished;
- * it must not call CUDA (or accel functions that reach the driver). */
+ * it must not call CUDA (or accel functions that reach the driver). A kit
+ * call record marks that thread while `fn` runs, so core refuses a wait for
+ * itself from there; while a capture is in progress the record may be
+ * replayed by a graph and is kept until destroy(). */
 accel_status_t accel_cuda_stream_add_callback(void *self, int device, void *stream,
                                               accel_host_fn_t fn, void *user_data)
 {
     accel_cuda_backend_t *cuda = self;
+    accel_callback_call_t *call = NULL;
     accel_status_t status = accel_cuda_activate(cuda, device);
+    if (status == ACCEL_OK)
+        status = accel_callback_call_new(cuda, device, stream, fn, user_data,
+                                         atomic_load(&cuda->captures) > 0, &call);
     if (status != ACCEL_OK)
         return status;
-    return accel_cuda_check(cuda->cu, cuda->cu->cuLaunchHostFunc(stream, fn, user_data),
-                            "cuLaunchHostFunc");
+    status = accel_cuda_check(cuda->cu,
+                              cuda->cu->cuLaunchHostFunc(stream, accel_callback_call_run, call),
+                              "cuLaunchHostFunc");
+    if (status != ACCEL_OK)
+        accel_callback_call_free(call); /* not queued: never run */
+    return status;
 }
 
 /* ---------------------------------------------------------------- events */
@@ -194,9 +205,14 @@ accel_status_t accel_cuda_graph_capture_begin(void *self, int device, void *stre
     status = accel_cuda_activate(cuda, device);
     if (status != ACCEL_OK)
         return status;
-    return accel_cuda_check(
+    /* Counted first, so no callback captured slips past as freed-after-run. */
+    atomic_fetch_add(&cuda->captures, 1);
+    status = accel_cuda_check(
         cuda->cu, cuda->cu->cuStreamBeginCapture_v2(stream, ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED),
         "cuStreamBeginCapture_v2");
+    if (status != ACCEL_OK)
+        atomic_fetch_sub(&cuda->captures, 1);
+    return status;
 }
 
 accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream, void **out_graph)
@@ -204,7 +220,9 @@ accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream
     accel_cuda_backend_t *cuda = self;
     const accel_cuda_api_t *cu = cuda->cu;
     accel_cuda_graph_t *graph;
-    accel_status_t status = accel_cuda_activate(cuda, device);
+    accel_status_t status;
+    atomic_fetch_sub(&cuda->captures, 1); /* the slot ends the capture whatever happens */
+    status = accel_cuda_activate(cuda, device);
     if (status != ACCEL_OK)
         return status;
     graph = calloc(1, sizeof *graph);

@@ -14,14 +14,14 @@
  * events' counters; Synapse submissions are made under it so that direct
  * and deferred submissions keep one order. A worker thread per stream, made
  * when work is first deferred, runs callbacks and submits what follows
- * them; it is marked as the stream's worker (core/stream_worker.h), and a
+ * them; it is marked as the stream's callback thread (accel_callback_thread_mark), and a
  * callback that synchronizes its own stream or device is refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/hpu/hpu_backend.h"
-#include "core/stream_worker.h"
+#include "accel/accel_backend_utils.h"
 
 /* ---------------------------------------------------------------- submitting */
 
@@ -168,7 +168,7 @@ static void *hpu_worker_main(void *arg)
 {
     accel_hpu_stream_t *stream = arg;
     accel_hpu_backend_t *hpu = stream->backend;
-    accel_stream_worker_enter(hpu, stream->device, stream);
+    accel_callback_thread_mark(hpu, stream->device, stream);
     pthread_mutex_lock(&hpu->lock);
     for (;;) {
         accel_hpu_item_t *item;
@@ -252,7 +252,7 @@ accel_status_t accel_hpu_refuse_self_wait(accel_hpu_backend_t *hpu, int device,
                                           const accel_hpu_stream_t *stream)
 {
     const void *served = NULL;
-    if (!accel_stream_worker_of(hpu, device, &served) || (stream != NULL && served != stream))
+    if (!accel_callback_thread_of(hpu, device, &served) || (stream != NULL && served != stream))
         return ACCEL_OK;
     return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "hpu: a host callback cannot wait for the %s it runs on (a "

@@ -243,23 +243,16 @@ static accel_status_t mlu_create(void **out_self)
         return status;
     cnrt = runtime;
     mlu = calloc(1, sizeof *mlu);
-    if (mlu != NULL && count > 0) {
+    if (mlu != NULL && count > 0)
         mlu->bf16 = calloc((size_t)count, sizeof *mlu->bf16);
-        mlu->default_keys = calloc((size_t)count, 1);
-    }
-    if (mlu == NULL || (count > 0 && (mlu->bf16 == NULL || mlu->default_keys == NULL))) {
-        if (mlu != NULL) {
-            free(mlu->bf16);
-            free(mlu->default_keys);
-        }
+    if (mlu == NULL || (count > 0 && mlu->bf16 == NULL)) {
         free(mlu);
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "mlu: out of host memory for state");
     }
     mlu->cnrt = cnrt;
     mlu->device_count = count;
     mlu->instance = accel_backend_instance_id();
-    pthread_mutex_init(&mlu->callback_lock, NULL);
-    pthread_cond_init(&mlu->callback_changed, NULL);
+    accel_mlu_callbacks_init(mlu);
     accel_log(ACCEL_LOG_DEBUG, "mlu: %d device(s) from %s", count, cnrt->path);
     *out_self = mlu;
     return ACCEL_OK;
@@ -275,20 +268,14 @@ static void mlu_destroy(void *self)
     if (accel_mlu_forked()) {
         /* The parent's threads are gone and its locks may be held: free our
          * own records only, touching neither the locks nor CNRT. */
-        for (accel_mlu_callback_t *c = mlu->callback_head, *next; c != NULL; c = next) {
-            next = c->next;
-            free(c);
-        }
+        accel_callback_emulator_fini(&mlu->callbacks, true);
         free(mlu->bf16);
-        free(mlu->default_keys);
         free(mlu);
         return;
     }
     accel_mlu_callbacks_stop(mlu);
-    pthread_cond_destroy(&mlu->callback_changed);
-    pthread_mutex_destroy(&mlu->callback_lock);
+    accel_callback_calls_release(mlu); /* no graph can replay them now */
     free(mlu->bf16);
-    free(mlu->default_keys);
     free(mlu);
 }
 

@@ -11,7 +11,7 @@
  *
  * Objects and who owns them:
  * - accel_mlu_backend_t: made by create(), freed by destroy(). Fields above
- *   `callback_lock` are written in create()/init() before any other slot
+ *   `callbacks` are written in create()/init() before any other slot
  *   runs and are read-only afterwards.
  * - a backend stream is an accel_mlu_stream_t (the cnrtQueue_t and its
  *   emulated-callback count), owned by core's accel_stream_t; NULL is the
@@ -58,12 +58,12 @@ const accel_mlu_api_t *accel_mlu_cnrt(char *reason, size_t cap);
  * capture symbols); otherwise `reason` says which is missing. */
 bool accel_mlu_graphs_available(const accel_mlu_api_t *cnrt, char *reason, size_t cap);
 
-/* A backend event: the notifier, and with emulated callbacks the seq of the
- * last callback queued ahead of its record on the same stream (0: none), so
- * that query and synchronize also wait for that callback to return. */
+/* A backend event: the notifier, and with emulated callbacks the ticket of
+ * the last callback queued ahead of its record on the same stream (0: none),
+ * so that query and synchronize also wait for that callback to return. */
 typedef struct accel_mlu_event {
     accel_cnrt_notifier_t notifier;
-    uint64_t callback; /* under callback_lock */
+    _Atomic uint64_t callback;
 } accel_mlu_event_t;
 
 typedef struct accel_mlu_stream {
@@ -71,18 +71,6 @@ typedef struct accel_mlu_stream {
     int device;
     atomic_bool capturing; /* between graph capture begin and end (graph.c) */
 } accel_mlu_stream_t;
-
-/* An emulated host callback (no cnrtInvokeHostFunc): runs once `done` has
- * completed on its queue (stream.c). */
-typedef struct accel_mlu_callback {
-    accel_cnrt_notifier_t done;
-    uint64_t seq; /* order of addition; the emulation runs callbacks in this order */
-    int device;
-    const void *key; /* the accel_mlu_stream_t, or the device's default-queue key */
-    accel_host_fn_t fn;
-    void *user_data;
-    struct accel_mlu_callback *next;
-} accel_mlu_callback_t;
 
 typedef struct accel_mlu_backend {
     const accel_mlu_api_t *cnrt;
@@ -92,19 +80,9 @@ typedef struct accel_mlu_backend {
     int driver_version[3];   /* cnrtDriverGetVersion (0.0.0 when missing), set by init() */
     bool *bf16;              /* per device, cnrtAttrBF16ComputingSupported, set by init() */
     char graphs_reason[160]; /* why graphs are unsupported, or "" */
-    char *default_keys;      /* device_count bytes: &default_keys[d] keys d's default queue */
-
-    /* emulated callbacks (only without cnrtInvokeHostFunc), under callback_lock */
-    pthread_mutex_t callback_lock;
-    pthread_cond_t callback_changed;
-    bool callback_running, callback_stop;
-    pthread_t callback_thread;
-    accel_mlu_callback_t *callback_head, *callback_tail;
-    const void *callback_running_key; /* NULL when none runs */
-    int callback_running_device;
-    uint64_t callback_running_seq;
-    uint64_t callback_added; /* seq of the last callback added */
-    uint64_t callback_done;  /* every callback with a seq up to this has returned */
+    /* emulated callbacks (only without cnrtInvokeHostFunc): one kit
+     * emulator, one thread, for every queue (stream.c) */
+    accel_callback_emulator_t callbacks;
 } accel_mlu_backend_t;
 
 /* Make `device` the calling thread's CNRT device (cnrtSetDevice when it is
@@ -182,6 +160,8 @@ accel_status_t accel_mlu_event_synchronize(void *self, int device, void *event);
 accel_status_t accel_mlu_event_query(void *self, int device, void *event);
 accel_status_t accel_mlu_event_elapsed_ms(void *self, int device, void *start, void *end,
                                           float *out);
+/* Set up the callback emulator (create(); no thread yet). */
+void accel_mlu_callbacks_init(accel_mlu_backend_t *mlu);
 /* Run what is left of the emulated callbacks and join their thread (destroy()). */
 void accel_mlu_callbacks_stop(accel_mlu_backend_t *mlu);
 

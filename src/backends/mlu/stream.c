@@ -9,46 +9,28 @@
  *   Timing uses cnrtNotifierElapsedTime (ms), else cnrtNotifierDuration (us).
  * - Host callbacks: cnrtInvokeHostFunc, which runs the function in queue
  *   order and holds later work back until it returns, as CUDA host functions
- *   do. A CNRT without it gets an emulation: a notifier placed on the queue
- *   and one backend thread that waits for each notifier in turn and then
- *   runs the callback. Synchronize, query and destroy of the stream (and
+ *   do. A CNRT without it gets the kit's host-callback emulator: a notifier
+ *   placed on the queue and one thread that waits for each notifier in turn
+ *   and then runs the callback. Synchronize, query and destroy of the stream (and
  *   device synchronize) also wait for its emulated callbacks, and so do the
  *   query and synchronize of an event recorded after one; but later work on
  *   the queue does NOT wait for them (README.md says so).
  * Threads: any thread; each slot makes its device current first. The
- * emulation's list and thread are under callback_lock. */
+ * emulator keeps its own lock (accel_callback_emulator_t). */
 #include <stdlib.h>
 
 #include "backends/mlu/mlu_backend.h"
 
-/* The key of a stream's emulated callbacks. */
-static const void *mlu_callback_key(accel_mlu_backend_t *mlu, int device, void *stream)
-{
-    return stream != NULL ? stream : (const void *)&mlu->default_keys[device];
-}
-
-/* Under callback_lock: an emulated callback of `key` (or of `device`, with
- * key NULL) is queued or running. */
-static bool mlu_callbacks_busy(accel_mlu_backend_t *mlu, int device, const void *key)
-{
-    if (mlu->callback_running_key != NULL &&
-        (key != NULL ? mlu->callback_running_key == key : mlu->callback_running_device == device))
-        return true;
-    for (accel_mlu_callback_t *c = mlu->callback_head; c != NULL; c = c->next)
-        if (key != NULL ? c->key == key : c->device == device)
-            return true;
-    return false;
-}
-
-/* Wait until the emulated callbacks of `key` (or of `device`) have run. */
-static void mlu_callbacks_wait(accel_mlu_backend_t *mlu, int device, const void *key)
+/* Wait until the emulated callbacks of `stream` of `device` (of every
+ * stream of it, with every_stream) have returned. */
+static void mlu_callbacks_wait(accel_mlu_backend_t *mlu, int device, void *stream,
+                               bool every_stream)
 {
     if (mlu->cnrt->cnrtInvokeHostFunc != NULL)
         return;
-    pthread_mutex_lock(&mlu->callback_lock);
-    while (mlu_callbacks_busy(mlu, device, key))
-        pthread_cond_wait(&mlu->callback_changed, &mlu->callback_lock);
-    pthread_mutex_unlock(&mlu->callback_lock);
+    accel_callback_emulator_reached(
+        &mlu->callbacks,
+        accel_callback_emulator_last(&mlu->callbacks, device, stream, every_stream), true);
 }
 
 /* ---------------------------------------------------------------- device and streams */
@@ -60,7 +42,7 @@ accel_status_t accel_mlu_synchronize(void *self, int device)
     if (status == ACCEL_OK)
         status = accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtSyncDevice(), "cnrtSyncDevice");
     if (status == ACCEL_OK)
-        mlu_callbacks_wait(mlu, device, NULL);
+        mlu_callbacks_wait(mlu, device, NULL, true);
     return status;
 }
 
@@ -101,7 +83,7 @@ void accel_mlu_stream_destroy(void *self, int device, void *stream)
                       "mlu: cnrtQueueSync before destroying a queue of device %d "
                       "failed with cnrtRet_t %u",
                       device, code);
-        mlu_callbacks_wait(mlu, device, s);
+        mlu_callbacks_wait(mlu, device, s, false);
         code = mlu->cnrt->cnrtQueueDestroy(s->queue);
         if (code != ACCEL_CNRT_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "mlu: cnrtQueueDestroy on device %d failed with cnrtRet_t %u",
@@ -118,7 +100,7 @@ accel_status_t accel_mlu_stream_synchronize(void *self, int device, void *stream
         status = accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtQueueSync(accel_mlu_queue(stream)),
                                  "cnrtQueueSync");
     if (status == ACCEL_OK)
-        mlu_callbacks_wait(mlu, device, mlu_callback_key(mlu, device, stream));
+        mlu_callbacks_wait(mlu, device, stream, false);
     return status;
 }
 
@@ -137,11 +119,10 @@ accel_status_t accel_mlu_stream_query(void *self, int device, void *stream)
         return ACCEL_ERROR_NOT_READY;
     if (code != ACCEL_CNRT_SUCCESS)
         return accel_mlu_error(mlu->cnrt, code, "cnrtQueueQuery");
-    if (mlu->cnrt->cnrtInvokeHostFunc == NULL) {
-        pthread_mutex_lock(&mlu->callback_lock);
-        busy = mlu_callbacks_busy(mlu, device, mlu_callback_key(mlu, device, stream));
-        pthread_mutex_unlock(&mlu->callback_lock);
-    }
+    if (mlu->cnrt->cnrtInvokeHostFunc == NULL)
+        busy = !accel_callback_emulator_reached(
+            &mlu->callbacks, accel_callback_emulator_last(&mlu->callbacks, device, stream, false),
+            false);
     return busy ? ACCEL_ERROR_NOT_READY : ACCEL_OK;
 }
 
@@ -159,159 +140,100 @@ accel_status_t accel_mlu_stream_wait_event(void *self, int device, void *stream,
 
 /* ---------------------------------------------------------------- emulated callbacks */
 
-/* The emulation's thread: takes callbacks in the order they were added,
- * waits for each one's notifier, runs it. Stops when asked and the list is
- * empty. */
-static void *mlu_callback_main(void *arg)
+/* The emulator's markers are notifiers placed on the queue; CNRT has no
+ * notifier the host can complete, so there is no gate. */
+static accel_status_t mlu_callback_record(void *ctx, int device, void *stream, void **out)
 {
-    accel_mlu_backend_t *mlu = arg;
-    pthread_mutex_lock(&mlu->callback_lock);
-    for (;;) {
-        accel_mlu_callback_t *c;
-        accel_cnrt_ret_t code = ACCEL_CNRT_SUCCESS;
-        uint64_t seq;
-        while (mlu->callback_head == NULL && !mlu->callback_stop)
-            pthread_cond_wait(&mlu->callback_changed, &mlu->callback_lock);
-        if ((c = mlu->callback_head) == NULL)
-            break;
-        mlu->callback_head = c->next;
-        if (mlu->callback_head == NULL)
-            mlu->callback_tail = NULL;
-        mlu->callback_running_key = c->key;
-        mlu->callback_running_device = c->device;
-        mlu->callback_running_seq = seq = c->seq;
-        pthread_mutex_unlock(&mlu->callback_lock);
-        if (accel_mlu_activate(mlu, c->device) == ACCEL_OK)
-            code = mlu->cnrt->cnrtWaitNotifier(c->done);
-        if (code != ACCEL_CNRT_SUCCESS)
-            accel_log(ACCEL_LOG_WARN,
-                      "mlu: cnrtWaitNotifier before an emulated host callback "
-                      "failed with cnrtRet_t %u; running it anyway",
-                      code);
-        c->fn(c->user_data);
-        if (mlu->cnrt->cnrtNotifierDestroy(c->done) != ACCEL_CNRT_SUCCESS)
-            accel_log(ACCEL_LOG_WARN, "mlu: cnrtNotifierDestroy after a host callback failed");
-        free(c);
-        pthread_mutex_lock(&mlu->callback_lock);
-        mlu->callback_running_key = NULL;
-        mlu->callback_done = seq;
-        pthread_cond_broadcast(&mlu->callback_changed);
-    }
-    pthread_mutex_unlock(&mlu->callback_lock);
-    return NULL;
-}
-
-/* A notifier placed on the queue now, and the callback queued behind it. */
-static accel_status_t mlu_callback_emulate(accel_mlu_backend_t *mlu, int device, void *stream,
-                                           accel_host_fn_t fn, void *user_data)
-{
+    accel_mlu_backend_t *mlu = ctx;
     const accel_mlu_api_t *cnrt = mlu->cnrt;
-    accel_mlu_callback_t *c = calloc(1, sizeof *c);
-    accel_status_t status = ACCEL_OK;
-    if (c == NULL)
-        return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
-                                   "mlu: out of host memory for a host callback");
-    c->device = device;
-    c->key = mlu_callback_key(mlu, device, stream);
-    c->fn = fn;
-    c->user_data = user_data;
-    pthread_mutex_lock(&mlu->callback_lock);
-    if (!mlu->callback_running) {
-        int error = pthread_create(&mlu->callback_thread, NULL, mlu_callback_main, mlu);
-        if (error != 0)
-            status =
-                accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
-                                    "mlu: cannot start the host-callback thread (error %d)", error);
-        else
-            mlu->callback_running = true;
-    }
-    pthread_mutex_unlock(&mlu->callback_lock);
-    if (status == ACCEL_OK)
-        status = accel_mlu_check(
-            cnrt,
-            cnrt->cnrtNotifierCreateWithFlags(&c->done, ACCEL_CNRT_NOTIFIER_DISABLE_TIMING_ALL),
-            "cnrtNotifierCreateWithFlags (host callback)");
-    if (status != ACCEL_OK) {
-        free(c);
+    accel_cnrt_notifier_t notifier = NULL;
+    accel_status_t status = accel_mlu_check(
+        cnrt, cnrt->cnrtNotifierCreateWithFlags(&notifier, ACCEL_CNRT_NOTIFIER_DISABLE_TIMING_ALL),
+        "cnrtNotifierCreateWithFlags (host callback)");
+    (void)device; /* the adding slot made it current */
+    if (status != ACCEL_OK)
         return status;
-    }
-    status = accel_mlu_check(cnrt, cnrt->cnrtPlaceNotifier(c->done, accel_mlu_queue(stream)),
+    status = accel_mlu_check(cnrt, cnrt->cnrtPlaceNotifier(notifier, accel_mlu_queue(stream)),
                              "cnrtPlaceNotifier (host callback)");
     if (status != ACCEL_OK) {
-        if (cnrt->cnrtNotifierDestroy(c->done) != ACCEL_CNRT_SUCCESS)
+        if (cnrt->cnrtNotifierDestroy(notifier) != ACCEL_CNRT_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "mlu: cnrtNotifierDestroy (host callback) failed");
-        free(c);
         return status;
     }
-    pthread_mutex_lock(&mlu->callback_lock);
-    c->seq = ++mlu->callback_added;
-    if (mlu->callback_tail != NULL)
-        mlu->callback_tail->next = c;
-    else
-        mlu->callback_head = c;
-    mlu->callback_tail = c;
-    pthread_cond_broadcast(&mlu->callback_changed);
-    pthread_mutex_unlock(&mlu->callback_lock);
+    *out = notifier;
     return ACCEL_OK;
+}
+
+static accel_status_t mlu_callback_wait(void *ctx, int device, void *notifier)
+{
+    accel_mlu_backend_t *mlu = ctx;
+    accel_status_t status = accel_mlu_activate(mlu, device);
+    if (status == ACCEL_OK)
+        status = accel_mlu_check(mlu->cnrt, mlu->cnrt->cnrtWaitNotifier(notifier),
+                                 "cnrtWaitNotifier (host callback)");
+    return status;
+}
+
+static void mlu_callback_release(void *ctx, int device, void *notifier)
+{
+    accel_mlu_backend_t *mlu = ctx;
+    (void)device;
+    if (mlu->cnrt->cnrtNotifierDestroy(notifier) != ACCEL_CNRT_SUCCESS)
+        accel_log(ACCEL_LOG_WARN, "mlu: cnrtNotifierDestroy after a host callback failed");
+}
+
+static const accel_callback_emulator_ops_t mlu_callback_ops = {
+    .record = mlu_callback_record,
+    .wait = mlu_callback_wait,
+    .release = mlu_callback_release,
+};
+
+void accel_mlu_callbacks_init(accel_mlu_backend_t *mlu)
+{
+    accel_callback_emulator_init(&mlu->callbacks, &mlu_callback_ops, mlu, mlu, "mlu");
 }
 
 accel_status_t accel_mlu_stream_add_callback(void *self, int device, void *stream,
                                              accel_host_fn_t fn, void *user_data)
 {
     accel_mlu_backend_t *mlu = self;
+    accel_callback_call_t *call = NULL;
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
     /* (no capture is possible then: graphs need cnrtInvokeHostFunc too) */
     if (mlu->cnrt->cnrtInvokeHostFunc == NULL)
-        return mlu_callback_emulate(mlu, device, stream, fn, user_data);
-    return accel_mlu_check(mlu->cnrt,
-                           mlu->cnrt->cnrtInvokeHostFunc(accel_mlu_queue(stream), fn, user_data),
-                           "cnrtInvokeHostFunc");
+        return accel_callback_emulator_add(&mlu->callbacks, device, stream, fn, user_data);
+    /* A kit call record marks CNRT's thread while `fn` runs; one captured
+     * into a graph is replayed, so it is kept until destroy(). */
+    status = accel_callback_call_new(
+        mlu, device, stream, fn, user_data,
+        stream != NULL && atomic_load(&((accel_mlu_stream_t *)stream)->capturing), &call);
+    if (status != ACCEL_OK)
+        return status;
+    status = accel_mlu_check(
+        mlu->cnrt,
+        mlu->cnrt->cnrtInvokeHostFunc(accel_mlu_queue(stream), accel_callback_call_run, call),
+        "cnrtInvokeHostFunc");
+    if (status != ACCEL_OK)
+        accel_callback_call_free(call); /* not queued: never run */
+    return status;
 }
 
 void accel_mlu_callbacks_stop(accel_mlu_backend_t *mlu)
 {
-    bool running;
-    pthread_mutex_lock(&mlu->callback_lock);
-    running = mlu->callback_running;
-    mlu->callback_stop = true;
-    mlu->callback_running = false;
-    pthread_cond_broadcast(&mlu->callback_changed);
-    pthread_mutex_unlock(&mlu->callback_lock);
-    /* A forked child has no copy of the thread: nothing to join. */
-    if (running && !accel_mlu_forked())
-        pthread_join(mlu->callback_thread, NULL);
+    accel_callback_emulator_fini(&mlu->callbacks, false);
 }
 
 /* ---------------------------------------------------------------- events */
-
-/* Under callback_lock: the seq of the last emulated callback of `key` still
- * queued or running (0: none). */
-static uint64_t mlu_callbacks_last(accel_mlu_backend_t *mlu, const void *key)
-{
-    uint64_t last = 0;
-    if (mlu->callback_running_key == key)
-        last = mlu->callback_running_seq;
-    for (accel_mlu_callback_t *c = mlu->callback_head; c != NULL; c = c->next)
-        if (c->key == key)
-            last = c->seq;
-    return last;
-}
 
 /* Whether the emulated callback an event was recorded behind has returned;
  * with `wait`, wait for it first. */
 static bool mlu_event_callback_done(accel_mlu_backend_t *mlu, accel_mlu_event_t *e, bool wait)
 {
-    bool done;
     if (mlu->cnrt->cnrtInvokeHostFunc != NULL)
         return true;
-    pthread_mutex_lock(&mlu->callback_lock);
-    while (wait && mlu->callback_done < e->callback)
-        pthread_cond_wait(&mlu->callback_changed, &mlu->callback_lock);
-    done = mlu->callback_done >= e->callback;
-    pthread_mutex_unlock(&mlu->callback_lock);
-    return done;
+    return accel_callback_emulator_reached(&mlu->callbacks, atomic_load(&e->callback), wait);
 }
 
 accel_status_t accel_mlu_event_create(void *self, int device, unsigned flags, void **out)
@@ -361,19 +283,13 @@ accel_status_t accel_mlu_event_record(void *self, int device, void *stream, void
     accel_status_t status = accel_mlu_activate(mlu, device);
     if (status != ACCEL_OK)
         return status;
-    if (mlu->cnrt->cnrtInvokeHostFunc == NULL) {
-        pthread_mutex_lock(&mlu->callback_lock);
-        callback = mlu_callbacks_last(mlu, mlu_callback_key(mlu, device, stream));
-        pthread_mutex_unlock(&mlu->callback_lock);
-    }
+    if (mlu->cnrt->cnrtInvokeHostFunc == NULL)
+        callback = accel_callback_emulator_last(&mlu->callbacks, device, stream, false);
     status = accel_mlu_check(mlu->cnrt,
                              mlu->cnrt->cnrtPlaceNotifier(e->notifier, accel_mlu_queue(stream)),
                              "cnrtPlaceNotifier");
-    if (status == ACCEL_OK) {
-        pthread_mutex_lock(&mlu->callback_lock);
-        e->callback = callback;
-        pthread_mutex_unlock(&mlu->callback_lock);
-    }
+    if (status == ACCEL_OK)
+        atomic_store(&e->callback, callback);
     return status;
 }
 

@@ -10,14 +10,16 @@
  *   one such report thread on the first callback, subscribes each stream
  *   (or default stream) the first time it gets a callback, and launches
  *   with ACL_CALLBACK_BLOCK so the stream waits for the callback, as CUDA's
- *   host functions do. A callback must not call back into accel functions
- *   that wait on the same stream.
+ *   host functions do. Each callback goes through a kit call record
+ *   (accel_callback_call_run) that marks the report thread while it runs,
+ *   so core refuses a wait for itself from inside it.
  * Threads: any thread; each slot makes its device current first. The
  * report thread's state and the subscriptions are under report_lock. */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/npu/npu_backend.h"
 
 /* How long one aclrtProcessReport waits: bounds how long destroy() waits
@@ -194,6 +196,7 @@ accel_status_t accel_npu_stream_add_callback(void *self, int device, void *strea
                                              accel_host_fn_t fn, void *user_data)
 {
     accel_npu_backend_t *npu = self;
+    accel_callback_call_t *call = NULL;
     accel_status_t status = accel_npu_activate(npu, device);
     if (status != ACCEL_OK)
         return status;
@@ -202,12 +205,20 @@ accel_status_t accel_npu_stream_add_callback(void *self, int device, void *strea
     if (status == ACCEL_OK)
         status = npu_subscribe(npu, device, stream);
     pthread_mutex_unlock(&npu->report_lock);
+    if (status == ACCEL_OK)
+        status = accel_callback_call_new(npu, device, stream, fn, user_data, false, &call);
     if (status != ACCEL_OK)
         return status;
-    return accel_npu_check(npu->acl,
-                           npu->acl->aclrtLaunchCallback(fn, user_data, ACCEL_ACL_CALLBACK_BLOCK,
-                                                         accel_npu_handle(stream)),
-                           "aclrtLaunchCallback");
+    /* The record marks the report thread while `fn` runs (core refuses a
+     * wait for itself from there) and frees itself. */
+    status = accel_npu_check(npu->acl,
+                             npu->acl->aclrtLaunchCallback(accel_callback_call_run, call,
+                                                           ACCEL_ACL_CALLBACK_BLOCK,
+                                                           accel_npu_handle(stream)),
+                             "aclrtLaunchCallback");
+    if (status != ACCEL_OK)
+        accel_callback_call_free(call); /* not queued: never run */
+    return status;
 }
 
 void accel_npu_report_stop(accel_npu_backend_t *npu)

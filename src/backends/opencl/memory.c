@@ -220,10 +220,11 @@ static accel_status_t copy_device_to_device(accel_opencl_backend_t *cl, int devi
 
 /* Host to host: wait for the queue's earlier work, then copy on the caller's
  * thread (OpenCL has no host-to-host command). */
-static accel_status_t copy_host_to_host(accel_opencl_backend_t *cl, accel_opencl_queue_t *queue,
-                                        void *dst, const void *src, size_t size)
+static accel_status_t copy_host_to_host(accel_opencl_backend_t *cl, int device,
+                                        accel_opencl_queue_t *queue, void *dst, const void *src,
+                                        size_t size)
 {
-    if (accel_opencl_in_callback_of(queue))
+    if (accel_opencl_in_callback_of(cl, device, queue))
         return accel_opencl_callback_wait_refused("a host-to-host copy on the callback's stream");
     accel_cl_int err = cl->api->clFinish(queue->handle);
     if (err != ACCEL_CL_SUCCESS)
@@ -241,7 +242,7 @@ static accel_status_t copy_host_to_device(accel_opencl_backend_t *cl, int device
     accel_cl_event done = NULL;
     accel_cl_int err;
     bool wait = !host_is_pinned(cl, src, size);
-    if (wait && accel_opencl_in_callback_of(queue))
+    if (wait && accel_opencl_in_callback_of(cl, device, queue))
         return accel_opencl_callback_wait_refused(
             "a copy with pageable host memory on the callback's stream");
     accel_status_t status = accel_opencl_resolve(cl, device, dst, size, &mem, &offset);
@@ -262,7 +263,7 @@ static accel_status_t copy_device_to_host(accel_opencl_backend_t *cl, int device
     accel_cl_event done = NULL;
     accel_cl_int err;
     bool wait = !host_is_pinned(cl, dst, size);
-    if (wait && accel_opencl_in_callback_of(queue))
+    if (wait && accel_opencl_in_callback_of(cl, device, queue))
         return accel_opencl_callback_wait_refused(
             "a copy with pageable host memory on the callback's stream");
     accel_status_t status = accel_opencl_resolve(cl, device, src, size, &mem, &offset);
@@ -283,7 +284,7 @@ accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, cons
     if (size == 0)
         return ACCEL_OK;
     switch (kind) {
-    case ACCEL_COPY_HOST_TO_HOST: return copy_host_to_host(cl, queue, dst, src, size);
+    case ACCEL_COPY_HOST_TO_HOST: return copy_host_to_host(cl, device, queue, dst, src, size);
     case ACCEL_COPY_HOST_TO_DEVICE: return copy_host_to_device(cl, device, queue, dst, src, size);
     case ACCEL_COPY_DEVICE_TO_HOST: return copy_device_to_host(cl, device, queue, dst, src, size);
     case ACCEL_COPY_DEVICE_TO_DEVICE:

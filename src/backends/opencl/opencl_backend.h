@@ -219,7 +219,8 @@ struct accel_opencl_stream {
 
 /* Whether the calling thread is running a host callback of `queue` (whose
  * later work waits for the callback: waiting for it there never returns). */
-bool accel_opencl_in_callback_of(const accel_opencl_queue_t *queue);
+bool accel_opencl_in_callback_of(accel_opencl_backend_t *cl, int device,
+                                 const accel_opencl_queue_t *queue);
 /* INVALID_ARGUMENT saying that `what` from a host callback would wait for the
  * callback itself. */
 accel_status_t accel_opencl_callback_wait_refused(const char *what);

@@ -19,12 +19,6 @@ typedef struct accel_opencl_event {
     accel_cl_event marker; /* the newest record; NULL until recorded */
 } accel_opencl_event_t;
 
-/* The host callback this thread is running, if any: work queued on its
- * queue after it waits for it to return, so waiting for that queue (or its
- * whole device) from inside the callback would never end. */
-static _Thread_local const accel_opencl_queue_t *callback_queue;
-static _Thread_local int callback_device = -1;
-
 /* ---------------------------------------------------------------- queues */
 
 accel_status_t accel_opencl_queue_create(accel_opencl_backend_t *cl, accel_opencl_device_t *dev,
@@ -160,7 +154,7 @@ accel_status_t accel_opencl_stream_synchronize(void *self, int device, void *str
     ACCEL_OPENCL_FORK_GUARD();
     accel_opencl_backend_t *cl = self;
     accel_opencl_queue_t *queue = accel_opencl_queue_of(cl, device, stream);
-    if (accel_opencl_in_callback_of(queue))
+    if (accel_opencl_in_callback_of(cl, device, queue))
         return accel_opencl_callback_wait_refused("synchronizing the callback's own stream");
     accel_cl_int err = cl->api->clFinish(queue->handle);
     return err == ACCEL_CL_SUCCESS ? ACCEL_OK : accel_opencl_fail("clFinish", err);
@@ -231,7 +225,7 @@ static accel_status_t device_queues(accel_opencl_backend_t *cl, int device,
 accel_status_t accel_opencl_device_synchronize(void *self, int device)
 {
     ACCEL_OPENCL_FORK_GUARD();
-    if (device == callback_device && callback_queue != NULL)
+    if (accel_callback_thread_of(self, device, NULL))
         return accel_opencl_callback_wait_refused("synchronizing the device");
     accel_opencl_backend_t *cl = self;
     accel_cl_command_queue *queues = NULL;
@@ -253,17 +247,23 @@ accel_status_t accel_opencl_device_synchronize(void *self, int device)
 /* ---------------------------------------------------------------- host callbacks */
 
 typedef struct callback_job {
-    const accel_cl_api_t *api;
+    accel_opencl_backend_t *cl; /* for the mark only: it may be gone once `gate` is set */
     accel_host_fn_t fn;
     void *user_data;
     accel_cl_event gate; /* user event later queue work waits on */
-    const accel_opencl_queue_t *queue;
+    const void *stream;  /* the slot's stream handle (NULL: the default queue) */
     int device;
 } callback_job_t;
 
-bool accel_opencl_in_callback_of(const accel_opencl_queue_t *queue)
+/* The host callback a thread runs carries the kit's mark: work queued on its
+ * queue after it waits for it to return, so waiting for that queue (or its
+ * whole device) from inside the callback would never end. */
+bool accel_opencl_in_callback_of(accel_opencl_backend_t *cl, int device,
+                                 const accel_opencl_queue_t *queue)
 {
-    return queue == callback_queue;
+    const void *own = NULL;
+    return accel_callback_thread_of(cl, device, &own) &&
+           accel_opencl_queue_of(cl, device, (void *)own) == queue;
 }
 
 accel_status_t accel_opencl_callback_wait_refused(const char *what)
@@ -277,13 +277,13 @@ accel_status_t accel_opencl_callback_wait_refused(const char *what)
 static void *callback_run(void *arg)
 {
     callback_job_t *job = arg;
-    callback_queue = job->queue;
-    callback_device = job->device;
+    /* Read before the gate opens: the backend may be destroyed right after. */
+    const accel_cl_api_t *api = job->cl->api;
+    accel_callback_thread_mark(job->cl, job->device, job->stream);
     job->fn(job->user_data);
-    callback_queue = NULL;
-    callback_device = -1;
-    job->api->clSetUserEventStatus(job->gate, ACCEL_CL_COMPLETE);
-    job->api->clReleaseEvent(job->gate);
+    accel_callback_thread_clear();
+    api->clSetUserEventStatus(job->gate, ACCEL_CL_COMPLETE);
+    api->clReleaseEvent(job->gate);
     free(job);
     return NULL;
 }
@@ -327,11 +327,11 @@ accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *st
         free(job);
         return accel_opencl_fail("clCreateUserEvent", err);
     }
-    *job = (callback_job_t){.api = api,
+    *job = (callback_job_t){.cl = cl,
                             .fn = fn,
                             .user_data = user_data,
                             .gate = gate,
-                            .queue = queue,
+                            .stream = stream,
                             .device = device};
     api->clRetainEvent(gate); /* ours, for the barrier below */
     pthread_mutex_lock(&queue->lock);

@@ -118,16 +118,10 @@ accel_status_t accel_sdaa_error(const accel_sdaa_api_t *rt, accel_sdaa_error_t c
 /* ---------------------------------------------------------------- start, fork, callbacks */
 
 static accel_fork_rule_t sdaa_fork_rule; /* started when a device is opened */
-static _Thread_local bool sdaa_in_callback;
 
 bool accel_sdaa_forked(void)
 {
     return accel_fork_rule_forked(&sdaa_fork_rule);
-}
-
-void accel_sdaa_callback_mark(bool inside)
-{
-    sdaa_in_callback = inside;
 }
 
 static accel_status_t sdaa_fork_error(void)
@@ -149,7 +143,8 @@ accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device)
     accel_status_t status;
     if (accel_sdaa_forked())
         return sdaa_fork_error();
-    if (sdaa_in_callback)
+    /* stream.c's trampoline marks the runtime's thread around a callback */
+    if (accel_callback_thread_of(sdaa, ACCEL_CALLBACK_ANY_DEVICE, NULL))
         return accel_backend_error(ACCEL_ERROR_UNSUPPORTED,
                                    "sdaa: a host callback may not call the SDAA runtime (it runs "
                                    "on a runtime thread, as CUDA's stream callbacks do); queue "

@@ -70,8 +70,6 @@ accel_status_t accel_sdaa_activate(accel_sdaa_backend_t *sdaa, int device);
 int accel_sdaa_thread_device(const accel_sdaa_backend_t *sdaa);
 /* True in a child forked after this process started the runtime. */
 bool accel_sdaa_forked(void);
-/* Marks the calling thread as running a host callback (stream.c), or not. */
-void accel_sdaa_callback_mark(bool inside);
 
 /* Turn a failed sdaaError_t into a status and the thread's last error:
  * "sdaa: <what> failed with sdaaError_t <code> (<name>): <description>".

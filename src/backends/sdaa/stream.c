@@ -10,10 +10,13 @@
  *   calls a trampoline with (stream, status, record); the record carries
  *   accel's function and argument and is freed by the trampoline. The
  *   stream waits for the callback, as CUDA's does [unconfirmed on SDAA
- *   hardware]. Inside a callback every sdaa slot refuses (backend.c).
+ *   hardware]. The trampoline marks the runtime's thread as a callback
+ *   thread (accel_callback_thread_mark): core refuses the waits for
+ *   itself, and every sdaa slot refuses a runtime call (backend.c).
  * Threads: any thread; each slot makes its device current first. */
 #include <stdlib.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/sdaa/sdaa_backend.h"
 
 /* ---------------------------------------------------------------- device and streams */
@@ -105,6 +108,9 @@ accel_status_t accel_sdaa_stream_wait_event(void *self, int device, void *stream
 /* ---------------------------------------------------------------- host callbacks */
 
 typedef struct sdaa_callback {
+    accel_sdaa_backend_t *sdaa;
+    int device;
+    void *stream; /* the slot's handle, for the mark */
     accel_host_fn_t fn;
     void *user_data;
 } sdaa_callback_t;
@@ -121,9 +127,9 @@ static void sdaa_callback_trampoline(accel_sdaa_stream_t stream, accel_sdaa_erro
                   "sdaa: stream %p failed with sdaaError_t %d before a host callback; running "
                   "the callback anyway",
                   stream, status);
-    accel_sdaa_callback_mark(true);
+    accel_callback_thread_mark(call.sdaa, call.device, call.stream);
     call.fn(call.user_data);
-    accel_sdaa_callback_mark(false);
+    accel_callback_thread_clear();
 }
 
 accel_status_t accel_sdaa_stream_add_callback(void *self, int device, void *stream,
@@ -138,8 +144,8 @@ accel_status_t accel_sdaa_stream_add_callback(void *self, int device, void *stre
     if (call == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "sdaa: out of host memory for a host callback");
-    call->fn = fn;
-    call->user_data = user_data;
+    *call = (sdaa_callback_t){
+        .sdaa = sdaa, .device = device, .stream = stream, .fn = fn, .user_data = user_data};
     status = accel_sdaa_check(
         sdaa->rt, sdaa->rt->sdaaStreamAddCallback(stream, sdaa_callback_trampoline, call, 0),
         "sdaaStreamAddCallback");

@@ -70,10 +70,9 @@ accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **o
  * in use and the caller leaves it to the runtime (docs/reliability.md). */
 static bool xpu_quiesce(accel_xpu_backend_t *xpu, int device)
 {
-    const accel_xpu_stream_t *serving = accel_xpu_callback_stream();
     bool idle = true;
     for (int d = device < 0 ? 0 : device; d < (device < 0 ? xpu->device_count : device + 1); d++) {
-        if (serving != NULL && serving->device == d)
+        if (accel_xpu_callback_stream(xpu, d) != NULL)
             continue;
         if (accel_xpu_synchronize(xpu, d) != ACCEL_OK) {
             accel_log(ACCEL_LOG_WARN,

@@ -293,7 +293,7 @@ accel_status_t accel_xpu_stream_new(accel_xpu_backend_t *xpu, int device, unsign
     }
     stream->device = device;
     pthread_mutex_init(&stream->lock, NULL);
-    pthread_cond_init(&stream->callbacks_changed, NULL);
+    accel_xpu_callbacks_init(xpu, stream);
     pthread_mutex_lock(&xpu->lock);
     stream->id = ++xpu->stream_ids;
     stream->next = xpu->streams;
@@ -318,12 +318,11 @@ void accel_xpu_stream_free(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream)
         }
     }
     pthread_mutex_unlock(&xpu->lock);
-    accel_xpu_callbacks_stop(xpu, stream);
+    accel_xpu_callbacks_stop(stream);
     if (xpu->ze->zeCommandListDestroy(stream->list) != ACCEL_ZE_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "xpu: zeCommandListDestroy failed");
     xpu_event_list_free(xpu, stream->pending);
     xpu_event_list_free(xpu, stream->idle);
-    pthread_cond_destroy(&stream->callbacks_changed);
     pthread_mutex_destroy(&stream->lock);
     free(stream);
 }
@@ -367,7 +366,7 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
     accel_xpu_event_t *marker = NULL;
     accel_status_t status;
 
-    if (accel_xpu_callback_stream() == stream)
+    if (accel_xpu_callback_stream(xpu, stream->device) == stream)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "xpu: a stream callback cannot wait for its own stream (the "
                                    "stream waits for the callback)");
@@ -392,7 +391,6 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
     if (status == ACCEL_OK) {
         if (marker->at > stream->completed)
             stream->completed = marker->at;
-        accel_xpu_callbacks_retire(xpu, stream, marker->at);
         xpu_marker_put(xpu, stream, marker);
     } else {
         /* Still queued, perhaps: never reuse it before it is seen signalled,
@@ -409,10 +407,9 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
 accel_status_t accel_xpu_synchronize(void *self, int device)
 {
     accel_xpu_backend_t *xpu = self;
-    accel_xpu_stream_t *serving = accel_xpu_callback_stream();
     accel_status_t status = accel_xpu_usable();
 
-    if (status == ACCEL_OK && serving != NULL && serving->device == device)
+    if (status == ACCEL_OK && accel_xpu_callback_stream(xpu, device) != NULL)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "xpu: a stream callback cannot synchronize its own device "
                                    "%d (its stream waits for the callback)",
@@ -468,7 +465,6 @@ static accel_status_t xpu_markers_reap(accel_xpu_backend_t *xpu, accel_xpu_strea
         stream->pending = marker->next;
         if (marker->at > stream->completed)
             stream->completed = marker->at;
-        accel_xpu_callbacks_retire(xpu, stream, marker->at);
         xpu_marker_put(xpu, stream, marker);
     }
     return ACCEL_OK;

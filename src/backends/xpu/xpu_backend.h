@@ -89,16 +89,6 @@ typedef struct accel_xpu_event {
     bool marks_lost;
 } accel_xpu_event_t;
 
-/* A host callback on a stream: the stream signals `reached`, then waits for
- * `done`, which the stream's callback thread signals after running fn. */
-typedef struct accel_xpu_callback {
-    accel_xpu_event_t *reached, *done;
-    accel_host_fn_t fn; /* NULL: never to run (its append failed halfway) */
-    void *user_data;
-    uint64_t at; /* the stream's `appended` once the wait on `done` was in */
-    struct accel_xpu_callback *next;
-} accel_xpu_callback_t;
-
 typedef struct accel_xpu_stream {
     accel_ze_list_t list;
     int device;
@@ -107,16 +97,11 @@ typedef struct accel_xpu_stream {
     uint64_t appended;    /* commands appended so far */
     uint64_t marked;      /* `appended` when the newest query marker was appended */
     uint64_t completed;   /* the largest `appended` a signalled marker covered */
-    accel_xpu_event_t *pending;    /* query markers still in flight, oldest first */
-    accel_xpu_event_t *idle;       /* reset markers ready for reuse */
-    struct accel_xpu_stream *next; /* in the backend's list (backend `lock`) */
-    /* host callbacks (callback.c), under `lock` */
-    bool callbacks_running;     /* the thread was started */
-    atomic_bool callbacks_stop; /* read by the thread without the lock */
-    pthread_t callback_thread;
-    pthread_cond_t callbacks_changed;
-    accel_xpu_callback_t *queued;  /* not run yet, oldest first */
-    accel_xpu_callback_t *retired; /* run; freed once a marker after `at` signalled */
+    accel_xpu_event_t *pending;          /* query markers still in flight, oldest first */
+    accel_xpu_event_t *idle;             /* reset markers ready for reuse */
+    struct accel_xpu_stream *next;       /* in the backend's list (backend `lock`) */
+    struct accel_xpu_backend *backend;   /* the owner, for the callback ops */
+    accel_callback_emulator_t callbacks; /* host callbacks (callback.c) */
 } accel_xpu_stream_t;
 
 typedef struct accel_xpu_device {
@@ -223,14 +208,12 @@ accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, v
 
 accel_status_t accel_xpu_stream_add_callback(void *self, int device, void *stream,
                                              accel_host_fn_t fn, void *user_data);
-/* The stream whose callback the calling thread is running, or NULL. */
-accel_xpu_stream_t *accel_xpu_callback_stream(void);
-/* Free the run callbacks whose wait was appended at or before `upto` (a
- * marker after it has signalled). Under the stream's lock. */
-void accel_xpu_callbacks_retire(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream,
-                                uint64_t upto);
-/* Stop and join the stream's callback thread; free every callback record
- * (stream destruction, after a drain). */
-void accel_xpu_callbacks_stop(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
+/* The stream of `device` whose callback the calling thread runs, or NULL. */
+accel_xpu_stream_t *accel_xpu_callback_stream(accel_xpu_backend_t *xpu, int device);
+/* Set up a new stream's host-callback emulator (no thread yet). */
+void accel_xpu_callbacks_init(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
+/* Let the stream's callback thread finish and join it (stream destruction,
+ * after a drain). */
+void accel_xpu_callbacks_stop(accel_xpu_stream_t *stream);
 
 #endif /* ACCEL_BACKENDS_XPU_XPU_BACKEND_H */
