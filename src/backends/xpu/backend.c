@@ -383,11 +383,12 @@ static void xpu_destroy(void *self)
     if (xpu == NULL)
         return;
     if (usable) {
-        /* first: waiting for a deferred event may drain a default stream */
-        accel_deferred_release_destroy(xpu->deferred);
         for (int i = 0; i < xpu->device_count; i++)
             if (xpu->devices[i].default_stream != NULL)
                 accel_xpu_stream_free(xpu, xpu->devices[i].default_stream);
+        /* After the streams: each was drained (or, when that failed, its
+         * list destroyed anyway), so no command names a deferred event. */
+        accel_deferred_release_destroy(xpu->deferred);
         if (xpu->context != NULL && xpu->ze->zeContextDestroy(xpu->context) != ACCEL_ZE_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "xpu: zeContextDestroy failed at teardown");
     } else {

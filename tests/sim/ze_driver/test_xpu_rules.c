@@ -210,6 +210,12 @@ static double now_ms(void)
 static void test_elapsed_within_host_bracket(void **state)
 {
     const double slack = 2e-4; /* two ticks, and the float result's rounding */
+    /* XPU_RULES_WHOLE_NS=1: a driver older than 1.2, whose whole ns per
+     * tick (52 for 52.083) the backend must use rather than misread the
+     * 1.2 stype: 0.16 % short is then allowed, no more. */
+    const char *whole_ns = getenv("XPU_RULES_WHOLE_NS");
+    const double short_by =
+        whole_ns != NULL && strcmp(whole_ns, "1") == 0 ? 1.0 - 52.0 / 52.083333 : 0;
     accel_t *acc = open_xpu();
     accel_stream_t *stream;
     accel_event_t *start, *end;
@@ -230,7 +236,7 @@ static void test_elapsed_within_host_bracket(void **state)
         assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
         t3 = now_ms();
         assert_int_equal(accel_event_elapsed_ms(start, end, &ms), ACCEL_OK);
-        if (ms < t2 - t1 - slack || ms > t3 - t0 + slack)
+        if (ms < (t2 - t1) * (1.0 - short_by) - slack || ms > t3 - t0 + slack)
             fail_msg("trial %d: elapsed %.6f ms, the host saw between %.6f and %.6f ms", trial,
                      (double)ms, t2 - t1, t3 - t0);
     }

@@ -48,6 +48,11 @@ function(accel_sim_register_xpu)
     set_tests_properties(xpu.sim_rules_wrap PROPERTIES LABELS "unit" ENVIRONMENT
       "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM};ACCEL_SIM_ZE_WRAP_MS=150;XPU_RULES_ONLY=test_elapsed_within_host_bracket")
 
+    # ZE-TS-UNITS on a driver older than 1.2: ns per tick from the 1.0 stype.
+    add_test(NAME xpu.sim_rules_api_1_1 COMMAND test_xpu_rules)
+    set_tests_properties(xpu.sim_rules_api_1_1 PROPERTIES LABELS "unit" ENVIRONMENT
+      "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM};ACCEL_SIM_ZE_API_VERSION=1.1;XPU_RULES_WHOLE_NS=1;XPU_RULES_ONLY=test_elapsed_within_host_bracket")
+
     # ZE-VPU: Intel's NPU driver listed first (ze_sim_vpu: the same sources
     # playing a VPU-type device). xpu must take the GPU driver's devices,
     # whether the NPU driver declines zeInit(ZE_INIT_FLAG_GPU_ONLY) or

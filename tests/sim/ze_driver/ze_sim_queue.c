@@ -5,8 +5,8 @@
  * The rules it enforces (tests/sim/README.md, "ze_driver rules"):
  * - ZE-ORDER (harsher): a list is not in order. Only a barrier with no wait
  *   events waits for every earlier command, and a barrier or a wait on
- *   events holds back every later one (ze_api.h:2439-2444, the wait's
- *   "before continuing"). Anything else may run before earlier commands: a
+ *   events holds back every later one (ze_api.h:2439-2444; :3395, the
+ *   wait's "before continuing"). Anything else may run before earlier commands: a
  *   bare zeCommandListAppendSignalEvent or event reset does run ahead of the
  *   copies and fills queued before it (ze_api.h:3337-3350 promise no order).
  * - ZE-TS-UNDEF: kernel timestamps of an event last signalled by
