@@ -500,13 +500,15 @@ ACCEL_API accel_status_t accel_philox_fill(accel_rng_kind_t kind, void *dst, siz
  *   flight) and a later poll asks again.
  * - drain waits for each entry's fence and frees it. When that wait fails it
  *   waits for the whole device (device_wait) instead; when that fails too, or
- *   there is none, the resource and its fence are left to the runtime (never
- *   released, a leak said in one warning line), never freed under work that
- *   may still use them.
+ *   there is none, the memory is left to the runtime (a leak said in one
+ *   warning line), never freed under work that may still use it.
  * Ownership: add takes the resource and the fence whatever happens; the list
- * calls release(release_ctx, device, resource, size) exactly once, then
- * destroy(self, device, fence), or neither when it leaves them to the
- * runtime. The fence callbacks and release functions must outlive the list.
+ * calls release(release_ctx, device, resource, size, finished) exactly once:
+ * finished true once the work is done (free the resource), false when it is
+ * left to the runtime (free only your own records of it, not the memory the
+ * work may use). Then destroy(self, device, fence) when finished, else
+ * forget(self, device, fence). The fence callbacks and release functions
+ * must outlive the list.
  * Threads: add and poll from any thread, several at once. The list's lock is
  * held only to link and unlink entries: callbacks run without it (a callback
  * may itself add or poll). drain, destroy and abandon are teardown: call them
@@ -522,13 +524,19 @@ typedef struct accel_deferred_fence_ops {
     accel_status_t (*wait)(void *self, int device, void *fence);
     /* Free a completed fence, after its resource. (optional) */
     void (*destroy)(void *self, int device, void *fence);
+    /* Drop a fence whose work cannot be known finished (a backend event
+     * slot may destroy a pending event, as cuEventDestroy may). (optional:
+     * NULL leaves it to the runtime) */
+    void (*forget)(void *self, int device, void *fence);
     /* Block until all of the device's work is done: drain's fallback when a
      * wait fails. (optional) */
     accel_status_t (*device_wait)(void *self, int device);
 } accel_deferred_fence_ops_t;
 
-/* Free `resource` (`device` and `size` as given to add). */
-typedef void (*accel_deferred_release_fn_t)(void *ctx, int device, void *resource, size_t size);
+/* Free `resource` (`device` and `size` as given to add); `finished` false:
+ * its work cannot be known done, free only your records of it. */
+typedef void (*accel_deferred_release_fn_t)(void *ctx, int device, void *resource, size_t size,
+                                            bool finished);
 
 typedef struct accel_deferred_release accel_deferred_release_t;
 

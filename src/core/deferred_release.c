@@ -47,15 +47,17 @@ accel_status_t accel_deferred_release_create(const accel_deferred_fence_ops_t *f
     return ACCEL_OK;
 }
 
-/* The fence has completed: release the resource, then the fence. */
+/* The fence has completed (`finished`), or its work cannot be known done:
+ * release the resource, then the fence. */
 static void deferred_release_now(const accel_deferred_release_t *list, int device, void *fence,
                                  void *resource, size_t size, accel_deferred_release_fn_t release,
-                                 void *release_ctx)
+                                 void *release_ctx, bool finished)
 {
+    void (*drop)(void *, int, void *) = finished ? list->fence.destroy : list->fence.forget;
     if (release != NULL)
-        release(release_ctx, device, resource, size);
-    if (list->fence.destroy != NULL && fence != NULL)
-        list->fence.destroy(list->fence.self, device, fence);
+        release(release_ctx, device, resource, size, finished);
+    if (drop != NULL && fence != NULL)
+        drop(list->fence.self, device, fence);
 }
 
 /* Wait for the fence (else the device) and release; returns false when the
@@ -76,12 +78,13 @@ static bool deferred_wait_and_release(const accel_deferred_release_t *list, int 
     if (status != ACCEL_OK) {
         accel_log(ACCEL_LOG_WARN,
                   "deferred release: the work on device %d that uses a %zu-byte resource cannot "
-                  "be known finished (%s); the resource and its fence are left to the runtime "
-                  "rather than freed under it",
+                  "be known finished (%s); the resource is left to the runtime rather than "
+                  "freed under it",
                   device, size, accel_last_error());
+        deferred_release_now(list, device, fence, resource, size, release, release_ctx, false);
         return false;
     }
-    deferred_release_now(list, device, fence, resource, size, release, release_ctx);
+    deferred_release_now(list, device, fence, resource, size, release, release_ctx, true);
     return true;
 }
 
@@ -123,7 +126,7 @@ size_t accel_deferred_release_poll(accel_deferred_release_t *list)
         if (entry->fence == NULL ||
             ops->query(ops->self, entry->device, entry->fence) == ACCEL_OK) {
             deferred_release_now(list, entry->device, entry->fence, entry->resource, entry->size,
-                                 entry->release, entry->release_ctx);
+                                 entry->release, entry->release_ctx, true);
             free(entry);
             released++;
         } else {

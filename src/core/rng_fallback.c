@@ -53,6 +53,7 @@ accel_status_t accel_rng_fallback_open(accel_t *acc)
         .query = ops->event_query,
         .wait = ops->event_synchronize,
         .destroy = ops->event_destroy,
+        .forget = ops->event_destroy, /* event slots accept a pending event */
         .device_wait = ops->synchronize,
     };
     accel_rng_fallback_t *state;
@@ -114,13 +115,18 @@ void accel_rng_fallback_fork_unlock(accel_t *acc)
 }
 
 /* The deferred-release list's release: the copy out of the block has run,
- * so later fills may reuse it. */
-static void rng_block_recycle(void *ctx, int device, void *resource, size_t size)
+ * so later fills may reuse it; or it cannot be known to have run, and the
+ * pinned memory is left to the runtime (only our record is freed). */
+static void rng_block_recycle(void *ctx, int device, void *resource, size_t size, bool finished)
 {
     accel_rng_fallback_t *state = ctx;
     rng_block_t *block = resource;
     (void)device;
     (void)size;
+    if (!finished) {
+        free(block);
+        return;
+    }
     pthread_mutex_lock(&state->lock);
     block->next = state->idle;
     state->idle = block;
@@ -188,7 +194,7 @@ static void rng_fallback_settle_untracked(accel_t *acc, int device, void *stream
 {
     const accel_backend_ops_t *ops = acc->ops;
     if (ops->stream_synchronize(acc->self, device, stream) == ACCEL_OK) {
-        rng_block_recycle(acc->rng_fallback, device, block, block->size);
+        rng_block_recycle(acc->rng_fallback, device, block, block->size, true);
         return;
     }
     accel_log(ACCEL_LOG_WARN,
@@ -229,7 +235,7 @@ accel_status_t accel_rng_fallback_fill(accel_t *acc, int device, accel_stream_t 
         vendor = accel_last_vendor_error();
         if (event != NULL)
             ops->event_destroy(acc->self, device, event);
-        rng_block_recycle(acc->rng_fallback, device, block, block->size);
+        rng_block_recycle(acc->rng_fallback, device, block, block->size, true);
         return rng_fallback_restore(status, saved, vendor);
     }
     status = ops->event_record(acc->self, device, stream->impl, event);

@@ -3,7 +3,8 @@
  * state each test sets: an entry is released once its fence completes and
  * never before, exactly once, resource before fence; a failing query keeps
  * it; drain waits, falls back to the device and otherwise leaves the memory
- * to the runtime; add from several threads at once loses nothing. */
+ * to the runtime (freeing only the caller's records); add from several threads at once loses
+ * nothing. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,12 +23,14 @@ typedef struct fake_fence {
     bool wait_fails;
     _Atomic int waits;
     _Atomic int destroys;
+    _Atomic int forgets;
     _Atomic int released_before_destroy; /* the resource went first */
 } fake_fence_t;
 
 typedef struct fake_resource {
     fake_fence_t *fence;
     _Atomic int releases;
+    _Atomic int forgotten;
     size_t size_seen;
 } fake_resource_t;
 
@@ -37,9 +40,10 @@ static int device_waits;
 static accel_status_t fake_query(void *self, int device, void *fence)
 {
     fake_fence_t *f = fence;
+    fence_state_t state = f->state;
     (void)self;
     (void)device;
-    switch (f->state) {
+    switch (state) {
     case COMPLETE: return ACCEL_OK;
     case PENDING: return ACCEL_ERROR_NOT_READY;
     default: return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR, "fake: query failed");
@@ -66,6 +70,14 @@ static void fake_destroy(void *self, int device, void *fence)
     f->destroys++;
 }
 
+static void fake_forget(void *self, int device, void *fence)
+{
+    fake_fence_t *f = fence;
+    (void)self;
+    (void)device;
+    f->forgets++;
+}
+
 static accel_status_t fake_device_wait(void *self, int device)
 {
     (void)self;
@@ -75,11 +87,15 @@ static accel_status_t fake_device_wait(void *self, int device)
                              : ACCEL_OK;
 }
 
-static void fake_release(void *ctx, int device, void *resource, size_t size)
+static void fake_release(void *ctx, int device, void *resource, size_t size, bool finished)
 {
     fake_resource_t *r = resource;
     (void)device;
     assert_ptr_equal(ctx, &device_waits); /* the context given to add */
+    if (!finished) {                      /* left to the runtime: only records may go */
+        r->forgotten++;
+        return;
+    }
     assert_int_equal(r->fence->state, COMPLETE);
     if (r->fence->destroys == 0)
         r->fence->released_before_destroy++;
@@ -91,6 +107,7 @@ static const accel_deferred_fence_ops_t fence_ops = {
     .query = fake_query,
     .wait = fake_wait,
     .destroy = fake_destroy,
+    .forget = fake_forget,
     .device_wait = fake_device_wait,
 };
 
@@ -213,10 +230,13 @@ static void test_drain_leaves_unknown_work_to_runtime(void **state)
     add(list, &fence, &resource, 8);
     assert_int_equal(accel_deferred_release_drain(list), 1);
     assert_int_equal(resource.releases, 0);
+    assert_int_equal(resource.forgotten, 1);
     assert_int_equal(fence.destroys, 0);
+    assert_int_equal(fence.forgets, 1);
     assert_int_equal(accel_deferred_release_pending(list), 0);
     accel_deferred_release_destroy(list);
     assert_int_equal(resource.releases, 0);
+    assert_int_equal(resource.forgotten, 1);
 }
 
 static void test_no_device_wait_leaves_to_runtime(void **state)
@@ -232,6 +252,7 @@ static void test_no_device_wait_leaves_to_runtime(void **state)
     accel_deferred_release_destroy(list);
     assert_int_equal(fence.waits, 1);
     assert_int_equal(resource.releases, 0);
+    assert_int_equal(resource.forgotten, 1);
     assert_int_equal(fence.destroys, 0);
 }
 
@@ -245,7 +266,9 @@ static void test_abandon_calls_nothing(void **state)
     fence.state = COMPLETE;
     accel_deferred_release_abandon(list);
     assert_int_equal(resource.releases, 0);
+    assert_int_equal(resource.forgotten, 0);
     assert_int_equal(fence.destroys, 0);
+    assert_int_equal(fence.forgets, 0);
     assert_int_equal(fence.waits, 0);
     accel_deferred_release_abandon(NULL);
     accel_deferred_release_destroy(NULL);
@@ -257,10 +280,11 @@ static accel_deferred_release_t *reentrant_list;
 static fake_fence_t reentrant_fence = {.state = COMPLETE};
 static fake_resource_t reentrant_resource;
 
-static void release_and_add(void *ctx, int device, void *resource, size_t size)
+static void release_and_add(void *ctx, int device, void *resource, size_t size, bool finished)
 {
     (void)ctx;
     (void)device;
+    (void)finished;
     (void)resource;
     (void)size;
     reentrant_resource.fence = &reentrant_fence;

@@ -600,15 +600,13 @@ static void hpu_destroy(void *self)
         else
             free(dev->default_stream);
     }
+    accel_hpu_staging_close(hpu, forked);
     if (!forked) {
-        accel_hpu_staging_close(hpu, false);
         accel_hpu_pinned_release(hpu);
         for (int i = 0; i < hpu->device_count; i++)
             if (hpu->devices[i].used)
                 hpu_release_module(hpu->syn, hpu->devices[i].module);
     }
-    if (forked)
-        accel_hpu_staging_close(hpu, true);
     accel_range_map_fini(&hpu->pinned);
     pthread_mutex_destroy(&hpu->pinned_lock);
     pthread_cond_destroy(&hpu->changed);

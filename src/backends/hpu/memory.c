@@ -91,11 +91,12 @@ static accel_status_t hpu_fence_device_wait(void *self, int device)
                            "synDeviceSynchronize (staging)");
 }
 
-static void hpu_staging_release(void *self, int device, void *ptr, size_t size)
+/* `finished` false: the copy may still use it, so it stays allocated. */
+static void hpu_staging_release(void *self, int device, void *ptr, size_t size, bool finished)
 {
     accel_hpu_backend_t *hpu = self;
     (void)size;
-    if (hpu->syn->synHostFree(hpu->devices[device].id, ptr, 0) != ACCEL_SYN_SUCCESS)
+    if (finished && hpu->syn->synHostFree(hpu->devices[device].id, ptr, 0) != ACCEL_SYN_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "hpu: synHostFree (staging) failed");
 }
 
@@ -123,7 +124,7 @@ void accel_hpu_staging_close(accel_hpu_backend_t *hpu, bool forked)
 void accel_hpu_staging_free(accel_hpu_backend_t *hpu, accel_hpu_staging_t *staging)
 {
     hpu_fence_destroy(hpu, staging->device, staging->copied);
-    hpu_staging_release(hpu, staging->device, staging->ptr, staging->size);
+    hpu_staging_release(hpu, staging->device, staging->ptr, staging->size, true);
     free(staging);
 }
 
@@ -286,7 +287,7 @@ static accel_status_t hpu_copy_to_pageable(accel_hpu_backend_t *hpu, accel_hpu_s
         memcpy(dst, staging, size);
     }
     /* Arrived, or never queued. */
-    hpu_staging_release(hpu, stream->device, staging, size);
+    hpu_staging_release(hpu, stream->device, staging, size, true);
     return status;
 }
 

@@ -185,11 +185,19 @@ static void xpu_fence_destroy(void *self, int device, void *fence)
     free(fence);
 }
 
-static void xpu_event_release(void *ctx, int device, void *event, size_t size)
+/* `finished` false: the device may still name the event, so its Level Zero
+ * objects are left to the runtime and only our record is freed. */
+static void xpu_event_release(void *ctx, int device, void *event_, size_t size, bool finished)
 {
+    accel_xpu_event_t *event = event_;
     (void)device;
     (void)size;
-    accel_xpu_event_free(ctx, event);
+    if (finished) {
+        accel_xpu_event_free(ctx, event);
+        return;
+    }
+    free(event->marks);
+    free(event);
 }
 
 accel_status_t accel_xpu_deferred_new(accel_xpu_backend_t *xpu)
@@ -199,6 +207,7 @@ accel_status_t accel_xpu_deferred_new(accel_xpu_backend_t *xpu)
         .query = xpu_fence_query,
         .wait = xpu_fence_wait,
         .destroy = xpu_fence_destroy,
+        .forget = xpu_fence_destroy, /* host memory only */
         .device_wait = accel_xpu_synchronize,
     };
     return accel_deferred_release_create(&ops, &xpu->deferred);
