@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "accel/accel_backend_utils.h"
 #include "backends/skeleton/skeleton_backend.h"
@@ -125,13 +126,19 @@ static accel_status_t skeleton_create(void **out_self)
     if (skeleton == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY, "skeleton: out of host memory");
     skeleton->api = runtime;
+    skeleton->pid = getpid();
+    accel_skeleton_callbacks_init(skeleton);
     *out_self = skeleton;
     return ACCEL_OK;
 }
 
+/* Core releases streams and events first. A forked child has no copy of
+ * the callback thread. */
 static void skeleton_destroy(void *self)
 {
-    free(self);
+    accel_skeleton_backend_t *skeleton = self;
+    accel_callback_emulator_fini(&skeleton->callbacks, getpid() != skeleton->pid);
+    free(skeleton);
 }
 
 /* A real backend creates contexts and queues here, once, lazily. */
@@ -150,14 +157,6 @@ static accel_status_t skeleton_device_count(void *self, int *out)
     return ACCEL_OK;
 }
 
-/* Every copy and fill has finished when its call returns. */
-static accel_status_t skeleton_synchronize(void *self, int device)
-{
-    (void)self;
-    (void)device;
-    return ACCEL_OK;
-}
-
 static accel_status_t skeleton_supported_dtypes(void *self, int device, accel_dtype_t *out,
                                                 size_t cap, size_t *out_count)
 {
@@ -169,8 +168,9 @@ static accel_status_t skeleton_supported_dtypes(void *self, int device, accel_dt
 
 /* ---------------------------------------------------------------- the table */
 
-/* Only the required slots: core answers UNSUPPORTED (or DeepSpeed's default)
- * for every NULL one without calling it. */
+/* The required slots, streams, events and host callbacks: core answers
+ * UNSUPPORTED (or DeepSpeed's default) for every NULL one without calling
+ * it. */
 static const accel_backend_ops_t skeleton_ops = {
     .abi_version = ACCEL_BACKEND_ABI_VERSION,
     .struct_size = sizeof(accel_backend_ops_t),
@@ -183,13 +183,30 @@ static const accel_backend_ops_t skeleton_ops = {
     .init = skeleton_init,
 
     .device_count = skeleton_device_count,
-    .synchronize = skeleton_synchronize,
+    .synchronize = accel_skeleton_synchronize,
     .supported_dtypes = skeleton_supported_dtypes,
 
     .mem_alloc = accel_skeleton_mem_alloc,
     .mem_free = accel_skeleton_mem_free,
     .memcpy_async = accel_skeleton_memcpy_async,
     .memset_async = accel_skeleton_memset_async,
+
+    .host_alloc = accel_skeleton_host_alloc,
+    .host_free = accel_skeleton_host_free,
+
+    .stream_create = accel_skeleton_stream_create,
+    .stream_destroy = accel_skeleton_stream_destroy,
+    .stream_synchronize = accel_skeleton_stream_synchronize,
+    .stream_query = accel_skeleton_stream_query,
+    .stream_wait_event = accel_skeleton_stream_wait_event,
+    .stream_add_callback = accel_skeleton_stream_add_callback,
+
+    .event_create = accel_skeleton_event_create,
+    .event_destroy = accel_skeleton_event_destroy,
+    .event_record = accel_skeleton_event_record,
+    .event_synchronize = accel_skeleton_event_synchronize,
+    .event_query = accel_skeleton_event_query,
+    .event_elapsed_ms = accel_skeleton_event_elapsed_ms,
 
     .rng_fill = accel_skeleton_rng_fill,
 };

@@ -2,18 +2,24 @@
  * The skeleton is the template for a new backend (docs/backend-guide.md):
  * one device whose memory is host memory from its "vendor runtime" (the C
  * library, loaded with dlopen through the symbol table in symbols.h), the
- * required slots only, every copy and fill synchronous.
+ * required slots, the stream and event groups and host callbacks (on the
+ * kit's host-callback emulator, stream.c), every copy and fill synchronous.
  * Ownership: create() makes the state and destroy() frees it; core calls
  * nothing else before create or after destroy. Threads: the state is
- * read-only after create, so every slot may run on any thread at once.
- * Fork: nothing is initialised at probe and no thread is started, so a
- * forked child keeps working. */
+ * read-only after create (the emulator keeps its own lock), so every slot
+ * may run on any thread at once. Fork: nothing is initialised at probe; the
+ * emulator's thread starts with the first host callback and a forked child
+ * only frees what it queued. */
 #ifndef ACCEL_BACKENDS_SKELETON_SKELETON_BACKEND_H
 #define ACCEL_BACKENDS_SKELETON_SKELETON_BACKEND_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 
 /* The vendor functions, resolved from the runtime library once per process
  * (backend.c) and read-only afterwards. */
@@ -24,11 +30,28 @@ typedef struct accel_skeleton_api {
 } accel_skeleton_api_t;
 
 typedef struct accel_skeleton_backend {
-    const accel_skeleton_api_t *api; /* the process's table (backend.c) */
+    const accel_skeleton_api_t *api;     /* the process's table (backend.c) */
+    accel_callback_emulator_t callbacks; /* host callbacks of every stream (stream.c) */
+    pid_t pid;                           /* the process that created it (fork check) */
 } accel_skeleton_backend_t;
+
+/* A backend stream (NULL: the device's default stream). */
+typedef struct accel_skeleton_stream {
+    int device;
+} accel_skeleton_stream_t;
+
+/* A backend event: the emulator's ticket of the last callback ahead of its
+ * record (0: none), and its host time once known (0: not yet). */
+typedef struct accel_skeleton_event {
+    _Atomic uint64_t ticket;
+    _Atomic uint64_t time_ns;
+    atomic_bool recorded;
+} accel_skeleton_event_t;
 
 /* The device's alignment for allocations (what a real device would promise). */
 #define ACCEL_SKELETON_ALIGNMENT 256u
+/* Pinned host allocations are whole pages. */
+#define ACCEL_SKELETON_PAGE 4096u
 
 /* memory.c */
 accel_status_t accel_skeleton_mem_alloc(void *self, int device, size_t size, void **out);
@@ -37,6 +60,26 @@ accel_status_t accel_skeleton_memcpy_async(void *self, int device, void *dst, co
                                            size_t size, accel_copy_kind_t kind, void *stream);
 accel_status_t accel_skeleton_memset_async(void *self, int device, void *dst, int value,
                                            size_t size, void *stream);
+accel_status_t accel_skeleton_host_alloc(void *self, size_t size, void **out);
+void accel_skeleton_host_free(void *self, void *ptr, size_t size);
+
+/* stream.c */
+void accel_skeleton_callbacks_init(accel_skeleton_backend_t *skeleton);
+accel_status_t accel_skeleton_synchronize(void *self, int device);
+accel_status_t accel_skeleton_stream_create(void *self, int device, int priority, void **out);
+void accel_skeleton_stream_destroy(void *self, int device, void *stream);
+accel_status_t accel_skeleton_stream_synchronize(void *self, int device, void *stream);
+accel_status_t accel_skeleton_stream_query(void *self, int device, void *stream);
+accel_status_t accel_skeleton_stream_wait_event(void *self, int device, void *stream, void *event);
+accel_status_t accel_skeleton_stream_add_callback(void *self, int device, void *stream,
+                                                  accel_host_fn_t fn, void *user_data);
+accel_status_t accel_skeleton_event_create(void *self, int device, unsigned flags, void **out);
+void accel_skeleton_event_destroy(void *self, int device, void *event);
+accel_status_t accel_skeleton_event_record(void *self, int device, void *stream, void *event);
+accel_status_t accel_skeleton_event_synchronize(void *self, int device, void *event);
+accel_status_t accel_skeleton_event_query(void *self, int device, void *event);
+accel_status_t accel_skeleton_event_elapsed_ms(void *self, int device, void *start, void *end,
+                                               float *out);
 
 /* rng.c */
 accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,
