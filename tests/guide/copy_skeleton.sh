@@ -37,7 +37,9 @@ ninja -C "$scratch/build" -j "$(nproc)" conformance conformance_threads accel_cl
 ctest --test-dir "$scratch/build" --output-on-failure --no-tests=error \
       -R '^conformance(_threads)?\.example$'
 report=$(ACCEL_PLUGIN_PATH= ACCEL_ACCELERATOR=example "$scratch/build/tools/accel/accel" report)
-echo "$report" | grep -q "accelerator .* example (override" ||
+# A here-string, not `echo | grep -q`: grep -q stops reading at the first
+# match, and under pipefail the writer's SIGPIPE would fail the check.
+grep -q "accelerator .* example (override" <<<"$report" ||
     { echo "copy_skeleton: accel report did not choose the example backend:"; echo "$report"; exit 1; }
 if grep -rq "example" "$tree/src/core" "$tree/include"; then
     echo "copy_skeleton: core or the public headers mention the new backend"; exit 1
