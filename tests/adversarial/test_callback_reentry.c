@@ -505,6 +505,8 @@ static void reentry_run(const reentry_case_t *c)
     pthread_cond_broadcast(&r.cond);
     pthread_mutex_unlock(&r.lock);
     reentry_wait(&r, NULL, "the call");
+    print_message("callback re-entry on %s: %s: %s\n", accel_name(adv_acc), c->name,
+                  r.status == ACCEL_OK ? "works" : accel_status_name(r.status));
     if (r.status == ACCEL_OK)
         adv_case(true, "%s", c->name);
     else
