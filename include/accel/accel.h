@@ -348,7 +348,12 @@ typedef void (*accel_host_fn_t)(void *user_data);
  * backend can tell (cpu and opencl; docs/reliability.md says what each
  * detects): accel_synchronize of the stream's device, synchronize of this
  * stream (or, on cpu, of an event recorded after `fn` on it), a synchronous
- * copy on it (opencl), and destroying it. */
+ * copy on it (opencl), and destroying it. Every backend refuses (core,
+ * docs/reliability.md "Host callbacks"): synchronize of the device, of this
+ * stream, of an event of the device not yet complete, destroying this
+ * stream, empty_cache, a synchronous copy or fill on the device, an async
+ * copy with pageable host memory on this stream, accel_host_free, and
+ * destroying a graph whose release synchronizes the device. */
 ACCEL_API accel_status_t accel_stream_add_callback(accel_stream_t *stream, accel_host_fn_t fn,
                                                    void *user_data);
 

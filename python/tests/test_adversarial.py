@@ -2,12 +2,14 @@
 # G10, G11 and their classes): DLPack lifetimes when a tensor is freed under
 # a live export, every integer the package converts for C (shapes, device
 # indices, priorities, steps) with values that would wrap or truncate, a
-# seeded fuzz of those conversions, hostile DLPack producers, and numpy()
-# on a backend whose memory is not host memory. Each case is refused with a
+# seeded fuzz of those conversions, hostile DLPack producers, numpy() on a
+# backend whose memory is not host memory, and stream callbacks making
+# blocking calls. Each case is refused with a
 # clear error and changes nothing (allocated bytes are compared).
 import ctypes
 import gc
 import operator
+import os
 import random
 import threading
 
@@ -334,3 +336,57 @@ def test_numpy_on_device_memory_from_threads():
         th.join()
     assert errors == [RuntimeError] * 80
     assert settled_allocated(ocl) == before
+
+
+# ---- a stream callback (Stream.add_callback) making a blocking call
+#
+# Work queued after a callback waits for it, so a blocking call from the
+# callback on what it runs on would wait for itself: each must raise
+# AccelError with the library's sentence, never hang (copy(), which waits
+# for its own copy only, may work instead). The callback waits
+# for `queued` before its call, so the event is recorded behind it first.
+# A call that does not return in CALLBACK_TIMEOUT_S ends the process (the
+# stream is stuck for good, pytest could not go on).
+CALLBACK_TIMEOUT_S = 20
+
+CALLBACK_CALLS = {
+    "synchronize": lambda acc, s, e, t: acc.synchronize(),
+    "stream.synchronize": lambda acc, s, e, t: s.synchronize(),
+    "event.synchronize": lambda acc, s, e, t: e.synchronize(),
+    "empty_cache": lambda acc, s, e, t: acc.empty_cache(),
+    "copy": lambda acc, s, e, t: acc.copy(np.zeros(16, dtype=np.float32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLBACK_CALLS))
+def test_callback_blocking_calls_are_refused(acc, name):
+    s, e = acc.Stream(), acc.Event()
+    t = acc.zeros((16,))
+    queued, done, outcome = threading.Event(), threading.Event(), []
+
+    def callback():
+        queued.wait()
+        try:
+            outcome.append(CALLBACK_CALLS[name](acc, s, e, t))
+        except accel.AccelError as exc:
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    s.add_callback(callback)
+    e.record(s)
+    queued.set()
+    if not done.wait(CALLBACK_TIMEOUT_S):
+        print(f"FAILED: {name} from a stream callback did not return: it waits for itself",
+              flush=True)
+        os._exit(1)
+    s.synchronize()  # the stream goes on
+    t.free()
+    (exc,) = outcome
+    if name == "copy" and not isinstance(exc, accel.AccelError):
+        assert exc.shape == (16,)  # it worked: a tensor of the copy
+        exc.free()
+        return
+    assert isinstance(exc, accel.AccelError), f"{name} from a callback was not refused"
+    assert exc.status == "ACCEL_ERROR_INVALID_ARGUMENT", (exc.status, str(exc))
+    assert "host callback" in str(exc)

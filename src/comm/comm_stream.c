@@ -1,6 +1,7 @@
 /* comm_stream.c: where a collective is ordered (the stream, and the vendor
  * stream a device engine enqueues on) and the checks of the buffers it is
  * given against what accel's allocator knows. Stateless; any thread. */
+#include "accel/accel_backend_utils.h"
 #include "comm/comm.h"
 #include "core/error.h"
 #include "core/thread_state.h"
@@ -27,8 +28,14 @@ accel_status_t accel_comm_order(accel_comm_t *comm, accel_stream_t *stream, acce
     if (status != ACCEL_OK)
         return status;
     *out = stream;
-    if (comm->engine->kind == ACCEL_COMM_ENGINE_HOST)
-        return accel_stream_wait(stream); /* the engine runs on this thread */
+    if (comm->engine->kind == ACCEL_COMM_ENGINE_HOST) {
+        /* The engine runs on this thread, after the stream's earlier work:
+         * from a host callback of that stream it would wait for itself. */
+        status = accel_callback_refuse_stream_wait(acc->self, stream->device, stream->impl,
+                                                   "run a host-engine collective on the stream "
+                                                   "it runs on");
+        return status != ACCEL_OK ? status : accel_stream_wait(stream);
+    }
     if (!ACCEL_BACKEND_HAS(acc->ops, native_stream))
         return accel_error(ACCEL_ERROR_UNSUPPORTED,
                            "the %s backend gives no vendor stream (native_stream) for the %s "

@@ -22,6 +22,7 @@
  * is destroyed. */
 #include <stdlib.h>
 
+#include "accel/accel_backend_utils.h"
 #include "core.h"
 #include "error.h"
 
@@ -99,7 +100,9 @@ accel_status_t accel_check_device_not_capturing(accel_t *acc, int device, const 
 }
 
 /* The memory graph_release_memory would release needs a synchronize of each
- * device it lies on; refused while a graph captures on one of them. */
+ * device it lies on; refused while a graph captures on one of them, and from
+ * a host callback of one of them (the synchronize would wait for the
+ * callback's own stream). */
 static accel_status_t graph_check_release(accel_graph_t *graph, bool last)
 {
     accel_t *acc = graph->acc;
@@ -112,6 +115,11 @@ static accel_status_t graph_check_release(accel_graph_t *graph, bool last)
             accel_check_device_not_capturing(acc, d,
                                              "destroy this graph now: its memory is "
                                              "released after synchronizing");
+        if (status == ACCEL_OK)
+            status = accel_callback_refuse_device_wait(acc->self, d,
+                                                       "destroy a graph holding memory of its "
+                                                       "device (releasing it synchronizes the "
+                                                       "device)");
         if (status != ACCEL_OK)
             return status;
     }

@@ -225,6 +225,26 @@ static accel_status_t memory_check_side(accel_t *acc, const void *ptr, size_t si
     return ACCEL_OK;
 }
 
+/* What a host callback of the stream's device may not copy or fill: a
+ * synchronous one waits for the device's work, and an asynchronous copy with
+ * pageable host memory on the callback's own stream drains that stream
+ * (staging backends) or is refused by the runtime; either way the callback
+ * would wait for itself. Refused alike on every backend, before any work. */
+static accel_status_t memory_check_callback(accel_t *acc, const accel_stream_t *stream, bool wait,
+                                            const void *host)
+{
+    if (wait)
+        return accel_callback_refuse_device_wait(acc->self, stream->device,
+                                                 "make a synchronous copy or fill on its device "
+                                                 "(it waits for the device's work)");
+    if (host == NULL || accel_pinned_contains(&acc->pinned, host))
+        return ACCEL_OK;
+    return accel_callback_refuse_stream_wait(acc->self, stream->device, stream->impl,
+                                             "copy to or from pageable host memory on the "
+                                             "stream it runs on (the copy waits for the "
+                                             "stream)");
+}
+
 /* Trace event names, [synchronous][kind]. */
 static const char *const memory_copy_names[2][4] = {
     {"memcpy_async H2H", "memcpy_async H2D", "memcpy_async D2H", "memcpy_async D2D"},
@@ -248,6 +268,11 @@ static accel_status_t memory_copy(accel_t *acc, void *dst, const void *src, size
     status = memory_check_side(acc, dst, size, dst_device, "destination", stream);
     if (status == ACCEL_OK)
         status = memory_check_side(acc, src, size, src_device, "source", stream);
+    if (status == ACCEL_OK)
+        status = memory_check_callback(acc, stream, wait,
+                                       dst_device == src_device ? NULL
+                                       : dst_device             ? src
+                                                                : dst);
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status == ACCEL_OK)
@@ -285,6 +310,8 @@ static accel_status_t memory_set(accel_t *acc, void *dst, int value, size_t size
     if (status != ACCEL_OK || size == 0)
         return status;
     status = memory_check_side(acc, dst, size, true, "destination", stream);
+    if (status == ACCEL_OK)
+        status = memory_check_callback(acc, stream, wait, NULL);
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
     if (status == ACCEL_OK)
@@ -351,6 +378,15 @@ accel_status_t accel_host_free(accel_t *acc, void *ptr)
     size_t size;
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK || ptr == NULL)
+        return status;
+    /* Copies queued after the callback may still use the memory, and the
+     * wait for them (cuMemFreeHost's, or the backend's) would wait for the
+     * callback itself; a backend that skips that wait there frees memory a
+     * queued copy then writes into. Refused before anything changes. */
+    status = accel_callback_refuse_device_wait(acc->self, ACCEL_CALLBACK_ANY_DEVICE,
+                                               "free pinned memory (copies queued after it may "
+                                               "still use the memory)");
+    if (status != ACCEL_OK)
         return status;
     if (accel_pinned_remove(&acc->pinned, ptr, ACCEL_PINNED_ALLOCATED, &size) != ACCEL_OK)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,

@@ -303,8 +303,10 @@ accel_status_t accel_event_record(accel_event_t *event, accel_stream_t *stream)
                            "event of device %d cannot be recorded on a stream of device %d",
                            event->device, stream->device);
     status = acc->ops->event_record(acc->self, stream->device, stream->impl, event->impl);
-    if (status == ACCEL_OK)
+    if (status == ACCEL_OK) {
         atomic_store(&event->recorded, true);
+        atomic_store(&event->recorded_on, stream->impl);
+    }
     return status;
 }
 
@@ -313,6 +315,19 @@ accel_status_t accel_event_synchronize(accel_event_t *event)
     accel_status_t status = accel_check_event(event);
     if (status != ACCEL_OK)
         return status;
+    /* A host callback may find an event recorded on its own stream
+     * complete (recorded before it), but not wait for one that is not: that
+     * one was recorded after the callback, so it would wait for itself. */
+    const void *own = NULL;
+    void *recorded_on = atomic_load(&event->recorded_on);
+    if (recorded_on != NULL && accel_callback_thread_of(event->acc->self, event->device, &own) &&
+        own == recorded_on) {
+        if (event->acc->ops->event_query(event->acc->self, event->device, event->impl) == ACCEL_OK)
+            return ACCEL_OK;
+        return accel_callback_refuse_stream_wait(event->acc->self, event->device, recorded_on,
+                                                 "wait for an event recorded after it on the "
+                                                 "stream it runs on");
+    }
     return event->acc->ops->event_synchronize(event->acc->self, event->device, event->impl);
 }
 

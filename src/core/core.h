@@ -125,6 +125,9 @@ struct accel_event {
     /* Set once accel_event_record succeeded (never cleared): elapsed time of
      * an event never recorded is refused in core, whatever the runtime says. */
     atomic_bool recorded;
+    /* The backend stream (impl) of its latest record, NULL before one: a
+     * host callback of that stream may not wait for it (accel_event_synchronize). */
+    _Atomic(void *) recorded_on;
 };
 
 typedef enum accel_graph_state {

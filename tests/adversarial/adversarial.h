@@ -99,5 +99,6 @@ const void *adv_load_op(const char *class_name);
 int adv_run_tensor_tests(void);
 int adv_run_free_tests(void);
 int adv_run_struct_size_tests(void);
+int adv_run_callback_tests(void);
 
 #endif /* ACCEL_TESTS_ADVERSARIAL_H */

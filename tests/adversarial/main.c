@@ -1,7 +1,8 @@
 /* main.c: runner of the adversarial tests. Opens the accelerator
  * ACCEL_ACCELERATOR names (accel_get: the same selection DeepSpeed's
  * get_accelerator makes), runs every group (or the one named on the command
- * line: tensors, frees, struct_size), and prints how many cases ran and
+ * line: tensors, frees, struct_size,
+ * callbacks), and prints how many cases ran and
  * failed. Exit status: 0 only when every case held. */
 #include <stdlib.h>
 
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
         failures += adv_run_free_tests();
     if (wanted(argc, argv, "struct_size"))
         failures += adv_run_struct_size_tests();
+    if (wanted(argc, argv, "callbacks"))
+        failures += adv_run_callback_tests();
     printf("adversarial on %s: %u cases, %u failed\n", accel_name(adv_acc), adv_cases, adv_failed);
     return failures == 0 && adv_failed == 0 ? 0 : 1;
 }

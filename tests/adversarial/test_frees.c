@@ -265,11 +265,19 @@ static void test_handle_destroys(void **state)
         adv_refused(accel_event_destroy(event), ACCEL_ERROR_INVALID_ARGUMENT,
                     "accel_event_destroy: a second time");
     }
+    accel_graph_t *graph = NULL;
+    if (accel_graph_create(adv_acc, &graph) == ACCEL_OK) {
+        assert_int_equal(accel_graph_destroy(graph), ACCEL_OK);
+        adv_refused(accel_graph_destroy(graph), ACCEL_ERROR_INVALID_ARGUMENT,
+                    "accel_graph_destroy: a second time");
+    }
     int not_a_stream[64] = {0};
     adv_refused(accel_stream_destroy((accel_stream_t *)not_a_stream), ACCEL_ERROR_INVALID_ARGUMENT,
                 "accel_stream_destroy: a pointer to other memory");
     adv_refused(accel_event_destroy((accel_event_t *)not_a_stream), ACCEL_ERROR_INVALID_ARGUMENT,
                 "accel_event_destroy: a pointer to other memory");
+    adv_refused(accel_graph_destroy((accel_graph_t *)not_a_stream), ACCEL_ERROR_INVALID_ARGUMENT,
+                "accel_graph_destroy: a pointer to other memory");
 }
 
 int adv_run_free_tests(void)

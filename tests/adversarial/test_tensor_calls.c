@@ -348,11 +348,39 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* accel_on_accelerator, the one tensor-taking call that reads no memory:
+ * each layout variant is answered (it looks at the device only) or refused
+ * with a sentence, and a NULL tensor or output is refused. */
+static void test_on_accelerator(void **state)
+{
+    float data[8] = {0};
+    int64_t shape[1] = {8};
+    DLTensor good = {.data = data,
+                     .device = {.device_type = kDLCPU},
+                     .ndim = 1,
+                     .dtype = {.code = kDLFloat, .bits = 32, .lanes = 1},
+                     .shape = shape};
+    adv_tensor_t hostile;
+    bool on = true;
+    (void)state;
+    adv_refused(accel_on_accelerator(adv_acc, NULL, &on), ACCEL_ERROR_INVALID_ARGUMENT,
+                "accel_on_accelerator: NULL tensor");
+    adv_refused(accel_on_accelerator(adv_acc, &good, NULL), ACCEL_ERROR_INVALID_ARGUMENT,
+                "accel_on_accelerator: NULL output");
+    for (size_t i = 1; adv_hostile_variant(i, &good, &hostile) != NULL; i++) {
+        accel_status_t status = accel_on_accelerator(adv_acc, adv_tensor_ptr(&hostile), &on);
+        adv_case(status == ACCEL_OK || accel_last_error()[0] != '\0',
+                 "accel_on_accelerator: %s: %s with no sentence",
+                 adv_hostile_variant(i, &good, &hostile), accel_status_name(status));
+    }
+}
+
 int adv_run_tensor_tests(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_tensor_call),
         cmocka_unit_test(test_tensor_make_shapes),
+        cmocka_unit_test(test_on_accelerator),
     };
     return cmocka_run_group_tests_name("adversarial tensors", tests, group_setup, group_teardown);
 }

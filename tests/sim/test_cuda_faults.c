@@ -600,22 +600,36 @@ static void test_graph_end_capture_fault_cleanup(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* Every wait's vendor call failed once and twice in a row under in-flight
+ * work (sim_fault_check_sync): the device, stream and event synchronize,
+ * and the wait of a copy to pageable memory. */
+static void test_sync_under_load(void **state)
+{
+    static const sim_fault_site_t sites[] = {
+        {"cuCtxSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"cuStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"cuEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {"cuStreamSynchronize", sim_op_copy_to_pageable, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = cu_fixture(sim_fault_open_ready());
+    (void)state;
+    sim_fault_fixture_open(&fx);
+    sim_fault_check_sync(&fx, sites);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        FAULT_TEST(test_open_faults),
-        FAULT_TEST(test_init_faults),
-        FAULT_TEST(test_context_faults),
-        FAULT_TEST(test_device_faults),
-        FAULT_MEMORY_TEST(&memory_sites),
-        FAULT_TEST(test_alloc_out_of_memory),
-        FAULT_TEST(test_memory_unchanged),
-        FAULT_TEST(test_rng_faults),
-        FAULT_TEST(test_module_load_fault),
-        FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_host_function_fault),
-        FAULT_TEST(test_graph_faults),
-        FAULT_TEST(test_graph_end_capture_fault_cleanup),
+        FAULT_TEST(test_open_faults),       FAULT_TEST(test_init_faults),
+        FAULT_TEST(test_context_faults),    FAULT_TEST(test_device_faults),
+        FAULT_MEMORY_TEST(&memory_sites),   FAULT_TEST(test_alloc_out_of_memory),
+        FAULT_TEST(test_memory_unchanged),  FAULT_TEST(test_rng_faults),
+        FAULT_TEST(test_module_load_fault), FAULT_TEST(test_stream_faults),
+        FAULT_TEST(test_sync_under_load),   FAULT_TEST(test_host_function_fault),
+        FAULT_TEST(test_graph_faults),      FAULT_TEST(test_graph_end_capture_fault_cleanup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

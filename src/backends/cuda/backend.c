@@ -327,6 +327,15 @@ accel_status_t accel_cuda_activate(accel_cuda_backend_t *cuda, int device)
     accel_cu_context_t wanted =
         atomic_load_explicit(&cuda->devices[device].context, memory_order_acquire);
     accel_cu_context_t current = NULL;
+    /* stream.c's cuLaunchHostFunc calls mark the driver's thread around a
+     * callback; the driver refuses every call from there
+     * (CUDA_ERROR_NOT_PERMITTED), which is the caller's misuse, not a
+     * device failure: say so before calling it. */
+    if (accel_callback_thread_of(cuda, ACCEL_CALLBACK_ANY_DEVICE, NULL))
+        return accel_backend_error(ACCEL_ERROR_UNSUPPORTED,
+                                   "cuda: a host callback may not call the CUDA driver (it runs "
+                                   "on the driver's thread, cuLaunchHostFunc's rule); queue the "
+                                   "work from another thread");
     if (wanted == NULL) {
         accel_status_t status = cuda_retain_context(cuda, device, &wanted);
         if (status != ACCEL_OK)

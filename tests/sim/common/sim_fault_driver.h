@@ -318,6 +318,101 @@ __attribute__((unused)) static void sim_fault_check_streams(sim_fault_fixture_t 
             sim_fault_run_site(fx, &sites[i]);
 }
 
+/* ---------------------------------------------------------------- sync calls under load
+ *
+ * Every vendor call behind a wait (device, stream and event synchronize, a
+ * drain inside a copy) fails once, then twice in a row, while work is in
+ * flight on fx's stream: a fill of a device block, its copy into pinned
+ * memory, the block freed behind them (accel_free_async) and fx->end
+ * recorded after. Each failed wait gives `want` with the backend's sentence;
+ * the next one works; then the copy has landed. Nothing the work still uses
+ * may be freed by a failed wait: under ASan a copy into freed memory fails
+ * the test. */
+
+#define SIM_SYNC_BYTES (1u << 20)
+
+/* A copy from the in-flight block's successor into pageable memory on fx's
+ * stream: backends that stage it drain the stream inside the call. */
+__attribute__((unused)) static accel_status_t sim_op_copy_to_pageable(sim_fault_fixture_t *fx)
+{
+    static uint8_t pageable[4096];
+    void *block = NULL;
+    accel_status_t status;
+    assert_int_equal(accel_malloc(fx->acc, sizeof pageable, &block), ACCEL_OK);
+    status = accel_memcpy_async(fx->acc, pageable, block, sizeof pageable,
+                                ACCEL_COPY_DEVICE_TO_HOST, fx->stream);
+    if (status == ACCEL_OK)
+        status = accel_stream_synchronize(fx->stream);
+    assert_int_equal(accel_free_async(fx->acc, block, fx->stream), ACCEL_OK);
+    return status;
+}
+
+/* In-flight work on fx's stream, whose copy lands in `pinned`. */
+static void sim_sync_queue_work(sim_fault_fixture_t *fx, uint8_t *pinned, int value)
+{
+    void *block = NULL;
+    assert_int_equal(accel_malloc(fx->acc, SIM_SYNC_BYTES, &block), ACCEL_OK);
+    assert_int_equal(accel_memset_async(fx->acc, block, value, SIM_SYNC_BYTES, fx->stream),
+                     ACCEL_OK);
+    assert_int_equal(accel_memcpy_async(fx->acc, pinned, block, SIM_SYNC_BYTES,
+                                        ACCEL_COPY_DEVICE_TO_HOST, fx->stream),
+                     ACCEL_OK);
+    assert_int_equal(accel_free_async(fx->acc, block, fx->stream), ACCEL_OK);
+    assert_int_equal(accel_event_record(fx->end, fx->stream), ACCEL_OK);
+}
+
+/* One site failing `times` calls in a row (1 or 2) under in-flight work. */
+static void sim_sync_site_times(sim_fault_fixture_t *fx, const sim_fault_site_t *site,
+                                unsigned times, uint8_t *pinned)
+{
+    const char *what = site->named_as != NULL ? site->named_as : site->function;
+    int code = site->code != 0 ? site->code : fx->code;
+    int value = 0x40 + (int)times;
+    unsigned long before = sim_calls(site->function);
+    char spec[256];
+    accel_status_t status;
+    memset(pinned, 0, SIM_SYNC_BYTES);
+    sim_sync_queue_work(fx, pinned, value);
+    if (times == 1)
+        snprintf(spec, sizeof spec, "%s:1:%d", site->function, code);
+    else
+        snprintf(spec, sizeof spec, "%s:1:%d,%s:2:%d", site->function, code, site->function, code);
+    assert_int_equal(sim_fault_set(spec), 0);
+    for (unsigned i = 0; i < times; i++) {
+        status = site->run(fx);
+        if (status == ACCEL_OK)
+            fail_msg("%s failing (call %u of %u in a row): the wait returned ACCEL_OK",
+                     site->function, i + 1, times);
+        sim_fault_expect(fx, status, site->want, what, code);
+    }
+    if (sim_calls(site->function) < before + times)
+        fail_msg("%s was called %lu times, want %u failed calls", site->function,
+                 sim_calls(site->function) - before, times);
+    status = site->run(fx); /* the rules are spent: this one works */
+    if (status != ACCEL_OK)
+        fail_msg("%s after %u failed calls: status %s, \"%s\"", site->function, times,
+                 accel_status_name(status), accel_last_error());
+    clear_faults();
+    assert_int_equal(accel_stream_synchronize(fx->stream), ACCEL_OK);
+    for (size_t i = 0; i < SIM_SYNC_BYTES; i += 4093)
+        if (pinned[i] != (uint8_t)value)
+            fail_msg("%s failing %u times: byte %zu of the in-flight copy is 0x%02x, not 0x%02x",
+                     site->function, times, i, pinned[i], value);
+}
+
+/* Each row of `sites` (function NULL ends them) failed once, then twice in
+ * a row, on fx's stream and events (sim_fault_fixture_open). */
+__attribute__((unused)) static void sim_fault_check_sync(sim_fault_fixture_t *fx,
+                                                         const sim_fault_site_t *sites)
+{
+    void *pinned = NULL;
+    assert_int_equal(accel_host_alloc(fx->acc, SIM_SYNC_BYTES, &pinned), ACCEL_OK);
+    for (const sim_fault_site_t *site = sites; site->function != NULL; site++)
+        for (unsigned times = 1; times <= 2; times++)
+            sim_sync_site_times(fx, site, times, pinned);
+    assert_int_equal(accel_host_free(fx->acc, pinned), ACCEL_OK);
+}
+
 /* check_memory_sites (sim_fault_check.h) on a new accel_t: a test of its
  * own, with the backend's sites as its state (FAULT_MEMORY_TEST). */
 __attribute__((unused)) static void sim_fault_test_memory(void **state)
