@@ -1,4 +1,4 @@
-/* bench.h: the harness and suites behind `accel bench` (DESIGN.md §8).
+/* bench.h: the harness and suites behind `accel bench` (docs/architecture.md, Performance figures).
  * Every figure is measured next to its baseline in the same process and run:
  * the two are timed in alternating repetitions after a warm-up, and each
  * keeps its median and spread. A ratio is printed only when both spreads are

@@ -1,8 +1,7 @@
-/* cuda_bench.c: the CUDA figures of DESIGN.md §8, each next to its baseline
- * measured in the same run by calling the driver directly (libcuda dlopened
- * here, on the same primary context and default stream accel uses):
- * cached alloc/free vs cuMemAlloc/cuMemFree, pinned copies vs raw copies,
- * and vs cuMemAllocAsync's pool, Philox fill vs cuMemsetD8 on the same
+/* cuda_bench.c: the CUDA figures of docs/architecture.md, Performance figures, each next to its
+ * baseline measured in the same run by calling the driver directly (libcuda dlopened here, on the
+ * same primary context and default stream accel uses): cached alloc/free vs cuMemAlloc/cuMemFree,
+ * pinned copies vs raw copies, and vs cuMemAllocAsync's pool, Philox fill vs cuMemsetD8 on the same
  * buffer, FusedAdam fp32 against the HBM roofline (28 bytes per parameter
  * at the device-to-device copy's rate), event-timed launches, graph replay
  * vs the same kernels one by one, and per-call dispatch overhead.

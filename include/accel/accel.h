@@ -286,8 +286,8 @@ ACCEL_API accel_status_t accel_device_properties(accel_t *acc, int device,
                                                  accel_device_properties_t *out);
 
 /* ---------------------------------------------------------------- random numbers */
-/* Every backend runs the same Philox4x32-10 stream (DESIGN.md §4), so the same
- * seed gives the same bits everywhere. A device's state is (seed, offset). */
+/* Every backend runs the same Philox4x32-10 stream (docs/architecture.md, Random numbers), so the
+ * same seed gives the same bits everywhere. A device's state is (seed, offset). */
 
 #define ACCEL_RNG_STATE_SIZE 16 /* seed then offset, little-endian u64 each */
 

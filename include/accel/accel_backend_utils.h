@@ -519,7 +519,7 @@ ACCEL_API size_t accel_thread_pool_threads(void);
 
 /* ================================================================ Philox
  *
- * accel's random numbers (DESIGN.md §4): Philox4x32-10 keyed by the seed,
+ * accel's random numbers (docs/architecture.md, Random numbers): Philox4x32-10 keyed by the seed,
  * word i of the stream of `seed` is word i%4 of the block with counter i/4;
  * a fill of kind u32/uniform reads 1 word per element, normal 2 (Box-Muller),
  * starting at word `offset`. Every backend must produce these bits; a plugin

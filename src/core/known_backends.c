@@ -35,7 +35,7 @@ const accel_known_backend_t accel_known_backends[] = {
 const size_t accel_known_backend_count =
     sizeof accel_known_backends / sizeof accel_known_backends[0];
 
-/* Auto-detect: first available wins (DESIGN.md §5). "xpu" is skipped while a
+/* Auto-detect: first available wins (docs/architecture.md, Selection). "xpu" is skipped while a
  * CUDA device is present (selection.c). "xpu.external" has no builtin: only a
  * registered or plugin backend of that name fills the slot. A built backend
  * missing from this list is never auto-detected, only opened by name.

@@ -1,6 +1,6 @@
-/* philox.c: Philox4x32-10 and the stream -> element mapping of DESIGN.md §4.
- * The reference every backend is checked against: pure functions, no state,
- * callable from any thread. */
+/* philox.c: Philox4x32-10 and the stream -> element mapping of docs/architecture.md, Random
+ * numbers. The reference every backend is checked against: pure functions, no state, callable from
+ * any thread. */
 #include "philox.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* philox.h: the one definition of accel's random numbers (DESIGN.md §4).
+/* philox.h: the one definition of accel's random numbers (docs/architecture.md, Random numbers).
  * Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
  * SC'11) and the word -> element mapping every backend must reproduce. Pure
  * functions: no state, safe from any thread. The CPU backend and the tests

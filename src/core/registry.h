@@ -39,7 +39,7 @@ extern const size_t accel_known_backend_count;
 /* The known entry of `name`, or NULL. */
 const accel_known_backend_t *accel_registry_known(const char *name);
 
-/* The auto-detect order (DESIGN.md §5), a NULL-terminated list of names. */
+/* The auto-detect order (docs/architecture.md, Selection), a NULL-terminated list of names. */
 extern const char *const accel_cascade_order[];
 
 /* Find a backend by exact name: registered/plugin first, then builtin.

@@ -1,6 +1,6 @@
 /* selection.c: which backend a program gets. accel_get (process-wide, cached),
  * accel_set, accel_open/accel_close, accel_detect and the override + cascade
- * rules of DESIGN.md §5 behind them.
+ * rules of docs/architecture.md, Selection behind them.
  * Threads: selection_lock serialises choosing and replacing the process-wide
  * accelerator; readers take the cached pointer with an acquire load.
  * Lifetime: a process-wide accelerator is never destroyed. One replaced by

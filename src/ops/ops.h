@@ -102,7 +102,7 @@ bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap)
 accel_status_t accel_host_adam_load(void *self, const void **out);
 accel_status_t accel_host_adagrad_load(void *self, const void **out);
 accel_status_t accel_host_lion_load(void *self, const void **out);
-/* FusedLamb on host memory (cpu/lamb.c). */
+/* FusedLamb on host memory (src/ops/cpu/host_ops.c). */
 accel_status_t accel_host_lamb_load(void *self, const void **out);
 
 /* AsyncIOBuilder (aio/builder.c), listed on every backend; `self` unused.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # check_report_json.py: runs `accel report --json` and checks that it is one
 # valid JSON object whose selection agrees with its own cascade (ten
-# candidates in DESIGN.md's order, cpu last, the auto-detect pick chosen).
+# candidates in the auto-detect order of docs/architecture.md, cpu last, the auto-detect pick chosen).
 import json
 import re
 import subprocess

@@ -1,4 +1,4 @@
-/* fork_check.c: detection must not break fork() (DESIGN.md §3). The parent
+/* fork_check.c: detection must not break fork() (docs/architecture.md, fork()). The parent
  * runs the cascade's probes (accel_detect), forks, and the child opens cuda,
  * allocates, writes and frees device memory. Exit 0 on success, 1 on
  * failure, 77 (ctest SKIP_RETURN_CODE) when no CUDA device is present. */

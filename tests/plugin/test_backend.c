@@ -2,11 +2,10 @@
  * tests. One source, several plugins (PLUGIN_KIND picks):
  *   0 libaccel-backend-testxpu.so   a working host-memory backend registered
  *                                   as "xpu.external" (1 device, all work done
- *                                   inline, Philox RNG as DESIGN.md §4 says)
- *   1 libaccel-backend-badabi.so    the same table claiming ABI version 999
- *   2 libaccel-backend-nosymbol.so  the same code without the entry symbol
- *   3 libaccel-backend-reentrant.so an entry that calls accel_get,
- *                                   accel_open, accel_detect and
+ *                                   inline, Philox RNG as docs/architecture.md, Random numbers
+ * says) 1 libaccel-backend-badabi.so    the same table claiming ABI version 999 2
+ * libaccel-backend-nosymbol.so  the same code without the entry symbol 3
+ * libaccel-backend-reentrant.so an entry that calls accel_get, accel_open, accel_detect and
  *                                   accel_supported_names before returning
  *                                   its table "reentrant" (prints what they
  *                                   returned on stderr for ctest to match)

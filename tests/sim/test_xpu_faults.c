@@ -89,7 +89,7 @@ static accel_status_t close_ready(sim_fault_fixture_t *fx)
 static void test_init_faults(void **state)
 {
     static const char *const init[] = {"zeDriverGetProperties",
-                                       "zeDeviceGetProperties",
+                                       "zeDriverGetApiVersion",
                                        "zeDeviceGetMemoryProperties",
                                        "zeDeviceGetCommandQueueGroupProperties",
                                        "zeContextCreate",
@@ -103,6 +103,8 @@ static void test_init_faults(void **state)
     (void)state;
     sim_fault_check_open_refused("zeDriverGet", ZE_LOST);
     sim_fault_check_open_refused("zeDeviceGet", ZE_LOST);
+    /* the device type (GPU only) is read when the devices are counted */
+    sim_fault_check_open_refused("zeDeviceGetProperties", ZE_LOST);
     sim_fault_check_init(init, ZE_LOST);
     sim_fault_run(&fx, close_sites);
 }
@@ -184,8 +186,8 @@ static accel_status_t destroy_end(sim_fault_fixture_t *fx)
 static void test_stream_faults(void **state)
 {
     static const sim_stream_sites_t streams = {
-        .stream = {"zeCommandListCreateImmediate", "zeCommandListAppendSignalEvent"},
-        .event = {"zeEventPoolCreate", "zeCommandListAppendSignalEvent", "zeEventHostSynchronize",
+        .stream = {"zeCommandListCreateImmediate", "zeCommandListAppendBarrier"},
+        .event = {"zeEventPoolCreate", "zeCommandListAppendBarrier", "zeEventHostSynchronize",
                   "zeEventQueryStatus", "zeEventQueryKernelTimestamp"},
         .stream_wait_event = "zeCommandListAppendWaitOnEvents",
     };
@@ -196,9 +198,9 @@ static void test_stream_faults(void **state)
         {"zeEventCreate", sim_op_event_create, ACCEL_ERROR_DEVICE_ERROR},
         {"zeCommandListAppendEventReset", sim_op_event_record, ACCEL_ERROR_DEVICE_ERROR},
         {"zeEventHostReset", synchronize_after_record, ACCEL_OK},
-        /* callbacks: the two events, the signal, the wait */
+        /* callbacks: the two events, the barrier, the wait */
         {"zeEventPoolCreate", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
-        {"zeCommandListAppendSignalEvent", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
+        {"zeCommandListAppendBarrier", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
         {"zeCommandListAppendWaitOnEvents", sim_op_add_callback, ACCEL_ERROR_DEVICE_ERROR},
         /* destroys that fail are logged; nothing leaks on our side */
         {"zeEventDestroy", sim_op_event_destroy, ACCEL_OK},
@@ -213,9 +215,9 @@ static void test_stream_faults(void **state)
     sim_fault_run(&fx, sites);
     /* a query after new work appends a marker and asks it */
     assert_int_equal(accel_event_record(fx.end, fx.stream), ACCEL_OK);
-    fail_every("zeCommandListAppendSignalEvent", ZE_LOST);
+    fail_every("zeCommandListAppendBarrier", ZE_LOST);
     expect_failure(accel_stream_query(fx.stream), ACCEL_ERROR_DEVICE_ERROR,
-                   "zeCommandListAppendSignalEvent", ZE_LOST);
+                   "zeCommandListAppendBarrier", ZE_LOST);
     clear_faults();
     assert_int_equal(accel_stream_synchronize(fx.stream), ACCEL_OK);
     {

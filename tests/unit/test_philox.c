@@ -1,5 +1,5 @@
 /* test_philox.c: Philox4x32-10 against Random123's published answers, and
- * the stream -> element mapping of DESIGN.md §4 (word order, transforms,
+ * the stream -> element mapping of docs/architecture.md, Random numbers (word order, transforms,
  * sub-range fills, offset advance), plus a statistical sanity check. */
 #include <math.h>
 #include <setjmp.h>
@@ -33,7 +33,7 @@ static const struct {
      {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
 };
 
-/* A fill that runs past word 2^64 - 1 continues at word 0 (DESIGN: words are
+/* A fill that runs past word 2^64 - 1 continues at word 0 (docs/architecture.md: words are
  * indexed modulo 2^64), exactly as accel_philox_word counts. */
 static void test_fill_wraps_at_word_2_64(void **state)
 {

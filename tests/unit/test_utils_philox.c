@@ -1,7 +1,7 @@
 /* test_utils_philox.c: the exported Philox host fill (accel_backend_utils.h)
- * through the shared library: the known answer of DESIGN.md §4's generator,
- * a large pooled fill equal bit for bit to one serial range fill for every
- * kind, the offset rules, and bad input refused with nothing written. */
+ * through the shared library: the known answer of the generator of docs/architecture.md (Random
+ * numbers), a large pooled fill equal bit for bit to one serial range fill for every kind, the
+ * offset rules, and bad input refused with nothing written. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

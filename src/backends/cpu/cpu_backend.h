@@ -1,8 +1,8 @@
-/* cpu_backend.h: the CPU backend, the host itself as an accel device (DESIGN.md §6).
- * Core needs only accel_cpu_backend_ops(); the backend state below is shared
- * by the files of src/backends/cpu/ and is not part of any contract. Each
- * object has its own header (work.h, stream.h, event.h, graph.h, rng.h,
- * memory.h); none of them includes another except work.h, so no cycle.
+/* cpu_backend.h: the CPU backend, the host itself as an accel device (docs/architecture.md,
+ * Backends). Core needs only accel_cpu_backend_ops(); the backend state below is shared by the
+ * files of src/backends/cpu/ and is not part of any contract. Each object has its own header
+ * (work.h, stream.h, event.h, graph.h, rng.h, memory.h); none of them includes another except
+ * work.h, so no cycle.
  *
  * Objects and who owns them:
  * - accel_cpu_backend_t: made by create(), freed by destroy(). Fields above

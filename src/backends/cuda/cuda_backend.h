@@ -1,4 +1,4 @@
-/* cuda_backend.h: the CUDA backend (DESIGN.md §6) over the driver API, shared
+/* cuda_backend.h: the CUDA backend (docs/architecture.md, Backends) over the driver API, shared
  * by the files of src/backends/cuda/. Core needs only
  * accel_cuda_backend_ops(); the rest is private to this folder.
  *

@@ -1,4 +1,4 @@
-/* kernels.c: the CUDA backend's device code: Philox fills (DESIGN.md §4)
+/* kernels.c: the CUDA backend's device code: Philox fills (docs/architecture.md, Random numbers)
  * written in CUDA C below, and how every run-time compiled program of the
  * backend (the fused optimizer kernels of fused_optim.c too) is built: with NVRTC for
  * the device's exact architecture (a cubin; PTX when NVRTC cannot target

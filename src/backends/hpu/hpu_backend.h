@@ -1,4 +1,4 @@
-/* hpu_backend.h: the Habana Gaudi hpu backend (DESIGN.md §6) over SynapseAI
+/* hpu_backend.h: the Habana Gaudi hpu backend (docs/architecture.md, Backends) over SynapseAI
  * (libSynapse.so), shared by the files of src/backends/hpu/. Core needs only
  * accel_hpu_backend_ops(); the rest is private to this folder.
  *

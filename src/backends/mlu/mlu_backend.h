@@ -1,4 +1,4 @@
-/* mlu_backend.h: the Cambricon mlu backend (DESIGN.md §6) over CNRT
+/* mlu_backend.h: the Cambricon mlu backend (docs/architecture.md, Backends) over CNRT
  * (libcnrt.so), shared by the files of src/backends/mlu/. Core needs only
  * accel_mlu_backend_ops(); the rest is private to this folder.
  *

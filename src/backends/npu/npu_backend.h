@@ -1,4 +1,4 @@
-/* npu_backend.h: the Huawei Ascend npu backend (DESIGN.md §6) over the ACL
+/* npu_backend.h: the Huawei Ascend npu backend (docs/architecture.md, Backends) over the ACL
  * runtime (libascendcl.so), shared by the files of src/backends/npu/. Core
  * needs only accel_npu_backend_ops(); the rest is private to this folder.
  *

@@ -1,4 +1,4 @@
-/* kernels.c: the OpenCL backend's device code (Philox fills, DESIGN.md §4,
+/* kernels.c: the OpenCL backend's device code (Philox fills, docs/architecture.md, Random numbers,
  * ported line by line from src/core/philox.c) and how every program of the
  * backend is built and launched (the fused optimizer kernels of fused_optim.c use the
  * same path): from a program binary in the kernel cache when one matches,

@@ -1,5 +1,5 @@
 /* opencl_backend.h: the OpenCL backend, any OpenCL 1.2+ device reached through the
- * ICD loader (DESIGN.md §6). Core needs only accel_opencl_backend_ops();
+ * ICD loader (docs/architecture.md, Backends). Core needs only accel_opencl_backend_ops();
  * everything below is shared between the files of src/backends/opencl/.
  *
  * Objects and who owns them:

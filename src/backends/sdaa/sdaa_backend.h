@@ -1,4 +1,4 @@
-/* sdaa_backend.h: the Tecorigin sdaa backend (DESIGN.md §6) over the SDAA
+/* sdaa_backend.h: the Tecorigin sdaa backend (docs/architecture.md, Backends) over the SDAA
  * runtime (libsdaart.so), shared by the files of src/backends/sdaa/. Core
  * needs only accel_sdaa_backend_ops(); the rest is private to this folder.
  *

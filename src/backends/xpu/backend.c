@@ -168,12 +168,14 @@ static pthread_once_t xpu_init_once = PTHREAD_ONCE_INIT;
 static accel_ze_result_t xpu_init_result = ACCEL_ZE_ERROR_UNINITIALIZED;
 static accel_fork_rule_t xpu_fork_rule; /* started as zeInit is called */
 
-/* zeInit(0) once per process (GPU and VPU drivers alike). Its result is the
+/* zeInit(ZE_INIT_FLAG_GPU_ONLY) once per process: "only initialize GPU
+ * drivers" (ze_api.h:746), as Intel's unified runtime does, so Intel's NPU
+ * driver is not taken for xpu (zeInit(0) loads it too). Its result is the
  * process's: Level Zero does not retry a failed driver load either. */
 static void xpu_ze_init(void)
 {
     accel_fork_rule_start(&xpu_fork_rule);
-    xpu_init_result = xpu_ze_api.zeInit(0);
+    xpu_init_result = xpu_ze_api.zeInit(ACCEL_ZE_INIT_FLAG_GPU_ONLY);
 }
 
 accel_status_t accel_xpu_usable(void)
@@ -186,12 +188,39 @@ accel_status_t accel_xpu_usable(void)
                                "spawn (or exec), or use xpu only after forking");
 }
 
-/* The first driver with at least one device, else the first driver (with
- * 0 devices and `why` saying so: the backend then opens with no device, as
- * core allows). False with `why` when zeInit failed (no driver at all) or a
- * call failed. */
+/* The driver's GPU devices (ZE_DEVICE_TYPE_GPU), in its order, up to
+ * ACCEL_XPU_MAX_DEVICES into `gpus`: a driver that ignored GPU_ONLY (or
+ * lists other kinds) contributes only its GPUs, as in Intel's unified
+ * runtime. A failed call: its code. */
+static accel_ze_result_t xpu_driver_gpus(const accel_xpu_api_t *ze, accel_ze_driver_t driver,
+                                         accel_ze_device_t *gpus, uint32_t *count)
+{
+    accel_ze_device_t all[ACCEL_XPU_MAX_DEVICES];
+    uint32_t listed = 0;
+    accel_ze_result_t code = ze->zeDeviceGet(driver, &listed, NULL);
+    *count = 0;
+    if (code != ACCEL_ZE_SUCCESS || listed == 0)
+        return code;
+    listed = listed > ACCEL_XPU_MAX_DEVICES ? ACCEL_XPU_MAX_DEVICES : listed;
+    if ((code = ze->zeDeviceGet(driver, &listed, all)) != ACCEL_ZE_SUCCESS)
+        return code;
+    for (uint32_t i = 0; i < listed; i++) {
+        accel_ze_device_properties_t props = {.stype = ACCEL_ZE_STYPE_DEVICE_PROPERTIES};
+        if ((code = ze->zeDeviceGetProperties(all[i], &props)) != ACCEL_ZE_SUCCESS)
+            return code;
+        if (props.type == ACCEL_ZE_DEVICE_TYPE_GPU)
+            gpus[(*count)++] = all[i];
+    }
+    return ACCEL_ZE_SUCCESS;
+}
+
+/* The first driver with at least one GPU device and those devices (up to
+ * ACCEL_XPU_MAX_DEVICES), else the first driver (with 0 devices and `why`
+ * saying so: the backend then opens with no device, as core allows). False
+ * with `why` when zeInit failed (no driver at all) or a call failed. */
 static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *driver,
-                             uint32_t *driver_count, uint32_t *device_count, char *why, size_t cap)
+                             uint32_t *driver_count, accel_ze_device_t *gpus,
+                             uint32_t *device_count, char *why, size_t cap)
 {
     accel_ze_driver_t drivers[16];
     uint32_t count = 0;
@@ -219,9 +248,11 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
     *driver_count = count;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t devices = 0;
-        code = ze->zeDeviceGet(drivers[i], &devices, NULL);
+        code = xpu_driver_gpus(ze, drivers[i], gpus, &devices);
         if (code != ACCEL_ZE_SUCCESS) {
-            accel_reason_format(why, cap, "zeDeviceGet in %s failed with ze_result_t 0x%x (%s)",
+            accel_reason_format(why, cap,
+                                "zeDeviceGet or zeDeviceGetProperties in %s failed with "
+                                "ze_result_t 0x%x (%s)",
                                 ze->path, code, xpu_result_name(code));
             return false;
         }
@@ -233,7 +264,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
     }
     accel_reason_format(why, cap,
                         "Level Zero loader found, no driver/devices: %u driver(s) in %s, none "
-                        "with a device (check " XPU_VISIBLE_ENV ")",
+                        "with a GPU device (check " XPU_VISIBLE_ENV ")",
                         count, ze->path);
     if (count == 0)
         return false;
@@ -249,6 +280,7 @@ static void xpu_probe(accel_probe_result_t *out)
     char reason[sizeof out->reason];
     const accel_xpu_api_t *ze = accel_xpu_ze(reason, sizeof reason);
     accel_ze_driver_t driver;
+    accel_ze_device_t gpus[ACCEL_XPU_MAX_DEVICES];
     uint32_t drivers = 0, devices = 0;
 
     pthread_once(&xpu_info_once, xpu_info_fill);
@@ -264,7 +296,7 @@ static void xpu_probe(accel_probe_result_t *out)
     }
     /* The loader is there: without a driver or device it is "found, no
      * device" (core words it so), not "missing". */
-    if (!xpu_find_devices(ze, &driver, &drivers, &devices, out->reason, sizeof out->reason)) {
+    if (!xpu_find_devices(ze, &driver, &drivers, gpus, &devices, out->reason, sizeof out->reason)) {
         out->available = true;
         out->device_count = 0;
         return;
@@ -287,9 +319,8 @@ static accel_status_t xpu_create(void **out_self)
     const accel_xpu_api_t *ze = accel_xpu_ze(reason, sizeof reason);
     accel_ze_driver_t driver = NULL;
     uint32_t drivers = 0, count = 0;
-    accel_ze_device_t handles[64];
+    accel_ze_device_t handles[ACCEL_XPU_MAX_DEVICES];
     accel_xpu_backend_t *xpu;
-    accel_ze_result_t code;
 
     pthread_once(&xpu_info_once, xpu_info_fill);
     if (ze == NULL)
@@ -298,22 +329,15 @@ static accel_status_t xpu_create(void **out_self)
         return accel_backend_error(ACCEL_ERROR_UNAVAILABLE,
                                    "zeInit ran before fork(); Level Zero cannot be used in this "
                                    "child");
-    if (!xpu_find_devices(ze, &driver, &drivers, &count, reason, sizeof reason))
+    if (!xpu_find_devices(ze, &driver, &drivers, handles, &count, reason, sizeof reason))
         return accel_backend_error(ACCEL_ERROR_UNAVAILABLE, "%s", reason);
-    if (count > 64)
-        count = 64;
-    code = count > 0 ? ze->zeDeviceGet(driver, &count, handles) : ACCEL_ZE_SUCCESS;
-    if (code != ACCEL_ZE_SUCCESS)
-        return accel_backend_vendor_error((int64_t)code,
-                                          "zeDeviceGet failed with ze_result_t "
-                                          "0x%x (%s)",
-                                          code, xpu_result_name(code));
     xpu = calloc(1, sizeof *xpu);
     if (xpu != NULL) {
         xpu->devices = calloc(count > 0 ? count : 1, sizeof *xpu->devices);
         xpu->allocated = calloc(count > 0 ? count : 1, sizeof *xpu->allocated);
     }
-    if (xpu == NULL || xpu->devices == NULL || xpu->allocated == NULL) {
+    if (xpu == NULL || xpu->devices == NULL || xpu->allocated == NULL ||
+        accel_xpu_deferred_new(xpu) != ACCEL_OK) {
         if (xpu != NULL) {
             free(xpu->devices);
             free(xpu->allocated);
@@ -347,8 +371,13 @@ static void xpu_destroy(void *self)
         for (int i = 0; i < xpu->device_count; i++)
             if (xpu->devices[i].default_stream != NULL)
                 accel_xpu_stream_free(xpu, xpu->devices[i].default_stream);
+        /* After the streams: each was drained (or, when that failed, its
+         * list destroyed anyway), so no command names a deferred event. */
+        accel_deferred_release_destroy(xpu->deferred);
         if (xpu->context != NULL && xpu->ze->zeContextDestroy(xpu->context) != ACCEL_ZE_SUCCESS)
             accel_log(ACCEL_LOG_WARN, "xpu: zeContextDestroy failed at teardown");
+    } else {
+        accel_deferred_release_abandon(xpu->deferred);
     }
     accel_range_map_fini(&xpu->device_ranges);
     accel_range_map_fini(&xpu->host_ranges);
@@ -358,20 +387,34 @@ static void xpu_destroy(void *self)
     free(xpu);
 }
 
-/* One device's facts: properties, memory total and the compute queue group. */
-static accel_status_t xpu_device_facts(accel_xpu_backend_t *xpu, accel_xpu_device_t *dev)
+/* One device's facts: properties, memory total and the compute queue group.
+ * `api`: the driver's zeDriverGetApiVersion; from 1.2 on, timerResolution
+ * is read with the 1.2 stype, in ticks per second (ze_api.h:1171-1175), as
+ * Intel's unified runtime reads it, since the 1.0 stype's whole ns cannot
+ * say 52.083 (19.2 MHz). */
+static accel_status_t xpu_device_facts(accel_xpu_backend_t *xpu, accel_xpu_device_t *dev,
+                                       accel_ze_api_version_t api)
 {
     const accel_xpu_api_t *ze = xpu->ze;
     accel_ze_memory_properties_t memory[8];
     accel_ze_queue_group_properties_t groups[16];
     uint32_t count = 0;
+    bool per_second = api >= ACCEL_ZE_API_VERSION_1_2;
     accel_status_t status;
 
-    dev->props = (accel_ze_device_properties_t){.stype = ACCEL_ZE_STYPE_DEVICE_PROPERTIES};
+    dev->props =
+        (accel_ze_device_properties_t){.stype = per_second ? ACCEL_ZE_STYPE_DEVICE_PROPERTIES_1_2
+                                                           : ACCEL_ZE_STYPE_DEVICE_PROPERTIES};
     status = accel_xpu_check(ze->zeDeviceGetProperties(dev->handle, &dev->props),
                              "zeDeviceGetProperties");
     if (status != ACCEL_OK)
         return status;
+    if (dev->props.timerResolution == 0)
+        return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,
+                                   "xpu: device \"%s\" reports a timerResolution of 0",
+                                   dev->props.name);
+    dev->tick_ns =
+        per_second ? 1e9 / (double)dev->props.timerResolution : (double)dev->props.timerResolution;
     status = accel_xpu_check(ze->zeDeviceGetMemoryProperties(dev->handle, &count, NULL),
                              "zeDeviceGetMemoryProperties (count)");
     if (status != ACCEL_OK)
@@ -421,6 +464,7 @@ static accel_status_t xpu_init(void *self)
     const accel_xpu_api_t *ze = xpu->ze;
     accel_ze_driver_properties_t driver = {.stype = ACCEL_ZE_STYPE_DRIVER_PROPERTIES};
     accel_ze_context_desc_t desc = {.stype = ACCEL_ZE_STYPE_CONTEXT_DESC};
+    accel_ze_api_version_t api = 0;
     accel_status_t status;
     int made = 0;
 
@@ -431,8 +475,9 @@ static accel_status_t xpu_init(void *self)
     if (status != ACCEL_OK)
         return status;
     xpu->driver_version = driver.driverVersion;
+    status = accel_xpu_check(ze->zeDriverGetApiVersion(xpu->driver, &api), "zeDriverGetApiVersion");
     for (int i = 0; i < xpu->device_count && status == ACCEL_OK; i++)
-        status = xpu_device_facts(xpu, &xpu->devices[i]);
+        status = xpu_device_facts(xpu, &xpu->devices[i], api);
     if (status != ACCEL_OK)
         return status;
     status =

@@ -2,7 +2,8 @@
  * callbacks, so each stream has a kit host-callback emulator
  * (accel_callback_emulator_t, one thread per stream, started by its first
  * callback and joined when the stream is destroyed). Its markers are events
- * the stream signals; its gate is an event the stream waits on and the host
+ * the stream signals from barriers (so the work before them is complete:
+ * ze_api.h:2439-2444); its gate is an event the stream waits on and the host
  * signals once the callback has returned, after which the stream's later
  * work runs. The emulator frees each event once the stream is past it.
  * Threads: the stream's `lock` guards its list and counters while an op
@@ -20,7 +21,7 @@ accel_xpu_stream_t *accel_xpu_callback_stream(accel_xpu_backend_t *xpu, int devi
     return accel_xpu_stream(xpu, device, (void *)own);
 }
 
-/* A new event, appended to the stream as a signal or as a wait. */
+/* A new event, appended to the stream as a barrier's signal or as a wait. */
 static accel_status_t xpu_callback_append(accel_xpu_stream_t *stream, bool wait, void **out)
 {
     accel_xpu_backend_t *xpu = stream->backend;
@@ -34,9 +35,9 @@ static accel_status_t xpu_callback_append(accel_xpu_stream_t *stream, bool wait,
             xpu->ze->zeCommandListAppendWaitOnEvents(stream->list, 1, &event->handle),
             "zeCommandListAppendWaitOnEvents (stream callback)");
     else
-        status =
-            accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list, event->handle),
-                            "zeCommandListAppendSignalEvent (stream callback)");
+        status = accel_xpu_check(
+            xpu->ze->zeCommandListAppendBarrier(stream->list, event->handle, 0, NULL),
+            "zeCommandListAppendBarrier (stream callback)");
     if (status == ACCEL_OK)
         stream->appended++;
     pthread_mutex_unlock(&stream->lock);

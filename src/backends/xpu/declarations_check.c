@@ -23,6 +23,7 @@
 _Static_assert(SAME_TYPE(ze_result_t, accel_ze_result_t), "ze_result_t");
 _Static_assert(SAME_TYPE(ze_structure_type_t, accel_ze_structure_t), "ze_structure_type_t");
 _Static_assert(SAME_TYPE(ze_init_flags_t, accel_ze_flags_t), "ze_init_flags_t");
+_Static_assert(SAME_TYPE(ze_api_version_t, accel_ze_api_version_t), "ze_api_version_t");
 _Static_assert(SAME_TYPE(ze_driver_handle_t, accel_ze_driver_t), "ze_driver_handle_t");
 _Static_assert(SAME_TYPE(ze_device_handle_t, accel_ze_device_t), "ze_device_handle_t");
 _Static_assert(SAME_TYPE(ze_context_handle_t, accel_ze_context_t), "ze_context_handle_t");
@@ -52,6 +53,9 @@ SAME_VALUE(ZE_RESULT_ERROR_INVALID_SIZE, ACCEL_ZE_ERROR_INVALID_SIZE);
 SAME_VALUE(ZE_RESULT_ERROR_UNKNOWN, ACCEL_ZE_ERROR_UNKNOWN);
 SAME_VALUE(ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, ACCEL_ZE_STYPE_DRIVER_PROPERTIES);
 SAME_VALUE(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, ACCEL_ZE_STYPE_DEVICE_PROPERTIES);
+SAME_VALUE(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2, ACCEL_ZE_STYPE_DEVICE_PROPERTIES_1_2);
+SAME_VALUE(ZE_API_VERSION_1_2, ACCEL_ZE_API_VERSION_1_2);
+SAME_VALUE(ZE_INIT_FLAG_GPU_ONLY, ACCEL_ZE_INIT_FLAG_GPU_ONLY);
 SAME_VALUE(ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES, ACCEL_ZE_STYPE_QUEUE_GROUP_PROPERTIES);
 SAME_VALUE(ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES, ACCEL_ZE_STYPE_MEMORY_PROPERTIES);
 SAME_VALUE(ZE_STRUCTURE_TYPE_CONTEXT_DESC, ACCEL_ZE_STYPE_CONTEXT_DESC);

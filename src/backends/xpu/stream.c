@@ -1,8 +1,20 @@
 /* stream.c: the xpu backend's streams and events on Level Zero. A stream is
- * an immediate command list; an event has its own one-event pool.
+ * an immediate command list; an event has its own one-event pool, visible
+ * to every device of the backend (a stream of another device may wait for
+ * it: ze_api.h:3103-3104).
  * Commands on a Level Zero 1.4 command list may overlap (in-order lists are
- * spec 1.7): every copy and fill goes behind a barrier (memory.c), and event
- * signals and waits order themselves against what precedes them.
+ * spec 1.7): every copy and fill goes behind a barrier (memory.c). Only a
+ * barrier with no wait events promises that everything before it is
+ * complete (ze_api.h:2439-2444), so every completion marker (synchronize,
+ * query, event record, a callback's `reached`) is the signal event of such a
+ * barrier, never a bare zeCommandListAppendSignalEvent, which promises no
+ * order and leaves a timestamp event's duration undefined
+ * (ze_api.h:3341-3345). Intel's unified runtime signals that way too unless
+ * its queue is in order and not profiling.
+ * An event destroyed while a record or a wait on it is still queued
+ * (ze_api.h:3241, :3143 forbid destroying it then) goes on the backend's
+ * deferred-release list, freed once every stream that named it has passed
+ * that command.
  * Level Zero 1.4 has no "wait for a command list" call (the loader Debian
  * ships predates zeCommandListHostSynchronize), so a stream tells the host it
  * has drained through marker events signalled at its end: one per
@@ -13,6 +25,7 @@
  * `lock` guards the list of streams. Events are Level Zero's own objects,
  * safe to query and wait for from any thread. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/xpu/xpu_backend.h"
 
@@ -34,7 +47,7 @@ accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool ti
         .signal = ACCEL_ZE_EVENT_SCOPE_FLAG_HOST,
         .wait = ACCEL_ZE_EVENT_SCOPE_FLAG_HOST,
     };
-    accel_ze_device_t handle = xpu->devices[device].handle;
+    accel_ze_device_t handles[ACCEL_XPU_MAX_DEVICES];
     accel_xpu_event_t *event = calloc(1, sizeof *event);
     accel_status_t status;
 
@@ -43,8 +56,11 @@ accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool ti
                                                               "event");
     event->device = device;
     event->timing = timing;
+    for (int i = 0; i < xpu->device_count; i++)
+        handles[i] = xpu->devices[i].handle;
     status =
-        accel_xpu_check(ze->zeEventPoolCreate(xpu->context, &pool_desc, 1, &handle, &event->pool),
+        accel_xpu_check(ze->zeEventPoolCreate(xpu->context, &pool_desc, (uint32_t)xpu->device_count,
+                                              handles, &event->pool),
                         "zeEventPoolCreate");
     if (status == ACCEL_OK) {
         status =
@@ -69,7 +85,183 @@ void accel_xpu_event_free(accel_xpu_backend_t *xpu, accel_xpu_event_t *event)
         accel_log(ACCEL_LOG_WARN, "xpu: zeEventDestroy failed; its pool is destroyed anyway");
     if (xpu->ze->zeEventPoolDestroy(event->pool) != ACCEL_ZE_SUCCESS)
         accel_log(ACCEL_LOG_WARN, "xpu: zeEventPoolDestroy failed");
+    free(event->marks);
     free(event);
+}
+
+/* Note that `stream` now names `ev` in a queued command, up to its
+ * `appended` == at: a later mark of the same stream replaces the earlier.
+ * Without host memory for it the event forgets its marks and waits for
+ * whole devices when destroyed. Takes the backend's lock. */
+static void xpu_event_mark(accel_xpu_backend_t *xpu, accel_xpu_event_t *ev,
+                           const accel_xpu_stream_t *stream, uint64_t at)
+{
+    pthread_mutex_lock(&xpu->lock);
+    for (size_t i = 0; i < ev->mark_count; i++) {
+        if (ev->marks[i].stream == stream->id) {
+            ev->marks[i].at = at;
+            pthread_mutex_unlock(&xpu->lock);
+            return;
+        }
+    }
+    if (ev->mark_count == ev->mark_cap) {
+        size_t cap = ev->mark_cap > 0 ? 2 * ev->mark_cap : 4;
+        accel_xpu_mark_t *grown = realloc(ev->marks, cap * sizeof *grown);
+        if (grown == NULL) {
+            ev->marks_lost = true;
+            pthread_mutex_unlock(&xpu->lock);
+            return;
+        }
+        ev->marks = grown;
+        ev->mark_cap = cap;
+    }
+    ev->marks[ev->mark_count++] = (accel_xpu_mark_t){.stream = stream->id, .at = at};
+    pthread_mutex_unlock(&xpu->lock);
+}
+
+/* Whether the stream with id `mark->stream` has run its commands up to
+ * `mark->at` (a stream that is gone was drained when destroyed); with
+ * `wait`, drain it first. Under the backend's lock, which keeps the stream
+ * alive. */
+static accel_status_t xpu_mark_passed(accel_xpu_backend_t *xpu, const accel_xpu_mark_t *mark,
+                                      bool wait)
+{
+    accel_xpu_stream_t *stream = xpu->streams;
+    accel_status_t status;
+    bool passed;
+    while (stream != NULL && stream->id != mark->stream)
+        stream = stream->next;
+    if (stream == NULL)
+        return ACCEL_OK;
+    pthread_mutex_lock(&stream->lock);
+    passed = stream->completed >= mark->at;
+    pthread_mutex_unlock(&stream->lock);
+    if (passed)
+        return ACCEL_OK;
+    status = wait ? accel_xpu_stream_drain(xpu, stream)
+                  : accel_xpu_stream_query(xpu, stream->device, stream);
+    if (status != ACCEL_OK && status != ACCEL_ERROR_NOT_READY)
+        return status;
+    pthread_mutex_lock(&stream->lock);
+    passed = stream->completed >= mark->at;
+    pthread_mutex_unlock(&stream->lock);
+    return passed ? ACCEL_OK : ACCEL_ERROR_NOT_READY;
+}
+
+/* The fence of a deferred event: the marks it had when destroyed. */
+typedef struct xpu_event_fence {
+    size_t count;
+    accel_xpu_mark_t marks[];
+} xpu_event_fence_t;
+
+static accel_status_t xpu_fence_check(void *self, void *fence_, bool wait)
+{
+    accel_xpu_backend_t *xpu = self;
+    xpu_event_fence_t *fence = fence_;
+    accel_status_t status = ACCEL_OK;
+    pthread_mutex_lock(&xpu->lock);
+    for (size_t i = 0; i < fence->count && status == ACCEL_OK; i++)
+        status = xpu_mark_passed(xpu, &fence->marks[i], wait);
+    pthread_mutex_unlock(&xpu->lock);
+    return status;
+}
+
+static accel_status_t xpu_fence_query(void *self, int device, void *fence)
+{
+    (void)device;
+    return xpu_fence_check(self, fence, false);
+}
+
+static accel_status_t xpu_fence_wait(void *self, int device, void *fence)
+{
+    (void)device;
+    return xpu_fence_check(self, fence, true);
+}
+
+static void xpu_fence_destroy(void *self, int device, void *fence)
+{
+    (void)self;
+    (void)device;
+    free(fence);
+}
+
+/* `finished` false: the device may still name the event, so its Level Zero
+ * objects are left to the runtime and only our record is freed. */
+static void xpu_event_release(void *ctx, int device, void *event_, size_t size, bool finished)
+{
+    accel_xpu_event_t *event = event_;
+    (void)device;
+    (void)size;
+    if (finished) {
+        accel_xpu_event_free(ctx, event);
+        return;
+    }
+    free(event->marks);
+    free(event);
+}
+
+accel_status_t accel_xpu_deferred_new(accel_xpu_backend_t *xpu)
+{
+    const accel_deferred_fence_ops_t ops = {
+        .self = xpu,
+        .query = xpu_fence_query,
+        .wait = xpu_fence_wait,
+        .destroy = xpu_fence_destroy,
+        .forget = xpu_fence_destroy, /* host memory only */
+        .device_wait = accel_xpu_synchronize,
+    };
+    return accel_deferred_release_create(&ops, &xpu->deferred);
+}
+
+/* Destroy `ev` now when no queued command names it, else once every stream
+ * that named it has passed that command (the deferred-release list). */
+static void xpu_event_retire(accel_xpu_backend_t *xpu, accel_xpu_event_t *ev)
+{
+    xpu_event_fence_t *fence = NULL;
+    bool lost;
+    pthread_mutex_lock(&xpu->lock);
+    lost = ev->marks_lost;
+    for (size_t i = 0; i < ev->mark_count;) { /* drop the marks already passed */
+        accel_xpu_stream_t *stream = xpu->streams;
+        bool passed;
+        while (stream != NULL && stream->id != ev->marks[i].stream)
+            stream = stream->next;
+        passed = stream == NULL;
+        if (stream != NULL) {
+            pthread_mutex_lock(&stream->lock);
+            passed = stream->completed >= ev->marks[i].at;
+            pthread_mutex_unlock(&stream->lock);
+        }
+        if (passed)
+            ev->marks[i] = ev->marks[--ev->mark_count];
+        else
+            i++;
+    }
+    if (ev->mark_count > 0 && !lost) {
+        fence = malloc(sizeof *fence + ev->mark_count * sizeof fence->marks[0]);
+        if (fence != NULL) {
+            fence->count = ev->mark_count;
+            memcpy(fence->marks, ev->marks, ev->mark_count * sizeof fence->marks[0]);
+        }
+    }
+    lost = lost || (ev->mark_count > 0 && fence == NULL);
+    pthread_mutex_unlock(&xpu->lock);
+    if (fence != NULL) {
+        accel_deferred_release_add(xpu->deferred, ev->device, fence, ev, 0, xpu_event_release, xpu);
+        return;
+    }
+    /* Its references are unknown: wait for every device first. */
+    for (int d = 0; lost && d < xpu->device_count; d++) {
+        if (accel_xpu_synchronize(xpu, d) != ACCEL_OK) {
+            accel_log(ACCEL_LOG_WARN,
+                      "xpu: could not wait for device %d before destroying an "
+                      "event queued work may still name; the event is left to "
+                      "the runtime",
+                      d);
+            return;
+        }
+    }
+    accel_xpu_event_free(xpu, ev);
 }
 
 static void xpu_event_list_free(accel_xpu_backend_t *xpu, accel_xpu_event_t *list)
@@ -191,8 +383,9 @@ accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream
     status = xpu_marker_take(xpu, stream, &marker);
     if (status == ACCEL_OK) {
         marker->at = stream->appended;
-        status = accel_xpu_check(ze->zeCommandListAppendSignalEvent(stream->list, marker->handle),
-                                 "zeCommandListAppendSignalEvent (stream synchronize)");
+        status =
+            accel_xpu_check(ze->zeCommandListAppendBarrier(stream->list, marker->handle, 0, NULL),
+                            "zeCommandListAppendBarrier (stream synchronize)");
         if (status != ACCEL_OK) {
             xpu_marker_put(xpu, stream, marker);
             marker = NULL;
@@ -306,8 +499,8 @@ accel_status_t accel_xpu_stream_query(void *self, int device, void *handle)
         status = xpu_marker_take(xpu, stream, &marker);
         if (status == ACCEL_OK) {
             status = accel_xpu_check(
-                xpu->ze->zeCommandListAppendSignalEvent(stream->list, marker->handle),
-                "zeCommandListAppendSignalEvent (stream query)");
+                xpu->ze->zeCommandListAppendBarrier(stream->list, marker->handle, 0, NULL),
+                "zeCommandListAppendBarrier (stream query)");
             if (status != ACCEL_OK) {
                 xpu_marker_put(xpu, stream, marker);
             } else {
@@ -337,12 +530,15 @@ accel_status_t accel_xpu_stream_wait_event(void *self, int device, void *handle,
 
     if (status != ACCEL_OK || !atomic_load(&ev->recorded))
         return status; /* a never-recorded event is complete */
+    uint64_t at = 0;
     pthread_mutex_lock(&stream->lock);
     status = accel_xpu_check(xpu->ze->zeCommandListAppendWaitOnEvents(stream->list, 1, &ev->handle),
                              "zeCommandListAppendWaitOnEvents");
     if (status == ACCEL_OK)
-        stream->appended++;
+        at = ++stream->appended;
     pthread_mutex_unlock(&stream->lock);
+    if (status == ACCEL_OK)
+        xpu_event_mark(xpu, ev, stream, at);
     return status;
 }
 
@@ -353,6 +549,7 @@ accel_status_t accel_xpu_event_create(void *self, int device, unsigned flags, vo
     accel_status_t status = accel_xpu_usable();
     if (status != ACCEL_OK)
         return status;
+    accel_deferred_release_poll(((accel_xpu_backend_t *)self)->deferred);
     return accel_xpu_event_new(self, device, (flags & ACCEL_EVENT_TIMING) != 0,
                                (accel_xpu_event_t **)out);
 }
@@ -362,7 +559,7 @@ void accel_xpu_event_destroy(void *self, int device, void *event)
     (void)device;
     if (accel_xpu_usable() != ACCEL_OK)
         return;
-    accel_xpu_event_free(self, event);
+    xpu_event_retire(self, event);
 }
 
 /* A re-record resets the event on the stream first (Level Zero events stay
@@ -383,8 +580,9 @@ accel_status_t accel_xpu_event_record(void *self, int device, void *handle, void
         status = accel_xpu_check(xpu->ze->zeCommandListAppendEventReset(stream->list, ev->handle),
                                  "zeCommandListAppendEventReset (event record)");
     if (status == ACCEL_OK)
-        status = accel_xpu_check(xpu->ze->zeCommandListAppendSignalEvent(stream->list, ev->handle),
-                                 "zeCommandListAppendSignalEvent (event record)");
+        status =
+            accel_xpu_check(xpu->ze->zeCommandListAppendBarrier(stream->list, ev->handle, 0, NULL),
+                            "zeCommandListAppendBarrier (event record)");
     if (status == ACCEL_OK) {
         at = ++stream->appended;
         atomic_store(&ev->recorded, true);
@@ -396,6 +594,7 @@ accel_status_t accel_xpu_event_record(void *self, int device, void *handle, void
         ev->record_stream = stream->id;
         ev->record_at = at;
         pthread_mutex_unlock(&xpu->lock);
+        xpu_event_mark(xpu, ev, stream, at);
     }
     return status;
 }
@@ -462,8 +661,11 @@ accel_status_t accel_xpu_event_query(void *self, int device, void *event)
     return accel_xpu_check(code, "zeEventQueryStatus");
 }
 
-/* The global kernel-timestamp end of each record, in device ticks (wrapped
- * to kernelTimestampValidBits), times the timer resolution (ns per tick). */
+/* The global kernel-timestamp end of each record's barrier, in device
+ * ticks wrapped to kernelTimestampValidBits (ze_api.h:3546, the mask that
+ * goes with kernel timestamps), over the timer's ticks per second (see
+ * tick_ns in xpu_backend.h). One wrap between the two is allowed for by the
+ * masked difference, as Intel's unified runtime does. */
 accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, void *end,
                                           float *out)
 {
@@ -497,6 +699,6 @@ accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, v
                ? UINT64_MAX
                : (UINT64_C(1) << props->kernelTimestampValidBits) - 1;
     ticks = (stamps[1].global.kernelEnd - stamps[0].global.kernelEnd) & mask;
-    *out = (float)((double)ticks * (double)props->timerResolution / 1e6);
+    *out = (float)((double)ticks * xpu->devices[device].tick_ns / 1e6);
     return ACCEL_OK;
 }

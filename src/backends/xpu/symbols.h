@@ -13,6 +13,8 @@ ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDriverGet,
                 (uint32_t * pCount, accel_ze_driver_t *phDrivers), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDriverGetProperties,
                 (accel_ze_driver_t hDriver, accel_ze_driver_properties_t *pDriverProperties), NULL)
+ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDriverGetApiVersion,
+                (accel_ze_driver_t hDriver, accel_ze_api_version_t *version), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDeviceGet,
                 (accel_ze_driver_t hDriver, uint32_t *pCount, accel_ze_device_t *phDevices), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeDeviceGetProperties,
@@ -64,8 +66,6 @@ ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendBarrier,
                 (accel_ze_list_t hCommandList, accel_ze_event_t hSignalEvent,
                  uint32_t numWaitEvents, accel_ze_event_t *phWaitEvents),
                 NULL)
-ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendSignalEvent,
-                (accel_ze_list_t hCommandList, accel_ze_event_t hEvent), NULL)
 ACCEL_ZE_SYMBOL(true, accel_ze_result_t, zeCommandListAppendWaitOnEvents,
                 (accel_ze_list_t hCommandList, uint32_t numEvents, accel_ze_event_t *phEvents),
                 NULL)

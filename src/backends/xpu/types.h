@@ -14,9 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef unsigned int accel_ze_result_t;    /* ze_result_t */
-typedef unsigned int accel_ze_structure_t; /* ze_structure_type_t */
-typedef uint32_t accel_ze_flags_t;         /* every ze_*_flags_t */
+typedef unsigned int accel_ze_result_t;      /* ze_result_t */
+typedef unsigned int accel_ze_structure_t;   /* ze_structure_type_t */
+typedef uint32_t accel_ze_flags_t;           /* every ze_*_flags_t */
+typedef unsigned int accel_ze_api_version_t; /* ze_api_version_t */
 
 typedef struct _ze_driver_handle_t *accel_ze_driver_t;
 typedef struct _ze_device_handle_t *accel_ze_device_t;
@@ -55,7 +56,8 @@ struct _ze_device_properties_t {
     uint32_t numEUsPerSubslice;
     uint32_t numSubslicesPerSlice;
     uint32_t numSlices;
-    uint64_t timerResolution; /* ns per tick with stype DEVICE_PROPERTIES */
+    uint64_t timerResolution; /* whole ns per tick with stype DEVICE_PROPERTIES,
+                                 ticks per second with DEVICE_PROPERTIES_1_2 */
     uint32_t timestampValidBits;
     uint32_t kernelTimestampValidBits;
     struct _ze_device_uuid_t uuid;
@@ -155,6 +157,7 @@ typedef struct _ze_host_mem_alloc_desc_t accel_ze_host_alloc_desc_t;
 /* ze_structure_type_t */
 #define ACCEL_ZE_STYPE_DRIVER_PROPERTIES      0x1u
 #define ACCEL_ZE_STYPE_DEVICE_PROPERTIES      0x3u
+#define ACCEL_ZE_STYPE_DEVICE_PROPERTIES_1_2  0x00020006u
 #define ACCEL_ZE_STYPE_QUEUE_GROUP_PROPERTIES 0x6u
 #define ACCEL_ZE_STYPE_MEMORY_PROPERTIES      0x7u
 #define ACCEL_ZE_STYPE_CONTEXT_DESC           0xdu
@@ -164,6 +167,8 @@ typedef struct _ze_host_mem_alloc_desc_t accel_ze_host_alloc_desc_t;
 #define ACCEL_ZE_STYPE_DEVICE_ALLOC_DESC      0x15u
 #define ACCEL_ZE_STYPE_HOST_ALLOC_DESC        0x16u
 
+#define ACCEL_ZE_API_VERSION_1_2                  0x00010002u /* ZE_MAKE_VERSION(1, 2) */
+#define ACCEL_ZE_INIT_FLAG_GPU_ONLY               1u
 #define ACCEL_ZE_DEVICE_TYPE_GPU                  1u
 #define ACCEL_ZE_QUEUE_GROUP_FLAG_COMPUTE         1u
 #define ACCEL_ZE_QUEUE_MODE_ASYNCHRONOUS          2u

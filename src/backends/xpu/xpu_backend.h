@@ -1,4 +1,4 @@
-/* xpu_backend.h: the Intel xpu backend (DESIGN.md §6) over Level Zero
+/* xpu_backend.h: the Intel xpu backend (docs/architecture.md, Backends) over Level Zero
  * (libze_loader.so.1), shared by the files of src/backends/xpu/. Core needs
  * only accel_xpu_backend_ops(); the rest is private to this folder.
  *
@@ -55,8 +55,18 @@ typedef struct accel_xpu_api {
  * place tried) when the loader cannot be loaded or lacks a symbol. */
 const accel_xpu_api_t *accel_xpu_ze(char *reason, size_t cap);
 
+/* The devices one backend uses at most (the first GPUs the driver lists). */
+#define ACCEL_XPU_MAX_DEVICES 64
+
+/* A queued command that names an event: the stream's id and its `appended`
+ * once the command was in. */
+typedef struct accel_xpu_mark {
+    uint64_t stream;
+    uint64_t at;
+} accel_xpu_mark_t;
+
 typedef struct accel_xpu_event {
-    accel_ze_event_pool_t pool;
+    accel_ze_event_pool_t pool; /* visible to every device of the backend */
     accel_ze_event_t handle;
     int device;
     bool timing;                  /* the pool has kernel timestamps */
@@ -70,6 +80,13 @@ typedef struct accel_xpu_event {
     bool reset_pending;
     uint64_t record_stream; /* the stream's id */
     uint64_t record_at;     /* the stream's `appended` after the signal */
+    /* As a user event: the streams whose queued records of it or waits for
+     * it may not have run yet (stream.c prunes them at destroy). Under the
+     * backend's `lock`. `marks_lost`: a mark could not be kept (no host
+     * memory), so destroy waits for every device. */
+    accel_xpu_mark_t *marks;
+    size_t mark_count, mark_cap;
+    bool marks_lost;
 } accel_xpu_event_t;
 
 typedef struct accel_xpu_stream {
@@ -90,6 +107,11 @@ typedef struct accel_xpu_stream {
 typedef struct accel_xpu_device {
     accel_ze_device_t handle;
     accel_ze_device_properties_t props;
+    /* ns per timer tick: 1e9 / timerResolution read with the 1.2 stype
+     * (ticks per second) when the driver is 1.2 or later, else the 1.0
+     * stype's whole ns per tick (ze_api.h:1171-1175: 52 for a 19.2 MHz
+     * timer's 52.083, 0.16 % short). */
+    double tick_ns;
     uint64_t total_memory;    /* sum of zeDeviceGetMemoryProperties' totalSize */
     uint32_t compute_ordinal; /* the first command queue group with COMPUTE */
     accel_xpu_stream_t *default_stream;
@@ -103,6 +125,10 @@ typedef struct accel_xpu_backend {
     accel_xpu_device_t *devices;
     accel_ze_context_t context; /* init() */
     uint32_t driver_version;    /* init() */
+    /* Destroyed events still named by queued commands (stream.c), freed
+     * once the streams pass them; made by create(), drained by destroy().
+     * The list has its own lock. */
+    accel_deferred_release_t *deferred;
 
     pthread_mutex_t lock;            /* guards everything below */
     accel_xpu_stream_t *streams;     /* every live stream, default ones included */
@@ -148,6 +174,8 @@ accel_status_t accel_xpu_memory_info(void *self, int device, uint64_t *free_byte
 
 /* ---------------------------------------------------------------- stream.c */
 
+/* The backend's deferred-release list over stream marks (create()). */
+accel_status_t accel_xpu_deferred_new(accel_xpu_backend_t *xpu);
 /* An event with its own pool; `timing` adds kernel timestamps. */
 accel_status_t accel_xpu_event_new(accel_xpu_backend_t *xpu, int device, bool timing,
                                    accel_xpu_event_t **out);

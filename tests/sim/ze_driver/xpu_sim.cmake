@@ -30,6 +30,48 @@ function(accel_sim_register_xpu)
     accel_sim_fault_test(xpu ENVIRONMENT ${xpu_sim_env} "ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM}"
                          DEPENDS ze_sim_driver)
 
+    # The vendor rules the backend relies on (tests/sim/README.md, "ze_driver
+    # rules"), through the public API.
+    add_executable(test_xpu_rules ze_driver/test_xpu_rules.c)
+    target_compile_definitions(test_xpu_rules PRIVATE _GNU_SOURCE)
+    target_link_libraries(test_xpu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings
+                          ${CMAKE_DL_LIBS})
+    add_dependencies(test_xpu_rules ze_sim_driver)
+    add_test(NAME xpu.sim_rules COMMAND test_xpu_rules)
+    set_tests_properties(xpu.sim_rules PROPERTIES LABELS "unit" ENVIRONMENT
+                         "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM}")
+    add_test(NAME xpu.sim_rules_slow_streams COMMAND test_xpu_rules)
+    set_tests_properties(xpu.sim_rules_slow_streams PROPERTIES LABELS "unit" ENVIRONMENT
+      "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM};ACCEL_SIM_STREAM_DELAY_US=2000")
+    # ZE-TS-WRAP: the timestamp counter wraps 150 ms after its first reading,
+    # inside the first 300 ms interval.
+    add_test(NAME xpu.sim_rules_wrap COMMAND test_xpu_rules)
+    set_tests_properties(xpu.sim_rules_wrap PROPERTIES LABELS "unit" ENVIRONMENT
+      "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM};ACCEL_SIM_ZE_WRAP_MS=150;XPU_RULES_ONLY=test_elapsed_within_host_bracket")
+
+    # ZE-TS-UNITS on a driver older than 1.2: ns per tick from the 1.0 stype.
+    add_test(NAME xpu.sim_rules_api_1_1 COMMAND test_xpu_rules)
+    set_tests_properties(xpu.sim_rules_api_1_1 PROPERTIES LABELS "unit" ENVIRONMENT
+      "${xpu_sim_env};ACCEL_SIM_DRIVER=${ACCEL_ZE_SIM};ACCEL_SIM_ZE_API_VERSION=1.1;XPU_RULES_WHOLE_NS=1;XPU_RULES_ONLY=test_elapsed_within_host_bracket")
+
+    # ZE-VPU: Intel's NPU driver listed first (ze_sim_vpu: the same sources
+    # playing a VPU-type device). xpu must take the GPU driver's devices,
+    # whether the NPU driver declines zeInit(ZE_INIT_FLAG_GPU_ONLY) or
+    # ignores the flag.
+    accel_sim_library(ze_sim_vpu OUTPUT_NAME ze_sim_vpu SOURCES ${ze_sim_sources}
+                      DEFINITIONS SIM_ZE_VPU
+                      INCLUDES ${ACCEL_ZE_INCLUDE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/ze_driver)
+    add_dependencies(accel_cli ze_sim_vpu)
+    set(xpu_npu_env "ACCEL_PLUGIN_PATH=" "ACCEL_XPU_LIBRARY=${ACCEL_ZE_LOADER}"
+                    "ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE:ze_sim_vpu>,${ACCEL_ZE_SIM}"
+                    "ACCEL_ACCELERATOR=xpu")
+    accel_sim_cli(xpu.sim_npu_first report SCRIPT xpu_cli.sh
+                  "device count .................... 2" "Simulated Level Zero GPU"
+                  ENVIRONMENT "${xpu_npu_env}")
+    accel_sim_cli(xpu.sim_npu_ignores_gpu_only report SCRIPT xpu_cli.sh
+                  "device count .................... 2" "Simulated Level Zero GPU"
+                  ENVIRONMENT "${xpu_npu_env};ACCEL_SIM_ZE_VPU_IGNORES_FLAGS=1")
+
     # The CLI on the sim: the devices, DeepSpeed's values and where they came
     # from; the demo; ZE_AFFINITY_MASK; oneCCL's presence choosing "ccl".
     add_test(NAME xpu.sim_report COMMAND ${xpu_cli} report $<TARGET_FILE:accel_cli>

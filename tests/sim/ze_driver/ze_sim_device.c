@@ -94,16 +94,46 @@ static int sim_apply_affinity(int physical, int *map)
     return count;
 }
 
+/* ZE-VPU: built with SIM_ZE_VPU, the driver plays Intel's NPU driver: one
+ * device of type VPU (ze_api.h:1110), named "Simulated Level Zero NPU".
+ * It declines zeInit(ZE_INIT_FLAG_GPU_ONLY) ("only initialize GPU drivers",
+ * ze_api.h:746) unless ACCEL_SIM_ZE_VPU_IGNORES_FLAGS=1 (the harsher
+ * reading: a driver that ignores the flag, so only a device-type filter
+ * keeps it out). */
+#ifdef SIM_ZE_VPU
+#define SIM_ZE_DEVICE_TYPE ZE_DEVICE_TYPE_VPU
+#define SIM_ZE_DEVICE_NAME "Simulated Level Zero NPU"
+#else
+#define SIM_ZE_DEVICE_TYPE ZE_DEVICE_TYPE_GPU
+#define SIM_ZE_DEVICE_NAME "Simulated Level Zero GPU"
+#endif
+
+static bool sim_init_declined(ze_init_flags_t flags)
+{
+#ifdef SIM_ZE_VPU
+    const char *ignore = getenv("ACCEL_SIM_ZE_VPU_IGNORES_FLAGS");
+    return flags == ZE_INIT_FLAG_GPU_ONLY && !(ignore != NULL && strcmp(ignore, "1") == 0);
+#else
+    return flags == ZE_INIT_FLAG_VPU_ONLY;
+#endif
+}
+
 ze_result_t sim_zeInit(ze_init_flags_t flags)
 {
     int map[SIM_MAX_DEVICES];
     SIM_ENTER("zeInit");
     if (flags & ~(ze_init_flags_t)(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY))
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (sim_init_declined(flags))
+        return ZE_RESULT_ERROR_UNINITIALIZED;
     pthread_mutex_lock(&sim_lock);
     if (!sim_initialised) {
         size_t capacity = sim_fault_env_size("ACCEL_SIM_DEVICE_MEMORY", (size_t)1 << 30);
+#ifdef SIM_ZE_VPU
+        int physical = 1;
+#else
         int physical = sim_fault_device_count(2, SIM_MAX_DEVICES);
+#endif
         sim_count = sim_apply_affinity(physical, map);
         for (int i = 0; i < sim_count; i++)
             sim_devices[i] = (struct _ze_device_handle_t){.index = map[i], .capacity = capacity};
@@ -142,6 +172,19 @@ ze_result_t sim_zeDriverGetProperties(ze_driver_handle_t hDriver,
     return ZE_RESULT_SUCCESS;
 }
 
+/* ACCEL_SIM_ZE_API_VERSION=1.1 plays a driver older than 1.2 (no
+ * DEVICE_PROPERTIES_1_2 stype); the default is the header's 1.4. */
+static ze_api_version_t sim_api_version(void)
+{
+    const char *text = getenv("ACCEL_SIM_ZE_API_VERSION");
+    unsigned major = 1, minor = 4;
+    if (text != NULL && sscanf(text, "%u.%u", &major, &minor) != 2) {
+        major = 1;
+        minor = 4;
+    }
+    return (ze_api_version_t)ZE_MAKE_VERSION(major, minor);
+}
+
 ze_result_t sim_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
     SIM_ENTER("zeDriverGetApiVersion");
@@ -149,7 +192,7 @@ ze_result_t sim_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (version == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *version = ZE_API_VERSION_1_4;
+    *version = sim_api_version();
     return ZE_RESULT_SUCCESS;
 }
 
@@ -172,9 +215,13 @@ ze_result_t sim_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount,
     return ZE_RESULT_SUCCESS;
 }
 
-/* timerResolution is ns per tick for ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
- * and ticks per second for the 1.2 stype; timestamps have 32 valid bits, so
- * a reader that does not mask them sees the wrap. */
+/* ZE-TS-UNITS (ze_api.h:1171-1175): timerResolution is whole ns per tick
+ * for ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES (52 for the 19.2 MHz timer, 0.16 %
+ * short of 52.083) and ticks per second (19200000) for the 1.2 stype. A
+ * driver older than 1.2 answers the 1.2 stype as the 1.0 one (the harsher
+ * reading: the header says nothing of it), so a reader must ask
+ * zeDriverGetApiVersion first. Timestamps have 32 valid bits (both
+ * fields), so a reader that does not mask them sees the wrap. */
 ze_result_t sim_zeDeviceGetProperties(ze_device_handle_t hDevice,
                                       ze_device_properties_t *pDeviceProperties)
 {
@@ -188,7 +235,7 @@ ze_result_t sim_zeDeviceGetProperties(ze_device_handle_t hDevice,
     if (p->stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES &&
         p->stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    p->type = ZE_DEVICE_TYPE_GPU;
+    p->type = SIM_ZE_DEVICE_TYPE;
     p->vendorId = 0x8086;
     p->deviceId = 0x0bd5;
     p->flags = 0;
@@ -202,12 +249,15 @@ ze_result_t sim_zeDeviceGetProperties(ze_device_handle_t hDevice,
     p->numEUsPerSubslice = 8;
     p->numSubslicesPerSlice = 4;
     p->numSlices = 2;
-    p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES ? 2u : 500000000u;
-    p->timestampValidBits = 32;
-    p->kernelTimestampValidBits = 32;
+    p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 &&
+                                 sim_api_version() >= ZE_API_VERSION_1_2
+                             ? SIM_ZE_TIMER_HZ
+                             : 1000000000u / SIM_ZE_TIMER_HZ;
+    p->timestampValidBits = SIM_ZE_TICK_BITS;
+    p->kernelTimestampValidBits = SIM_ZE_TICK_BITS;
     memset(p->uuid.id, 0, sizeof p->uuid.id);
     p->uuid.id[0] = (uint8_t)hDevice->index;
-    snprintf(p->name, sizeof p->name, "%s", name != NULL ? name : "Simulated Level Zero GPU");
+    snprintf(p->name, sizeof p->name, "%s", name != NULL ? name : SIM_ZE_DEVICE_NAME);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -14,12 +14,19 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <level_zero/ze_api.h>
 
 #include "sim_core.h"
 
 #define SIM_MAX_DEVICES 16
+
+/* ZE-TS-UNITS: the device timer ticks at 19.2 MHz (as Intel's Xe parts
+ * do), 52.083 ns a tick; timestamps have SIM_ZE_TICK_BITS valid bits. */
+#define SIM_ZE_TIMER_HZ  19200000u
+#define SIM_ZE_TICK_BITS 32u
+#define SIM_ZE_TICK_MASK ((UINT64_C(1) << SIM_ZE_TICK_BITS) - 1)
 
 /* SIM_ENTER(name) opens every exported function (sim_core.h): the
  * injected code is returned as the ze_result_t. */
@@ -56,6 +63,10 @@ bool sim_ze_range_known(const void *ptr, size_t size, bool *inside_some);
 /* A queued (not yet finished) copy or fill touches [base, base + size).
  * Under sim_lock. */
 bool sim_ze_range_queued(const void *base, size_t size);
+
+/* ZE-DESTROY-LIVE violations so far (exported for tests, which find it
+ * with dlsym). */
+SIM_EXPORT unsigned long accel_sim_ze_violations(void);
 
 /* ---- the functions the DDI tables point at */
 ze_result_t sim_zeInit(ze_init_flags_t flags);

@@ -1,11 +1,27 @@
 /* ze_sim_queue.c: the simulated Level Zero driver's immediate command lists
- * (each a worker thread running its commands in order: copies, fills, event
- * signals, resets and waits), event pools and events with kernel
- * timestamps. ACCEL_SIM_STREAM_DELAY_US delays every command, to widen race
- * windows. An event a queued command names stays alive until the command
- * ran, even when destroyed first (freed after it).
+ * (each a worker thread running copies, fills, barriers, event signals,
+ * resets and waits), event pools and events with kernel timestamps.
+ * ACCEL_SIM_STREAM_DELAY_US delays every command, to widen race windows.
+ * The rules it enforces (tests/sim/README.md, "ze_driver rules"):
+ * - ZE-ORDER (harsher): a list is not in order. Only a barrier with no wait
+ *   events waits for every earlier command, and a barrier or a wait on
+ *   events holds back every later one (ze_api.h:2439-2444; :3395, the
+ *   wait's "before continuing"). Anything else may run before earlier commands: a
+ *   bare zeCommandListAppendSignalEvent or event reset does run ahead of the
+ *   copies and fills queued before it (ze_api.h:3337-3350 promise no order).
+ * - ZE-TS-UNDEF: kernel timestamps of an event last signalled by
+ *   zeCommandListAppendSignalEvent or zeEventHostSignal are garbage
+ *   (ze_api.h:3341-3345, :3403-3407: "the duration ... is undefined").
+ * - ZE-POOL-DEV (harsher): an event used on a list of a device its pool was
+ *   not created for is refused with INVALID_ARGUMENT (ze_api.h:3103-3104).
+ * - ZE-DESTROY-LIVE (harsher): zeEventDestroy or zeEventPoolDestroy while a
+ *   queued command names the event (ze_api.h:3241, :3143) is a violation:
+ *   said on stderr, counted (accel_sim_ze_violations) and every list naming
+ *   it is lost (its later appends fail with DEVICE_LOST). The event's memory
+ *   stays until the command ran, so the sim itself reads nothing freed.
  * Threads: any; sim_lock guards every list queue and event field. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,14 +35,17 @@ struct _ze_event_pool_handle_t {
     ze_event_pool_flags_t flags;
     uint32_t count;
     int live_events;
+    bool all_devices;                     /* created with no device list */
+    bool devices[SIM_MAX_DEVICES];        /* else: sim_ze_device(i) given */
     struct _ze_event_pool_handle_t *next; /* in sim_pools */
 };
 
 struct _ze_event_handle_t {
     ze_event_pool_handle_t pool;
     bool signalled;
-    uint64_t start, end; /* device ticks of the command that signalled it */
-    int refs;            /* queued commands naming it */
+    uint64_t start, end;   /* device ticks of the command that signalled it */
+    bool stamps_undefined; /* last signalled bare or from the host (ZE-TS-UNDEF) */
+    int refs;              /* queued commands naming it */
     bool destroyed;
     struct _ze_event_handle_t *next; /* in sim_events */
 };
@@ -48,7 +67,7 @@ static void sim_event_free(ze_event_handle_t event)
     free(event);
 }
 
-typedef enum { SIM_COPY, SIM_FILL, SIM_SIGNAL, SIM_RESET, SIM_WAIT } sim_kind_t;
+typedef enum { SIM_COPY, SIM_FILL, SIM_BARRIER, SIM_SIGNAL, SIM_RESET, SIM_WAIT } sim_kind_t;
 
 typedef struct sim_cmd {
     sim_kind_t kind;
@@ -69,6 +88,7 @@ struct _ze_command_list_handle_t {
     pthread_t thread;
     sim_cmd_t *head, *tail;
     bool stop;
+    bool lost; /* a violation named its commands: appends fail (DEVICE_LOST) */
     struct _ze_command_list_handle_t *next; /* in sim_lists */
 };
 
@@ -91,12 +111,49 @@ bool sim_ze_range_queued(const void *base, size_t size)
     return false;
 }
 
-/* Device ticks: 2 ns each (timerResolution), 32 valid bits. */
+static unsigned long sim_violations; /* under sim_lock */
+
+SIM_EXPORT unsigned long accel_sim_ze_violations(void)
+{
+    unsigned long count;
+    pthread_mutex_lock(&sim_lock);
+    count = sim_violations;
+    pthread_mutex_unlock(&sim_lock);
+    return count;
+}
+
+static uint64_t sim_tick_offset;
+static pthread_once_t sim_tick_once = PTHREAD_ONCE_INIT;
+
+/* ACCEL_SIM_ZE_WRAP_MS=n: the counter wraps n ms after its first reading. */
+static void sim_tick_start(void)
+{
+    const char *wrap = getenv("ACCEL_SIM_ZE_WRAP_MS");
+    if (wrap != NULL && wrap[0] != '\0') {
+        uint64_t now = sim_now_ns() * 12u / 625u;
+        uint64_t left = (uint64_t)atol(wrap) * (SIM_ZE_TIMER_HZ / 1000u);
+        sim_tick_offset =
+            (SIM_ZE_TICK_MASK + 1 - left - (now & SIM_ZE_TICK_MASK)) & SIM_ZE_TICK_MASK;
+    }
+}
+
+/* Device ticks at SIM_ZE_TIMER_HZ (19.2 MHz: 52.083 ns each, which the 1.0
+ * stype's whole ns cannot say), SIM_ZE_TICK_BITS valid bits. */
 static uint64_t sim_ticks(void)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) / 2u) & 0xffffffffu;
+    pthread_once(&sim_tick_once, sim_tick_start);
+    return (sim_now_ns() * 12u / 625u + sim_tick_offset) & SIM_ZE_TICK_MASK;
+}
+
+/* ZE-TS-UNDEF: what an undefined timestamp reads as (xorshift, so a failure
+ * repeats). Under sim_lock. */
+static uint64_t sim_garbage(void)
+{
+    static uint64_t state = 0x9e3779b97f4a7c15u;
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state & SIM_ZE_TICK_MASK;
 }
 
 static long sim_delay;
@@ -144,6 +201,50 @@ static bool sim_waits_done(const sim_cmd_t *cmd)
     return true;
 }
 
+/* How long the commands a bare signal or reset overtook wait after it
+ * (ZE-ORDER): long enough that whoever waited for the signal looks at
+ * their results before they land, every time. */
+#define SIM_ZE_OVERTAKEN_US 20000
+
+/* ZE-ORDER: the command the list runs next, or NULL when none may run yet.
+ * A barrier with no wait events runs only first in the list (everything
+ * before it complete); a barrier or a wait holds back what follows it; a
+ * bare signal or reset runs as soon as it may, ahead of earlier copies and
+ * fills (the harsher reading); otherwise the oldest command that may run.
+ * Under sim_lock. */
+static sim_cmd_t *sim_next(ze_command_list_handle_t list)
+{
+    sim_cmd_t *pick = NULL;
+    for (sim_cmd_t *cmd = list->head; cmd != NULL; cmd = cmd->next) {
+        bool holds = cmd->kind == SIM_BARRIER || cmd->kind == SIM_WAIT;
+        if (cmd->kind == SIM_BARRIER && cmd->wait_count == 0 && cmd != list->head)
+            break;
+        if (sim_waits_done(cmd)) {
+            if (cmd->kind == SIM_SIGNAL || cmd->kind == SIM_RESET)
+                return cmd;
+            if (pick == NULL)
+                pick = cmd;
+        }
+        if (holds)
+            break;
+    }
+    return pick;
+}
+
+/* Unlink a command that ran. Under sim_lock. */
+static void sim_unlink(ze_command_list_handle_t list, sim_cmd_t *cmd)
+{
+    sim_cmd_t *prev = NULL;
+    for (sim_cmd_t *at = list->head; at != cmd; at = at->next)
+        prev = at;
+    if (prev == NULL)
+        list->head = cmd->next;
+    else
+        prev->next = cmd->next;
+    if (list->tail == cmd)
+        list->tail = prev;
+}
+
 static void *sim_list_worker(void *arg)
 {
     ze_command_list_handle_t list = arg;
@@ -152,26 +253,25 @@ static void *sim_list_worker(void *arg)
     for (;;) {
         sim_cmd_t *cmd;
         uint64_t start;
-        while (list->head == NULL && !list->stop)
+        bool overtook;
+        while ((cmd = sim_next(list)) == NULL && !(list->head == NULL && list->stop))
             pthread_cond_wait(&sim_changed, &sim_lock);
-        if (list->head == NULL)
+        if (cmd == NULL)
             break;
-        cmd = list->head;
-        while (!sim_waits_done(cmd))
-            pthread_cond_wait(&sim_changed, &sim_lock);
+        overtook = cmd != list->head;
+        /* it stays listed while it runs (zeMemFree looks for it) */
         pthread_mutex_unlock(&sim_lock);
         if (delay > 0)
             usleep((useconds_t)delay);
         start = sim_ticks();
         sim_run(cmd);
         pthread_mutex_lock(&sim_lock);
-        list->head = cmd->next;
-        if (list->head == NULL)
-            list->tail = NULL;
+        sim_unlink(list, cmd);
         if (cmd->signal != NULL) {
             cmd->signal->signalled = cmd->kind != SIM_RESET;
             cmd->signal->start = start;
             cmd->signal->end = sim_ticks();
+            cmd->signal->stamps_undefined = cmd->kind == SIM_SIGNAL;
         }
         sim_event_unref(cmd->signal);
         for (uint32_t i = 0; i < cmd->wait_count; i++)
@@ -179,6 +279,11 @@ static void *sim_list_worker(void *arg)
         free(cmd->waits);
         free(cmd);
         pthread_cond_broadcast(&sim_changed);
+        if (overtook) {
+            pthread_mutex_unlock(&sim_lock);
+            usleep(SIM_ZE_OVERTAKEN_US);
+            pthread_mutex_lock(&sim_lock);
+        }
     }
     pthread_mutex_unlock(&sim_lock);
     return NULL;
@@ -241,10 +346,24 @@ ze_result_t sim_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
     return ZE_RESULT_SUCCESS;
 }
 
+/* ZE-POOL-DEV: the event's pool was created for the list's device. Under
+ * sim_lock. */
+static bool sim_event_usable_on(ze_event_handle_t event, ze_command_list_handle_t list)
+{
+    ze_event_pool_handle_t pool = event->pool;
+    if (pool->all_devices)
+        return true;
+    for (int i = 0; i < SIM_MAX_DEVICES; i++)
+        if (pool->devices[i] && sim_ze_device(i) == list->device)
+            return true;
+    return false;
+}
+
 /* Queue `cmd` (its events referenced), or free it and return why not. */
 static ze_result_t sim_append(ze_command_list_handle_t list, sim_cmd_t *cmd, uint32_t wait_count,
                               ze_event_handle_t *waits)
 {
+    ze_result_t result;
     if (list == NULL) {
         free(cmd);
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -270,6 +389,18 @@ static ze_result_t sim_append(ze_command_list_handle_t list, sim_cmd_t *cmd, uin
         cmd->wait_count = wait_count;
     }
     pthread_mutex_lock(&sim_lock);
+    result = list->lost ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_SUCCESS;
+    if (cmd->signal != NULL && !sim_event_usable_on(cmd->signal, list))
+        result = ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < cmd->wait_count; i++)
+        if (!sim_event_usable_on(cmd->waits[i], list))
+            result = ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (result != ZE_RESULT_SUCCESS) {
+        pthread_mutex_unlock(&sim_lock);
+        free(cmd->waits);
+        free(cmd);
+        return result;
+    }
     if (cmd->signal != NULL)
         cmd->signal->refs++;
     for (uint32_t i = 0; i < cmd->wait_count; i++)
@@ -343,8 +474,8 @@ ze_result_t sim_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandL
     return sim_append(hCommandList, cmd, numWaitEvents, phWaitEvents);
 }
 
-/* The sim runs every list in order, so a barrier only orders what the
- * spec says it orders: its own signal after everything before it. */
+/* ZE-ORDER: with no wait events, runs after every earlier command; holds
+ * back every later one (sim_next). */
 ze_result_t sim_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList,
                                            ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                            ze_event_handle_t *phWaitEvents)
@@ -354,10 +485,12 @@ ze_result_t sim_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList
     cmd = calloc(1, sizeof *cmd);
     if (cmd == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    *cmd = (sim_cmd_t){.kind = SIM_SIGNAL, .signal = hSignalEvent};
+    *cmd = (sim_cmd_t){.kind = SIM_BARRIER, .signal = hSignalEvent};
     return sim_append(hCommandList, cmd, numWaitEvents, phWaitEvents);
 }
 
+/* ZE-ORDER, ZE-TS-UNDEF: may run before earlier commands; its timestamps
+ * are garbage. */
 ze_result_t sim_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList,
                                                ze_event_handle_t hEvent)
 {
@@ -400,6 +533,26 @@ ze_result_t sim_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandL
 
 /* ---------------------------------------------------------------- events */
 
+/* ZE-DESTROY-LIVE: `event` is destroyed (or its pool) while queued
+ * commands name it: say so, count it, lose every list naming it. Under
+ * sim_lock. */
+static void sim_violation(ze_event_handle_t event, const char *call, const char *source)
+{
+    sim_violations++;
+    fprintf(stderr,
+            "ze sim: %s while a queued command still names the event (%s: \"must ensure the "
+            "device is not currently referencing the event\"); its list is lost\n",
+            call, source);
+    for (ze_command_list_handle_t list = sim_lists; list != NULL; list = list->next)
+        for (sim_cmd_t *cmd = list->head; cmd != NULL; cmd = cmd->next) {
+            bool names = cmd->signal == event;
+            for (uint32_t i = 0; i < cmd->wait_count; i++)
+                names = names || cmd->waits[i] == event;
+            if (names)
+                list->lost = true;
+        }
+}
+
 ze_result_t sim_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc,
                                   uint32_t numDevices, ze_device_handle_t *phDevices,
                                   ze_event_pool_handle_t *phEventPool)
@@ -420,6 +573,11 @@ ze_result_t sim_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_p
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     pool->flags = desc->flags;
     pool->count = desc->count;
+    pool->all_devices = numDevices == 0;
+    for (uint32_t i = 0; i < numDevices; i++)
+        for (int d = 0; d < sim_ze_device_count(); d++)
+            if (phDevices[i] == sim_ze_device(d))
+                pool->devices[d] = true;
     pthread_mutex_lock(&sim_lock);
     pool->next = sim_pools;
     sim_pools = pool;
@@ -438,6 +596,9 @@ ze_result_t sim_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
         pthread_mutex_unlock(&sim_lock);
         return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     }
+    for (ze_event_handle_t event = sim_events; event != NULL; event = event->next)
+        if (event->pool == hEventPool && event->refs > 0)
+            sim_violation(event, "zeEventPoolDestroy", "ze_api.h:3143");
     for (ze_event_pool_handle_t *link = &sim_pools; *link != NULL; link = &(*link)->next) {
         if (*link == hEventPool) {
             *link = hEventPool->next;
@@ -483,6 +644,8 @@ ze_result_t sim_zeEventDestroy(ze_event_handle_t hEvent)
         pthread_mutex_unlock(&sim_lock);
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
+    if (hEvent->refs > 0)
+        sim_violation(hEvent, "zeEventDestroy", "ze_api.h:3241");
     hEvent->destroyed = true;
     hEvent->pool->live_events--;
     if (hEvent->refs == 0)
@@ -534,8 +697,7 @@ static ze_result_t sim_event_set(ze_event_handle_t event, bool signalled)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     pthread_mutex_lock(&sim_lock);
     event->signalled = signalled;
-    if (signalled)
-        event->start = event->end = sim_ticks();
+    event->stamps_undefined = true; /* ZE-TS-UNDEF: a host signal has no duration */
     pthread_cond_broadcast(&sim_changed);
     pthread_mutex_unlock(&sim_lock);
     return ZE_RESULT_SUCCESS;
@@ -568,6 +730,11 @@ ze_result_t sim_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent,
     pthread_mutex_lock(&sim_lock);
     if (!hEvent->signalled) {
         result = ZE_RESULT_NOT_READY;
+    } else if (hEvent->stamps_undefined) {
+        dstptr->global.kernelStart = sim_garbage();
+        dstptr->global.kernelEnd = sim_garbage();
+        dstptr->context.kernelStart = sim_garbage();
+        dstptr->context.kernelEnd = sim_garbage();
     } else {
         dstptr->global.kernelStart = dstptr->context.kernelStart = hEvent->start;
         dstptr->global.kernelEnd = dstptr->context.kernelEnd = hEvent->end;
