@@ -691,6 +691,99 @@ ACCEL_API accel_status_t accel_kernel_cache_get(const char *key, void **out, siz
  * (read-only home, full disk) return a status and change nothing. */
 ACCEL_API accel_status_t accel_kernel_cache_put(const char *key, const void *data, size_t size);
 
+/* ================================================================ slot groups
+ * A backend names its slot functions <prefix>_<slot> (accel_mlu_mem_alloc,
+ * accel_mlu_stream_create...). For each group of accel_backend_ops_t slots
+ * that backends fill together, one macro declares the prototypes (in the
+ * backend's private header, with a `;` after it) and one fills the table's
+ * members (in backend.c's designated initializer, with a `,` after it):
+ *     ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_mlu);
+ *     static const accel_backend_ops_t mlu_ops = {..., ACCEL_BACKEND_STREAM_SLOTS(accel_mlu), ...};
+ * The prototypes have the table's types, so a slot whose signature drifts
+ * fails to compile where it is defined. Header-only: nothing is exported. */
+
+/* The table's head for a backend whose name is `id` (a bare word: mlu): its
+ * version and size, .name = "mlu", .info = &mlu_info and the lifecycle
+ * slots mlu_probe, mlu_create, mlu_destroy and mlu_init. */
+#define ACCEL_BACKEND_OPS_HEAD(id)                                                                 \
+    .abi_version = ACCEL_BACKEND_ABI_VERSION, .struct_size = sizeof(accel_backend_ops_t),          \
+    .name = #id, .info = &id##_info, .probe = id##_probe, .create = id##_create,                   \
+    .destroy = id##_destroy, .init = id##_init
+
+/* device_count, device_properties, set_device, query_flag, supported_dtypes
+ * as id##_<slot> (usually static in backend.c: mlu_device_count...). */
+#define ACCEL_BACKEND_DEVICE_SLOTS(id)                                                             \
+    .device_count = id##_device_count, .device_properties = id##_device_properties,                \
+    .set_device = id##_set_device, .query_flag = id##_query_flag,                                  \
+    .supported_dtypes = id##_supported_dtypes
+
+/* mem_alloc, mem_free, memcpy_async, memset_async (required). */
+#define ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(prefix)                                                 \
+    accel_status_t prefix##_mem_alloc(void *self, int device, size_t size, void **out);            \
+    void prefix##_mem_free(void *self, int device, void *ptr);                                     \
+    accel_status_t prefix##_memcpy_async(void *self, int device, void *dst, const void *src,       \
+                                         size_t size, accel_copy_kind_t kind, void *stream);       \
+    accel_status_t prefix##_memset_async(void *self, int device, void *dst, int value,             \
+                                         size_t size, void *stream)
+#define ACCEL_BACKEND_MEMORY_SLOTS(prefix)                                                         \
+    .mem_alloc = prefix##_mem_alloc, .mem_free = prefix##_mem_free,                                \
+    .memcpy_async = prefix##_memcpy_async, .memset_async = prefix##_memset_async
+
+/* host_alloc, host_free (pinned host memory). */
+#define ACCEL_BACKEND_DECLARE_PINNED_SLOTS(prefix)                                                 \
+    accel_status_t prefix##_host_alloc(void *self, size_t size, void **out);                       \
+    void prefix##_host_free(void *self, void *ptr, size_t size)
+#define ACCEL_BACKEND_PINNED_SLOTS(prefix)                                                         \
+    .host_alloc = prefix##_host_alloc, .host_free = prefix##_host_free
+
+/* host_register, host_unregister (pinning memory the caller owns). */
+#define ACCEL_BACKEND_DECLARE_REGISTER_SLOTS(prefix)                                               \
+    accel_status_t prefix##_host_register(void *self, void *ptr, size_t size);                     \
+    void prefix##_host_unregister(void *self, void *ptr, size_t size)
+#define ACCEL_BACKEND_REGISTER_SLOTS(prefix)                                                       \
+    .host_register = prefix##_host_register, .host_unregister = prefix##_host_unregister
+
+/* stream_create, _destroy, _synchronize, _query, _wait_event, _add_callback. */
+#define ACCEL_BACKEND_DECLARE_STREAM_SLOTS(prefix)                                                 \
+    accel_status_t prefix##_stream_create(void *self, int device, int priority, void **out);       \
+    void prefix##_stream_destroy(void *self, int device, void *stream);                            \
+    accel_status_t prefix##_stream_synchronize(void *self, int device, void *stream);              \
+    accel_status_t prefix##_stream_query(void *self, int device, void *stream);                    \
+    accel_status_t prefix##_stream_wait_event(void *self, int device, void *stream, void *event);  \
+    accel_status_t prefix##_stream_add_callback(void *self, int device, void *stream,              \
+                                                accel_host_fn_t fn, void *user_data)
+#define ACCEL_BACKEND_STREAM_SLOTS(prefix)                                                         \
+    .stream_create = prefix##_stream_create, .stream_destroy = prefix##_stream_destroy,            \
+    .stream_synchronize = prefix##_stream_synchronize, .stream_query = prefix##_stream_query,      \
+    .stream_wait_event = prefix##_stream_wait_event,                                               \
+    .stream_add_callback = prefix##_stream_add_callback
+
+/* event_create, _destroy, _record, _synchronize, _query, _elapsed_ms. */
+#define ACCEL_BACKEND_DECLARE_EVENT_SLOTS(prefix)                                                  \
+    accel_status_t prefix##_event_create(void *self, int device, unsigned flags, void **out);      \
+    void prefix##_event_destroy(void *self, int device, void *event);                              \
+    accel_status_t prefix##_event_record(void *self, int device, void *stream, void *event);       \
+    accel_status_t prefix##_event_synchronize(void *self, int device, void *event);                \
+    accel_status_t prefix##_event_query(void *self, int device, void *event);                      \
+    accel_status_t prefix##_event_elapsed_ms(void *self, int device, void *start, void *end,       \
+                                             float *out)
+#define ACCEL_BACKEND_EVENT_SLOTS(prefix)                                                          \
+    .event_create = prefix##_event_create, .event_destroy = prefix##_event_destroy,                \
+    .event_record = prefix##_event_record, .event_synchronize = prefix##_event_synchronize,        \
+    .event_query = prefix##_event_query, .event_elapsed_ms = prefix##_event_elapsed_ms
+
+/* graph_capture_begin, graph_capture_end, graph_launch, graph_destroy. */
+#define ACCEL_BACKEND_DECLARE_GRAPH_SLOTS(prefix)                                                  \
+    accel_status_t prefix##_graph_capture_begin(void *self, int device, void *stream);             \
+    accel_status_t prefix##_graph_capture_end(void *self, int device, void *stream,                \
+                                              void **out_graph);                                   \
+    accel_status_t prefix##_graph_launch(void *self, int device, void *stream, void *graph);       \
+    void prefix##_graph_destroy(void *self, void *graph)
+#define ACCEL_BACKEND_GRAPH_SLOTS(prefix)                                                          \
+    .graph_capture_begin = prefix##_graph_capture_begin,                                           \
+    .graph_capture_end = prefix##_graph_capture_end, .graph_launch = prefix##_graph_launch,        \
+    .graph_destroy = prefix##_graph_destroy
+
 #ifdef __cplusplus
 }
 #endif

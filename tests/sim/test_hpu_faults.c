@@ -35,6 +35,7 @@
 #define SIM_LIBRARY_ENV "ACCEL_HPU_LIBRARY"
 #define SIM_CODE_FORMAT "synStatus %d"
 #include "common/sim_fault_driver.h"
+#include "common/sim_gate.h"
 
 /* Codes injected: synFail (DEVICE_ERROR) and synOutOfDeviceMemory. */
 #define SYN_FAIL     26
@@ -274,21 +275,6 @@ static void test_rng_faults(void **state)
 
 /* ---------------------------------------------------------------- streams and events */
 
-typedef struct gate {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int open;
-} gate_t;
-
-static void gate_wait(void *arg)
-{
-    gate_t *gate = arg;
-    pthread_mutex_lock(&gate->lock);
-    while (!gate->open)
-        pthread_cond_wait(&gate->cond, &gate->lock);
-    pthread_mutex_unlock(&gate->lock);
-}
-
 /* The wait runs on a second stream (a wait on the event's own stream is
  * refused by Synapse). */
 static accel_status_t wait_on_other_stream(sim_fault_fixture_t *fx)
@@ -323,17 +309,14 @@ static void test_stream_faults(void **state)
     /* Work deferred behind a callback that fails when it is submitted: the
      * stream's next synchronize says so, once; the stream works after. */
     {
-        gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+        sim_gate_t gate = SIM_GATE_INIT;
         void *device = NULL;
         unsigned long before = sim_calls("synMemsetD8Async");
         assert_int_equal(accel_malloc(acc, 4096, &device), ACCEL_OK);
-        assert_int_equal(accel_stream_add_callback(other, gate_wait, &gate), ACCEL_OK);
+        assert_int_equal(accel_stream_add_callback(other, sim_gate_wait, &gate), ACCEL_OK);
         assert_int_equal(accel_memset_async(acc, device, 1, 4096, other), ACCEL_OK);
         fail_every("synMemsetD8Async", SYN_FAIL);
-        pthread_mutex_lock(&gate.lock);
-        gate.open = 1;
-        pthread_cond_broadcast(&gate.cond);
-        pthread_mutex_unlock(&gate.lock);
+        sim_gate_open(&gate);
         expect_failure(accel_stream_synchronize(other), ACCEL_ERROR_DEVICE_ERROR,
                        "synMemsetD8Async", SYN_FAIL);
         assert_non_null(strstr(accel_last_error(), "deferred behind a callback"));
@@ -374,12 +357,12 @@ static void test_failed_record_keeps_event(void **state)
     accel_t *acc = sim_fault_open_ready();
     accel_stream_t *a = NULL, *b = NULL;
     accel_event_t *event = NULL;
-    gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    sim_gate_t gate = SIM_GATE_INIT;
     (void)state;
     assert_int_equal(accel_stream_create(acc, 0, 0, &a), ACCEL_OK);
     assert_int_equal(accel_stream_create(acc, 0, 0, &b), ACCEL_OK);
     assert_int_equal(accel_event_create(acc, 0, ACCEL_EVENT_DEFAULT, &event), ACCEL_OK);
-    assert_int_equal(accel_stream_add_callback(a, gate_wait, &gate), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(a, sim_gate_wait, &gate), ACCEL_OK);
     assert_int_equal(accel_stream_add_callback(a, mark_a, NULL), ACCEL_OK);
     assert_int_equal(accel_event_record(event, a), ACCEL_OK);
     fail_every("synEventRecord", SYN_FAIL);
@@ -389,10 +372,7 @@ static void test_failed_record_keeps_event(void **state)
     assert_int_equal(accel_stream_wait_event(b, event), ACCEL_OK);
     assert_int_equal(accel_stream_add_callback(b, observe_a, NULL), ACCEL_OK);
     assert_int_equal(accel_stream_query(b), ACCEL_ERROR_NOT_READY);
-    pthread_mutex_lock(&gate.lock);
-    gate.open = 1;
-    pthread_cond_broadcast(&gate.cond);
-    pthread_mutex_unlock(&gate.lock);
+    sim_gate_open(&gate);
     assert_int_equal(accel_stream_synchronize(b), ACCEL_OK);
     assert_int_equal(__atomic_load_n(&seen_by_b, __ATOMIC_SEQ_CST), 2);
     assert_int_equal(accel_stream_synchronize(a), ACCEL_OK);

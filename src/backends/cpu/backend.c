@@ -260,15 +260,7 @@ static accel_status_t cpu_supported_dtypes(void *self, int device, accel_dtype_t
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t cpu_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "cpu",
-    .info = &cpu_info,
-
-    .probe = cpu_probe,
-    .create = cpu_create,
-    .destroy = cpu_destroy,
-    .init = cpu_init,
+    ACCEL_BACKEND_OPS_HEAD(cpu),
 
     .device_count = cpu_device_count,
     .device_properties = cpu_device_properties,
@@ -278,34 +270,12 @@ static const accel_backend_ops_t cpu_ops = {
     .query_flag = cpu_query_flag,
     .supported_dtypes = cpu_supported_dtypes,
 
-    .mem_alloc = accel_cpu_mem_alloc,
-    .mem_free = accel_cpu_mem_free,
-    .memcpy_async = accel_cpu_memcpy_async,
-    .memset_async = accel_cpu_memset_async,
-
-    .host_alloc = accel_cpu_host_alloc,
-    .host_free = accel_cpu_host_free,
-    .host_register = accel_cpu_host_register,
-    .host_unregister = accel_cpu_host_unregister,
-
-    .stream_create = accel_cpu_stream_create,
-    .stream_destroy = accel_cpu_stream_destroy,
-    .stream_synchronize = accel_cpu_stream_synchronize,
-    .stream_query = accel_cpu_stream_query,
-    .stream_wait_event = accel_cpu_stream_wait_event,
-    .stream_add_callback = accel_cpu_stream_add_callback,
-
-    .event_create = accel_cpu_event_create,
-    .event_destroy = accel_cpu_event_destroy,
-    .event_record = accel_cpu_event_record,
-    .event_synchronize = accel_cpu_event_synchronize,
-    .event_query = accel_cpu_event_query,
-    .event_elapsed_ms = accel_cpu_event_elapsed_ms,
-
-    .graph_capture_begin = accel_cpu_graph_capture_begin,
-    .graph_capture_end = accel_cpu_graph_capture_end,
-    .graph_launch = accel_cpu_graph_launch,
-    .graph_destroy = accel_cpu_graph_destroy,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_cpu),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_cpu),
+    ACCEL_BACKEND_REGISTER_SLOTS(accel_cpu),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_cpu),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_cpu),
+    ACCEL_BACKEND_GRAPH_SLOTS(accel_cpu),
 
     .rng_fill = accel_cpu_rng_fill,
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "accel/accel_backend.h"
+#include "accel/accel_backend_utils.h"
 
 struct accel_cpu_backend;
 typedef struct accel_cpu_event accel_cpu_event_t;
@@ -29,12 +30,6 @@ uint64_t accel_cpu_event_current_record(accel_cpu_event_t *event);
 void accel_cpu_event_complete(accel_cpu_event_t *event, uint64_t generation);
 void accel_cpu_event_wait_for(accel_cpu_event_t *event, uint64_t generation);
 
-accel_status_t accel_cpu_event_create(void *self, int device, unsigned flags, void **out);
-void accel_cpu_event_destroy(void *self, int device, void *event);
-accel_status_t accel_cpu_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_cpu_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_cpu_event_query(void *self, int device, void *event);
-accel_status_t accel_cpu_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                          float *out);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_cpu);
 
 #endif /* ACCEL_BACKENDS_CPU_EVENT_H */

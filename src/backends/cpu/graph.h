@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cpu/work.h"
 
 typedef struct accel_cpu_graph accel_cpu_graph_t;
@@ -22,9 +23,6 @@ void accel_cpu_graph_append(accel_cpu_graph_t *graph, const accel_cpu_work_t *wo
 /* Free a graph and drop its event references. */
 void accel_cpu_graph_free(accel_cpu_graph_t *graph);
 
-accel_status_t accel_cpu_graph_capture_begin(void *self, int device, void *stream);
-accel_status_t accel_cpu_graph_capture_end(void *self, int device, void *stream, void **out_graph);
-accel_status_t accel_cpu_graph_launch(void *self, int device, void *stream, void *graph);
-void accel_cpu_graph_destroy(void *self, void *graph);
+ACCEL_BACKEND_DECLARE_GRAPH_SLOTS(accel_cpu);
 
 #endif /* ACCEL_BACKENDS_CPU_GRAPH_H */

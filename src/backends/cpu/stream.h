@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "accel/accel_backend_utils.h"
 #include "backends/cpu/work.h"
 
 struct accel_cpu_backend;
@@ -77,13 +78,7 @@ void accel_cpu_stream_run_queued(accel_cpu_stream_t *stream, bool (*done)(const 
                                  const void *arg);
 
 /* Backend slots implemented in stream.c. */
-accel_status_t accel_cpu_stream_create(void *self, int device, int priority, void **out);
-void accel_cpu_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_cpu_stream_synchronize(void *self, int device, void *stream);
-accel_status_t accel_cpu_stream_query(void *self, int device, void *stream);
-accel_status_t accel_cpu_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_cpu_stream_add_callback(void *self, int device, void *stream,
-                                             accel_host_fn_t fn, void *user_data);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_cpu);
 accel_status_t accel_cpu_device_synchronize(void *self, int device);
 
 #endif /* ACCEL_BACKENDS_CPU_STREAM_H */

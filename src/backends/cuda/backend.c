@@ -562,52 +562,18 @@ static void cuda_range_pop(void *self, const char *domain)
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t cuda_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "cuda",
-    .info = &cuda_info,
+    ACCEL_BACKEND_OPS_HEAD(cuda),
 
-    .probe = cuda_probe,
-    .create = cuda_create,
-    .destroy = cuda_destroy,
-    .init = cuda_init,
-
-    .device_count = cuda_device_count,
-    .device_properties = cuda_device_properties,
-    .set_device = cuda_set_device,
+    ACCEL_BACKEND_DEVICE_SLOTS(cuda),
     .synchronize = accel_cuda_synchronize,
     .memory_info = accel_cuda_memory_info,
-    .query_flag = cuda_query_flag,
-    .supported_dtypes = cuda_supported_dtypes,
 
-    .mem_alloc = accel_cuda_mem_alloc,
-    .mem_free = accel_cuda_mem_free,
-    .memcpy_async = accel_cuda_memcpy_async,
-    .memset_async = accel_cuda_memset_async,
-
-    .host_alloc = accel_cuda_host_alloc,
-    .host_free = accel_cuda_host_free,
-    .host_register = accel_cuda_host_register,
-    .host_unregister = accel_cuda_host_unregister,
-
-    .stream_create = accel_cuda_stream_create,
-    .stream_destroy = accel_cuda_stream_destroy,
-    .stream_synchronize = accel_cuda_stream_synchronize,
-    .stream_query = accel_cuda_stream_query,
-    .stream_wait_event = accel_cuda_stream_wait_event,
-    .stream_add_callback = accel_cuda_stream_add_callback,
-
-    .event_create = accel_cuda_event_create,
-    .event_destroy = accel_cuda_event_destroy,
-    .event_record = accel_cuda_event_record,
-    .event_synchronize = accel_cuda_event_synchronize,
-    .event_query = accel_cuda_event_query,
-    .event_elapsed_ms = accel_cuda_event_elapsed_ms,
-
-    .graph_capture_begin = accel_cuda_graph_capture_begin,
-    .graph_capture_end = accel_cuda_graph_capture_end,
-    .graph_launch = accel_cuda_graph_launch,
-    .graph_destroy = accel_cuda_graph_destroy,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_cuda),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_cuda),
+    ACCEL_BACKEND_REGISTER_SLOTS(accel_cuda),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_cuda),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_cuda),
+    ACCEL_BACKEND_GRAPH_SLOTS(accel_cuda),
 
     .rng_fill = accel_cuda_rng_fill,
 

@@ -73,44 +73,22 @@ accel_status_t accel_cuda_activate(accel_cuda_backend_t *cuda, int device);
 
 /* ---------------------------------------------------------------- memory.c */
 
-accel_status_t accel_cuda_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_cuda_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_cuda_memcpy_async(void *self, int device, void *dst, const void *src,
-                                       size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_cuda_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                       void *stream);
-accel_status_t accel_cuda_host_alloc(void *self, size_t size, void **out);
-void accel_cuda_host_free(void *self, void *ptr, size_t size);
-accel_status_t accel_cuda_host_register(void *self, void *ptr, size_t size);
-void accel_cuda_host_unregister(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_cuda);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_cuda);
+ACCEL_BACKEND_DECLARE_REGISTER_SLOTS(accel_cuda);
 accel_status_t accel_cuda_memory_info(void *self, int device, uint64_t *free_bytes,
                                       uint64_t *total_bytes);
 
 /* ---------------------------------------------------------------- stream.c */
 
 accel_status_t accel_cuda_synchronize(void *self, int device);
-accel_status_t accel_cuda_stream_create(void *self, int device, int priority, void **out);
-void accel_cuda_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_cuda_stream_synchronize(void *self, int device, void *stream);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_cuda);
 /* For a collectives engine (NCCL): the device's primary context made current
  * on the calling thread, and the CUstream itself (NULL: the legacy default
  * stream, which NCCL takes as NULL too). */
 accel_status_t accel_cuda_native_stream(void *self, int device, void *stream, void **out);
-accel_status_t accel_cuda_stream_query(void *self, int device, void *stream);
-accel_status_t accel_cuda_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_cuda_stream_add_callback(void *self, int device, void *stream,
-                                              accel_host_fn_t fn, void *user_data);
-accel_status_t accel_cuda_event_create(void *self, int device, unsigned flags, void **out);
-void accel_cuda_event_destroy(void *self, int device, void *event);
-accel_status_t accel_cuda_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_cuda_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_cuda_event_query(void *self, int device, void *event);
-accel_status_t accel_cuda_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                           float *out);
-accel_status_t accel_cuda_graph_capture_begin(void *self, int device, void *stream);
-accel_status_t accel_cuda_graph_capture_end(void *self, int device, void *stream, void **out_graph);
-accel_status_t accel_cuda_graph_launch(void *self, int device, void *stream, void *graph);
-void accel_cuda_graph_destroy(void *self, void *graph);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_cuda);
+ACCEL_BACKEND_DECLARE_GRAPH_SLOTS(accel_cuda);
 
 /* ---------------------------------------------------------------- kernels */
 

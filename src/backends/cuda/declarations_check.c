@@ -18,8 +18,7 @@
 #endif
 
 #include "backends/cuda/types.h"
-
-#define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
+#include "backends/declarations_check.h"
 
 /* ---------------------------------------------------------------- types and sizes */
 
@@ -45,7 +44,6 @@ _Static_assert(SAME_TYPE(nvrtcProgram, accel_nvrtc_program_t), "nvrtcProgram");
 
 /* ---------------------------------------------------------------- constants */
 
-#define SAME_VALUE(real, ours) _Static_assert((real) == (ours), #ours " != " #real)
 SAME_VALUE(CUDA_SUCCESS, ACCEL_CUDA_SUCCESS);
 SAME_VALUE(CUDA_ERROR_OUT_OF_MEMORY, ACCEL_CUDA_ERROR_OUT_OF_MEMORY);
 SAME_VALUE(CUDA_ERROR_NOT_INITIALIZED, ACCEL_CUDA_ERROR_NOT_INITIALIZED);
@@ -73,13 +71,17 @@ SAME_VALUE(NVRTC_ERROR_INVALID_OPTION, 5); /* kernels.c's PTX fallback test */
 /* ---------------------------------------------------------------- functions */
 
 #define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                                     \
-    _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from cuda.h");
-#include "backends/cuda/symbols.h"
+    ACCEL_DECLARATION_SYMBOL(ret, name, params)
+#define ACCEL_DECLARATIONS_LIST   "backends/cuda/symbols.h"
+#define ACCEL_DECLARATIONS_HEADER "cuda.h"
+#include "backends/declarations_check_symbols.h"
 #undef ACCEL_CUDA_SYMBOL
 
 #define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export)                                    \
-    _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from nvrtc.h");
-#include "backends/cuda/nvrtc_symbols.h"
+    ACCEL_DECLARATION_SYMBOL(ret, name, params)
+#define ACCEL_DECLARATIONS_LIST   "backends/cuda/nvrtc_symbols.h"
+#define ACCEL_DECLARATIONS_HEADER "nvrtc.h"
+#include "backends/declarations_check_symbols.h"
 #undef ACCEL_NVRTC_SYMBOL
 
 #ifdef ACCEL_CHECK_NVML
@@ -91,26 +93,6 @@ _Static_assert(SAME_TYPE(nvmlMemory_t, accel_nvml_memory_t), "nvmlMemory_t");
 #include "backends/cuda/nvml_symbols.h"
 #undef ACCEL_NVML_SYMBOL
 #endif
-
-/* The same as assignments, as a caller would write them; never called, and
- * an unused static function is not emitted, so nothing is linked. */
-__attribute__((unused)) static void check_assignments(void)
-{
-#define ACCEL_CUDA_SYMBOL(required, ret, name, params, export)                                     \
-    {                                                                                              \
-        ret(*ours) params = name;                                                                  \
-        (void)ours;                                                                                \
-    }
-#include "backends/cuda/symbols.h"
-#undef ACCEL_CUDA_SYMBOL
-#define ACCEL_NVRTC_SYMBOL(required, ret, name, params, export)                                    \
-    {                                                                                              \
-        ret(*ours) params = name;                                                                  \
-        (void)ours;                                                                                \
-    }
-#include "backends/cuda/nvrtc_symbols.h"
-#undef ACCEL_NVRTC_SYMBOL
-}
 
 int main(void)
 {

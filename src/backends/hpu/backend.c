@@ -707,47 +707,17 @@ static accel_status_t hpu_supported_dtypes(void *self, int device, accel_dtype_t
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t hpu_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "hpu",
-    .info = &hpu_info,
+    ACCEL_BACKEND_OPS_HEAD(hpu),
 
-    .probe = hpu_probe,
-    .create = hpu_create,
-    .destroy = hpu_destroy,
-    .init = hpu_init,
-
-    .device_count = hpu_device_count,
-    .device_properties = hpu_device_properties,
-    .set_device = hpu_set_device,
+    ACCEL_BACKEND_DEVICE_SLOTS(hpu),
     .synchronize = accel_hpu_synchronize,
     .memory_info = accel_hpu_memory_info,
-    .query_flag = hpu_query_flag,
-    .supported_dtypes = hpu_supported_dtypes,
 
-    .mem_alloc = accel_hpu_mem_alloc,
-    .mem_free = accel_hpu_mem_free,
-    .memcpy_async = accel_hpu_memcpy_async,
-    .memset_async = accel_hpu_memset_async,
-
-    .host_alloc = accel_hpu_host_alloc,
-    .host_free = accel_hpu_host_free,
-    .host_register = accel_hpu_host_register,
-    .host_unregister = accel_hpu_host_unregister,
-
-    .stream_create = accel_hpu_stream_create,
-    .stream_destroy = accel_hpu_stream_destroy,
-    .stream_synchronize = accel_hpu_stream_synchronize,
-    .stream_query = accel_hpu_stream_query,
-    .stream_wait_event = accel_hpu_stream_wait_event,
-    .stream_add_callback = accel_hpu_stream_add_callback,
-
-    .event_create = accel_hpu_event_create,
-    .event_destroy = accel_hpu_event_destroy,
-    .event_record = accel_hpu_event_record,
-    .event_synchronize = accel_hpu_event_synchronize,
-    .event_query = accel_hpu_event_query,
-    .event_elapsed_ms = accel_hpu_event_elapsed_ms,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_hpu),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_hpu),
+    ACCEL_BACKEND_REGISTER_SLOTS(accel_hpu),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_hpu),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_hpu),
 
     .native_stream = accel_hpu_native_stream,
 };

@@ -16,9 +16,7 @@
 
 #define ACCEL_HPU_DECLARATIONS_CHECK /* types.h: the real synDeviceAttribute */
 #include "backends/hpu/types.h"
-
-#define SAME_TYPE(a, b)        __builtin_types_compatible_p(a, b)
-#define SAME_VALUE(real, ours) _Static_assert((real) == (ours), #ours " != " #real)
+#include "backends/declarations_check.h"
 
 /* ---------------------------------------------------------------- types */
 
@@ -70,23 +68,11 @@ SAME_VALUE(STATUS_DESCRIPTION_MAX_SIZE, ACCEL_SYN_STATUS_DESCRIPTION_MAX_SIZE);
 /* synInitialize is declared with () in synapse_api.h, which C treats as
  * compatible with our (void). */
 #define ACCEL_HPU_SYMBOL(required, ret, name, params, export)                                      \
-    _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params),                                    \
-                   #name " differs from synapse_api.h");
-#include "backends/hpu/symbols.h"
+    ACCEL_DECLARATION_SYMBOL(ret, name, params)
+#define ACCEL_DECLARATIONS_LIST   "backends/hpu/symbols.h"
+#define ACCEL_DECLARATIONS_HEADER "synapse_api.h"
+#include "backends/declarations_check_symbols.h"
 #undef ACCEL_HPU_SYMBOL
-
-/* The same as assignments, as a caller would write them; never called, and
- * an unused static function is not emitted, so nothing is linked. */
-__attribute__((unused)) static void check_assignments(void)
-{
-#define ACCEL_HPU_SYMBOL(required, ret, name, params, export)                                      \
-    {                                                                                              \
-        ret(*ours) params = name;                                                                  \
-        (void)ours;                                                                                \
-    }
-#include "backends/hpu/symbols.h"
-#undef ACCEL_HPU_SYMBOL
-}
 
 int main(void)
 {

@@ -194,16 +194,9 @@ int accel_hpu_thread_device(const accel_hpu_backend_t *hpu);
 
 /* ---------------------------------------------------------------- memory.c */
 
-accel_status_t accel_hpu_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_hpu_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_hpu_memcpy_async(void *self, int device, void *dst, const void *src,
-                                      size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_hpu_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                      void *stream);
-accel_status_t accel_hpu_host_alloc(void *self, size_t size, void **out);
-void accel_hpu_host_free(void *self, void *ptr, size_t size);
-accel_status_t accel_hpu_host_register(void *self, void *ptr, size_t size);
-void accel_hpu_host_unregister(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_hpu);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_hpu);
+ACCEL_BACKEND_DECLARE_REGISTER_SLOTS(accel_hpu);
 accel_status_t accel_hpu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
 /* The deferred-release list of staging buffers (create()), and its end
@@ -245,9 +238,7 @@ accel_status_t accel_hpu_refuse_self_wait(accel_hpu_backend_t *hpu, int device,
 void accel_hpu_stream_free(accel_hpu_backend_t *hpu, accel_hpu_stream_t *stream);
 
 accel_status_t accel_hpu_synchronize(void *self, int device);
-accel_status_t accel_hpu_stream_create(void *self, int device, int priority, void **out);
-void accel_hpu_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_hpu_stream_synchronize(void *self, int device, void *stream);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_hpu);
 /* For a collectives engine (Habana HCCL): the Gaudi acquired (HCCL needs it
  * before hcclCommInitRank) and the synStreamHandle behind `stream` (NULL:
  * the device's default stream, a real Synapse stream here). Work deferred
@@ -255,16 +246,6 @@ accel_status_t accel_hpu_stream_synchronize(void *self, int device, void *stream
  * that what the engine enqueues comes after it; from inside a callback of
  * that stream this is refused (it would wait for itself). */
 accel_status_t accel_hpu_native_stream(void *self, int device, void *stream, void **out);
-accel_status_t accel_hpu_stream_query(void *self, int device, void *stream);
-accel_status_t accel_hpu_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_hpu_stream_add_callback(void *self, int device, void *stream,
-                                             accel_host_fn_t fn, void *user_data);
-accel_status_t accel_hpu_event_create(void *self, int device, unsigned flags, void **out);
-void accel_hpu_event_destroy(void *self, int device, void *event);
-accel_status_t accel_hpu_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_hpu_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_hpu_event_query(void *self, int device, void *event);
-accel_status_t accel_hpu_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                          float *out);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_hpu);
 
 #endif /* ACCEL_BACKENDS_HPU_HPU_BACKEND_H */

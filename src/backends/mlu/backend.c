@@ -405,50 +405,17 @@ static accel_status_t mlu_supported_dtypes(void *self, int device, accel_dtype_t
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t mlu_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "mlu",
-    .info = &mlu_info,
+    ACCEL_BACKEND_OPS_HEAD(mlu),
 
-    .probe = mlu_probe,
-    .create = mlu_create,
-    .destroy = mlu_destroy,
-    .init = mlu_init,
-
-    .device_count = mlu_device_count,
-    .device_properties = mlu_device_properties,
-    .set_device = mlu_set_device,
+    ACCEL_BACKEND_DEVICE_SLOTS(mlu),
     .synchronize = accel_mlu_synchronize,
     .memory_info = accel_mlu_memory_info,
-    .query_flag = mlu_query_flag,
-    .supported_dtypes = mlu_supported_dtypes,
 
-    .mem_alloc = accel_mlu_mem_alloc,
-    .mem_free = accel_mlu_mem_free,
-    .memcpy_async = accel_mlu_memcpy_async,
-    .memset_async = accel_mlu_memset_async,
-
-    .host_alloc = accel_mlu_host_alloc,
-    .host_free = accel_mlu_host_free,
-
-    .stream_create = accel_mlu_stream_create,
-    .stream_destroy = accel_mlu_stream_destroy,
-    .stream_synchronize = accel_mlu_stream_synchronize,
-    .stream_query = accel_mlu_stream_query,
-    .stream_wait_event = accel_mlu_stream_wait_event,
-    .stream_add_callback = accel_mlu_stream_add_callback,
-
-    .event_create = accel_mlu_event_create,
-    .event_destroy = accel_mlu_event_destroy,
-    .event_record = accel_mlu_event_record,
-    .event_synchronize = accel_mlu_event_synchronize,
-    .event_query = accel_mlu_event_query,
-    .event_elapsed_ms = accel_mlu_event_elapsed_ms,
-
-    .graph_capture_begin = accel_mlu_graph_capture_begin,
-    .graph_capture_end = accel_mlu_graph_capture_end,
-    .graph_launch = accel_mlu_graph_launch,
-    .graph_destroy = accel_mlu_graph_destroy,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_mlu),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_mlu),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_mlu),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_mlu),
+    ACCEL_BACKEND_GRAPH_SLOTS(accel_mlu),
 
     .range_push = accel_mlu_range_push,
     .range_pop = accel_mlu_range_pop,

@@ -24,8 +24,7 @@ typedef cnrtTaskTopoEntity_t accel_cnrt_topo_entity_t;
 typedef cnrtTaskTopoNode_t accel_cnrt_topo_node_t;
 typedef cnrtDeviceProp_t accel_cnrt_device_prop_t;
 #include "backends/mlu/types.h"
-
-#define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
+#include "backends/declarations_check.h"
 
 /* ---------------------------------------------------------------- types */
 
@@ -40,7 +39,6 @@ _Static_assert(sizeof(cnrtDeviceProp_t) <= ACCEL_CNRT_DEVICE_PROP_BUFFER,
 
 /* ---------------------------------------------------------------- values */
 
-#define SAME_VALUE(real, ours) _Static_assert((real) == (ours), #ours " != " #real)
 SAME_VALUE(cnrtSuccess, ACCEL_CNRT_SUCCESS);
 SAME_VALUE(cnrtErrorNotReady, ACCEL_CNRT_ERROR_NOT_READY);
 SAME_VALUE(cnrtErrorInit, ACCEL_CNRT_ERROR_INIT);
@@ -68,22 +66,12 @@ SAME_VALUE(cnrtQueueCaptureModeRelaxed, ACCEL_CNRT_CAPTURE_MODE_RELAXED);
 
 /* ---------------------------------------------------------------- functions */
 
-#define ACCEL_MLU_SYMBOL(required, ret, name, params, export_name)                                 \
-    _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from cnrt.h");
-#include "backends/mlu/symbols.h"
+#define ACCEL_MLU_SYMBOL(required, ret, name, params, export)                                      \
+    ACCEL_DECLARATION_SYMBOL(ret, name, params)
+#define ACCEL_DECLARATIONS_LIST   "backends/mlu/symbols.h"
+#define ACCEL_DECLARATIONS_HEADER "cnrt.h"
+#include "backends/declarations_check_symbols.h"
 #undef ACCEL_MLU_SYMBOL
-
-/* The same as assignments, as a caller would write them; never called. */
-__attribute__((unused)) static void check_assignments(void)
-{
-#define ACCEL_MLU_SYMBOL(required, ret, name, params, export_name)                                 \
-    {                                                                                              \
-        ret(*ours) params = name;                                                                  \
-        (void)ours;                                                                                \
-    }
-#include "backends/mlu/symbols.h"
-#undef ACCEL_MLU_SYMBOL
-}
 
 int main(void)
 {

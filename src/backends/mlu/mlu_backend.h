@@ -131,38 +131,20 @@ static inline accel_cnrt_queue_t accel_mlu_queue(void *stream)
 
 /* ---------------------------------------------------------------- memory.c */
 
-accel_status_t accel_mlu_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_mlu_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_mlu_memcpy_async(void *self, int device, void *dst, const void *src,
-                                      size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_mlu_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                      void *stream);
-accel_status_t accel_mlu_host_alloc(void *self, size_t size, void **out);
-void accel_mlu_host_free(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_mlu);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_mlu);
 accel_status_t accel_mlu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
 
 /* ---------------------------------------------------------------- stream.c */
 
 accel_status_t accel_mlu_synchronize(void *self, int device);
-accel_status_t accel_mlu_stream_create(void *self, int device, int priority, void **out);
-void accel_mlu_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_mlu_stream_synchronize(void *self, int device, void *stream);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_mlu);
 /* For a collectives engine (CNCL): the device made the calling thread's CNRT
  * device (cnrtSetDevice) and the cnrtQueue_t behind `stream` (NULL: the
  * default queue, NULL to CNRT too). */
 accel_status_t accel_mlu_native_stream(void *self, int device, void *stream, void **out);
-accel_status_t accel_mlu_stream_query(void *self, int device, void *stream);
-accel_status_t accel_mlu_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_mlu_stream_add_callback(void *self, int device, void *stream,
-                                             accel_host_fn_t fn, void *user_data);
-accel_status_t accel_mlu_event_create(void *self, int device, unsigned flags, void **out);
-void accel_mlu_event_destroy(void *self, int device, void *event);
-accel_status_t accel_mlu_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_mlu_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_mlu_event_query(void *self, int device, void *event);
-accel_status_t accel_mlu_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                          float *out);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_mlu);
 /* Set up the callback emulator (create(); no thread yet). */
 void accel_mlu_callbacks_init(accel_mlu_backend_t *mlu);
 /* Run what is left of the emulated callbacks and join their thread (destroy()). */
@@ -170,10 +152,7 @@ void accel_mlu_callbacks_stop(accel_mlu_backend_t *mlu);
 
 /* ---------------------------------------------------------------- graph.c */
 
-accel_status_t accel_mlu_graph_capture_begin(void *self, int device, void *stream);
-accel_status_t accel_mlu_graph_capture_end(void *self, int device, void *stream, void **out);
-accel_status_t accel_mlu_graph_launch(void *self, int device, void *stream, void *graph);
-void accel_mlu_graph_destroy(void *self, void *graph);
+ACCEL_BACKEND_DECLARE_GRAPH_SLOTS(accel_mlu);
 
 /* ---------------------------------------------------------------- cnpx.c */
 

@@ -550,47 +550,17 @@ static accel_status_t npu_supported_dtypes(void *self, int device, accel_dtype_t
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t npu_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "npu",
-    .info = &npu_info,
+    ACCEL_BACKEND_OPS_HEAD(npu),
 
-    .probe = npu_probe,
-    .create = npu_create,
-    .destroy = npu_destroy,
-    .init = npu_init,
-
-    .device_count = npu_device_count,
-    .device_properties = npu_device_properties,
-    .set_device = npu_set_device,
+    ACCEL_BACKEND_DEVICE_SLOTS(npu),
     .synchronize = accel_npu_synchronize,
     .memory_info = accel_npu_memory_info,
-    .query_flag = npu_query_flag,
-    .supported_dtypes = npu_supported_dtypes,
 
-    .mem_alloc = accel_npu_mem_alloc,
-    .mem_free = accel_npu_mem_free,
-    .memcpy_async = accel_npu_memcpy_async,
-    .memset_async = accel_npu_memset_async,
-
-    .host_alloc = accel_npu_host_alloc,
-    .host_free = accel_npu_host_free,
-    .host_register = accel_npu_host_register,
-    .host_unregister = accel_npu_host_unregister,
-
-    .stream_create = accel_npu_stream_create,
-    .stream_destroy = accel_npu_stream_destroy,
-    .stream_synchronize = accel_npu_stream_synchronize,
-    .stream_query = accel_npu_stream_query,
-    .stream_wait_event = accel_npu_stream_wait_event,
-    .stream_add_callback = accel_npu_stream_add_callback,
-
-    .event_create = accel_npu_event_create,
-    .event_destroy = accel_npu_event_destroy,
-    .event_record = accel_npu_event_record,
-    .event_synchronize = accel_npu_event_synchronize,
-    .event_query = accel_npu_event_query,
-    .event_elapsed_ms = accel_npu_event_elapsed_ms,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_npu),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_npu),
+    ACCEL_BACKEND_REGISTER_SLOTS(accel_npu),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_npu),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_npu),
 
     .native_stream = accel_npu_native_stream,
 };

@@ -16,8 +16,7 @@
 #include <acl/acl_rt.h>
 
 #include "backends/npu/types.h"
-
-#define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
+#include "backends/declarations_check.h"
 
 /* ---------------------------------------------------------------- types */
 
@@ -41,7 +40,6 @@ _Static_assert(sizeof(aclrtMemcpyKind) == 4 && sizeof(aclrtDevAttr) == 4, "enums
 
 /* ---------------------------------------------------------------- enum values and flags */
 
-#define SAME_VALUE(real, ours) _Static_assert((real) == (ours), #ours " != " #real)
 SAME_VALUE(ACL_ERROR_RT_MEMORY_ALLOCATION, ACCEL_ACL_ERROR_RT_MEMORY_ALLOCATION);
 SAME_VALUE(ACL_ERROR_RT_NO_DEVICE, ACCEL_ACL_ERROR_RT_NO_DEVICE);
 SAME_VALUE(ACL_ERROR_RT_DEVICE_OOM, ACCEL_ACL_ERROR_RT_DEVICE_OOM);
@@ -73,22 +71,11 @@ SAME_VALUE(ACL_EVENT_TIME_LINE, ACCEL_ACL_EVENT_TIME_LINE);
 /* aclFinalize, aclrtGetSocName and aclGetRecentErrMsg are declared with ()
  * in the headers, which C treats as compatible with our (void). */
 #define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
-    _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from acl_rt.h");
-#include "backends/npu/symbols.h"
+    ACCEL_DECLARATION_SYMBOL(ret, name, params)
+#define ACCEL_DECLARATIONS_LIST   "backends/npu/symbols.h"
+#define ACCEL_DECLARATIONS_HEADER "acl_rt.h"
+#include "backends/declarations_check_symbols.h"
 #undef ACCEL_NPU_SYMBOL
-
-/* The same as assignments, as a caller would write them; never called, and
- * an unused static function is not emitted, so nothing is linked. */
-__attribute__((unused)) static void check_assignments(void)
-{
-#define ACCEL_NPU_SYMBOL(required, ret, name, params, export)                                      \
-    {                                                                                              \
-        ret(*ours) params = name;                                                                  \
-        (void)ours;                                                                                \
-    }
-#include "backends/npu/symbols.h"
-#undef ACCEL_NPU_SYMBOL
-}
 
 /* ---------------------------------------------------------------- static const int codes */
 

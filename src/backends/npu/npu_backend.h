@@ -170,16 +170,9 @@ void accel_npu_copy_staging_close(accel_npu_backend_t *npu);
  * (npu->pinned). Any thread. */
 bool accel_npu_host_pinned(accel_npu_backend_t *npu, const void *ptr, size_t size);
 
-accel_status_t accel_npu_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_npu_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_npu_memcpy_async(void *self, int device, void *dst, const void *src,
-                                      size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_npu_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                      void *stream);
-accel_status_t accel_npu_host_alloc(void *self, size_t size, void **out);
-void accel_npu_host_free(void *self, void *ptr, size_t size);
-accel_status_t accel_npu_host_register(void *self, void *ptr, size_t size);
-void accel_npu_host_unregister(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_npu);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_npu);
+ACCEL_BACKEND_DECLARE_REGISTER_SLOTS(accel_npu);
 accel_status_t accel_npu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
 
@@ -193,26 +186,14 @@ accel_status_t accel_npu_default_stream_make(accel_npu_backend_t *npu, int devic
 void accel_npu_default_streams_release(accel_npu_backend_t *npu);
 
 accel_status_t accel_npu_synchronize(void *self, int device);
-accel_status_t accel_npu_stream_create(void *self, int device, int priority, void **out);
-void accel_npu_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_npu_stream_synchronize(void *self, int device, void *stream);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_npu);
 /* For a collectives engine (HCCL): the device made the calling thread's ACL
  * device (aclrtSetDevice, as HCCL expects) and the aclrtStream behind
  * `stream` (NULL: the device's created default stream; HCCL refuses ACL's
  * NULL stream with HCCL_E_PTR). */
 accel_status_t accel_npu_native_stream(void *self, int device, void *stream, void **out);
-accel_status_t accel_npu_stream_query(void *self, int device, void *stream);
-accel_status_t accel_npu_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_npu_stream_add_callback(void *self, int device, void *stream,
-                                             accel_host_fn_t fn, void *user_data);
-accel_status_t accel_npu_event_create(void *self, int device, unsigned flags, void **out);
-void accel_npu_event_destroy(void *self, int device, void *event);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_npu);
 /* Stream before event, as the event_record slot takes them. */
-accel_status_t accel_npu_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_npu_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_npu_event_query(void *self, int device, void *event);
-accel_status_t accel_npu_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                          float *out);
 /* Stop the report threads and unsubscribe the default streams (destroy()). */
 void accel_npu_report_stop(accel_npu_backend_t *npu);
 

@@ -445,15 +445,7 @@ static accel_status_t opencl_supported_dtypes(void *self, int device, accel_dtyp
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t opencl_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "opencl",
-    .info = &opencl_info,
-
-    .probe = opencl_probe,
-    .create = opencl_create,
-    .destroy = opencl_destroy,
-    .init = opencl_init,
+    ACCEL_BACKEND_OPS_HEAD(opencl),
 
     .device_count = opencl_device_count,
     .device_properties = opencl_device_properties,
@@ -463,29 +455,11 @@ static const accel_backend_ops_t opencl_ops = {
     .query_flag = opencl_query_flag,
     .supported_dtypes = opencl_supported_dtypes,
 
-    .mem_alloc = accel_opencl_mem_alloc,
-    .mem_free = accel_opencl_mem_free,
-    .memcpy_async = accel_opencl_memcpy_async,
-    .memset_async = accel_opencl_memset_async,
-
-    .host_alloc = accel_opencl_host_alloc,
-    .host_free = accel_opencl_host_free,
-    .host_register = accel_opencl_host_register,
-    .host_unregister = accel_opencl_host_unregister,
-
-    .stream_create = accel_opencl_stream_create,
-    .stream_destroy = accel_opencl_stream_destroy,
-    .stream_synchronize = accel_opencl_stream_synchronize,
-    .stream_query = accel_opencl_stream_query,
-    .stream_wait_event = accel_opencl_stream_wait_event,
-    .stream_add_callback = accel_opencl_stream_add_callback,
-
-    .event_create = accel_opencl_event_create,
-    .event_destroy = accel_opencl_event_destroy,
-    .event_record = accel_opencl_event_record,
-    .event_synchronize = accel_opencl_event_synchronize,
-    .event_query = accel_opencl_event_query,
-    .event_elapsed_ms = accel_opencl_event_elapsed_ms,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_opencl),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_opencl),
+    ACCEL_BACKEND_REGISTER_SLOTS(accel_opencl),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_opencl),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_opencl),
 
     /* No graphs: cl_khr_command_buffer could record them, but it is not
      * implemented here, so core answers UNSUPPORTED. */

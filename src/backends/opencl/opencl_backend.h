@@ -191,16 +191,9 @@ void accel_opencl_range_map_destroy(accel_opencl_range_map_t *map);
 bool accel_opencl_range_find(accel_opencl_range_map_t *map, const void *ptr, size_t size,
                              accel_opencl_range_t *out);
 
-accel_status_t accel_opencl_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_opencl_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_opencl_memcpy_async(void *self, int device, void *dst, const void *src,
-                                         size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_opencl_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                         void *stream);
-accel_status_t accel_opencl_host_alloc(void *self, size_t size, void **out);
-void accel_opencl_host_free(void *self, void *ptr, size_t size);
-accel_status_t accel_opencl_host_register(void *self, void *ptr, size_t size);
-void accel_opencl_host_unregister(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_opencl);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_opencl);
+ACCEL_BACKEND_DECLARE_REGISTER_SLOTS(accel_opencl);
 /* Release what the memory files hold at destroy (pinned ranges left by a
  * careless program; device buffers are released by core's allocator). */
 void accel_opencl_memory_release_all(accel_opencl_backend_t *cl);
@@ -244,22 +237,10 @@ accel_status_t accel_opencl_queue_commit(accel_opencl_backend_t *cl, accel_openc
                                          accel_cl_int err, accel_cl_event event, bool wait,
                                          const char *call);
 
-accel_status_t accel_opencl_stream_create(void *self, int device, int priority, void **out);
-void accel_opencl_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_opencl_stream_synchronize(void *self, int device, void *stream);
-accel_status_t accel_opencl_stream_query(void *self, int device, void *stream);
-accel_status_t accel_opencl_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_opencl_stream_add_callback(void *self, int device, void *stream,
-                                                accel_host_fn_t fn, void *user_data);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_opencl);
 accel_status_t accel_opencl_device_synchronize(void *self, int device);
 
-accel_status_t accel_opencl_event_create(void *self, int device, unsigned flags, void **out);
-void accel_opencl_event_destroy(void *self, int device, void *event);
-accel_status_t accel_opencl_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_opencl_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_opencl_event_query(void *self, int device, void *event);
-accel_status_t accel_opencl_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                             float *out);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_opencl);
 
 /* ---------------------------------------------------------------- kernels (kernels.c) */
 

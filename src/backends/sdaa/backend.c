@@ -361,46 +361,19 @@ static accel_status_t sdaa_supported_dtypes(void *self, int device, accel_dtype_
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t sdaa_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "sdaa",
-    .info = &sdaa_info,
+    ACCEL_BACKEND_OPS_HEAD(sdaa),
 
-    .probe = sdaa_probe,
-    .create = sdaa_create,
-    .destroy = sdaa_destroy,
-    .init = sdaa_init,
-
-    .device_count = sdaa_device_count,
-    .device_properties = sdaa_device_properties,
-    .set_device = sdaa_set_device,
+    ACCEL_BACKEND_DEVICE_SLOTS(sdaa),
     .synchronize = accel_sdaa_synchronize,
     .memory_info = accel_sdaa_memory_info,
-    .query_flag = sdaa_query_flag,
-    .supported_dtypes = sdaa_supported_dtypes,
 
-    .mem_alloc = accel_sdaa_mem_alloc,
-    .mem_free = accel_sdaa_mem_free,
-    .memcpy_async = accel_sdaa_memcpy_async,
-    .memset_async = accel_sdaa_memset_async,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_sdaa),
 
     /* pinned allocation only: the public API has no host registration */
-    .host_alloc = accel_sdaa_host_alloc,
-    .host_free = accel_sdaa_host_free,
+    ACCEL_BACKEND_PINNED_SLOTS(accel_sdaa),
 
-    .stream_create = accel_sdaa_stream_create,
-    .stream_destroy = accel_sdaa_stream_destroy,
-    .stream_synchronize = accel_sdaa_stream_synchronize,
-    .stream_query = accel_sdaa_stream_query,
-    .stream_wait_event = accel_sdaa_stream_wait_event,
-    .stream_add_callback = accel_sdaa_stream_add_callback,
-
-    .event_create = accel_sdaa_event_create,
-    .event_destroy = accel_sdaa_event_destroy,
-    .event_record = accel_sdaa_event_record,
-    .event_synchronize = accel_sdaa_event_synchronize,
-    .event_query = accel_sdaa_event_query,
-    .event_elapsed_ms = accel_sdaa_event_elapsed_ms,
+    ACCEL_BACKEND_STREAM_SLOTS(accel_sdaa),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_sdaa),
 
     .native_stream = accel_sdaa_native_stream,
 };

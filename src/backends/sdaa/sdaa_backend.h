@@ -94,38 +94,20 @@ static inline accel_status_t accel_sdaa_check(const accel_sdaa_api_t *rt, accel_
 
 /* ---------------------------------------------------------------- memory.c */
 
-accel_status_t accel_sdaa_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_sdaa_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_sdaa_memcpy_async(void *self, int device, void *dst, const void *src,
-                                       size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_sdaa_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                       void *stream);
-accel_status_t accel_sdaa_host_alloc(void *self, size_t size, void **out);
-void accel_sdaa_host_free(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_sdaa);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_sdaa);
 accel_status_t accel_sdaa_memory_info(void *self, int device, uint64_t *free_bytes,
                                       uint64_t *total_bytes);
 
 /* ---------------------------------------------------------------- stream.c */
 
 accel_status_t accel_sdaa_synchronize(void *self, int device);
-accel_status_t accel_sdaa_stream_create(void *self, int device, int priority, void **out);
-void accel_sdaa_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_sdaa_stream_synchronize(void *self, int device, void *stream);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_sdaa);
 /* For a collectives engine (TCCL): the device made the calling thread's
  * device (sdaaSetDevice) and the sdaaStream_t itself (NULL: the default
  * stream). */
 accel_status_t accel_sdaa_native_stream(void *self, int device, void *stream, void **out);
-accel_status_t accel_sdaa_stream_query(void *self, int device, void *stream);
-accel_status_t accel_sdaa_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_sdaa_stream_add_callback(void *self, int device, void *stream,
-                                              accel_host_fn_t fn, void *user_data);
-accel_status_t accel_sdaa_event_create(void *self, int device, unsigned flags, void **out);
-void accel_sdaa_event_destroy(void *self, int device, void *event);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_sdaa);
 /* Stream before event, as the event_record slot takes them. */
-accel_status_t accel_sdaa_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_sdaa_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_sdaa_event_query(void *self, int device, void *event);
-accel_status_t accel_sdaa_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                           float *out);
 
 #endif /* ACCEL_BACKENDS_SDAA_SDAA_BACKEND_H */

@@ -156,41 +156,16 @@ static accel_status_t skeleton_supported_dtypes(void *self, int device, accel_dt
  * UNSUPPORTED (or DeepSpeed's default) for every NULL one without calling
  * it. */
 static const accel_backend_ops_t skeleton_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "skeleton",
-    .info = &skeleton_info,
-
-    .probe = skeleton_probe,
-    .create = skeleton_create,
-    .destroy = skeleton_destroy,
-    .init = skeleton_init,
+    ACCEL_BACKEND_OPS_HEAD(skeleton),
 
     .device_count = skeleton_device_count,
     .synchronize = accel_skeleton_synchronize,
     .supported_dtypes = skeleton_supported_dtypes,
 
-    .mem_alloc = accel_skeleton_mem_alloc,
-    .mem_free = accel_skeleton_mem_free,
-    .memcpy_async = accel_skeleton_memcpy_async,
-    .memset_async = accel_skeleton_memset_async,
-
-    .host_alloc = accel_skeleton_host_alloc,
-    .host_free = accel_skeleton_host_free,
-
-    .stream_create = accel_skeleton_stream_create,
-    .stream_destroy = accel_skeleton_stream_destroy,
-    .stream_synchronize = accel_skeleton_stream_synchronize,
-    .stream_query = accel_skeleton_stream_query,
-    .stream_wait_event = accel_skeleton_stream_wait_event,
-    .stream_add_callback = accel_skeleton_stream_add_callback,
-
-    .event_create = accel_skeleton_event_create,
-    .event_destroy = accel_skeleton_event_destroy,
-    .event_record = accel_skeleton_event_record,
-    .event_synchronize = accel_skeleton_event_synchronize,
-    .event_query = accel_skeleton_event_query,
-    .event_elapsed_ms = accel_skeleton_event_elapsed_ms,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_skeleton),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_skeleton),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_skeleton),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_skeleton),
 
     .rng_fill = accel_skeleton_rng_fill,
 };

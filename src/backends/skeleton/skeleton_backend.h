@@ -54,32 +54,14 @@ typedef struct accel_skeleton_event {
 #define ACCEL_SKELETON_PAGE 4096u
 
 /* memory.c */
-accel_status_t accel_skeleton_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_skeleton_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_skeleton_memcpy_async(void *self, int device, void *dst, const void *src,
-                                           size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_skeleton_memset_async(void *self, int device, void *dst, int value,
-                                           size_t size, void *stream);
-accel_status_t accel_skeleton_host_alloc(void *self, size_t size, void **out);
-void accel_skeleton_host_free(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_skeleton);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_skeleton);
 
 /* stream.c */
 void accel_skeleton_callbacks_init(accel_skeleton_backend_t *skeleton);
 accel_status_t accel_skeleton_synchronize(void *self, int device);
-accel_status_t accel_skeleton_stream_create(void *self, int device, int priority, void **out);
-void accel_skeleton_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_skeleton_stream_synchronize(void *self, int device, void *stream);
-accel_status_t accel_skeleton_stream_query(void *self, int device, void *stream);
-accel_status_t accel_skeleton_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_skeleton_stream_add_callback(void *self, int device, void *stream,
-                                                  accel_host_fn_t fn, void *user_data);
-accel_status_t accel_skeleton_event_create(void *self, int device, unsigned flags, void **out);
-void accel_skeleton_event_destroy(void *self, int device, void *event);
-accel_status_t accel_skeleton_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_skeleton_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_skeleton_event_query(void *self, int device, void *event);
-accel_status_t accel_skeleton_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                               float *out);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_skeleton);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_skeleton);
 
 /* rng.c */
 accel_status_t accel_skeleton_rng_fill(void *self, int device, void *stream, accel_rng_kind_t kind,

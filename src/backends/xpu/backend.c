@@ -569,46 +569,18 @@ static accel_status_t xpu_supported_dtypes(void *self, int device, accel_dtype_t
 /* ---------------------------------------------------------------- the table */
 
 static const accel_backend_ops_t xpu_ops = {
-    .abi_version = ACCEL_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(accel_backend_ops_t),
-    .name = "xpu",
-    .info = &xpu_info,
+    ACCEL_BACKEND_OPS_HEAD(xpu),
 
-    .probe = xpu_probe,
-    .create = xpu_create,
-    .destroy = xpu_destroy,
-    .init = xpu_init,
-
-    .device_count = xpu_device_count,
-    .device_properties = xpu_device_properties,
-    .set_device = xpu_set_device,
+    ACCEL_BACKEND_DEVICE_SLOTS(xpu),
     .synchronize = accel_xpu_synchronize,
     .memory_info = accel_xpu_memory_info,
-    .query_flag = xpu_query_flag,
-    .supported_dtypes = xpu_supported_dtypes,
 
-    .mem_alloc = accel_xpu_mem_alloc,
-    .mem_free = accel_xpu_mem_free,
-    .memcpy_async = accel_xpu_memcpy_async,
-    .memset_async = accel_xpu_memset_async,
+    ACCEL_BACKEND_MEMORY_SLOTS(accel_xpu),
+    ACCEL_BACKEND_PINNED_SLOTS(accel_xpu),
+    ACCEL_BACKEND_STREAM_SLOTS(accel_xpu),
+    ACCEL_BACKEND_EVENT_SLOTS(accel_xpu),
 
-    .host_alloc = accel_xpu_host_alloc,
-    .host_free = accel_xpu_host_free,
-
-    .stream_create = accel_xpu_stream_create,
-    .stream_destroy = accel_xpu_stream_destroy,
-    .stream_synchronize = accel_xpu_stream_synchronize,
-    .stream_query = accel_xpu_stream_query,
-    .stream_wait_event = accel_xpu_stream_wait_event,
-    .stream_add_callback = accel_xpu_stream_add_callback,
-
-    .event_create = accel_xpu_event_create,
-    .event_destroy = accel_xpu_event_destroy,
-    .event_record = accel_xpu_event_record,
-    .event_synchronize = accel_xpu_event_synchronize,
-    .event_query = accel_xpu_event_query,
-    .event_elapsed_ms = accel_xpu_event_elapsed_ms,
-
+    .rng_fill = NULL, /* core fills pinned staging on the host and copies it */
 };
 
 const accel_backend_ops_t *accel_xpu_backend_ops(void)

@@ -15,8 +15,7 @@
 
 #include "backends/xpu/declarations_layout.h"
 #include "backends/xpu/types.h"
-
-#define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
+#include "backends/declarations_check.h"
 
 /* ---------------------------------------------------------------- types */
 
@@ -37,7 +36,6 @@ _Static_assert(sizeof(ze_device_type_t) == 4 && sizeof(ze_command_queue_mode_t) 
 
 /* ---------------------------------------------------------------- constants */
 
-#define SAME_VALUE(real, ours) _Static_assert((real) == (ours), #ours " != " #real)
 SAME_VALUE(ZE_RESULT_SUCCESS, ACCEL_ZE_SUCCESS);
 SAME_VALUE(ZE_RESULT_NOT_READY, ACCEL_ZE_NOT_READY);
 SAME_VALUE(ZE_RESULT_ERROR_DEVICE_LOST, ACCEL_ZE_ERROR_DEVICE_LOST);
@@ -78,22 +76,11 @@ SAME_VALUE(ZE_EVENT_SCOPE_FLAG_HOST, ACCEL_ZE_EVENT_SCOPE_FLAG_HOST);
 /* ---------------------------------------------------------------- functions */
 
 #define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name)                                  \
-    _Static_assert(SAME_TYPE(__typeof__(&name), ret(*) params), #name " differs from ze_api.h");
-#include "backends/xpu/symbols.h"
+    ACCEL_DECLARATION_SYMBOL(ret, name, params)
+#define ACCEL_DECLARATIONS_LIST   "backends/xpu/symbols.h"
+#define ACCEL_DECLARATIONS_HEADER "ze_api.h"
+#include "backends/declarations_check_symbols.h"
 #undef ACCEL_ZE_SYMBOL
-
-/* The same as assignments, as a caller would write them; never called, and
- * an unused static function is not emitted, so nothing is linked. */
-__attribute__((unused)) static void check_assignments(void)
-{
-#define ACCEL_ZE_SYMBOL(required, ret, name, params, export_name)                                  \
-    {                                                                                              \
-        ret(*ours) params = name;                                                                  \
-        (void)ours;                                                                                \
-    }
-#include "backends/xpu/symbols.h"
-#undef ACCEL_ZE_SYMBOL
-}
 
 /* ---------------------------------------------------------------- layouts */
 

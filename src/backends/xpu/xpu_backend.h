@@ -161,14 +161,8 @@ static inline accel_xpu_stream_t *accel_xpu_stream(accel_xpu_backend_t *xpu, int
 
 /* ---------------------------------------------------------------- memory.c */
 
-accel_status_t accel_xpu_mem_alloc(void *self, int device, size_t size, void **out);
-void accel_xpu_mem_free(void *self, int device, void *ptr);
-accel_status_t accel_xpu_memcpy_async(void *self, int device, void *dst, const void *src,
-                                      size_t size, accel_copy_kind_t kind, void *stream);
-accel_status_t accel_xpu_memset_async(void *self, int device, void *dst, int value, size_t size,
-                                      void *stream);
-accel_status_t accel_xpu_host_alloc(void *self, size_t size, void **out);
-void accel_xpu_host_free(void *self, void *ptr, size_t size);
+ACCEL_BACKEND_DECLARE_MEMORY_SLOTS(accel_xpu);
+ACCEL_BACKEND_DECLARE_PINNED_SLOTS(accel_xpu);
 accel_status_t accel_xpu_memory_info(void *self, int device, uint64_t *free_bytes,
                                      uint64_t *total_bytes);
 
@@ -191,23 +185,11 @@ accel_status_t accel_xpu_barrier(accel_xpu_backend_t *xpu, accel_xpu_stream_t *s
 accel_status_t accel_xpu_stream_drain(accel_xpu_backend_t *xpu, accel_xpu_stream_t *stream);
 
 accel_status_t accel_xpu_synchronize(void *self, int device);
-accel_status_t accel_xpu_stream_create(void *self, int device, int priority, void **out);
-void accel_xpu_stream_destroy(void *self, int device, void *stream);
-accel_status_t accel_xpu_stream_synchronize(void *self, int device, void *stream);
-accel_status_t accel_xpu_stream_query(void *self, int device, void *stream);
-accel_status_t accel_xpu_stream_wait_event(void *self, int device, void *stream, void *event);
-accel_status_t accel_xpu_event_create(void *self, int device, unsigned flags, void **out);
-void accel_xpu_event_destroy(void *self, int device, void *event);
-accel_status_t accel_xpu_event_record(void *self, int device, void *stream, void *event);
-accel_status_t accel_xpu_event_synchronize(void *self, int device, void *event);
-accel_status_t accel_xpu_event_query(void *self, int device, void *event);
-accel_status_t accel_xpu_event_elapsed_ms(void *self, int device, void *start, void *end,
-                                          float *out);
+ACCEL_BACKEND_DECLARE_STREAM_SLOTS(accel_xpu);
+ACCEL_BACKEND_DECLARE_EVENT_SLOTS(accel_xpu);
 
 /* ---------------------------------------------------------------- callback.c */
 
-accel_status_t accel_xpu_stream_add_callback(void *self, int device, void *stream,
-                                             accel_host_fn_t fn, void *user_data);
 /* The stream of `device` whose callback the calling thread runs, or NULL. */
 accel_xpu_stream_t *accel_xpu_callback_stream(accel_xpu_backend_t *xpu, int device);
 /* Set up a new stream's host-callback emulator (no thread yet). */

@@ -13,6 +13,7 @@
 #include "acl_sim_internal.h"
 #include "sim_alloc.h"
 #include "sim_thread.h"
+#include "sim_violation.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
@@ -23,7 +24,6 @@ static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
 static sim_allocs_t sim_allocs; /* device, pinned and registered memory */
 static _Thread_local bool sim_thread_in_callback;
-static unsigned long sim_violations; /* under sim_lock */
 /* Each device's one context (its primary context): aclrtGetCurrentContext
  * hands out the address, aclrtSetCurrentContext takes it back. */
 static char sim_contexts[SIM_MAX_DEVICES];
@@ -39,26 +39,17 @@ aclError sim_error(aclError code, const char *fmt, ...)
 
 void sim_violation(const char *rule, const char *fmt, ...)
 {
-    char text[256];
     va_list args;
     va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
+    sim_violation_vreport("acl", rule, fmt, args);
     va_end(args);
-    fprintf(stderr, "acl sim: rule %s violated: %s\n", rule, text);
-    pthread_mutex_lock(&sim_lock);
-    sim_violations++;
-    pthread_mutex_unlock(&sim_lock);
 }
 
 /* For tests that load the sim in-process: how many rule violations it has
  * recorded (sim_violation). */
 SIM_API unsigned long accel_sim_acl_violations(void)
 {
-    unsigned long count;
-    pthread_mutex_lock(&sim_lock);
-    count = sim_violations;
-    pthread_mutex_unlock(&sim_lock);
-    return count;
+    return sim_violation_count();
 }
 
 bool sim_in_callback(void)

@@ -64,6 +64,7 @@ function(accel_sim_register_npu)
   # rely on, on the current runtime and on the two older ones.
   add_executable(test_npu_streams ascendcl/test_npu_streams.c)
   target_compile_definitions(test_npu_streams PRIVATE _GNU_SOURCE)
+  target_include_directories(test_npu_streams PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(test_npu_streams PRIVATE accel PkgConfig::CMOCKA accel_warnings
                         ${CMAKE_DL_LIBS})
   add_dependencies(test_npu_streams ascendcl_sim ascendcl_sim_v7 ascendcl_sim_v6)

@@ -25,6 +25,8 @@
 
 #include <accel/accel.h>
 
+#include "common/sim_gate.h"
+
 /* ---------------------------------------------------------------- the sim */
 
 /* The sim the backend loads (the same file, so the same handle; kept open
@@ -185,30 +187,6 @@ static void test_fresh_event_is_complete(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
-/* A callback that holds its stream until the test lets it go. */
-typedef struct gate {
-    pthread_mutex_t lock;
-    pthread_cond_t open_cond;
-    bool open;
-} gate_t;
-
-static void gate_wait(void *arg)
-{
-    gate_t *gate = arg;
-    pthread_mutex_lock(&gate->lock);
-    while (!gate->open)
-        pthread_cond_wait(&gate->open_cond, &gate->lock);
-    pthread_mutex_unlock(&gate->lock);
-}
-
-static void gate_open(gate_t *gate)
-{
-    pthread_mutex_lock(&gate->lock);
-    gate->open = true;
-    pthread_cond_broadcast(&gate->open_cond);
-    pthread_mutex_unlock(&gate->lock);
-}
-
 /* E3: an event destroyed while its record and a wait on it are still
  * queued; both streams still finish without error, and the sim saw no
  * WithFlag event go under queued work. */
@@ -217,16 +195,16 @@ static void test_destroy_with_work_queued(void **state)
     accel_t *acc = open_npu();
     accel_stream_t *producer = NULL, *consumer = NULL;
     accel_event_t *event = NULL;
-    gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    sim_gate_t gate = SIM_GATE_INIT;
     (void)state;
     assert_int_equal(accel_stream_create(acc, 0, 0, &producer), ACCEL_OK);
     assert_int_equal(accel_stream_create(acc, 0, 0, &consumer), ACCEL_OK);
     assert_int_equal(accel_event_create(acc, 0, 0, &event), ACCEL_OK);
-    assert_int_equal(accel_stream_add_callback(producer, gate_wait, &gate), ACCEL_OK);
+    assert_int_equal(accel_stream_add_callback(producer, sim_gate_wait, &gate), ACCEL_OK);
     assert_int_equal(accel_event_record(event, producer), ACCEL_OK);
     assert_int_equal(accel_stream_wait_event(consumer, event), ACCEL_OK);
     assert_int_equal(accel_event_destroy(event), ACCEL_OK);
-    gate_open(&gate);
+    sim_gate_open(&gate);
     assert_int_equal(accel_stream_synchronize(consumer), ACCEL_OK);
     assert_int_equal(accel_stream_synchronize(producer), ACCEL_OK);
     assert_int_equal(accel_synchronize(acc, 0), ACCEL_OK);

@@ -59,6 +59,7 @@ function(accel_sim_register_mlu)
   # task started late.
   add_executable(test_mlu_rules cnrt/test_mlu_rules.c)
   target_compile_definitions(test_mlu_rules PRIVATE _GNU_SOURCE)
+  target_include_directories(test_mlu_rules PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(test_mlu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings)
   add_dependencies(test_mlu_rules cnrt_sim cnrt_sim_old)
   add_test(NAME mlu.rules_sim COMMAND test_mlu_rules)

@@ -13,6 +13,7 @@
 #include "sdaa_sim_internal.h"
 #include "sim_alloc.h"
 #include "sim_thread.h"
+#include "sim_violation.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
@@ -20,8 +21,7 @@ pthread_cond_t sim_changed = PTHREAD_COND_INITIALIZER;
 static int sim_devices = -1;
 static size_t sim_capacity;
 static size_t sim_used[SIM_MAX_DEVICES];
-static sim_allocs_t sim_allocs;      /* device and pinned memory */
-static unsigned long sim_violations; /* under sim_lock */
+static sim_allocs_t sim_allocs; /* device and pinned memory */
 
 sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...)
 {
@@ -37,26 +37,17 @@ sdaaError_t sim_error(sdaaError_t code, const char *fmt, ...)
 
 void sim_violation(const char *rule, const char *fmt, ...)
 {
-    char text[256];
     va_list args;
     va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
+    sim_violation_vreport("sdaart", rule, fmt, args);
     va_end(args);
-    fprintf(stderr, "sdaart sim: rule %s violated: %s\n", rule, text);
-    pthread_mutex_lock(&sim_lock);
-    sim_violations++;
-    pthread_mutex_unlock(&sim_lock);
 }
 
 /* For tests that load the sim in-process: how many rule violations it has
  * recorded (sim_violation). */
 SIM_API unsigned long accel_sim_sdaa_violations(void)
 {
-    unsigned long count;
-    pthread_mutex_lock(&sim_lock);
-    count = sim_violations;
-    pthread_mutex_unlock(&sim_lock);
-    return count;
+    return sim_violation_count();
 }
 
 /* Under sim_lock. */

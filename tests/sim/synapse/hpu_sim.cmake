@@ -46,6 +46,7 @@ function(accel_sim_register_hpu)
   # (tests/sim/README.md, synapse rules), with its own lock files.
   add_executable(test_hpu_rules synapse/test_hpu_rules.c)
   target_compile_definitions(test_hpu_rules PRIVATE _GNU_SOURCE)
+  target_include_directories(test_hpu_rules PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(test_hpu_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings)
   add_dependencies(test_hpu_rules synapse_sim hlml_sim)
   file(MAKE_DIRECTORY ${locks}-rules)
