@@ -488,25 +488,15 @@ static int clear_both_after(void **state)
 #undef FAULT_TEST
 #define FAULT_TEST(f) cmocka_unit_test_teardown(f, clear_both_after)
 
-/* Every wait's vendor call failed once and twice in a row under in-flight
- * work (sim_fault_check_sync): the device, stream and event synchronize,
- * and the wait of a copy to pageable memory. */
-static void test_sync_under_load(void **state)
-{
-    static const sim_fault_site_t sites[] = {
-        {"synDeviceSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"synStreamSynchronize", sim_op_copy_to_pageable, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SYN_FAIL};
-    (void)state;
-    sim_fault_fixture_open(&fx);
-    sim_fault_check_sync(&fx, sites);
-    sim_fault_fixture_close(&fx);
-    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
-}
+/* The vendor calls behind every wait, each failed once and twice in a row
+ * under in-flight work (FAULT_SYNC_TEST, sim_fault_driver.h). */
+static const sim_sync_sites_t sync_sites = {
+    .code = SYN_FAIL,
+    .device = "synDeviceSynchronize",
+    .stream = "synStreamSynchronize",
+    .event = "synEventSynchronize",
+    .pageable = "synStreamSynchronize",
+};
 
 int main(void)
 {
@@ -520,7 +510,7 @@ int main(void)
         FAULT_TEST(test_pageable_copy_failed_wait_keeps_staging),
         FAULT_TEST(test_rng_faults),
         FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_sync_under_load),
+        FAULT_SYNC_TEST(&sync_sites),
         FAULT_TEST(test_failed_record_keeps_event),
         FAULT_TEST(test_pinned_on_other_gaudi),
         FAULT_TEST(test_close_with_deferred_copy),

@@ -339,25 +339,15 @@ static void test_old_timing_copy_faults(void **state)
 }
 
 /* No argument: the full simulated runtime. "old": cnrt_sim_old's sites. */
-/* Every wait's vendor call failed once and twice in a row under in-flight
- * work (sim_fault_check_sync): the device, stream and event synchronize,
- * and the wait of a copy to pageable memory. */
-static void test_sync_under_load(void **state)
-{
-    static const sim_fault_site_t sites[] = {
-        {"cnrtSyncDevice", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtQueueSync", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtWaitNotifier", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"cnrtQueueSync", sim_op_copy_to_pageable, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = CNRT_UNKNOWN};
-    (void)state;
-    sim_fault_fixture_open(&fx);
-    sim_fault_check_sync(&fx, sites);
-    sim_fault_fixture_close(&fx);
-    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
-}
+/* The vendor calls behind every wait, each failed once and twice in a row
+ * under in-flight work (FAULT_SYNC_TEST, sim_fault_driver.h). */
+static const sim_sync_sites_t sync_sites = {
+    .code = CNRT_UNKNOWN,
+    .device = "cnrtSyncDevice",
+    .stream = "cnrtQueueSync",
+    .event = "cnrtWaitNotifier",
+    .pageable = "cnrtQueueSync",
+};
 
 int main(int argc, char **argv)
 {
@@ -369,7 +359,7 @@ int main(int argc, char **argv)
         FAULT_TEST(test_free_after_failed_sync_keeps_memory),
         FAULT_TEST(test_rng_faults),
         FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_sync_under_load),
+        FAULT_SYNC_TEST(&sync_sites),
         FAULT_TEST(test_graph_faults),
         FAULT_TEST(test_cnpx_ranges),
         FAULT_TEST(test_fork_refused),

@@ -213,25 +213,15 @@ static void test_sim_destroy_then_device_sync(void **state)
     dlclose(library);
 }
 
-/* Every wait's vendor call failed once and twice in a row under in-flight
- * work (sim_fault_check_sync): the device, stream and event synchronize,
- * and the wait of a copy to pageable memory. */
-static void test_sync_under_load(void **state)
-{
-    static const sim_fault_site_t sites[] = {
-        {"sdaaDeviceSynchronize", sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaStreamSynchronize", sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaEventSynchronize", sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
-        {"sdaaStreamSynchronize", sim_op_copy_to_pageable, ACCEL_ERROR_DEVICE_ERROR},
-        {NULL},
-    };
-    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = SDAA_UNKNOWN};
-    (void)state;
-    sim_fault_fixture_open(&fx);
-    sim_fault_check_sync(&fx, sites);
-    sim_fault_fixture_close(&fx);
-    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
-}
+/* The vendor calls behind every wait, each failed once and twice in a row
+ * under in-flight work (FAULT_SYNC_TEST, sim_fault_driver.h). */
+static const sim_sync_sites_t sync_sites = {
+    .code = SDAA_UNKNOWN,
+    .device = "sdaaDeviceSynchronize",
+    .stream = "sdaaStreamSynchronize",
+    .event = "sdaaEventSynchronize",
+    .pageable = "sdaaStreamSynchronize",
+};
 
 int main(void)
 {
@@ -241,7 +231,7 @@ int main(void)
         FAULT_MEMORY_TEST(&memory_sites),
         FAULT_TEST(test_rng_faults),
         FAULT_TEST(test_stream_faults),
-        FAULT_TEST(test_sync_under_load),
+        FAULT_SYNC_TEST(&sync_sites),
         FAULT_TEST(test_callback_may_not_call_runtime),
         FAULT_TEST(test_fork_refused),
         FAULT_TEST(test_sim_destroy_then_device_sync),

@@ -413,6 +413,32 @@ __attribute__((unused)) static void sim_fault_check_sync(sim_fault_fixture_t *fx
     assert_int_equal(accel_host_free(fx->acc, pinned), ACCEL_OK);
 }
 
+/* The vendor calls behind a backend's four waits, for sim_fault_check_sync
+ * as a test of its own (FAULT_SYNC_TEST): device, stream and event
+ * synchronize, and the wait of a copy to pageable memory. `code` is the
+ * vendor code injected; each failure must give DEVICE_ERROR. */
+typedef struct sim_sync_sites {
+    int code;
+    const char *device, *stream, *event, *pageable;
+} sim_sync_sites_t;
+
+__attribute__((unused)) static void sim_fault_test_sync(void **state)
+{
+    const sim_sync_sites_t *s = *state;
+    const sim_fault_site_t sites[] = {
+        {s->device, sim_op_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {s->stream, sim_op_stream_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {s->event, sim_op_event_synchronize, ACCEL_ERROR_DEVICE_ERROR},
+        {s->pageable, sim_op_copy_to_pageable, ACCEL_ERROR_DEVICE_ERROR},
+        {NULL},
+    };
+    sim_fault_fixture_t fx = {.acc = sim_fault_open_ready(), .code = s->code};
+    sim_fault_fixture_open(&fx);
+    sim_fault_check_sync(&fx, sites);
+    sim_fault_fixture_close(&fx);
+    assert_int_equal(accel_close(fx.acc), ACCEL_OK);
+}
+
 /* check_memory_sites (sim_fault_check.h) on a new accel_t: a test of its
  * own, with the backend's sites as its state (FAULT_MEMORY_TEST). */
 __attribute__((unused)) static void sim_fault_test_memory(void **state)
@@ -472,6 +498,9 @@ static int sim_fault_clear_after(void **state)
 }
 
 #define FAULT_TEST(f) cmocka_unit_test_teardown(f, sim_fault_clear_after)
+#define FAULT_SYNC_TEST(sites)                                                                     \
+    cmocka_unit_test_prestate_setup_teardown(sim_fault_test_sync, NULL, sim_fault_clear_after,     \
+                                             (void *)(sites))
 #define FAULT_MEMORY_TEST(sites)                                                                   \
     cmocka_unit_test_prestate_setup_teardown(sim_fault_test_memory, NULL, sim_fault_clear_after,   \
                                              (void *)(sites))
