@@ -412,8 +412,10 @@ static aclError sim_add_host(void *ptr, size_t size, sim_alloc_kind_t kind)
 }
 
 /* Pinned memory needs a current device, as the real call does. Whole
- * pages, as page-locked memory is, so that a registration of a caller's
- * pages never overlaps it. */
+ * pages, as page-locked memory is (the size is rounded up to a page: no
+ * other allocation shares its last page), so that a registration of a
+ * caller's pages never overlaps it (M8). The record keeps the size asked
+ * for. */
 SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
     void *ptr = NULL;
@@ -423,7 +425,8 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
         return code;
     if (hostPtr == NULL || size == 0)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr NULL or size 0");
-    if (sim_fault_alloc_refused(size) || posix_memalign(&ptr, SIM_HOST_PAGE, size) != 0)
+    if (sim_fault_alloc_refused(size) || size > SIZE_MAX - (SIM_HOST_PAGE - 1) ||
+        posix_memalign(&ptr, SIM_HOST_PAGE, (size + SIM_HOST_PAGE - 1) & ~(SIM_HOST_PAGE - 1)) != 0)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: %zu bytes refused", size);
     if (sim_add_host(ptr, size, SIM_ALLOC_PINNED) != ACL_SUCCESS) {
         free(ptr);
