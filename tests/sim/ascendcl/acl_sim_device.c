@@ -361,7 +361,7 @@ SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy po
     return ACL_SUCCESS;
 }
 
-/* Frees at once, as the real call does: "no implicit Device or stream
+/* M6: frees at once, as the real call does: "no implicit Device or stream
  * synchronization; it does not wait for tasks that use the memory" (CANN's
  * aclrtFree page, hicann/runtime docs/zh/api_ref/11-01; aclrtFreeWithDevSync
  * is the waiting variant). A stream still reading the memory shows up under
@@ -412,8 +412,10 @@ static aclError sim_add_host(void *ptr, size_t size, sim_alloc_kind_t kind)
 }
 
 /* Pinned memory needs a current device, as the real call does. Whole
- * pages, as page-locked memory is, so that a registration of a caller's
- * pages never overlaps it. */
+ * pages, as page-locked memory is (the size is rounded up to a page: no
+ * other allocation shares its last page), so that a registration of a
+ * caller's pages never overlaps it (M8). The record keeps the size asked
+ * for. */
 SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
     void *ptr = NULL;
@@ -423,7 +425,8 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
         return code;
     if (hostPtr == NULL || size == 0)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr NULL or size 0");
-    if (sim_fault_alloc_refused(size) || posix_memalign(&ptr, SIM_HOST_PAGE, size) != 0)
+    if (sim_fault_alloc_refused(size) || size > SIZE_MAX - (SIM_HOST_PAGE - 1) ||
+        posix_memalign(&ptr, SIM_HOST_PAGE, (size + SIM_HOST_PAGE - 1) & ~(SIM_HOST_PAGE - 1)) != 0)
         return sim_error(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: %zu bytes refused", size);
     if (sim_add_host(ptr, size, SIM_ALLOC_PINNED) != ACL_SUCCESS) {
         free(ptr);
@@ -448,7 +451,7 @@ SIM_API aclError aclrtFreeHost(void *hostPtr)
     return ACL_SUCCESS;
 }
 
-/* Both register calls: `ptr` must be 4 KiB aligned. CANN 8.5's
+/* M7, M8: both register calls: `ptr` must be 4 KiB aligned. CANN 8.5's
  * aclrtHostRegister page says so ("ptr must be 4K-page-aligned"; the exact
  * code is not public: 107000 is the sim's choice); for aclrtHostRegisterV2
  * the sim applies the same rule (harsher reading). A range overlapping one
@@ -478,7 +481,7 @@ static aclError sim_register_host(void *ptr, uint64_t size, const char *function
     return ACL_SUCCESS;
 }
 
-/* MAPPED maps the range for device-side access; the address returned
+/* M7: MAPPED maps the range for device-side access; the address returned
  * "cannot be used for memory operations, such as memory copy" (CANN 8.5's
  * aclrtHostRegister page). The sim hands out an address that is not the
  * host address (SIM_MAPPED_TAG set: any use faults), and copies naming it
@@ -497,7 +500,7 @@ SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterTy
     return ACL_SUCCESS;
 }
 
-/* V2 (acl_rt.h: ACL_HOST_REG_MAPPED 0x2, ACL_HOST_REG_PINNED 0x10000000;
+/* M8: V2 (acl_rt.h: ACL_HOST_REG_MAPPED 0x2, ACL_HOST_REG_PINNED 0x10000000;
  * CANN 8.5's aclrtHostRegisterV2 page). Only PINNED matters to copies; the
  * sim accepts the two flags alone or together and nothing else. */
 SIM_API aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)

@@ -321,6 +321,8 @@ static aclError sim_check_copy(void *dst, size_t destMax, const void *src, size_
     case ACL_MEMCPY_DEVICE_TO_DEVICE: want_dst = want_src = true; break;
     default: return sim_error(ACL_ERROR_INVALID_PARAM, "%s: unknown kind %d", function, (int)kind);
     }
+    /* M7 (CANN 8.5 aclrtHostRegister page): a MAPPED address "cannot be used
+     * for memory operations, such as memory copy". */
     if (sim_is_mapped_address(dst) || sim_is_mapped_address(src))
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
                          "%s: %p is an aclrtHostRegister(MAPPED) device address, which cannot be "

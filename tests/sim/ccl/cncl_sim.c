@@ -119,12 +119,17 @@ SIM_EXPORT cnclResult_t cnclInitComms(cnclComm_t *comms, int num_comm, const int
     CCL_SIM_ENTER("cnclInitComms");
     if (comms == NULL || dev_list == NULL || rank_list == NULL || num_comm < 1)
         return CNCL_RET_ERR_ARGUMENTS;
-    /* Several devices per process (a NULL clique id) is not simulated. */
+    /* CNCL-ONE (tests/sim/README.md; torch_mlu process_group_cncl.cpp:60-69,
+     * cnclInitComms(&comm, 1, &device, &rank, n, clique_id)): one
+     * communicator per call with a clique id. Several devices per process
+     * (a NULL clique id) is not simulated. */
     if (num_comm != 1 || clique_id == NULL)
         return CNCL_RET_ERR_UNSUPPORTED;
     if (clique_id->hash != cncl_hash(clique_id->data))
         return CNCL_RET_ERR_ARGUMENTS;
-    /* The communicator's device must be the thread's CNRT device. */
+    /* CNCL-DEV (torch_mlu process_group_cncl.cpp, which sets the device
+     * before the call): the communicator's device must be the thread's CNRT
+     * device; the code is the sim's choice. */
     if (cnrtGetDevice(&device) != 0 || device != dev_list[0])
         return CNCL_RET_ERR_MLU_RUNTIME;
     result = cncl_result(ccl_sim_comm_init(clique_id->data, nrank, rank_list[0], device, &made));

@@ -114,7 +114,9 @@ static bool tccl_overlap(const void *a, size_t a_bytes, const void *b, size_t b_
            y < x + a_bytes;
 }
 
-/* send and recv of one size: the same buffer or apart. */
+/* TCCL-OVERLAP (harsher, tests/sim/README.md; no public source: NCCL's
+ * nccl.h in-place rules): send and recv of one size are the same buffer or
+ * apart. */
 static tcclResult_t tccl_check_same_or_apart(const char *what, const void *send, const void *recv,
                                              size_t bytes)
 {
@@ -125,7 +127,8 @@ static tcclResult_t tccl_check_same_or_apart(const char *what, const void *send,
     return tcclSuccess;
 }
 
-/* A collective is queued on a stream of the communicator's device. The sim
+/* TCCL-DEV (harsher, tests/sim/README.md; no public source). A collective
+ * is queued on a stream of the communicator's device. The sim
  * asks more than NCCL-like libraries do (they switch to the communicator's
  * device themselves): the thread's SDAA device must already be the
  * communicator's, as the sdaa sim asks of every stream's work, so that a
@@ -197,7 +200,7 @@ SIM_EXPORT tcclResult_t tcclGetUniqueId(tcclUniqueId *uniqueId)
 }
 
 /* The id comes by value (tccl.h); the communicator is the thread's SDAA
- * device's. */
+ * device's (TCCL-DEV, harsher, no public source). */
 SIM_EXPORT tcclResult_t tcclCommInitRank(tcclComm_t *comm, int nranks, tcclUniqueId commId,
                                          int rank)
 {
@@ -319,7 +322,7 @@ SIM_EXPORT tcclResult_t tcclReduce(const void *sendbuff, void *recvbuff, size_t 
 }
 
 /* In place: recvbuff == sendbuff + rank * recvcount (the core refuses any
- * other overlap). */
+ * other overlap: TCCL-OVERLAP). */
 SIM_EXPORT tcclResult_t tcclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
                                           uint32_t datatype, uint32_t op, tcclComm_t comm,
                                           sdaaStream_t stream)
@@ -345,6 +348,7 @@ SIM_EXPORT tcclResult_t tcclAllGather(const void *sendbuff, void *recvbuff, size
         size_t bytes = tccl_bytes(count, type, 1);
         size_t all = tccl_bytes(count, type, (size_t)ccl_sim_comm_size(c));
         const char *own = (const char *)recvbuff + bytes * (size_t)ccl_sim_comm_rank(c);
+        /* TCCL-OVERLAP: only this rank's block of recv is in place. */
         if (recvbuff != NULL && sendbuff != own && tccl_overlap(sendbuff, bytes, recvbuff, all))
             return tccl_refuse(tcclInvalidArgument,
                                "tccl sim: tcclAllGather: send overlaps recv without being this "

@@ -262,8 +262,9 @@ SIM_API cnrtRet_t cnrtFree(void *ptr)
     SIM_ENTER("cnrtFree");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
-    /* Harsher (torch_mlu caching_allocator.cpp frees no cached chunk while
-     * a capture is underway): refused then, and the capture invalidated. */
+    /* CNRT-CAP-FREE, harsher (torch_mlu caching_allocator.cpp frees no
+     * cached chunk while a capture is underway): refused then, and the
+     * capture invalidated. */
     if (sim_device_capture_conflict(sim_current_device()) != cnrtSuccess)
         return cnrtErrorQueueCaptureUnsupported;
     return sim_release(ptr, true);

@@ -508,8 +508,9 @@ SIM_API cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle)
 }
 
 /* Waits for the notifier's latest place at the time of the call; a
- * notifier never placed is no wait at all. A queue not capturing that waits
- * on a notifier placed in a capture still underway joins that capture.
+ * notifier never placed is no wait at all. CNRT-CAP-JOIN (torch_mlu
+ * MLUGraph.cpp): a queue not capturing that waits on a notifier placed in a
+ * capture still underway joins that capture.
  * CNRT-XDEV: only a queue of the notifier's own device may wait for it.
  * torch_mlu's copy_utils.cpp: "when MLUEvent and stream are not on the same
  * device. Wait and place operation can't be performed. See CNTOOLKIT-3871"
@@ -541,8 +542,9 @@ SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t han
 /* cnrtErrorQueueCaptureUnsupported (harsher, torch_mlu
  * caching_allocator.cpp: notifier queries are "illegal during MLU graph
  * capture", and a notifier placed in a capture may not be queried) when a
- * capture is underway on the current device, invalidating it, or when the
- * notifier was last placed in a capture. */
+ * capture is underway on the current device, invalidating it
+ * (CNRT-CAP-QUERY), or when the notifier was last placed in a capture
+ * (CNRT-CAP-RECORD). */
 static cnrtRet_t sim_notifier_capture_conflict(struct cnrtNotifier *notifier)
 {
     bool captured;
@@ -685,7 +687,7 @@ SIM_API cnrtRet_t cnrtQueueEndCapture(cnrtQueue_t handle, cnrtTaskTopo_t *pTaskT
     if (!queue->capturing || queue->capture_into != NULL) {
         pthread_mutex_unlock(&sim_lock);
         free(topo);
-        return cnrtErrorIllegalState; /* not capturing, or joined another's capture */
+        return cnrtErrorIllegalState; /* not capturing, or joined another's (CNRT-CAP-JOIN) */
     }
     queue->capturing = false;
     for (struct cnrtQueue *q = sim_queues; q != NULL; q = q->next)

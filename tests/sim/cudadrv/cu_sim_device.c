@@ -47,10 +47,13 @@ CUresult sim_enter(const char *function)
     int injected = sim_fault_hit(function);
     if (injected != 0)
         return sim_error((CUresult)injected, "%s: injected fault", function);
+    /* CU-HOSTFN (cuLaunchHostFunc: "CUDA functions may not be called from
+     * within the host function"). */
     if (sim_in_host_fn)
         return sim_error(CUDA_ERROR_NOT_PERMITTED,
                          "%s: called from a host function (cuLaunchHostFunc), which CUDA forbids",
                          function);
+    /* CU-INIT: nothing in a child forked after cuInit (cuInit). */
     if (sim_forked)
         return sim_error(CUDA_ERROR_NOT_INITIALIZED,
                          "%s: CUDA was initialised before this process forked", function);
@@ -90,6 +93,7 @@ SIM_API CUresult cuInit(unsigned int flags)
     return CUDA_SUCCESS;
 }
 
+/* CU-INIT: nothing before cuInit (cuInit). */
 CUresult sim_need_init(const char *function)
 {
     bool ready;
@@ -377,9 +381,9 @@ SIM_API CUresult cuCtxSynchronize(void)
     SIM_ENTER("cuCtxSynchronize");
     if ((ctx = sim_need_context("cuCtxSynchronize", &code)) == NULL)
         return code;
-    /* CUDA programming guide, stream capture, "Prohibited and Unhandled
-     * Operations": a context with a capturing stream may not be synchronized;
-     * error 900's text. */
+    /* CAP-SYNC-CTX (CUDA programming guide, stream capture, "Prohibited and
+     * Unhandled Operations"): a context with a capturing stream may not be
+     * synchronized; error 900's text. */
     if ((code = sim_device_capture_conflict(ctx->device, false, "cuCtxSynchronize")) !=
         CUDA_SUCCESS)
         return code;
@@ -530,9 +534,9 @@ SIM_API CUresult cuMemFree_v2(CUdeviceptr dptr)
     SIM_ENTER("cuMemFree_v2");
     if ((ctx = sim_need_context("cuMemFree_v2", &code)) == NULL)
         return code;
-    /* cuThreadExchangeStreamCaptureMode: cuMemFree is an unsafe call, refused
-     * under a GLOBAL capture or this thread's THREAD_LOCAL one; RELAXED
-     * permits it. */
+    /* CAP-FREE (cuThreadExchangeStreamCaptureMode): cuMemFree is an unsafe
+     * call, refused under a GLOBAL capture or this thread's THREAD_LOCAL
+     * one; RELAXED permits it. */
     if ((code = sim_device_capture_conflict(ctx->device, true, "cuMemFree_v2")) != CUDA_SUCCESS)
         return code;
     sim_streams_drain(ctx->device, false);

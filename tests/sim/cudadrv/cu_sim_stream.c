@@ -320,8 +320,10 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
         pthread_mutex_unlock(&sim_lock);
         return CUDA_SUCCESS;
     }
-    /* The legacy stream's ordering with blocking streams; none while one of
-     * them captures (the capture would depend on it implicitly). */
+    /* CU-LEGACY (the Driver API's stream synchronization page): the legacy
+     * stream's ordering with blocking streams. CAP-LEGACY (programming
+     * guide, prohibited operations; error 906): none while one of them
+     * captures (the capture would depend on it implicitly). */
     if (stream->core.is_default && sim_legacy_conflict_locked(stream->core.device)) {
         sim_task_free_locked(task);
         pthread_mutex_unlock(&sim_lock);
@@ -503,7 +505,8 @@ SIM_API CUresult cuStreamQuery(CUstream hStream)
 
 /* A copy of `size` bytes whose destination and source lie where the call
  * says (want_*: true for device memory). Pageable host sides decide the
- * host synchronisation (see the file comment). */
+ * host synchronisation (see the file comment): CU-PAGEABLE, the Driver
+ * API's "API synchronization behavior" page. */
 static CUresult sim_copy(CUstream handle, void *dst, const void *src, size_t size, int want_dst,
                          int want_src, const char *function)
 {
@@ -797,8 +800,9 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamWaitEvent: flags %#x", Flags);
     pthread_mutex_lock(&sim_lock);
     if (stream->capture == NULL && sim_capture_active_locked(event->captured_in)) {
-        /* A fork: the stream joins the capture (CUDA programming guide,
-         * "Cross-stream Dependencies and Events"); it must be joined back. */
+        /* CAP-JOIN, a fork: the stream joins the capture (CUDA programming
+         * guide, "Cross-stream Dependencies and Events"); it must be joined
+         * back. */
         const sim_stream_t *origin = event->captured_from;
         stream->capture = (struct CUgraph_st *)event->captured_in;
         stream->capture_joined = true;
@@ -834,11 +838,12 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
     return sim_submit(stream, &task, "cuStreamWaitEvent");
 }
 
-/* CUDA_ERROR_CAPTURED_EVENT for an event last recorded in a capture: it
- * stands for no work that will run (error 907's text; the capture-mode
- * text of cuThreadExchangeStreamCaptureMode forbids cuEventQuery of it even
- * in RELAXED mode). A capture still underway is invalidated (harsher: the
- * guide invalidates captures on any prohibited call). */
+/* CAP-QUERY-CAPTURED: CUDA_ERROR_CAPTURED_EVENT for an event last recorded
+ * in a capture: it stands for no work that will run (error 907's text; the
+ * capture-mode text of cuThreadExchangeStreamCaptureMode forbids
+ * cuEventQuery of it even in RELAXED mode). A capture still underway is
+ * invalidated (harsher: the guide invalidates captures on any prohibited
+ * call). */
 static CUresult sim_event_captured(struct CUevent_st *event, const char *function)
 {
     bool captured, active;
@@ -889,8 +894,9 @@ SIM_API CUresult cuEventQuery(CUevent hEvent)
     return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
-/* Both events must time (no CU_EVENT_DISABLE_TIMING) and have been
- * recorded; CUDA_ERROR_NOT_READY while either record is pending. */
+/* Both events must time (no CU_EVENT_DISABLE_TIMING: CU-TIMING,
+ * cuEventElapsedTime) and have been recorded; CUDA_ERROR_NOT_READY while
+ * either record is pending. */
 static CUresult sim_elapsed(float *ms, CUevent hStart, CUevent hEnd, const char *function)
 {
     CUresult code;

@@ -220,7 +220,7 @@ SIM_API sdaaError_t sdaaStreamQuery(sdaaStream_t handle)
  * side (inside one sdaaMalloc block), anything else for a host side;
  * sdaaMemcpyDefault takes them as they are. */
 static sdaaError_t sim_check_copy(void *dst, const void *src, size_t size, sdaaMemcpyKind kind,
-                                  const char *function)
+                                  bool async, const char *function)
 {
     bool dst_device, src_device, want_dst, want_src;
     if (size == 0)
@@ -230,7 +230,15 @@ static sdaaError_t sim_check_copy(void *dst, const void *src, size_t size, sdaaM
     dst_device = sim_is_device_range(dst, size);
     src_device = sim_is_device_range(src, size);
     switch ((int)kind) {
-    case sdaaMemcpyHostToHost: want_dst = want_src = false; break;
+    case sdaaMemcpyHostToHost:
+        /* SDAA-H2H (harsher reading, tests/sim/README.md): no public
+         * source says sdaaMemcpyAsync takes a host-to-host copy, so the
+         * sim refuses it there (the code is the sim's choice);
+         * sdaaMemcpy, a host-side copy, still takes it. */
+        if (async)
+            return sim_error(sdaaErrorNotSupported, "%s: host-to-host copy on a stream", function);
+        want_dst = want_src = false;
+        break;
     case sdaaMemcpyHostToDevice: want_dst = true, want_src = false; break;
     case sdaaMemcpyDeviceToHost: want_dst = false, want_src = true; break;
     case sdaaMemcpyDeviceToDevice: want_dst = want_src = true; break;
@@ -253,7 +261,7 @@ SIM_API sdaaError_t sdaaMemcpy(void *dst, const void *src, size_t sizeBytes, sda
     SIM_ENTER("sdaaMemcpy");
     if ((code = sim_need_device("sdaaMemcpy")) != sdaaSuccess)
         return code;
-    if ((code = sim_check_copy(dst, src, sizeBytes, kind, "sdaaMemcpy")) != sdaaSuccess)
+    if ((code = sim_check_copy(dst, src, sizeBytes, kind, false, "sdaaMemcpy")) != sdaaSuccess)
         return code;
     sim_streams_drain(sim_current_device()); /* the legacy default stream's ordering */
     if (sizeBytes > 0)
@@ -270,7 +278,7 @@ SIM_API sdaaError_t sdaaMemcpyAsync(void *dst, const void *src, size_t sizeBytes
     SIM_ENTER("sdaaMemcpyAsync");
     if ((stream = sim_stream_for_work(handle, &code, "sdaaMemcpyAsync")) == NULL)
         return code;
-    if ((code = sim_check_copy(dst, src, sizeBytes, kind, "sdaaMemcpyAsync")) != sdaaSuccess)
+    if ((code = sim_check_copy(dst, src, sizeBytes, kind, true, "sdaaMemcpyAsync")) != sdaaSuccess)
         return code;
     if (sizeBytes == 0)
         return sdaaSuccess;

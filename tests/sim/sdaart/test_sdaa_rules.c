@@ -1,9 +1,11 @@
 /* test_sdaa_rules.c: the sdaa backend against the sdaart sim's vendor rules
  * (tests/sim/README.md, sdaart rules SDAA-EVFLAGS and SDAA-EVDESTROY, both
- * harsher readings of Tecorigin's own event wrapper). Each test fails on the
- * backend before these rules: it made events with sdaaEventCreateWithFlags
- * (sdaaEventDisableTiming), which the sim does not support, and destroyed an
- * event whose record was still queued, which the sim counts as a violation.
+ * harsher readings of Tecorigin's own event wrapper, and SDAA-H2H, a harsher
+ * reading with no public source). Each test fails on the backend before
+ * these rules: it made events with sdaaEventCreateWithFlags
+ * (sdaaEventDisableTiming), which the sim does not support, destroyed an
+ * event whose record was still queued, which the sim counts as a violation,
+ * and sent host-to-host copies to sdaaMemcpyAsync, which the sim refuses.
  * The sim's control functions are reached with dlsym on the library the
  * backend loaded (ACCEL_SDAA_LIBRARY). */
 #include <dlfcn.h>
@@ -112,11 +114,49 @@ static void test_destroy_waits_for_the_record(void **state)
     assert_int_equal(sim_violations(), 0);
 }
 
+/* SDAA-H2H: an async host-to-host copy is made after the work queued
+ * before it on the stream (here a device-to-host copy into its source),
+ * without an async host-to-host copy reaching the runtime; the synchronous
+ * form too. */
+static void test_host_to_host_in_stream_order(void **state)
+{
+    enum { SIZE = 1 << 16 };
+    accel_t *acc = NULL;
+    accel_stream_t *stream = NULL;
+    unsigned char *pinned = NULL, *host = NULL, *device = NULL;
+    (void)state;
+    assert_int_equal(accel_open("sdaa", &acc), ACCEL_OK);
+    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
+    assert_int_equal(accel_malloc(acc, SIZE, (void **)&device), ACCEL_OK);
+    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&pinned), ACCEL_OK);
+    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&host), ACCEL_OK);
+    memset(pinned, 0, SIZE);
+    memset(host, 0, SIZE);
+    assert_int_equal(accel_memset(acc, device, 0x5a, SIZE), ACCEL_OK);
+    assert_int_equal(
+        accel_memcpy_async(acc, pinned, device, SIZE, ACCEL_COPY_DEVICE_TO_HOST, stream), ACCEL_OK);
+    assert_int_equal(accel_memcpy_async(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST, stream),
+                     ACCEL_OK);
+    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
+    for (size_t i = 0; i < SIZE; i++)
+        assert_int_equal(host[i], 0x5a);
+    memset(host, 0, SIZE);
+    assert_int_equal(accel_memcpy(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST), ACCEL_OK);
+    assert_int_equal(host[SIZE - 1], 0x5a);
+    assert_int_equal(accel_host_free(acc, host), ACCEL_OK);
+    assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
+    assert_int_equal(accel_free(acc, device), ACCEL_OK);
+    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+    assert_int_equal(sim_violations(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_without_flags),
         cmocka_unit_test(test_destroy_waits_for_the_record),
+        cmocka_unit_test(test_host_to_host_in_stream_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -437,8 +437,9 @@ ze_result_t sim_zeMemFree(ze_context_handle_t hContext, void *ptr)
     pthread_mutex_lock(&sim_lock);
     for (link = &sim_allocs; *link != NULL; link = &(*link)->next) {
         if ((*link)->ptr == ptr) {
-            /* The spec makes this the caller's duty; a real driver would let
-             * the device write into freed memory. The sim stops the test. */
+            /* ZE-FREE-LIVE (ze_api.h:4293): the spec makes this the
+             * caller's duty; a real driver would let the device write into
+             * freed memory. The sim stops the test. */
             if (sim_ze_range_queued(ptr, (*link)->size)) {
                 fprintf(stderr,
                         "ze sim: zeMemFree(%p) while a queued copy or fill still uses "

@@ -125,7 +125,9 @@ SIM_EXPORT unsigned long accel_sim_ze_violations(void)
 static uint64_t sim_tick_offset;
 static pthread_once_t sim_tick_once = PTHREAD_ONCE_INIT;
 
-/* ACCEL_SIM_ZE_WRAP_MS=n: the counter wraps n ms after its first reading. */
+/* ZE-TS-WRAP (ze_api.h:1177, :3546: kernel timestamps have
+ * kernelTimestampValidBits valid bits): ACCEL_SIM_ZE_WRAP_MS=n makes the
+ * 32-bit counter wrap n ms after its first reading. */
 static void sim_tick_start(void)
 {
     const char *wrap = getenv("ACCEL_SIM_ZE_WRAP_MS");
@@ -729,7 +731,7 @@ ze_result_t sim_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent,
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     pthread_mutex_lock(&sim_lock);
     if (!hEvent->signalled) {
-        result = ZE_RESULT_NOT_READY;
+        result = ZE_RESULT_NOT_READY; /* ZE-TS-NOTREADY (ze_api.h:3570-3571), dstptr untouched */
     } else if (hEvent->stamps_undefined) {
         dstptr->global.kernelStart = sim_garbage();
         dstptr->global.kernelEnd = sim_garbage();
