@@ -17,16 +17,6 @@
 
 #include "common/sim_rule_check.h"
 
-static accel_t *open_mlu(void)
-{
-    accel_t *acc = NULL;
-    int count = 0;
-    assert_int_equal(accel_open("mlu", &acc), ACCEL_OK);
-    assert_int_equal(accel_device_count(acc, &count), ACCEL_OK);
-    assert_true(count >= 2);
-    return acc;
-}
-
 /* CNRT-XDEV (torch_mlu copy_utils.cpp, CNTOOLKIT-3871): a queue of device 1
  * waiting for a notifier of device 0 is refused with a sentence that says
  * what to do, and nothing is queued; a wait on the event's own device
@@ -43,34 +33,8 @@ static void test_cross_device_wait_refused(void **state)
  * that copy late in the slow run). */
 static void test_host_to_host_in_stream_order(void **state)
 {
-    enum { SIZE = 1 << 16 };
-    accel_t *acc = open_mlu();
-    accel_stream_t *stream = NULL;
-    unsigned char *pinned = NULL, *host = NULL, *device = NULL;
     (void)state;
-    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
-    assert_int_equal(accel_malloc(acc, SIZE, (void **)&device), ACCEL_OK);
-    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&pinned), ACCEL_OK);
-    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&host), ACCEL_OK);
-    memset(pinned, 0, SIZE);
-    memset(host, 0, SIZE);
-    assert_int_equal(accel_memset(acc, device, 0x5a, SIZE), ACCEL_OK);
-    assert_int_equal(
-        accel_memcpy_async(acc, pinned, device, SIZE, ACCEL_COPY_DEVICE_TO_HOST, stream), ACCEL_OK);
-    assert_int_equal(accel_memcpy_async(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST, stream),
-                     ACCEL_OK);
-    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-    for (size_t i = 0; i < SIZE; i++)
-        assert_int_equal(host[i], 0x5a);
-    /* the synchronous form too */
-    memset(host, 0, SIZE);
-    assert_int_equal(accel_memcpy(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST), ACCEL_OK);
-    assert_int_equal(host[SIZE - 1], 0x5a);
-    assert_int_equal(accel_host_free(acc, host), ACCEL_OK);
-    assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_check_host_to_host_in_stream_order("mlu");
 }
 
 int main(void)

@@ -27,6 +27,7 @@ function(accel_sim_register_sdaa)
   # (tests/sim/README.md, sdaart rules), and with every stream task late.
   add_executable(test_sdaa_rules sdaart/test_sdaa_rules.c)
   target_compile_definitions(test_sdaa_rules PRIVATE _GNU_SOURCE)
+  target_include_directories(test_sdaa_rules PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(test_sdaa_rules PRIVATE accel PkgConfig::CMOCKA accel_warnings
                         ${CMAKE_DL_LIBS})
   add_dependencies(test_sdaa_rules sdaart_sim)

@@ -20,6 +20,8 @@
 
 #include <accel/accel.h>
 
+#include "common/sim_rule_check.h"
+
 /* A function of the sim the backend loaded (kept open by the backend). */
 static void *sim_symbol(const char *name)
 {
@@ -120,34 +122,8 @@ static void test_destroy_waits_for_the_record(void **state)
  * form too. */
 static void test_host_to_host_in_stream_order(void **state)
 {
-    enum { SIZE = 1 << 16 };
-    accel_t *acc = NULL;
-    accel_stream_t *stream = NULL;
-    unsigned char *pinned = NULL, *host = NULL, *device = NULL;
     (void)state;
-    assert_int_equal(accel_open("sdaa", &acc), ACCEL_OK);
-    assert_int_equal(accel_stream_create(acc, 0, 0, &stream), ACCEL_OK);
-    assert_int_equal(accel_malloc(acc, SIZE, (void **)&device), ACCEL_OK);
-    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&pinned), ACCEL_OK);
-    assert_int_equal(accel_host_alloc(acc, SIZE, (void **)&host), ACCEL_OK);
-    memset(pinned, 0, SIZE);
-    memset(host, 0, SIZE);
-    assert_int_equal(accel_memset(acc, device, 0x5a, SIZE), ACCEL_OK);
-    assert_int_equal(
-        accel_memcpy_async(acc, pinned, device, SIZE, ACCEL_COPY_DEVICE_TO_HOST, stream), ACCEL_OK);
-    assert_int_equal(accel_memcpy_async(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST, stream),
-                     ACCEL_OK);
-    assert_int_equal(accel_stream_synchronize(stream), ACCEL_OK);
-    for (size_t i = 0; i < SIZE; i++)
-        assert_int_equal(host[i], 0x5a);
-    memset(host, 0, SIZE);
-    assert_int_equal(accel_memcpy(acc, host, pinned, SIZE, ACCEL_COPY_HOST_TO_HOST), ACCEL_OK);
-    assert_int_equal(host[SIZE - 1], 0x5a);
-    assert_int_equal(accel_host_free(acc, host), ACCEL_OK);
-    assert_int_equal(accel_host_free(acc, pinned), ACCEL_OK);
-    assert_int_equal(accel_free(acc, device), ACCEL_OK);
-    assert_int_equal(accel_stream_destroy(stream), ACCEL_OK);
-    assert_int_equal(accel_close(acc), ACCEL_OK);
+    sim_check_host_to_host_in_stream_order("sdaa");
     assert_int_equal(sim_violations(), 0);
 }
 
