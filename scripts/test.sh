@@ -54,7 +54,7 @@ ACCEL_ALLOC_CONF=caching:0 ctest --test-dir build-asan --output-on-failure -L co
 stage "TSan: threading tests (threaded conformance, allocator stress, the communicator lock, thread states freed once, optimizer ops, async_io threads, host thread pool and Philox fill, concurrent accel_get, fork while threads work, callbacks that synchronize, the cpu stream hand-off, the stress test, and the cuda backend's threads on the simulated driver)"
 CC=clang configure build-tsan -DACCEL_SANITIZE=thread
 ctest --test-dir build-tsan --output-on-failure --no-tests=error -LE sim \
-          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_comm_lock$|unit\.test_thread_states$|unit\.test_optim_cpu$|unit\.test_lamb_cpu$|unit\.test_aio(_threads)?$|unit\.test_utils_(thread_pool|philox)$|plugin\.loader$|unit\.test_cpu_fork$|unit\.test_cpu_stream_batch$|unit\.test_cpu_callback_sync|stress\.)'
+          -R '^(conformance_threads\.|unit\.test_allocator$|unit\.test_comm_lock$|unit\.test_thread_states$|unit\.test_optim_cpu$|unit\.test_lamb_cpu$|unit\.test_aio(_threads)?$|unit\.test_utils_(thread_pool|philox|callback)$|plugin\.loader$|unit\.test_cpu_fork$|unit\.test_cpu_stream_batch$|unit\.test_cpu_callback_sync|stress\.)'
 # The cuda backend's threading, on the simulated driver (the one sim test here).
 ctest --test-dir build-tsan --output-on-failure --no-tests=error -R '^conformance_threads\.cuda_sim$'
 

@@ -326,7 +326,8 @@ ACCEL_API accel_status_t accel_callback_refuse_device_wait(const void *backend, 
 typedef struct accel_callback_call accel_callback_call_t;
 
 /* A record for `fn(user_data)` on `stream` of `device` of `backend`.
- * OUT_OF_MEMORY with a sentence when it cannot be allocated. */
+ * INVALID_ARGUMENT when `fn` or `out` is NULL, OUT_OF_MEMORY when it cannot
+ * be allocated, each with a sentence; *out is untouched then. */
 ACCEL_API accel_status_t accel_callback_call_new(const void *backend, int device,
                                                  const void *stream, accel_host_fn_t fn,
                                                  void *user_data, bool replayed,
@@ -414,7 +415,8 @@ ACCEL_API void accel_callback_emulator_init(accel_callback_emulator_t *em,
  * freed, touching no lock and calling no op. */
 ACCEL_API void accel_callback_emulator_fini(accel_callback_emulator_t *em, bool forked);
 /* Queue fn(user_data) behind `stream`'s work (NULL: the device's default
- * stream). On failure nothing runs and the status says why; a failure after
+ * stream). INVALID_ARGUMENT when `em` or `fn` is NULL. On failure nothing
+ * runs and the status says why; a failure after
  * `reached` was placed (the gate) still lets the thread release it. */
 ACCEL_API accel_status_t accel_callback_emulator_add(accel_callback_emulator_t *em, int device,
                                                      void *stream, accel_host_fn_t fn,

@@ -134,9 +134,16 @@ static accel_status_t emulator_place(accel_callback_emulator_t *em,
 accel_status_t accel_callback_emulator_add(accel_callback_emulator_t *em, int device, void *stream,
                                            accel_host_fn_t fn, void *user_data)
 {
-    accel_callback_emulator_entry_t *e = calloc(1, sizeof *e);
+    accel_callback_emulator_entry_t *e;
     accel_status_t status;
     bool queue = false;
+    if (em == NULL)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "no host-callback emulator given (NULL)");
+    if (fn == NULL)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "%s: a host callback's function is NULL", em->name);
+    e = calloc(1, sizeof *e);
     if (e == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "%s: out of host memory for a host callback", em->name);

@@ -81,7 +81,13 @@ accel_status_t accel_callback_call_new(const void *backend, int device, const vo
                                        accel_host_fn_t fn, void *user_data, bool replayed,
                                        accel_callback_call_t **out)
 {
-    accel_callback_call_t *call = malloc(sizeof *call);
+    accel_callback_call_t *call;
+    if (fn == NULL || out == NULL)
+        return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                                   "a host callback record needs a function and an output: %s "
+                                   "is NULL",
+                                   fn == NULL ? "the function" : "the output");
+    call = malloc(sizeof *call);
     if (call == NULL)
         return accel_backend_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                    "out of host memory for a host callback");
