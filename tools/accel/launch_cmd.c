@@ -242,10 +242,9 @@ static const char *launch_find_program(const launch_engine_desc_t *desc, char *b
 static void launch_not_found(const launch_engine_desc_t *desc)
 {
     bool named = getenv(desc->override) != NULL && getenv(desc->override)[0] != '\0';
-    fprintf(stderr, "accel launch: %s not found (%s; Debian: apt-get install %s)", desc->program,
-            named ? "" : "not on PATH", desc->package);
-    if (named)
-        fprintf(stderr, " -- %s is not an executable", desc->override);
+    fprintf(stderr, "accel launch: %s not found (%s%s; Debian: apt-get install %s)", desc->program,
+            named ? desc->override : "not on PATH", named ? " is not an executable" : "",
+            desc->package);
     if (desc->engine == LAUNCH_ENGINE_MPIRUN)
         fprintf(stderr, ". Without it, start each rank yourself with RANK, WORLD_SIZE, LOCAL_RANK, "
                         "MASTER_ADDR and MASTER_PORT set, as torchrun does, for an engine with its "
@@ -688,7 +687,7 @@ static int launch_hosts_form(accel_t *acc, const launch_options_t *o,
     if (engine_path == NULL) {
         launch_not_found(desc);
     } else if (desc->engine == LAUNCH_ENGINE_SRUN && !o->dry_run &&
-               getenv("SLURM_JOB_ID") == NULL) {
+               (getenv("SLURM_JOB_ID") == NULL || getenv("SLURM_JOB_ID")[0] == '\0')) {
         fprintf(stderr, "accel launch: --launcher slurm runs srun inside a Slurm allocation "
                         "(salloc or sbatch), but SLURM_JOB_ID is not set\n");
     } else if (getcwd(cwd, sizeof cwd) == NULL) {
