@@ -40,7 +40,7 @@ expect mpirun "/bin/true --bind-to none$root \\
 
 expect mpirun_launcher_args "/bin/true --bind-to none$root --mca plm_rsh_args '-p 2222' --mca btl self,tcp \\
   -n 1 --host worker-1:1 -x CUDA_VISIBLE_DEVICES=0 -x CROSS_RANK=0 -x LOCAL_SIZE=1 -x MASTER_ADDR=worker-1 -x MASTER_PORT=29500 -x WORLD_SIZE=1 -x CROSS_SIZE=1 $forward prog" \
-    -H "$hostfile" --exclude=worker-0@worker-1:1 --ssh_port 2222 --launcher_args "--mca btl self,tcp" prog
+    -H "$hostfile" --exclude=worker-0@worker-1:1 --ssh_port 2222 --launcher_args " --mca btl	self,tcp " prog
 
 expect srun "/bin/true --nodes=2 --ntasks=4 --ntasks-per-node=2 --nodelist=worker-0,worker-1 --export=ALL \\
   sh -c 'case \"\$SLURMD_NODENAME\" in worker-0) export CUDA_VISIBLE_DEVICES=0,1 CROSS_RANK=0 LOCAL_SIZE=2;; worker-1) export CUDA_VISIBLE_DEVICES=0,1 CROSS_RANK=1 LOCAL_SIZE=2;; *) echo \"accel launch: node \$SLURMD_NODENAME is not one of the selected hosts\" >&2; exit 1;; esac; export MASTER_ADDR=10.0.0.1 MASTER_PORT=29500 WORLD_SIZE=4 CROSS_SIZE=2 RANK=\$((CROSS_RANK * 2 + SLURM_LOCALID)) LOCAL_RANK=\$SLURM_LOCALID; exec \"\$@\"' accel-launch prog a" \

@@ -9,9 +9,10 @@
  * of earlier releases and stays as it was. mpirun and srun replace this
  * process (exec): their exit code is the command's; ssh runs one child per
  * node and exits with the first failure's status. docs/comm.md, "Running
- * on a cluster". */
+ * on a cluster". This file holds the options and runs the commands; the
+ * hosts come from launch_pool.c and launch_hosts.c, the variables from
+ * launch_env.c, the commands from launch_plan.c. */
 #include <errno.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +20,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launch_env.h"
 #include "launch_hosts.h"
 #include "launch_plan.h"
+#include "launch_pool.h"
 
-/* DeepSpeed's defaults: deepspeed/launcher/runner.py (DLTS_HOSTFILE) and
- * TORCH_DISTRIBUTED_DEFAULT_PORT. */
-#define LAUNCH_DEFAULT_HOSTFILE "/job/hostfile"
-#define LAUNCH_DEFAULT_PORT     29500
-#define LAUNCH_MAX_LOCAL_IDS    4096
-
-/* Forwarded besides the backend's export prefixes: accel's own variables
- * (ACCEL_ACCELERATOR, ACCEL_COMM_TIMEOUT, ACCEL_LOG, ACCEL_<NAME>_LIBRARY...),
- * DeepSpeed's accelerator override and, in the -n form where accel does not
- * set them, the torch.distributed rendezvous. */
-static const char *const launch_own_prefixes[] = {"ACCEL_", "DS_ACCELERATOR", "MASTER_ADDR",
-                                                  "MASTER_PORT"};
+/* DeepSpeed's default (TORCH_DISTRIBUTED_DEFAULT_PORT). */
+#define LAUNCH_DEFAULT_PORT 29500
 
 typedef struct launch_options {
     int ranks;                    /* -n; 0: the hostfile form */
@@ -252,121 +245,6 @@ static void launch_not_found(const launch_engine_desc_t *desc)
     fputc('\n', stderr);
 }
 
-/* ---- variables */
-
-static void launch_vars_free(launch_vars_t *vars)
-{
-    for (size_t i = 0; i < vars->count; i++) {
-        free(vars->items[i].name);
-        free(vars->items[i].value);
-    }
-    free(vars->items);
-    *vars = (launch_vars_t){0};
-}
-
-static int launch_vars_add(void *ctx, const char *name, const char *value)
-{
-    launch_vars_t *vars = ctx;
-    launch_var_t *grown = realloc(vars->items, (vars->count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return ACCEL_ERROR_OUT_OF_MEMORY;
-    vars->items = grown;
-    grown[vars->count].name = strdup(name);
-    grown[vars->count].value = strdup(value);
-    if (grown[vars->count].name == NULL || grown[vars->count].value == NULL) {
-        free(grown[vars->count].name);
-        free(grown[vars->count].value);
-        return ACCEL_ERROR_OUT_OF_MEMORY;
-    }
-    vars->count++;
-    return 0;
-}
-
-static bool launch_vars_addf(launch_vars_t *vars, const char *name, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool launch_vars_addf(launch_vars_t *vars, const char *name, const char *format, ...)
-{
-    char value[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(value, sizeof value, format, args);
-    va_end(args);
-    return launch_vars_add(vars, name, value) == 0;
-}
-
-static bool launch_vars_has(const launch_vars_t *vars, const char *name, size_t length)
-{
-    for (size_t i = 0; i < vars->count; i++)
-        if (strlen(vars->items[i].name) == length &&
-            strncmp(vars->items[i].name, name, length) == 0)
-            return true;
-    return false;
-}
-
-/* A name a shell accepts in `export NAME=...`. */
-static bool launch_is_shell_name(const char *name, size_t length)
-{
-    if (length == 0 || (name[0] >= '0' && name[0] <= '9'))
-        return false;
-    for (size_t i = 0; i < length; i++) {
-        char c = name[i];
-        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-              (c >= '0' && c <= '9')))
-            return false;
-    }
-    return true;
-}
-
-static bool launch_has_prefix(const char *entry, const char *const *prefixes, size_t count)
-{
-    for (size_t k = 0; k < count; k++)
-        if (prefixes[k] != NULL && strncmp(entry, prefixes[k], strlen(prefixes[k])) == 0)
-            return true;
-    return false;
-}
-
-static int launch_compare_vars(const void *a, const void *b)
-{
-    return strcmp(((const launch_var_t *)a)->name, ((const launch_var_t *)b)->name);
-}
-
-/* Every set variable under the backend's export prefixes or accel's own,
- * except those the launcher sets itself (`set`), sorted by name. */
-static bool launch_collect_forwarded(accel_t *acc, const launch_vars_t *const *set,
-                                     size_t set_count, launch_vars_t *out)
-{
-    const char *const *prefixes = NULL;
-    size_t prefix_count = 0;
-    if (accel_export_envs(acc, &prefixes, &prefix_count) != ACCEL_OK) {
-        accel_cli_fail("export prefixes");
-        return false;
-    }
-    for (char **entry = environ; *entry != NULL; entry++) {
-        const char *equals = strchr(*entry, '=');
-        size_t length = equals ? (size_t)(equals - *entry) : 0;
-        if (!equals || !launch_is_shell_name(*entry, length) ||
-            (!launch_has_prefix(*entry, prefixes, prefix_count) &&
-             !launch_has_prefix(*entry, launch_own_prefixes,
-                                sizeof launch_own_prefixes / sizeof *launch_own_prefixes)))
-            continue;
-        bool already = launch_vars_has(out, *entry, length);
-        for (size_t s = 0; s < set_count && !already; s++)
-            already = launch_vars_has(set[s], *entry, length);
-        char name[256];
-        if (already || length >= sizeof name)
-            continue;
-        snprintf(name, sizeof name, "%.*s", (int)length, *entry);
-        if (launch_vars_add(out, name, equals + 1) != 0) {
-            fprintf(stderr, "accel launch: out of host memory\n");
-            return false;
-        }
-    }
-    if (out->count > 1)
-        qsort(out->items, out->count, sizeof *out->items, launch_compare_vars);
-    return true;
-}
-
 /* ---- the -n form (one machine, or mpirun's --host list) */
 
 static int launch_ranks_form(accel_t *acc, const launch_options_t *o, int argc, char **argv)
@@ -416,159 +294,20 @@ static int launch_ranks_form(accel_t *acc, const launch_options_t *o, int argc, 
 
 /* ---- the hostfile form */
 
-/* The whole of a hostfile (at most 1 MiB), NUL-terminated; NULL with the
- * reason printed. */
-static char *launch_read_hostfile(const char *path)
-{
-    FILE *file = fopen(path, "r");
-    if (file == NULL) {
-        fprintf(stderr, "accel launch: cannot read hostfile %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    enum { LIMIT = 1 << 20 };
-    char *text = malloc(LIMIT + 1);
-    size_t length = text ? fread(text, 1, LIMIT + 1, file) : 0;
-    bool failed = text == NULL || ferror(file) || length > LIMIT;
-    fclose(file);
-    if (failed) {
-        fprintf(stderr, "accel launch: cannot read hostfile %s: %s\n", path,
-                text == NULL     ? "out of host memory"
-                : length > LIMIT ? "larger than 1 MiB"
-                                 : "I/O error");
-        free(text);
-        return NULL;
-    }
-    text[length] = '\0';
-    if (strlen(text) != length) {
-        fprintf(stderr, "accel launch: hostfile %s holds a NUL byte; it is not a text file\n",
-                path);
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-/* "0,2,5" into ids; false for anything else. */
-static bool launch_parse_id_list(const char *text, int *ids, size_t cap, size_t *count)
-{
-    *count = 0;
-    for (const char *p = text;;) {
-        char *end;
-        if (*p < '0' || *p > '9' || *count == cap)
-            return false;
-        errno = 0;
-        long value = strtol(p, &end, 10);
-        if (errno != 0 || value >= LAUNCH_MAX_SLOTS || (*end != ',' && *end != '\0'))
-            return false;
-        ids[(*count)++] = (int)value;
-        if (*end == '\0')
-            return true;
-        p = end + 1;
-    }
-}
-
-/* This machine as the pool, as DeepSpeed does without a hostfile: the
- * devices its visible-devices variable lists when no selection option is
- * given, else all of its devices. */
-static bool launch_local_pool(accel_t *acc, const launch_options_t *o, launch_hosts_t *pool)
-{
-    static int ids[LAUNCH_MAX_LOCAL_IDS];
-    size_t count = 0, name_count = 0;
-    const char *const *names = NULL;
-    char err[512];
-    if (accel_visible_devices_envs(acc, &names, &name_count) != ACCEL_OK) {
-        accel_cli_fail("visible devices variables");
-        return false;
-    }
-    const char *visible = name_count > 0 ? getenv(names[0]) : NULL;
-    const launch_selection_t *s = &o->selection;
-    bool selecting = s->include[0] || s->exclude[0] || s->num_nodes > 1 || s->num_gpus > 0;
-    if (visible != NULL && visible[0] != '\0' && selecting)
-        fprintf(stderr,
-                "accel launch: %s=%s is ignored: --include/--exclude/--num_gpus/--num_nodes "
-                "choose the devices (as in DeepSpeed)\n",
-                names[0], visible);
-    if (visible != NULL && visible[0] != '\0' && !selecting) {
-        if (!launch_parse_id_list(visible, ids, LAUNCH_MAX_LOCAL_IDS, &count)) {
-            fprintf(stderr, "accel launch: %s=%s is not a list of device numbers such as 0,2\n",
-                    names[0], visible);
-            return false;
-        }
-    } else {
-        int devices = 0;
-        if (accel_device_count(acc, &devices) != ACCEL_OK) {
-            accel_cli_fail("device count");
-            return false;
-        }
-        for (int i = 0; i < devices && i < LAUNCH_MAX_LOCAL_IDS; i++)
-            ids[count++] = i;
-    }
-    if (!launch_hosts_local("localhost", ids, count, pool, err, sizeof err)) {
-        fprintf(stderr, "accel launch: %s\n", err);
-        return false;
-    }
-    return true;
-}
-
-/* The pool: the hostfile named, else /job/hostfile when it exists, else
- * this machine. *from_file says which. */
-static bool launch_pool(accel_t *acc, const launch_options_t *o, launch_hosts_t *pool,
-                        bool *from_file)
-{
-    const char *path = o->hostfile;
-    if (path == NULL && access(LAUNCH_DEFAULT_HOSTFILE, F_OK) == 0)
-        path = LAUNCH_DEFAULT_HOSTFILE;
-    *from_file = path != NULL;
-    if (path == NULL)
-        return launch_local_pool(acc, o, pool);
-    char *text = launch_read_hostfile(path), source[PATH_MAX + 16], err[1024];
-    if (text == NULL)
-        return false;
-    snprintf(source, sizeof source, "hostfile %s", path);
-    bool ok = launch_hosts_parse(text, source, pool, err, sizeof err);
-    if (!ok)
-        fprintf(stderr, "accel launch: %s\n", err);
-    free(text);
-    return ok;
-}
-
-/* Each node's variables (the backend's visible devices, its node rank and
- * rank count) and every rank's (the job's size and rendezvous). */
-static bool launch_build_vars(accel_t *acc, const launch_hosts_t *hosts, const char *master_addr,
-                              int master_port, launch_vars_t *node_vars, launch_vars_t *job_vars)
-{
-    for (size_t node = 0; node < hosts->count; node++) {
-        const launch_host_t *host = &hosts->hosts[node];
-        if (accel_set_visible_devices_envs(acc, host->ids, host->count, launch_vars_add,
-                                           &node_vars[node]) != ACCEL_OK) {
-            accel_cli_fail("visible devices variables");
-            return false;
-        }
-        if (!launch_vars_addf(&node_vars[node], "CROSS_RANK", "%zu", node) ||
-            !launch_vars_addf(&node_vars[node], "LOCAL_SIZE", "%zu", host->count))
-            return false;
-    }
-    return launch_vars_addf(job_vars, "MASTER_ADDR", "%s", master_addr) &&
-           launch_vars_addf(job_vars, "MASTER_PORT", "%d", master_port) &&
-           launch_vars_addf(job_vars, "WORLD_SIZE", "%zu", launch_hosts_total(hosts)) &&
-           launch_vars_addf(job_vars, "CROSS_SIZE", "%zu", hosts->count);
-}
-
-/* --launcher_args split at blanks (no quoting: one word per option). */
+/* --launcher_args split at blanks (no quoting: one word per option). One
+ * allocation holds the array and the words: free() the result. */
 static char **launch_split_args(const char *text, size_t *count)
 {
+    size_t length = strlen(text ? text : ""), cap = length / 2 + 2;
+    char **words = malloc(cap * sizeof *words + length + 1);
     *count = 0;
-    char *copy = strdup(text ? text : ""), *save = NULL;
-    char **words = calloc(strlen(copy) / 2 + 2, sizeof *words);
-    if (copy == NULL || words == NULL) {
-        free(copy);
-        free(words);
+    if (words == NULL)
         return NULL;
-    }
+    char *copy = (char *)(words + cap), *save = NULL;
+    memcpy(copy, text ? text : "", length + 1);
     for (char *word = strtok_r(copy, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
         words[(*count)++] = word;
-    if (*count == 0)
-        free(copy);
+    words[*count] = NULL;
     return words;
 }
 
@@ -666,7 +405,7 @@ static int launch_hosts_form(accel_t *acc, const launch_options_t *o,
     launch_hosts_t hosts = {0};
     bool from_file = false;
     char err[1024], path_buf[PATH_MAX], cwd[PATH_MAX];
-    if (!launch_pool(acc, o, &hosts, &from_file))
+    if (!launch_pool_open(acc, o->hostfile, &o->selection, &hosts, &from_file))
         return ACCEL_CLI_EXIT_USAGE;
     if (!launch_hosts_select(&hosts, &o->selection, err, sizeof err)) {
         fprintf(stderr, "accel launch: %s\n", err);
@@ -716,8 +455,6 @@ static int launch_hosts_form(accel_t *acc, const launch_options_t *o,
             rc = launch_run_plan(&plan, o->dry_run);
         }
     }
-    if (engine_args != NULL && engine_arg_count > 0)
-        free(engine_args[0]);
     free(engine_args);
     for (size_t node = 0; node_vars != NULL && node < hosts.count; node++)
         launch_vars_free(&node_vars[node]);
