@@ -9,6 +9,8 @@
 # (the stand-in is the ssh engine's ssh). CHECK is launch_nodes_check,
 # which each rank runs. 2 nodes x 2 ranks, with devices 1,3 of the first
 # host's 4 and both of the second's 2 (--include), a third host left out.
+# Over ssh, then a job whose rank 3 exits 7: the launcher must exit 7 and
+# name 127.0.0.3.
 # Exits 77 (ctest's skip) saying why when mpirun is missing.
 set -euo pipefail
 accel=$1 engine=$2 check=$3
@@ -81,3 +83,11 @@ echo "+ accel launch ${args[*]} $check ${expect[*]}"
 sort "$work/hosts.log" | tr '\n' ' ' | grep -qx '127.0.0.2 127.0.0.3 ' ||
     { echo "FAIL: the stand-in ssh was called for: $(tr '\n' ' ' <"$work/hosts.log")"; exit 1; }
 echo "hosts reached: $(tr '\n' ' ' <"$work/hosts.log")"
+if [ "$engine" = ssh ]; then
+    # A rank that fails: the launcher exits with its status, naming its host.
+    rc=0
+    "$accel" launch "${args[@]}" /bin/sh -c 'exit $((RANK == 3 ? 7 : 0))' 2>"$work/err" || rc=$?
+    grep -q "accel launch: the ranks on host '127.0.0.3' ended with status 7" "$work/err" &&
+        [ "$rc" = 7 ] || { echo "FAIL: a failing rank gave exit $rc and: $(cat "$work/err")"; exit 1; }
+    echo "a failing rank: exit $rc, $(cat "$work/err")"
+fi
