@@ -5,8 +5,8 @@
  * the backend's visible-devices variables set to the node's selected
  * devices (accel_set_visible_devices_envs), and every variable under the
  * backend's export prefixes and accel's own is forwarded (the backend's
- * info, accel_export_envs). `-n N [--host LIST]` is the one-machine form
- * of earlier releases and stays as it was. mpirun and srun replace this
+ * info, accel_export_envs). `-n N [--host LIST]`, the one-machine form of
+ * earlier releases, keeps its mpirun options. mpirun and srun replace this
  * process (exec): their exit code is the command's; ssh runs one child per
  * node and exits with the first failure's status. docs/comm.md, "Running
  * on a cluster". This file holds the options and runs the commands; the
