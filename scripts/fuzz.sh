@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 all=(fuzz_names fuzz_plugin_path fuzz_visible_devices fuzz_env_cmd fuzz_rng_state
-     fuzz_op_builder fuzz_adam_tensors fuzz_kernel_cache fuzz_tensor_calls)
+     fuzz_op_builder fuzz_adam_tensors fuzz_kernel_cache fuzz_tensor_calls fuzz_launch_hosts)
 harnesses=("${@:-${all[@]}}")
 if [ $# -eq 0 ]; then harnesses=("${all[@]}"); fi
 build=$PWD/build-fuzz
