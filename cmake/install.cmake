@@ -17,3 +17,10 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/accelConfig.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/accel)
 configure_file(cmake/accel.pc.in ${CMAKE_CURRENT_BINARY_DIR}/accel.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/accel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# `pip install .` (scikit-build-core): the ACCEL_DEEPSPEED_OPS switch, a .pth
+# file and the small module it imports, at the top of site-packages so that
+# every interpreter of the environment reads them (docs/python.md).
+if(SKBUILD)
+  install(FILES python/accel-deepspeed-ops.pth python/_accel_deepspeed_hook.py
+          DESTINATION ${SKBUILD_PLATLIB_DIR})
+endif()

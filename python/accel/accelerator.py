@@ -7,6 +7,7 @@
 # the object itself may be shared between threads.
 import contextlib
 import ctypes
+import threading
 
 from . import _lib
 from ._errors import AccelError
@@ -23,6 +24,24 @@ _FLAGS = {
     "is_events_supported": 12, "is_pinned_memory_supported": 13,
     "is_host_register_supported": 14, "is_host_callbacks_supported": 15,
 }
+
+
+# Exceptions raised by add_callback functions, by stream handle, oldest
+# first, until a synchronize() or query() of that stream raises them (each
+# once). Written on the library's callback thread: guarded by the lock.
+_callback_errors = {}
+_callback_errors_lock = threading.Lock()
+
+
+def _raise_callback_error(handle):
+    with _callback_errors_lock:
+        pending = _callback_errors.get(handle)
+        if not pending:
+            return
+        exc = pending.pop(0)
+        if not pending:
+            del _callback_errors[handle]
+    raise exc
 
 
 def _dev(device_index):
@@ -59,11 +78,16 @@ class Stream:
         return self._handle
 
     def synchronize(self):
+        """Wait for the queued work; then raise the oldest exception an
+        add_callback function of this stream raised and nobody saw yet."""
         lib.accel_stream_synchronize(self._check())
+        _raise_callback_error(self._handle)
 
     def query(self):
-        """True when all queued work has finished."""
+        """True when all queued work has finished (raising, as synchronize()
+        does, an exception from an add_callback function first)."""
         status = lib.accel_stream_query(self._check())
+        _raise_callback_error(self._handle)
         if status in (0, 6):
             return status == 0
         _lib._checker(status, lib.accel_stream_query, ())
@@ -83,14 +107,19 @@ class Stream:
 
     def add_callback(self, fn):
         """Run fn() on a library thread once the work queued before it has
-        finished. fn must not call accel on this stream. An exception in fn
-        is printed (as by threading's excepthook) and dropped."""
+        finished. fn must not call accel on this stream. An exception fn
+        raises is kept and raised by the next synchronize() or query() of
+        this stream (each such exception once, oldest first)."""
         acc = self._acc
         acc._release_finished_callbacks()
+        handle = self._check()
 
         def trampoline(_user):
             try:
                 fn()
+            except BaseException as exc:  # noqa: B036 - the stream's owner gets it
+                with _callback_errors_lock:
+                    _callback_errors.setdefault(handle, []).append(exc)
             finally:
                 # not released here: ctypes still runs this thunk's code
                 acc._finished_callbacks.append(key)
@@ -113,6 +142,8 @@ class Stream:
     def destroy(self):
         if self._handle is not None and self._owned:
             lib.accel_stream_destroy(self._handle)
+            with _callback_errors_lock:  # the handle may be reused
+                _callback_errors.pop(self._handle, None)
         self._handle = None
 
     def __del__(self):

@@ -41,15 +41,28 @@ _BY_DLPACK = {v[1]: k for k, v in DTYPES.items()}
 
 def dtype_name(dtype):
     """The accel dtype name for `dtype`: a name ("float32", "half"), a numpy
-    dtype, or a torch dtype (torch.float16)."""
-    text = str(dtype)
+    dtype or scalar type (np.dtype("float16"), np.float16), or a torch dtype
+    (torch.float16)."""
+    if isinstance(dtype, type) and dtype.__module__ == "numpy":
+        text = dtype.__name__  # np.float16 -> "float16", np.bool_ -> "bool"
+        shown = "numpy.%s" % text
+    else:
+        text = str(dtype)
+        shown = repr(dtype)
     if text.startswith("torch."):
         text = text[len("torch."):]
     text = _ALIASES.get(text, text)
     if text not in DTYPES:
-        raise ValueError("accel: dtype %r is not one accel stores; use one of %s"
-                         % (dtype, ", ".join(DTYPES)))
+        raise ValueError("accel: dtype %s is not one accel stores; use one of %s"
+                         % (shown, ", ".join(DTYPES)))
     return text
+
+
+# DLPack (code, bits) of element types from_dlpack borrows but accel does not
+# store: named in Tensor.dtype; accel's own allocations and ops refuse them.
+_BORROWED_ONLY = {(0, 8): "int8", (0, 16): "int16", (1, 16): "uint16", (1, 32): "uint32",
+                  (1, 64): "uint64", (6, 8): "bool", (5, 64): "complex64",
+                  (5, 128): "complex128"}
 
 
 def _shape_tuple(shape):
@@ -304,9 +317,10 @@ class Tensor:
     def dtype(self):
         self._check()
         key = (self._dl.dtype.code, self._dl.dtype.bits)
-        if self._dl.dtype.lanes != 1 or key not in _BY_DLPACK:
+        name = _BY_DLPACK.get(key, _BORROWED_ONLY.get(key))
+        if self._dl.dtype.lanes != 1 or name is None:
             return "dlpack(code=%d,bits=%d,lanes=%d)" % (key + (self._dl.dtype.lanes,))
-        return _BY_DLPACK[key]
+        return name
 
     @property
     def itemsize(self):

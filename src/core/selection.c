@@ -51,6 +51,13 @@ typedef struct retired_accel {
 static pthread_mutex_t selection_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(accel_t *) selection_current;
 static retired_accel_t *selection_retired; /* guarded by selection_lock */
+/* DeepSpeed's "Setting accelerator to CPU" warning is still to be printed:
+ * cleared by the first auto-detect that reaches cpu (so once per process,
+ * as DeepSpeed's cached get_accelerator() prints it) and by accel_detect,
+ * whose caller receives every candidate's reason instead (`accel report`).
+ * A forked child inherits the parent's value, as DeepSpeed's child inherits
+ * its chosen accelerator. */
+static atomic_bool selection_cpu_warning_due = true;
 
 /* snprintf for reason texts, where cutting a long sentence short is fine. */
 static void selection_format(char *out, size_t cap, const char *fmt, ...)
@@ -232,12 +239,14 @@ static cascade_slot_t *cascade_find(cascade_t *cascade, const char *name)
 }
 
 /* The "xpu only when no CUDA device" rule: true when xpu must be skipped.
- * Either way `note` says what the cuda probe found. */
+ * Either way `note` says what the cuda probe found, as a fact about xpu's
+ * turn; the caller shows it only when it explains the outcome (a skip, or
+ * an xpu that is taken), never after xpu's own reason for being unusable. */
 static bool cascade_cuda_blocks_xpu(cascade_t *cascade, char *note, size_t cap)
 {
     cascade_slot_t *cuda = cascade_find(cascade, "cuda");
     if (cuda == NULL || cuda->ops == NULL) {
-        selection_format(note, cap, "cuda is not built, so there is no CUDA device to defer to");
+        selection_format(note, cap, "considered: cuda is not built, so no CUDA device comes first");
         return false;
     }
     cascade_probe_slot(cuda);
@@ -245,7 +254,7 @@ static bool cascade_cuda_blocks_xpu(cascade_t *cascade, char *note, size_t cap)
         selection_format(note, cap, "%d CUDA device(s) present", cuda->probe.device_count);
         return true;
     }
-    selection_format(note, cap, "no CUDA device found");
+    selection_format(note, cap, "considered: no CUDA device is present");
     return false;
 }
 
@@ -279,10 +288,9 @@ static bool cascade_examine(cascade_t *cascade, cascade_slot_t *slot)
         selection_format(slot->reason, sizeof slot->reason, "%d device(s)%s%s%s%s",
                          slot->probe.device_count, said ? ": " : "", said ? said : "",
                          note[0] ? "; " : "", note);
-    else
-        selection_format(slot->reason, sizeof slot->reason, "%s%s%s%s",
-                         said ? said : (slot->probe.available ? "no device" : "unavailable"),
-                         note[0] ? " (" : "", note, note[0] ? ")" : "");
+    else /* the CUDA note is no reason for xpu's own failure: left out */
+        selection_format(slot->reason, sizeof slot->reason, "%s",
+                         said ? said : (slot->probe.available ? "no device" : "unavailable"));
     return selection_probe_auto(&slot->probe);
 }
 
@@ -334,7 +342,7 @@ static accel_status_t selection_auto_detect(const accel_backend_ops_t **out)
         status = cascade_nothing_found(&cascade);
     } else {
         const cascade_slot_t *winner = &cascade.slots[cascade.chosen];
-        if (strcmp(winner->name, "cpu") == 0)
+        if (strcmp(winner->name, "cpu") == 0 && atomic_exchange(&selection_cpu_warning_due, false))
             accel_log(ACCEL_LOG_WARN, "Setting accelerator to CPU. If you have GPU or other "
                                       "accelerator, we were unable to detect it.");
         *out = winner->ops;
@@ -568,6 +576,7 @@ accel_status_t accel_detect(accel_candidate_t *candidates, size_t cap, size_t *o
     status = cascade_open(&cascade);
     if (status != ACCEL_OK)
         return status;
+    atomic_store(&selection_cpu_warning_due, false); /* the caller gets the reasons */
     n = cap < cascade.count ? cap : cascade.count;
     status = detect_check_entries(candidates, n);
     if (status == ACCEL_OK) {

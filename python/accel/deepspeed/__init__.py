@@ -9,15 +9,15 @@
 #   DeepSpeedCPUAdam / DeepSpeedCPUAdagrad / DeepSpeedCPULion run on accel with
 #   no JIT build. install_import_hook() does the same as soon as DeepSpeed's
 #   op_builder is imported (for processes that import DeepSpeed later, such
-#   as test workers). docs/python.md shows both.
+#   as test workers); ACCEL_DEEPSPEED_OPS=1 does it in every process of the
+#   environment. docs/python.md shows all three.
 #
 # Nothing here imports torch or DeepSpeed until use_accel_ops() is called.
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 
 from . import _ops
+from ._ops import step_counts  # noqa: F401 - steps libaccel ran, per op, in this process
 
 _MODULES = {"cpu_adam": "accel.deepspeed.cpu_adam", "cpu_adagrad": "accel.deepspeed.cpu_adagrad",
             "cpu_lion": "accel.deepspeed.cpu_lion"}
@@ -151,37 +151,13 @@ def use_accel_ops():
             compatible[cls.NAME] = cls().is_compatible()
 
 
-class _AfterOpBuilderImport(importlib.abc.MetaPathFinder):
-    """Runs use_accel_ops() right after deepspeed.ops.op_builder is imported."""
-    TARGET = "deepspeed.ops.op_builder"
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != self.TARGET:
-            return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            sys.meta_path.insert(0, self)
-        if spec is None or spec.loader is None:
-            return None
-        loader = spec.loader
-        exec_module = loader.exec_module
-
-        def exec_then_hook(module):
-            exec_module(module)
-            sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
-            use_accel_ops()
-
-        loader.exec_module = exec_then_hook
-        return spec
-
-
 def install_import_hook():
     """use_accel_ops() now if DeepSpeed's op builders are imported, else as
     soon as they are (put it in sitecustomize or the launcher's entry script
-    so every worker process gets it)."""
-    if "deepspeed.ops.op_builder" in sys.modules:
+    so every worker process gets it; ACCEL_DEEPSPEED_OPS=1 does it in every
+    process of the environment, _accel_deepspeed_hook.py)."""
+    import _accel_deepspeed_hook
+    if _accel_deepspeed_hook.TARGET in sys.modules:
         use_accel_ops()
-    elif not any(isinstance(f, _AfterOpBuilderImport) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterOpBuilderImport())
+    else:
+        _accel_deepspeed_hook.install()

@@ -7,12 +7,21 @@
 # GIL released (ctypes) on accel's CPU worker pool. As in DeepSpeed, two
 # steps must not update the same tensors at the same time.
 import ctypes
+import json
+import os
+import sys
 
 from .. import _lib
-from ..accelerator import get_accelerator
+from ..accelerator import get_accelerator, open as open_accelerator
 from ..tensor import import_dlpack
 
 _state = {"acc": None, "tables": {}}
+
+# Steps that libaccel's op table ran and returned ACCEL_OK for, per op, in
+# this process (step_counts()). With ACCEL_DEEPSPEED_COUNT_DIR set, every
+# count also rewrites <dir>/<pid>.json, so a test harness can read the
+# counts of worker processes it never talks to (scripts/test-deepspeed.sh).
+_counts = {"cpu_adam": 0, "cpu_adagrad": 0, "cpu_lion": 0}
 
 _TABLES = {"cpu_adam": ("CPUAdamBuilder", _lib.AdamOp),
            "cpu_adagrad": ("CPUAdagradBuilder", _lib.AdagradOp),
@@ -25,9 +34,21 @@ def bind(acc):
 
 
 def accelerator():
+    """The accelerator the steps run on: bind()'s, else accel's cpu backend
+    when DeepSpeed's accelerator in this process is cpu (DeepSpeed printed
+    its own "Setting accelerator to CPU" warning then, and auto-detect would
+    print accel's copy of it), else get_accelerator()."""
     if _state["acc"] is None:
-        _state["acc"] = get_accelerator()
+        _state["acc"] = open_accelerator("cpu") if _deepspeed_chose_cpu() else get_accelerator()
     return _state["acc"]
+
+
+def _deepspeed_chose_cpu():
+    ds = sys.modules.get("deepspeed.accelerator")
+    try:
+        return getattr(ds.get_accelerator(), "_name", None) == "cpu" if ds else False
+    except Exception:  # noqa: BLE001 - a DeepSpeed that cannot say: auto-detect
+        return False
 
 
 def table(op_name):
@@ -41,6 +62,35 @@ def table(op_name):
         cached = (acc._handle, ctypes.cast(address, ctypes.POINTER(struct)).contents)
         _state["tables"][key] = cached
     return cached
+
+
+def count(op_name):
+    """Record one step of op_name that libaccel ran (called after the C call
+    returned ACCEL_OK)."""
+    _counts[op_name] += 1
+    directory = os.environ.get("ACCEL_DEEPSPEED_COUNT_DIR")
+    if directory:
+        _, op = table(op_name)
+        record = {"pid": os.getpid(), "ppid": os.getppid(), "cmdline": _cmdline(os.getpid()),
+                  "parent_cmdline": _cmdline(os.getppid()), "library": _lib.path,
+                  "implementation": op.implementation.decode(), "steps": _counts}
+        path = os.path.join(directory, "%d.json" % os.getpid())
+        with open(path + ".tmp", "w") as out:
+            json.dump(record, out)
+        os.replace(path + ".tmp", path)
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def step_counts():
+    """{op name: steps libaccel ran for it in this process}."""
+    return dict(_counts)
 
 
 # torch dtype name -> DLPack (code, bits), for the torch fast path below

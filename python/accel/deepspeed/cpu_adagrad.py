@@ -32,6 +32,7 @@ def adagrad_update(optimizer_id, step, lr, epsilon, weight_decay, params, grads,
             ((params, "params"), (grads, "grads"), (exp_avg_sq, "exp_avg_sq"))]
     _lib._checker(op.step(handle, None, ctypes.byref(config), keep[0][1], keep[1][1],
                           keep[2][1]), op.step, ())
+    _ops.count("cpu_adagrad")
     return 0
 
 

@@ -1,12 +1,17 @@
 # cpu_adam.py: the functions of DeepSpeed's compiled cpu_adam module
 # (csrc/adam/cpu_adam.cpp: create_adam, adam_update, adam_rollback,
-# destroy_adam) with the same arguments and return values, running accel's
-# CPUAdam kernels (include/accel/accel_ops.h). DeepSpeedCPUAdam calls these
-# through CPUAdamBuilder().load(); see accel.deepspeed for the glue.
+# destroy_adam, and ZenFlow's zenflow_adam_* from _zenflow_adam.py) with the
+# same arguments and return values, running accel's CPUAdam kernels
+# (include/accel/accel_ops.h). DeepSpeedCPUAdam calls these through
+# CPUAdamBuilder().load(); see accel.deepspeed for the glue.
 import ctypes
 
 from .. import _lib
 from . import _ops
+from ._zenflow_adam import (zenflow_adam_create, zenflow_adam_ctrl_exit,  # noqa: F401
+                            zenflow_adam_ctrl_init, zenflow_adam_ctrl_size,
+                            zenflow_adam_destroy, zenflow_adam_register_group,
+                            zenflow_adam_run_worker, zenflow_adam_submit, zenflow_adam_wait)
 
 # optimizer_id -> hyper-parameters given to create_adam (adamw_mode is the one
 # adam_update does not pass again)
@@ -42,6 +47,7 @@ def adam_update(optimizer_id, step, lr, beta1, beta2, epsilon, weight_decay, bia
     step = _lib.int_arg(step, "step", "uint64")
     _lib._checker(op.step(handle, None, ctypes.byref(config), step, keep[0][1], keep[1][1],
                           keep[2][1], keep[3][1]), op.step, ())
+    _ops.count("cpu_adam")
     return 0
 
 

@@ -33,6 +33,7 @@ def lion_update(optimizer_id, step, lr, beta1, beta2, weight_decay, params, grad
             ((params, "params"), (grads, "grads"), (exp_avg, "exp_avg"))]
     _lib._checker(op.step(handle, None, ctypes.byref(config), keep[0][1], keep[1][1],
                           keep[2][1]), op.step, ())
+    _ops.count("cpu_lion")
     return 0
 
 

@@ -91,7 +91,7 @@ function(accel_sim_register_xpu)
       ENVIRONMENT "${xpu_sim_env};ACCEL_ACCELERATOR=xpu;CCL_ROOT=${CMAKE_CURRENT_BINARY_DIR}/fake-oneccl")
     # The cascade: with no CUDA device here, auto-detect picks xpu on the sim.
     add_test(NAME xpu.sim_cascade COMMAND ${xpu_cli} auto $<TARGET_FILE:accel_cli>
-             "xpu (auto detect)" "no CUDA device found")
+             "xpu (auto detect)" "considered: no CUDA device is present")
     set_tests_properties(xpu.sim_cascade PROPERTIES LABELS "cli" ENVIRONMENT "${xpu_sim_env}")
     # The rule "xpu only when no CUDA device is present" with the real xpu
     # and cuda backends: a libcuda that only counts (cuda_count/) shows two
