@@ -49,6 +49,11 @@ static const accel_optim_kernels_t *host_kernels(void)
     return chosen;
 }
 
+const accel_optim_kernels_t *accel_host_optim_kernels(void)
+{
+    return host_kernels();
+}
+
 /* Host ops order themselves after work already queued on `stream`. */
 static accel_status_t host_wait_stream(accel_t *acc, accel_stream_t *stream)
 {
@@ -60,6 +65,11 @@ static accel_status_t host_wait_stream(accel_t *acc, accel_stream_t *stream)
     if (status != ACCEL_OK)
         return status;
     return accel_stream_synchronize(resolved);
+}
+
+accel_status_t accel_host_wait_stream(accel_t *acc, accel_stream_t *stream)
+{
+    return host_wait_stream(acc, stream);
 }
 
 typedef struct host_job {
@@ -254,7 +264,7 @@ static accel_status_t host_lion_step_multi(accel_t *acc, accel_stream_t *stream,
 /* ---- builders */
 
 static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step,
-                                       host_adam_step_multi};
+                                       host_adam_step_multi, accel_host_offload_step};
 static accel_adagrad_op_t host_adagrad_op = {sizeof(accel_adagrad_op_t), "scalar",
                                              host_adagrad_step};
 static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step,

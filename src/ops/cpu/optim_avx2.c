@@ -80,6 +80,34 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
         out, _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1)));
 }
 
+/* The offload norm's 16 double lanes: four vectors of four. */
+typedef struct sumsq {
+    __m256d lanes[4];
+} sumsq_t;
+
+ACCEL_SIMD_INLINE void sumsq_zero(sumsq_t *acc)
+{
+    for (int k = 0; k < 4; k++)
+        acc->lanes[k] = _mm256_setzero_pd();
+}
+
+ACCEL_SIMD_INLINE void sumsq_add16(sumsq_t *acc, const void *base, size_t i, accel_dtype_t dtype)
+{
+    vec_t low = vec_load(base, i, dtype), high = vec_load(base, i + 8, dtype);
+    __m256d d[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(low)),
+                    _mm256_cvtps_pd(_mm256_extractf128_ps(low, 1)),
+                    _mm256_cvtps_pd(_mm256_castps256_ps128(high)),
+                    _mm256_cvtps_pd(_mm256_extractf128_ps(high, 1))};
+    for (int k = 0; k < 4; k++)
+        acc->lanes[k] = _mm256_fmadd_pd(d[k], d[k], acc->lanes[k]);
+}
+
+ACCEL_SIMD_INLINE void sumsq_store(const sumsq_t *acc, double *lanes)
+{
+    for (int k = 0; k < 4; k++)
+        _mm256_storeu_pd(lanes + 4 * k, acc->lanes[k]);
+}
+
 #define OPTIM_SIMD_TABLE accel_optim_kernels_avx2
 #define OPTIM_SIMD_ISA   ACCEL_CPU_ISA_AVX2
 #define OPTIM_SIMD_NAME  "avx2"

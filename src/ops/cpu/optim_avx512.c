@@ -75,6 +75,33 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
                         _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(is_nan, rounded, quiet)));
 }
 
+/* The offload norm's 16 double lanes: two vectors of eight. */
+typedef struct sumsq {
+    __m512d lanes[2];
+} sumsq_t;
+
+ACCEL_SIMD_INLINE void sumsq_zero(sumsq_t *acc)
+{
+    acc->lanes[0] = _mm512_setzero_pd();
+    acc->lanes[1] = _mm512_setzero_pd();
+}
+
+ACCEL_SIMD_INLINE void sumsq_add16(sumsq_t *acc, const void *base, size_t i, accel_dtype_t dtype)
+{
+    vec_t x = vec_load(base, i, dtype);
+    __m512d low = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+    __m512d high =
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+    acc->lanes[0] = _mm512_fmadd_pd(low, low, acc->lanes[0]);
+    acc->lanes[1] = _mm512_fmadd_pd(high, high, acc->lanes[1]);
+}
+
+ACCEL_SIMD_INLINE void sumsq_store(const sumsq_t *acc, double *lanes)
+{
+    _mm512_storeu_pd(lanes, acc->lanes[0]);
+    _mm512_storeu_pd(lanes + 8, acc->lanes[1]);
+}
+
 #define OPTIM_SIMD_TABLE accel_optim_kernels_avx512
 #define OPTIM_SIMD_ISA   ACCEL_CPU_ISA_AVX512
 #define OPTIM_SIMD_NAME  "avx512"
