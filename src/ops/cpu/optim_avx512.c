@@ -62,17 +62,20 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
         _mm256_storeu_si256(out, _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         return;
     }
-    /* bf16: nearest even, NaN -> 0x7FC0 | sign */
+    /* bf16: nearest even, NaN -> 0x7FC0 | sign (the fix only for vectors
+     * that hold a NaN) */
     __m512i bits = _mm512_castps_si512(x);
     __m512i high = _mm512_srli_epi32(bits, 16);
     __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
     __m512i rounded = _mm512_srli_epi32(
         _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
-    __m512i quiet = _mm512_or_si512(_mm512_and_si512(high, _mm512_set1_epi32(0x8000)),
-                                    _mm512_set1_epi32(0x7fc0));
     __mmask16 is_nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    _mm256_storeu_si256(out,
-                        _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(is_nan, rounded, quiet)));
+    if (__builtin_expect(is_nan != 0, 0)) {
+        __m512i quiet = _mm512_or_si512(_mm512_and_si512(high, _mm512_set1_epi32(0x8000)),
+                                        _mm512_set1_epi32(0x7fc0));
+        rounded = _mm512_mask_blend_epi32(is_nan, rounded, quiet);
+    }
+    _mm256_storeu_si256(out, _mm512_cvtepi32_epi16(rounded));
 }
 
 /* The offload norm's 16 double lanes: two vectors of eight. */

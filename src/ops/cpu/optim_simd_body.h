@@ -20,12 +20,15 @@ ACCEL_SIMD_INLINE void adam_vector_range(const accel_adam_coeffs_t *c,
     const vec_t step_size = vec_set1(c->step_size);
     const vec_t l2_decay = vec_set1(c->l2_decay), decoupled = vec_set1(c->decoupled_decay);
     const int has_l2 = c->l2_decay > 0.0f, has_decoupled = c->decoupled_decay != 0.0f;
+    /* locals: the vector stores may alias *view, which would reload it */
+    void *const param = view->param, *const state1 = view->state1, *const state2 = view->state2;
+    const void *const grad = view->grad;
     size_t i = begin;
     for (; i + VEC_WIDTH <= end; i += VEC_WIDTH) {
-        vec_t g = vec_load(view->grad, i, pt);
-        vec_t p = vec_load(view->param, i, pt);
-        vec_t m = vec_load(view->state1, i, st);
-        vec_t s = vec_load(view->state2, i, st);
+        vec_t g = vec_load(grad, i, pt);
+        vec_t p = vec_load(param, i, pt);
+        vec_t m = vec_load(state1, i, st);
+        vec_t s = vec_load(state2, i, st);
         if (has_l2)
             g = vec_fma(p, l2_decay, g);
         m = vec_fma(g, one_minus_beta1, vec_mul(m, beta1));
@@ -34,9 +37,9 @@ ACCEL_SIMD_INLINE void adam_vector_range(const accel_adam_coeffs_t *c,
         if (has_decoupled)
             p = vec_fma(p, decoupled, p);
         p = vec_fma(update, step_size, p);
-        vec_store(view->param, i, pt, p);
-        vec_store(view->state1, i, st, m);
-        vec_store(view->state2, i, st, s);
+        vec_store(param, i, pt, p);
+        vec_store(state1, i, st, m);
+        vec_store(state2, i, st, s);
     }
     if (i < end)
         accel_optim_kernels_scalar.adam(c, view, i, end);
@@ -100,12 +103,16 @@ ACCEL_SIMD_INLINE void offload_adam_vector_range(const accel_adam_coeffs_t *c, f
     const vec_t step_size = vec_set1(c->step_size), inverse = vec_set1(inverse_scale);
     const vec_t l2_decay = vec_set1(c->l2_decay), decoupled = vec_set1(c->decoupled_decay);
     const int has_l2 = c->l2_decay > 0.0f, has_decoupled = c->decoupled_decay != 0.0f;
+    float *const param = view->param, *const exp_avg = view->exp_avg;
+    float *const exp_avg_sq = view->exp_avg_sq;
+    void *const lp = view->lp;
+    const void *const grad = view->grad;
     size_t i = begin;
     for (; i + VEC_WIDTH <= end; i += VEC_WIDTH) {
-        vec_t g = vec_mul(vec_load(view->grad, i, gt), inverse);
-        vec_t p = vec_load(view->param, i, ACCEL_DTYPE_F32);
-        vec_t m = vec_load(view->exp_avg, i, ACCEL_DTYPE_F32);
-        vec_t s = vec_load(view->exp_avg_sq, i, ACCEL_DTYPE_F32);
+        vec_t g = vec_mul(vec_load(grad, i, gt), inverse);
+        vec_t p = vec_load(param, i, ACCEL_DTYPE_F32);
+        vec_t m = vec_load(exp_avg, i, ACCEL_DTYPE_F32);
+        vec_t s = vec_load(exp_avg_sq, i, ACCEL_DTYPE_F32);
         if (has_l2)
             g = vec_fma(p, l2_decay, g);
         m = vec_fma(g, one_minus_beta1, vec_mul(m, beta1));
@@ -114,11 +121,11 @@ ACCEL_SIMD_INLINE void offload_adam_vector_range(const accel_adam_coeffs_t *c, f
         if (has_decoupled)
             p = vec_fma(p, decoupled, p);
         p = vec_fma(update, step_size, p);
-        vec_store(view->param, i, ACCEL_DTYPE_F32, p);
-        vec_store(view->exp_avg, i, ACCEL_DTYPE_F32, m);
-        vec_store(view->exp_avg_sq, i, ACCEL_DTYPE_F32, s);
+        vec_store(param, i, ACCEL_DTYPE_F32, p);
+        vec_store(exp_avg, i, ACCEL_DTYPE_F32, m);
+        vec_store(exp_avg_sq, i, ACCEL_DTYPE_F32, s);
         if (lt != ACCEL_DTYPE_F32)
-            vec_store(view->lp, i, lt, p);
+            vec_store(lp, i, lt, p);
     }
     if (i < end)
         accel_optim_kernels_scalar.offload_adam(c, inverse_scale, view, i, end);

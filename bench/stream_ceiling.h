@@ -1,0 +1,62 @@
+/* stream_ceiling.h: the machine's memory bandwidth measured the way STREAM
+ * does, as a ceiling for figures that stream memory: copy (c = a) and triad
+ * (a = b + s * c) over arrays of doubles, each with ordinary and with
+ * non-temporal stores, on accel's host thread pool (the threads the CPU
+ * ops use, ACCEL_CPU_THREADS). A figure's ceiling is the fastest of the
+ * four, picked by the best of several trials, over arrays that move exactly
+ * the figure's bytes per pass (so a figure whose data fits in cache is held
+ * to the cache's bandwidth, not to DRAM's), timed alternately with the
+ * figure in the same run. A figure over 1.0x of its ceiling means the
+ * ceiling is wrong: fix it, never clamp.
+ * Threads: a bench_stream_t belongs to the thread that opened it; its
+ * passes run on the pool. */
+#ifndef ACCEL_BENCH_STREAM_CEILING_H
+#define ACCEL_BENCH_STREAM_CEILING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench.h"
+
+typedef enum bench_stream_kernel {
+    BENCH_STREAM_COPY = 0,
+    BENCH_STREAM_COPY_NT = 1, /* non-temporal stores: no read for ownership */
+    BENCH_STREAM_TRIAD = 2,
+    BENCH_STREAM_TRIAD_NT = 3,
+    BENCH_STREAM_KERNELS = 4,
+} bench_stream_kernel_t;
+
+/* Arrays for passes of `bytes` each (at most 1 GiB: beyond every cache the
+ * time is linear in the bytes): copy reads and writes half of them, triad
+ * reads 2/3 and writes 1/3. Owned; bench_stream_close frees. */
+typedef struct bench_stream {
+    double *a, *b, *c;
+    size_t copy_n, triad_n; /* elements per array for each kernel */
+    double bytes;           /* what one pass moves (as STREAM counts) */
+    bench_stream_kernel_t kernel;
+    size_t threads;
+} bench_stream_t;
+
+/* Allocate and first-touch (on the pool) arrays for passes of `bytes`;
+ * false when memory runs out. */
+bool bench_stream_open(bench_stream_t *s, double bytes);
+void bench_stream_close(bench_stream_t *s);
+
+/* One pass of `kernel`. */
+void bench_stream_pass(const bench_stream_t *s, bench_stream_kernel_t kernel);
+
+/* Time `trials` passes of every kernel, keep each one's best, set
+ * s->kernel to the fastest and return its GB/s. */
+double bench_stream_pick(bench_stream_t *s, int trials);
+
+/* "copy", "copy NT", "triad", "triad NT". */
+const char *bench_stream_kernel_name(bench_stream_kernel_t kernel);
+
+/* Measure `fn` (one operation moves `bytes`) into `figure` against its
+ * STREAM ceiling, alternating as bench_measure does: the figure's ratio is
+ * then the fraction of the ceiling it reaches (its GB/s / the ceiling's).
+ * The baseline's name says which kernel and how many threads. */
+void bench_stream_ceiling_measure(bench_ctx_t *ctx, bench_figure_t *figure, bench_fn_t fn,
+                                  void *arg, double bytes);
+
+#endif /* ACCEL_BENCH_STREAM_CEILING_H */
