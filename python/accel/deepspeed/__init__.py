@@ -11,6 +11,10 @@
 #   op_builder is imported (for processes that import DeepSpeed later, such
 #   as test workers). docs/python.md shows both.
 #
+# - zero_offload_step(): ZeRO-2's CPU-offload step for a DeepSpeedCPUAdam in
+#   two passes over memory (zero_offload.py; cpu_adam.adam_update_offload is
+#   the tensor-list form).
+#
 # Nothing here imports torch or DeepSpeed until use_accel_ops() is called.
 import importlib
 import importlib.abc
@@ -18,6 +22,7 @@ import importlib.util
 import sys
 
 from . import _ops
+from .zero_offload import zero_offload_step  # noqa: F401 (torch only when called)
 
 _MODULES = {"cpu_adam": "accel.deepspeed.cpu_adam", "cpu_adagrad": "accel.deepspeed.cpu_adagrad",
             "cpu_lion": "accel.deepspeed.cpu_lion"}
