@@ -21,6 +21,17 @@
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 static const accel_optim_kernels_t *chosen = &accel_optim_kernels_scalar;
 
+#if defined(__x86_64__) || defined(__i386__)
+/* AVX512DQ (leaf 7 EBX bit 17) and AVX512_BF16 (leaf 7 subleaf 1 EAX bit 5);
+ * the ZMM state is the AVX-512 level's own check. */
+static bool cpu_has_avx512_bf16(void)
+{
+    accel_cpuid_t leaf7, leaf7_1;
+    return accel_cpu_isa_cpuid(7, 0, &leaf7) && (leaf7.ebx & (1u << 17)) && leaf7.eax >= 1 &&
+           accel_cpu_isa_cpuid(7, 1, &leaf7_1) && (leaf7_1.eax & (1u << 5));
+}
+#endif
+
 const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
 {
     if (isa > accel_cpu_isa_detected())
@@ -29,7 +40,9 @@ const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
     case ACCEL_CPU_ISA_SCALAR: return &accel_optim_kernels_scalar;
 #if defined(__x86_64__) || defined(__i386__)
     case ACCEL_CPU_ISA_AVX2: return &accel_optim_kernels_avx2;
-    case ACCEL_CPU_ISA_AVX512: return &accel_optim_kernels_avx512;
+    case ACCEL_CPU_ISA_AVX512:
+        return cpu_has_avx512_bf16() ? &accel_optim_kernels_avx512_bf16
+                                     : &accel_optim_kernels_avx512;
 #endif
     default: return NULL;
     }

@@ -92,11 +92,15 @@ static inline double accel_offload_lanes_total(const double lanes[ACCEL_OFFLOAD_
 extern const accel_optim_kernels_t accel_optim_kernels_scalar;
 extern const accel_optim_kernels_t accel_optim_kernels_avx2;
 extern const accel_optim_kernels_t accel_optim_kernels_avx512;
+/* The AVX-512 kernels with VCVTNEPS2BF16 bf16 stores (AVX512_BF16 + DQ). */
+extern const accel_optim_kernels_t accel_optim_kernels_avx512_bf16;
 
 /* The table the host ops use (chosen once from cpuid and ACCEL_CPU_ISA). */
 const accel_optim_kernels_t *accel_host_optim_kernels(void);
 
-/* The table for `isa` (core/cpu_isa.h); NULL if this CPU cannot run it. */
+/* The table for `isa` (core/cpu_isa.h); NULL if this CPU cannot run it.
+ * For AVX-512, the bf16-instruction table where cpuid shows AVX512_BF16 and
+ * AVX512DQ (the same bits either way). */
 const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa);
 
 /* Calls range_fn(coeffs, view, begin, end, param_dtype, state_dtype) with
