@@ -280,9 +280,14 @@ void bench_optim_offload(bench_ctx_t *ctx, const accel_adam_op_t *adam, const ch
     }
     bench_measure(ctx, figures[0], offload_fused, offload_unfused, &a,
                   "unfused: 4 passes, as ZeRO-2", NULL);
-    bench_stream_ceiling_measure(ctx, figures[1], offload_fused, &a, fused_bytes * (double)a.count);
+    /* memory touched: p, m, v, grad, lp; the unfused bf16 case also the
+     * fp32 grad buffer */
+    double fused_memory = 14.0 + (grad_dtype == ACCEL_DTYPE_F32 ? 4 : 2);
+    double unfused_memory = fused_memory + (grad_dtype == ACCEL_DTYPE_F32 ? 0 : 4);
+    bench_stream_ceiling_measure(ctx, figures[1], offload_fused, &a, fused_bytes * (double)a.count,
+                                 fused_memory * (double)a.count);
     bench_stream_ceiling_measure(ctx, figures[2], offload_unfused, &a,
-                                 unfused_bytes * (double)a.count);
+                                 unfused_bytes * (double)a.count, unfused_memory * (double)a.count);
     snprintf(note, sizeof note, "%s, %zu threads; %.0f vs %.0f B/param: roofline %.2fx",
              adam->implementation, accel_thread_pool_threads(), fused_bytes, unfused_bytes,
              unfused_bytes / fused_bytes);

@@ -21,8 +21,8 @@
 #define STREAM_GRAIN          512
 #define STREAM_MIN_PER_THREAD 4096
 #define STREAM_SCALAR         3.0
-/* A pass moves at most this much: far past every cache, where the time is
- * linear in the bytes, so larger figures scale the time of this many. */
+/* The arrays hold at most this much: far past every cache, where the time
+ * is linear in the bytes, so larger figures scale the time of a pass. */
 #define STREAM_MAX_PASS_BYTES (1024.0 * 1024 * 1024)
 
 typedef struct stream_job {
@@ -104,14 +104,14 @@ static void *stream_alloc(size_t n)
     return posix_memalign(&p, 4096, (n ? n : 1) * sizeof(double)) == 0 ? p : NULL;
 }
 
-bool bench_stream_open(bench_stream_t *s, double bytes)
+bool bench_stream_open(bench_stream_t *s, double footprint)
 {
     memset(s, 0, sizeof *s);
-    if (bytes > STREAM_MAX_PASS_BYTES)
-        bytes = STREAM_MAX_PASS_BYTES;
-    s->copy_n = (size_t)(bytes / (2 * sizeof(double)));
-    s->triad_n = (size_t)(bytes / (3 * sizeof(double)));
-    s->bytes = bytes;
+    if (footprint > STREAM_MAX_PASS_BYTES)
+        footprint = STREAM_MAX_PASS_BYTES;
+    s->copy_n = (size_t)(footprint / (2 * sizeof(double)));
+    s->triad_n = (size_t)(footprint / (3 * sizeof(double)));
+    s->footprint = footprint;
     s->kernel = BENCH_STREAM_TRIAD_NT;
     s->threads = accel_thread_pool_threads();
     /* copy uses a and c, triad a, b and c: every array has copy_n (the larger) */
@@ -183,9 +183,8 @@ double bench_stream_pick(bench_stream_t *s, int trials)
 /* ---------------------------------------------------------------- a figure's ceiling */
 
 /* What the two sides of a ceiling figure see: the figure's operation, and
- * the STREAM kernel, whose time is then scaled to the operation's bytes (a
- * pass moves at most STREAM_MAX_PASS_BYTES, and rounding to whole elements
- * drops a few bytes). */
+ * the STREAM kernel over arrays of the operation's footprint, whose time is
+ * then scaled to the operation's bytes. */
 typedef struct stream_pair {
     bench_fn_t fn;
     void *arg;
@@ -208,17 +207,17 @@ static bool stream_pair_baseline(void *arg, size_t iters)
 }
 
 void bench_stream_ceiling_measure(bench_ctx_t *ctx, bench_figure_t *figure, bench_fn_t fn,
-                                  void *arg, double bytes)
+                                  void *arg, double bytes, double footprint)
 {
     stream_pair_t pair = {.fn = fn, .arg = arg};
     char name[48];
-    if (!bench_stream_open(&pair.s, bytes)) {
+    if (!bench_stream_open(&pair.s, footprint)) {
         bench_figure_fail(figure, "cannot allocate the STREAM arrays");
         return;
     }
     bench_stream_pick(&pair.s, ctx->quick ? 2 : 5);
     pair.correction = bytes / stream_pass_bytes(&pair.s, pair.s.kernel);
-    snprintf(name, sizeof name, "STREAM %s, %zu thr, same bytes",
+    snprintf(name, sizeof name, "STREAM %s, %zu thr, same memory",
              bench_stream_kernel_name(pair.s.kernel), pair.s.threads);
     bench_measure(ctx, figure, stream_pair_measured, stream_pair_baseline, &pair, name, NULL);
     if (!figure->failed && figure->has_baseline) {

@@ -3,11 +3,11 @@
  * (a = b + s * c) over arrays of doubles, each with ordinary and with
  * non-temporal stores, on accel's host thread pool (the threads the CPU
  * ops use, ACCEL_CPU_THREADS). A figure's ceiling is the fastest of the
- * four, picked by the best of several trials, over arrays that move exactly
- * the figure's bytes per pass (so a figure whose data fits in cache is held
- * to the cache's bandwidth, not to DRAM's), timed alternately with the
- * figure in the same run. A figure over 1.0x of its ceiling means the
- * ceiling is wrong: fix it, never clamp.
+ * four, picked by the best of several trials, over arrays as large as the
+ * memory the figure touches (so a figure whose data fits in a cache is held
+ * to that cache's bandwidth, not to DRAM's), timed alternately with the
+ * figure in the same run, its time scaled to the figure's bytes. A figure
+ * over 1.0x of its ceiling means the ceiling is wrong: fix it, never clamp.
  * Threads: a bench_stream_t belongs to the thread that opened it; its
  * passes run on the pool. */
 #ifndef ACCEL_BENCH_STREAM_CEILING_H
@@ -26,20 +26,21 @@ typedef enum bench_stream_kernel {
     BENCH_STREAM_KERNELS = 4,
 } bench_stream_kernel_t;
 
-/* Arrays for passes of `bytes` each (at most 1 GiB: beyond every cache the
- * time is linear in the bytes): copy reads and writes half of them, triad
- * reads 2/3 and writes 1/3. Owned; bench_stream_close frees. */
+/* Arrays that together hold `footprint` bytes (at most 1 GiB: beyond every
+ * cache the time is linear in the bytes): copy uses two halves, triad three
+ * thirds, so a pass of either moves about `footprint` bytes. Owned;
+ * bench_stream_close frees. */
 typedef struct bench_stream {
     double *a, *b, *c;
     size_t copy_n, triad_n; /* elements per array for each kernel */
-    double bytes;           /* what one pass moves (as STREAM counts) */
+    double footprint;       /* bytes the arrays of one kernel hold */
     bench_stream_kernel_t kernel;
     size_t threads;
 } bench_stream_t;
 
-/* Allocate and first-touch (on the pool) arrays for passes of `bytes`;
+/* Allocate and first-touch (on the pool) arrays holding `footprint` bytes;
  * false when memory runs out. */
-bool bench_stream_open(bench_stream_t *s, double bytes);
+bool bench_stream_open(bench_stream_t *s, double footprint);
 void bench_stream_close(bench_stream_t *s);
 
 /* One pass of `kernel`. */
@@ -52,11 +53,12 @@ double bench_stream_pick(bench_stream_t *s, int trials);
 /* "copy", "copy NT", "triad", "triad NT". */
 const char *bench_stream_kernel_name(bench_stream_kernel_t kernel);
 
-/* Measure `fn` (one operation moves `bytes`) into `figure` against its
- * STREAM ceiling, alternating as bench_measure does: the figure's ratio is
- * then the fraction of the ceiling it reaches (its GB/s / the ceiling's).
- * The baseline's name says which kernel and how many threads. */
+/* Measure `fn` (one operation moves `bytes` and touches `footprint` bytes
+ * of memory) into `figure` against its STREAM ceiling, alternating as
+ * bench_measure does: the figure's ratio is then the fraction of the
+ * ceiling it reaches (its GB/s / the ceiling's). The baseline's name says
+ * which kernel and how many threads. */
 void bench_stream_ceiling_measure(bench_ctx_t *ctx, bench_figure_t *figure, bench_fn_t fn,
-                                  void *arg, double bytes);
+                                  void *arg, double bytes, double footprint);
 
 #endif /* ACCEL_BENCH_STREAM_CEILING_H */

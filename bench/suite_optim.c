@@ -523,7 +523,9 @@ static void optim_run_case(optim_suite_t *s, const optim_case_t *c)
     if (!rate->failed)
         snprintf(rate->note, sizeof rate->note, "%s", note);
 
-    bench_stream_ceiling_measure(ctx, frac, optim_op_step, &arg, bytes * (double)arg.count);
+    double footprint = (double)(2 * arg.param_size + (size_t)c->states * arg.state_size);
+    bench_stream_ceiling_measure(ctx, frac, optim_op_step, &arg, bytes * (double)arg.count,
+                                 footprint * (double)arg.count);
     if (!frac->failed)
         snprintf(frac->note, sizeof frac->note, "ratio = fraction of the ceiling; %.90s", note);
     optim_buffers_free(&arg.buffers);
