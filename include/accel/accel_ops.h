@@ -156,9 +156,11 @@ typedef struct accel_lamb_config {
  *   4. the Adam step of accel_adam_config_t on (param, exp_avg, exp_avg_sq)
  *      with that g (DeepSpeedCPUAdam);
  *   5. lp_param = param rounded to nearest even (the fp32 -> bf16/fp16 copy).
- * DeepSpeed makes four passes over memory (46 bytes per parameter with
- * fp32 grads); this makes two (34): pass 1 reads the grads for 1-2, pass 2
- * does 3-5 element by element, so g * (1 / combined) is never stored. The
+ * Done one step after another that is four passes over memory (46 bytes
+ * per parameter with fp32 grads; DeepSpeed takes 1-2 on the device before
+ * the grads come to the host, so its host makes the last three, 42 bytes).
+ * This makes two (34): pass 1 reads the grads for 1-2, pass 2 does 3-5
+ * element by element, so g * (1 / combined) is never stored. The
  * results are those of the unfused sequence: the same f32 operations in the
  * same order; only the norm's summation order is accel's (fixed: the same
  * bits for any thread count and instruction set).
