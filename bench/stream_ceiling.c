@@ -1,6 +1,6 @@
 /* stream_ceiling.c: STREAM's copy and triad, with and without non-temporal
- * stores, on accel's host thread pool, as the memory ceiling of a figure
- * (stream_ceiling.h). */
+ * stores, and BabelStream's nstream, on accel's host thread pool, as the
+ * memory ceiling of a figure (stream_ceiling.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +43,14 @@ static void stream_triad(double *restrict a, const double *restrict b, const dou
         a[i] = b[i] + STREAM_SCALAR * c[i];
 }
 
+/* BabelStream's nstream: read three arrays, write the first in place. */
+static void stream_nstream(double *restrict a, const double *restrict b, const double *restrict c,
+                           size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] += b[i] + STREAM_SCALAR * c[i];
+}
+
 #if STREAM_HAVE_NT
 /* Stores that bypass the cache: no read for ownership of the destination.
  * Chunks start 16-byte aligned (arrays are page-aligned, chunks whole
@@ -83,7 +91,8 @@ static void stream_chunk(void *ctx, size_t begin, size_t end)
     case BENCH_STREAM_COPY: stream_copy(s->c + begin, s->a + begin, n); break;
     case BENCH_STREAM_COPY_NT: stream_copy_nt(s->c + begin, s->a + begin, n); break;
     case BENCH_STREAM_TRIAD: stream_triad(s->a + begin, s->b + begin, s->c + begin, n); break;
-    default: stream_triad_nt(s->a + begin, s->b + begin, s->c + begin, n); break;
+    case BENCH_STREAM_TRIAD_NT: stream_triad_nt(s->a + begin, s->b + begin, s->c + begin, n); break;
+    default: stream_nstream(s->a + begin, s->b + begin, s->c + begin, n); break;
     }
 }
 
@@ -144,7 +153,8 @@ void bench_stream_pass(const bench_stream_t *s, bench_stream_kernel_t kernel)
 
 const char *bench_stream_kernel_name(bench_stream_kernel_t kernel)
 {
-    static const char *const names[BENCH_STREAM_KERNELS] = {"copy", "copy NT", "triad", "triad NT"};
+    static const char *const names[BENCH_STREAM_KERNELS] = {"copy", "copy NT", "triad", "triad NT",
+                                                            "nstream"};
     return kernel < BENCH_STREAM_KERNELS ? names[kernel] : "?";
 }
 
@@ -153,6 +163,8 @@ static double stream_pass_bytes(const bench_stream_t *s, bench_stream_kernel_t k
 {
     if (kernel == BENCH_STREAM_COPY || kernel == BENCH_STREAM_COPY_NT)
         return 2.0 * sizeof(double) * (double)s->copy_n;
+    if (kernel == BENCH_STREAM_NSTREAM)
+        return 4.0 * sizeof(double) * (double)s->triad_n;
     return 3.0 * sizeof(double) * (double)s->triad_n;
 }
 

@@ -1,9 +1,11 @@
 /* stream_ceiling.h: the machine's memory bandwidth measured the way STREAM
  * does, as a ceiling for figures that stream memory: copy (c = a) and triad
  * (a = b + s * c) over arrays of doubles, each with ordinary and with
- * non-temporal stores, on accel's host thread pool (the threads the CPU
- * ops use, ACCEL_CPU_THREADS). A figure's ceiling is the fastest of the
- * four, picked by the best of several trials, over arrays as large as the
+ * non-temporal stores, and BabelStream's in-place nstream (a += b + s * c:
+ * the optimizer steps update in place, and on some machines that traffic
+ * runs faster than copy's or triad's), on accel's host thread pool (the
+ * threads the CPU ops use, ACCEL_CPU_THREADS). A figure's ceiling is the
+ * fastest of the five, picked by the best of several trials, over arrays as large as the
  * memory the figure touches (so a figure whose data fits in a cache is held
  * to that cache's bandwidth, not to DRAM's), timed alternately with the
  * figure in the same run, its time scaled to the figure's bytes. A figure
@@ -23,13 +25,14 @@ typedef enum bench_stream_kernel {
     BENCH_STREAM_COPY_NT = 1, /* non-temporal stores: no read for ownership */
     BENCH_STREAM_TRIAD = 2,
     BENCH_STREAM_TRIAD_NT = 3,
-    BENCH_STREAM_KERNELS = 4,
+    BENCH_STREAM_NSTREAM = 4, /* in place: a += b + s * c */
+    BENCH_STREAM_KERNELS = 5,
 } bench_stream_kernel_t;
 
 /* Arrays that together hold `footprint` bytes (at most 1 GiB: beyond every
  * cache the time is linear in the bytes): copy uses two halves, triad three
  * thirds, so a pass of either moves about `footprint` bytes. Owned;
- * bench_stream_close frees. */
+ * bench_stream_close frees (nstream uses triad's three). */
 typedef struct bench_stream {
     double *a, *b, *c;
     size_t copy_n, triad_n; /* elements per array for each kernel */
@@ -50,7 +53,7 @@ void bench_stream_pass(const bench_stream_t *s, bench_stream_kernel_t kernel);
  * s->kernel to the fastest and return its GB/s. */
 double bench_stream_pick(bench_stream_t *s, int trials);
 
-/* "copy", "copy NT", "triad", "triad NT". */
+/* "copy", "copy NT", "triad", "triad NT", "nstream". */
 const char *bench_stream_kernel_name(bench_stream_kernel_t kernel);
 
 /* Measure `fn` (one operation moves `bytes` and touches `footprint` bytes
