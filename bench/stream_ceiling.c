@@ -51,6 +51,25 @@ static void stream_nstream(double *restrict a, const double *restrict b, const d
         a[i] += b[i] + STREAM_SCALAR * c[i];
 }
 
+/* Three arrays updated in place from a fourth, walked block by block and
+ * array by array (d stays in L1; four streams at one page offset would make
+ * loads wait on stores to the other arrays, 4K aliasing). */
+#define STREAM_UPDATE_BLOCK 2048
+
+static void stream_update(double *restrict a, double *restrict b, double *restrict c,
+                          const double *restrict d, size_t n)
+{
+    for (size_t i = 0; i < n; i += STREAM_UPDATE_BLOCK) {
+        size_t m = n - i < STREAM_UPDATE_BLOCK ? n - i : STREAM_UPDATE_BLOCK;
+        for (size_t k = 0; k < m; k++)
+            a[i + k] += STREAM_SCALAR * d[i + k];
+        for (size_t k = 0; k < m; k++)
+            b[i + k] += STREAM_SCALAR * d[i + k];
+        for (size_t k = 0; k < m; k++)
+            c[i + k] += STREAM_SCALAR * d[i + k];
+    }
+}
+
 #if STREAM_HAVE_NT
 /* Stores that bypass the cache: no read for ownership of the destination.
  * Chunks start 16-byte aligned (arrays are page-aligned, chunks whole
@@ -92,7 +111,10 @@ static void stream_chunk(void *ctx, size_t begin, size_t end)
     case BENCH_STREAM_COPY_NT: stream_copy_nt(s->c + begin, s->a + begin, n); break;
     case BENCH_STREAM_TRIAD: stream_triad(s->a + begin, s->b + begin, s->c + begin, n); break;
     case BENCH_STREAM_TRIAD_NT: stream_triad_nt(s->a + begin, s->b + begin, s->c + begin, n); break;
-    default: stream_nstream(s->a + begin, s->b + begin, s->c + begin, n); break;
+    case BENCH_STREAM_NSTREAM: stream_nstream(s->a + begin, s->b + begin, s->c + begin, n); break;
+    default:
+        stream_update(s->a + begin, s->b + begin, s->c + begin, s->c + s->update_n + begin, n);
+        break;
     }
 }
 
@@ -120,6 +142,7 @@ bool bench_stream_open(bench_stream_t *s, double footprint)
         footprint = STREAM_MAX_PASS_BYTES;
     s->copy_n = (size_t)(footprint / (2 * sizeof(double)));
     s->triad_n = (size_t)(footprint / (3 * sizeof(double)));
+    s->update_n = s->copy_n / 2;
     s->footprint = footprint;
     s->kernel = BENCH_STREAM_TRIAD_NT;
     s->threads = accel_thread_pool_threads();
@@ -146,25 +169,27 @@ void bench_stream_close(bench_stream_t *s)
 void bench_stream_pass(const bench_stream_t *s, bench_stream_kernel_t kernel)
 {
     stream_job_t job = {s, kernel};
-    size_t n =
-        kernel == BENCH_STREAM_COPY || kernel == BENCH_STREAM_COPY_NT ? s->copy_n : s->triad_n;
+    size_t n = kernel == BENCH_STREAM_COPY || kernel == BENCH_STREAM_COPY_NT ? s->copy_n
+               : kernel == BENCH_STREAM_UPDATE                               ? s->update_n
+                                                                             : s->triad_n;
     accel_thread_pool_run(n, STREAM_GRAIN, STREAM_MIN_PER_THREAD, stream_chunk, &job);
 }
 
 const char *bench_stream_kernel_name(bench_stream_kernel_t kernel)
 {
-    static const char *const names[BENCH_STREAM_KERNELS] = {"copy", "copy NT", "triad", "triad NT",
-                                                            "nstream"};
+    static const char *const names[BENCH_STREAM_KERNELS] = {"copy",     "copy NT", "triad",
+                                                            "triad NT", "nstream", "update"};
     return kernel < BENCH_STREAM_KERNELS ? names[kernel] : "?";
 }
 
-/* The bytes one pass of `kernel` moves, as STREAM counts them. */
-static double stream_pass_bytes(const bench_stream_t *s, bench_stream_kernel_t kernel)
+double bench_stream_pass_bytes(const bench_stream_t *s, bench_stream_kernel_t kernel)
 {
     if (kernel == BENCH_STREAM_COPY || kernel == BENCH_STREAM_COPY_NT)
         return 2.0 * sizeof(double) * (double)s->copy_n;
     if (kernel == BENCH_STREAM_NSTREAM)
         return 4.0 * sizeof(double) * (double)s->triad_n;
+    if (kernel == BENCH_STREAM_UPDATE) /* four arrays read, three written */
+        return 7.0 * sizeof(double) * (double)s->update_n;
     return 3.0 * sizeof(double) * (double)s->triad_n;
 }
 
@@ -183,7 +208,8 @@ double bench_stream_pick(bench_stream_t *s, int trials)
             if (best == 0.0 || elapsed < best)
                 best = elapsed;
         }
-        double rate = best > 0 ? stream_pass_bytes(s, (bench_stream_kernel_t)k) / best / 1e9 : 0;
+        double rate =
+            best > 0 ? bench_stream_pass_bytes(s, (bench_stream_kernel_t)k) / best / 1e9 : 0;
         if (rate > best_rate) {
             best_rate = rate;
             s->kernel = (bench_stream_kernel_t)k;
@@ -228,7 +254,7 @@ void bench_stream_ceiling_measure(bench_ctx_t *ctx, bench_figure_t *figure, benc
         return;
     }
     bench_stream_pick(&pair.s, ctx->quick ? 2 : 5);
-    pair.correction = bytes / stream_pass_bytes(&pair.s, pair.s.kernel);
+    pair.correction = bytes / bench_stream_pass_bytes(&pair.s, pair.s.kernel);
     snprintf(name, sizeof name, "STREAM %s, %zu thr, same memory",
              bench_stream_kernel_name(pair.s.kernel), pair.s.threads);
     bench_measure(ctx, figure, stream_pair_measured, stream_pair_baseline, &pair, name, NULL);

@@ -1,17 +1,17 @@
 /* stream_ceiling.h: the machine's memory bandwidth measured the way STREAM
  * does, as a ceiling for figures that stream memory: copy (c = a) and triad
  * (a = b + s * c) over arrays of doubles, each with ordinary and with
- * non-temporal stores, and BabelStream's in-place nstream (a += b + s * c:
- * the optimizer steps update in place, and on some machines that traffic
- * runs faster than copy's or triad's), on accel's host thread pool (the
- * threads the CPU ops use, ACCEL_CPU_THREADS). A figure's ceiling is the
- * fastest of the five, picked by the best of several trials, over arrays as large as the
- * memory the figure touches (so a figure whose data fits in a cache is held
- * to that cache's bandwidth, not to DRAM's), timed alternately with the
- * figure in the same run, its time scaled to the figure's bytes. A figure
- * over 1.0x of its ceiling means the ceiling is wrong: fix it, never clamp.
- * Threads: a bench_stream_t belongs to the thread that opened it; its
- * passes run on the pool. */
+ * non-temporal stores, BabelStream's in-place nstream (a += b + s * c) and
+ * an in-place update of three arrays by a fourth (a, b, c += s * d, the
+ * access pattern of an optimizer step): the steps update in place, and on
+ * some machines that traffic runs faster than copy's or triad's. On accel's
+ * host thread pool (the threads the CPU ops use, ACCEL_CPU_THREADS). A
+ * figure's ceiling is the fastest of the six, picked by the best of several trials, over arrays as
+ * large as the memory the figure touches (so a figure whose data fits in a cache is held to that
+ * cache's bandwidth, not to DRAM's), timed alternately with the figure in the same run, its time
+ * scaled to the figure's bytes. A figure over 1.0x of its ceiling means the ceiling is wrong: fix
+ * it, never clamp. Threads: a bench_stream_t belongs to the thread that opened it; its passes run
+ * on the pool. */
 #ifndef ACCEL_BENCH_STREAM_CEILING_H
 #define ACCEL_BENCH_STREAM_CEILING_H
 
@@ -26,17 +26,19 @@ typedef enum bench_stream_kernel {
     BENCH_STREAM_TRIAD = 2,
     BENCH_STREAM_TRIAD_NT = 3,
     BENCH_STREAM_NSTREAM = 4, /* in place: a += b + s * c */
-    BENCH_STREAM_KERNELS = 5,
+    BENCH_STREAM_UPDATE = 5,  /* in place, an optimizer's shape: a, b, c += s * d */
+    BENCH_STREAM_KERNELS = 6,
 } bench_stream_kernel_t;
 
 /* Arrays that together hold `footprint` bytes (at most 1 GiB: beyond every
  * cache the time is linear in the bytes): copy uses two halves, triad three
  * thirds, so a pass of either moves about `footprint` bytes. Owned;
- * bench_stream_close frees (nstream uses triad's three). */
+ * bench_stream_close frees (nstream uses triad's three; update uses
+ * quarters: a, b, c and the second half of c's array). */
 typedef struct bench_stream {
     double *a, *b, *c;
-    size_t copy_n, triad_n; /* elements per array for each kernel */
-    double footprint;       /* bytes the arrays of one kernel hold */
+    size_t copy_n, triad_n, update_n; /* elements per array for each kernel */
+    double footprint;                 /* bytes the arrays of one kernel hold */
     bench_stream_kernel_t kernel;
     size_t threads;
 } bench_stream_t;
@@ -49,11 +51,15 @@ void bench_stream_close(bench_stream_t *s);
 /* One pass of `kernel`. */
 void bench_stream_pass(const bench_stream_t *s, bench_stream_kernel_t kernel);
 
+/* The bytes one pass of `kernel` moves, as STREAM counts them (reads and
+ * writes of its arrays). */
+double bench_stream_pass_bytes(const bench_stream_t *s, bench_stream_kernel_t kernel);
+
 /* Time `trials` passes of every kernel, keep each one's best, set
  * s->kernel to the fastest and return its GB/s. */
 double bench_stream_pick(bench_stream_t *s, int trials);
 
-/* "copy", "copy NT", "triad", "triad NT", "nstream". */
+/* "copy", "copy NT", "triad", "triad NT", "nstream", "update". */
 const char *bench_stream_kernel_name(bench_stream_kernel_t kernel);
 
 /* Measure `fn` (one operation moves `bytes` and touches `footprint` bytes

@@ -533,8 +533,8 @@ static void optim_run_case(optim_suite_t *s, const optim_case_t *c)
 
 /* The ceiling's own figures, over the largest fp32 Adam step's memory:
  * copy and triad with non-temporal stores against the same kernel with
- * ordinary ones (where they help, the ratio is over 1), and the in-place
- * nstream against triad with non-temporal stores. */
+ * ordinary ones (where they help, the ratio is over 1), the in-place
+ * nstream against triad NT, and the in-place update against nstream. */
 typedef struct optim_stream_arg {
     bench_stream_t stream;
     bench_stream_kernel_t kernel, baseline;
@@ -559,10 +559,11 @@ static bool optim_stream_baseline_pass(void *arg, size_t iters)
 static void optim_run_stream(optim_suite_t *s, double footprint)
 {
     optim_stream_arg_t arg;
-    static const bench_stream_kernel_t kernels[3][2] = {
+    static const bench_stream_kernel_t kernels[4][2] = {
         {BENCH_STREAM_COPY_NT, BENCH_STREAM_COPY},
         {BENCH_STREAM_TRIAD_NT, BENCH_STREAM_TRIAD},
         {BENCH_STREAM_NSTREAM, BENCH_STREAM_TRIAD_NT},
+        {BENCH_STREAM_UPDATE, BENCH_STREAM_NSTREAM},
     };
     if (!bench_stream_open(&arg.stream, footprint)) {
         bench_figure_t *f = bench_figure_add(s->ctx, "optim", "STREAM", BENCH_RATE, "GB/s", 0, 1);
@@ -570,33 +571,31 @@ static void optim_run_stream(optim_suite_t *s, double footprint)
             bench_figure_fail(f, "cannot allocate the STREAM arrays");
         return;
     }
-    for (int k = 0; k < 3; k++) {
-        double moved = kernels[k][0] == BENCH_STREAM_COPY_NT   ? 16.0 * (double)arg.stream.copy_n
-                       : kernels[k][0] == BENCH_STREAM_NSTREAM ? 32.0 * (double)arg.stream.triad_n
-                                                               : 24.0 * (double)arg.stream.triad_n;
+    for (int k = 0; k < 4; k++) {
+        bench_stream_kernel_t kernel = kernels[k][0], base = kernels[k][1];
+        double moved = bench_stream_pass_bytes(&arg.stream, kernel);
+        double moved_base = bench_stream_pass_bytes(&arg.stream, base);
         char name[64], baseline[48];
-        snprintf(name, sizeof name, "STREAM %s %.0f MiB", bench_stream_kernel_name(kernels[k][0]),
+        snprintf(name, sizeof name, "STREAM %s %.0f MiB", bench_stream_kernel_name(kernel),
                  arg.stream.footprint / (1 << 20));
         bench_figure_t *f = bench_figure_add(s->ctx, "optim", name, BENCH_RATE, "GB/s", 0, moved);
         if (f == NULL)
             break;
-        arg.kernel = kernels[k][0];
-        arg.baseline = kernels[k][1];
-        snprintf(baseline, sizeof baseline, "%s, same arrays",
-                 bench_stream_kernel_name(kernels[k][1]));
-        /* the baseline moves other bytes per pass (nstream 32, triad 24 per
-         * element): its time is scaled to this figure's bytes below */
+        arg.kernel = kernel;
+        arg.baseline = base;
+        snprintf(baseline, sizeof baseline, "%s, same memory", bench_stream_kernel_name(base));
         bench_measure(s->ctx, f, optim_stream_pass, optim_stream_baseline_pass, &arg, baseline,
                       NULL);
-        if (kernels[k][0] == BENCH_STREAM_NSTREAM && !f->failed && f->has_baseline) {
+        if (!f->failed && f->has_baseline && moved != moved_base) {
+            /* the baseline's time for this figure's bytes */
             for (int r = 0; r < f->baseline.reps; r++)
-                f->baseline.samples[r] *= 32.0 / 24.0;
+                f->baseline.samples[r] *= moved / moved_base;
             bench_figure_finish(f, f->baseline.reps);
         }
         if (!f->failed)
             snprintf(f->note, sizeof f->note,
                      "%zu threads (accel's pool); each figure's ceiling is the best of copy, "
-                     "triad (+NT) and nstream",
+                     "triad (+NT), nstream, update",
                      arg.stream.threads);
     }
     bench_stream_close(&arg.stream);

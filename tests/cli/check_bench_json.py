@@ -28,15 +28,15 @@ PLAIN_LOOP_FIGURES = {"adam f32/f32 2^20", "adam f32/f32 2^22", "adagrad f32 2^2
 
 def check_optim(figures):
     """The optim suite's --quick figures: the STREAM ceiling (copy and triad
-    with non-temporal stores, nstream), fp32 Adam at 2^20 and 2^22, the mixed pairs,
+    with non-temporal stores, nstream, update), fp32 Adam at 2^20 and 2^22, the mixed pairs,
     Adagrad and Lion at 2^22, each as G params/s and as a fraction of its
     STREAM ceiling; the fused ZeRO-Offload phase with f32 and bf16 grads
     against the unfused one (goal 1.3) and against its ceiling; the op's
     implementation and thread count in the notes."""
     names = {figure["name"]: figure for figure in figures}
     streams = [name for name in names if name.startswith("STREAM ")]
-    if len(streams) != 3:
-        fail(f"optim: STREAM figures {streams}, expected copy NT, triad NT and nstream")
+    if len(streams) != 4:
+        fail(f"optim: STREAM figures {streams}, expected copy NT, triad NT, nstream, update")
     expected = list(streams)
     for label in ("adam f32/f32 2^20", "adam f32/f32 2^22", "adam f16/f32 2^22",
                   "adam bf16/f32 2^22", "adam f16/f16 2^22", "adam bf16/bf16 2^22",
