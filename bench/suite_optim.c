@@ -1,10 +1,11 @@
 /* suite_optim.c: the host optimizer ops (CPUAdamBuilder, CPUAdagradBuilder,
  * CPULionBuilder) in params/s next to a plain single-thread C loop of the
- * same formula, and in GB/s as a fraction of the memory roofline: a
- * STREAM-style loop with the step's access pattern (p += g; m += g; v += g),
- * run on as many threads as accel's CPU worker pool, on the same buffers in
- * the same run. Threads: the suite's team of worker threads lives for one
- * call of bench_suite_optim and only runs the roofline loop and the fills. */
+ * same formula, and in GB/s as a fraction of the memory ceiling: STREAM's
+ * copy and triad (stream_ceiling.h) moving the step's bytes, on as many
+ * threads as accel's CPU worker pool, timed alternately in the same run.
+ * Also ZeRO-Offload's fused CPU phase (optim_offload.h). Threads: the
+ * suite's team of worker threads lives for one call of bench_suite_optim
+ * and only runs the fills. */
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,12 +15,9 @@
 #include <accel/accel_ops.h>
 
 #include "bench.h"
+#include "optim_offload.h"
+#include "stream_ceiling.h"
 
-/* The roofline loops walk blocks of OPTIM_BLOCK elements, array by array,
- * in inner runs of OPTIM_VECTOR: a constant trip count lets an -O2 compiler
- * vectorise them. */
-#define OPTIM_BLOCK  2048
-#define OPTIM_VECTOR 64
 /* Thread chunks start on multiples of this many elements (one or more cache
  * lines of every dtype). */
 #define OPTIM_GRAIN 1024
@@ -176,9 +174,8 @@ typedef struct optim_case {
     unsigned log2_count;
 } optim_case_t;
 
-/* Everything the timed functions see. The op, its plain loop (the same
- * formula) and the roofline loop (which changes no value) all run on the
- * same buffers, so they see the same pages. */
+/* Everything the timed functions see. The op and its plain loop (the same
+ * formula) run on the same buffers, so they see the same pages. */
 typedef struct optim_arg {
     accel_t *acc;
     optim_team_t *team;
@@ -186,7 +183,6 @@ typedef struct optim_arg {
     size_t count;
     size_t param_size, state_size;
     optim_buffers_t buffers;
-    uint32_t mask; /* 0: the roofline loops add nothing (see there) */
     DLTensor param, grad, state1, state2;
     int64_t shape[1];
     const accel_adam_op_t *adam;
@@ -280,92 +276,6 @@ static void optim_fill_chunk(void *ctx, size_t begin, size_t end)
     const optim_arg_t *a = ctx;
     for (size_t i = begin; i < end; i++)
         optim_fill(a, i);
-}
-
-/* ---------------------------------------------------------------- roofline loops */
-
-/* The roofline loops add `g & mask` to p and to the states, as integers of
- * the element width. The suite always passes mask 0, a run-time value the
- * compiler cannot fold: every byte a step reads is read and every byte it
- * writes is written, yet the values stay what the op left. So the loop runs
- * on the op's own buffers and pages, and the op's state stays sane. */
-
-/* One array of a block: dst += g & mask, element by element, for 4-byte or
- * 2-byte g and dst. A step's arrays are walked one after another within each
- * block (g stays in L1 after the first), not side by side: four streams at
- * the same page offset make the loads wait on the stores to the other arrays
- * (4K aliasing), which a memory-bound step hides behind its arithmetic but a
- * bare add loop does not. */
-#define OPTIM_ADD_LOOP(statement)                                                                  \
-    do {                                                                                           \
-        size_t j = 0;                                                                              \
-        for (; j + OPTIM_VECTOR <= n; j += OPTIM_VECTOR)                                           \
-            for (size_t k = j; k < j + OPTIM_VECTOR; k++) /* constant trip: vectorised at -O2 */   \
-                statement;                                                                         \
-        for (size_t k = j; k < n; k++)                                                             \
-            statement;                                                                             \
-    } while (0)
-
-static void optim_add_32(uint32_t *restrict dst, const uint32_t *restrict g, uint32_t mask,
-                         size_t n)
-{
-    OPTIM_ADD_LOOP(dst[k] += g[k] & mask);
-}
-
-static void optim_add_16(uint16_t *restrict dst, const uint16_t *restrict g, uint32_t mask,
-                         size_t n)
-{
-    OPTIM_ADD_LOOP(dst[k] = (uint16_t)(dst[k] + (g[k] & mask)));
-}
-
-static void optim_add_16_to_32(uint32_t *restrict dst, const uint16_t *restrict g, uint32_t mask,
-                               size_t n)
-{
-    OPTIM_ADD_LOOP(dst[k] += (uint32_t)(g[k] & mask));
-}
-
-/* dst[begin..end) += g & mask for one array of the case's element sizes. */
-static void optim_add_array(void *dst, size_t dst_size, const void *g, size_t g_size, uint32_t mask,
-                            size_t begin, size_t end)
-{
-    size_t n = end - begin;
-    if (dst_size == 4 && g_size == 4)
-        optim_add_32((uint32_t *)dst + begin, (const uint32_t *)g + begin, mask, n);
-    else if (dst_size == 2)
-        optim_add_16((uint16_t *)dst + begin, (const uint16_t *)g + begin, mask, n);
-    else
-        optim_add_16_to_32((uint32_t *)dst + begin, (const uint16_t *)g + begin, mask, n);
-}
-
-/* The loop with the case's element sizes and state count, over the op's
- * buffers. */
-static void optim_add_chunk(void *ctx, size_t begin, size_t end)
-{
-    const optim_arg_t *a = ctx;
-    const optim_buffers_t *b = &a->buffers;
-    for (size_t i = begin; i < end; i += OPTIM_BLOCK) {
-        size_t stop = end - i < OPTIM_BLOCK ? end : i + OPTIM_BLOCK;
-        optim_add_array(b->param, a->param_size, b->grad, a->param_size, a->mask, i, stop);
-        optim_add_array(b->state1, a->state_size, b->grad, a->param_size, a->mask, i, stop);
-        if (b->state2)
-            optim_add_array(b->state2, a->state_size, b->grad, a->param_size, a->mask, i, stop);
-    }
-}
-
-static bool optim_roofline_team(void *arg, size_t iters)
-{
-    optim_arg_t *a = arg;
-    for (size_t i = 0; i < iters; i++)
-        optim_team_run(a->team, optim_add_chunk, a, a->count);
-    return true;
-}
-
-static bool optim_roofline_one_thread(void *arg, size_t iters)
-{
-    optim_arg_t *a = arg;
-    for (size_t i = 0; i < iters; i++)
-        optim_add_chunk(a, 0, a->count);
-    return true;
 }
 
 /* ---------------------------------------------------------------- plain loops */
@@ -512,11 +422,6 @@ static void optim_case_label(const optim_case_t *c, char *out, size_t cap)
                  c->log2_count);
 }
 
-static const char *optim_add_pattern(const optim_case_t *c)
-{
-    return c->states == 2 ? "p,m,v += g" : "p,s += g";
-}
-
 /* ---------------------------------------------------------------- figures */
 
 typedef struct optim_suite {
@@ -571,17 +476,17 @@ static void optim_fail_no_memory(bench_figure_t *f, const optim_arg_t *a)
     bench_figure_fail(f, why);
 }
 
-/* Two figures for one case: params/s vs the plain loop, and GB/s vs the
- * roofline loop at the same size (ratio = fraction of the roofline). */
+/* Two figures for one case: params/s vs the plain loop, and GB/s as a
+ * fraction of the STREAM ceiling for the same bytes. */
 static void optim_run_case(optim_suite_t *s, const optim_case_t *c)
 {
     bench_ctx_t *ctx = s->ctx;
     int family = optim_family_index(c->family);
-    optim_arg_t arg = {.acc = ctx->acc, .team = &s->team, .mask = 0};
+    optim_arg_t arg = {.acc = ctx->acc, .team = &s->team};
     accel_adam_config_t adam = {1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, true, true};
     accel_adagrad_config_t adagrad = {1e-2f, 1e-10f, 0.0f};
     accel_lion_config_t lion = {1e-4f, 0.9f, 0.99f, 0.01f};
-    char label[48], name[64], note[96], roof[48];
+    char label[48], name[64], note[96];
     arg.adam_config = adam;
     arg.adagrad_config = adagrad;
     arg.lion_config = lion;
@@ -592,7 +497,7 @@ static void optim_run_case(optim_suite_t *s, const optim_case_t *c)
     /* The rate figure's "bytes" per op are params: its value is G params/s. */
     bench_figure_t *rate =
         bench_figure_add(ctx, "optim", label, BENCH_RATE, "Gpar/s", 0, (double)arg.count);
-    snprintf(name, sizeof name, "%s roofline", label);
+    snprintf(name, sizeof name, "%s ceiling", label);
     bench_figure_t *frac =
         bench_figure_add(ctx, "optim", name, BENCH_RATE, "GB/s", 0, bytes * (double)arg.count);
     if (rate == NULL || frac == NULL)
@@ -618,36 +523,82 @@ static void optim_run_case(optim_suite_t *s, const optim_case_t *c)
     if (!rate->failed)
         snprintf(rate->note, sizeof rate->note, "%s", note);
 
-    snprintf(roof, sizeof roof, "%s, %zu thr, same size", optim_add_pattern(c), s->team.count);
-    bench_measure(ctx, frac, optim_op_step, optim_roofline_team, &arg, roof, NULL);
+    double footprint = (double)(2 * arg.param_size + (size_t)c->states * arg.state_size);
+    bench_stream_ceiling_measure(ctx, frac, optim_op_step, &arg, bytes * (double)arg.count,
+                                 footprint * (double)arg.count);
     if (!frac->failed)
-        snprintf(frac->note, sizeof frac->note, "ratio = fraction of roofline; %s", note);
+        snprintf(frac->note, sizeof frac->note, "ratio = fraction of the ceiling; %.90s", note);
     optim_buffers_free(&arg.buffers);
 }
 
-/* The roofline itself at the largest Adam size: the team's add loop vs the
- * same loop on one thread. */
-static void optim_run_roofline(optim_suite_t *s, unsigned log2_count)
+/* The ceiling's own figures, over the largest fp32 Adam step's memory:
+ * copy and triad with non-temporal stores against the same kernel with
+ * ordinary ones (where they help, the ratio is over 1), the in-place
+ * nstream against triad NT, and the in-place update against nstream. */
+typedef struct optim_stream_arg {
+    bench_stream_t stream;
+    bench_stream_kernel_t kernel, baseline;
+} optim_stream_arg_t;
+
+static bool optim_stream_pass(void *arg, size_t iters)
 {
-    optim_case_t c = {"adam", ACCEL_DTYPE_F32, ACCEL_DTYPE_F32, 2, log2_count};
-    optim_arg_t arg = {.acc = s->ctx->acc, .team = &s->team, .mask = 0};
-    char name[64];
-    optim_arg_bind(&arg, &c, NULL);
-    snprintf(name, sizeof name, "roofline p,m,v += g f32 2^%u", log2_count);
-    bench_figure_t *f = bench_figure_add(s->ctx, "optim", name, BENCH_RATE, "GB/s", 0,
-                                         optim_bytes_per_param(&c) * (double)arg.count);
-    if (f == NULL)
-        return;
-    if (!optim_prepare(s, &arg)) {
-        optim_fail_no_memory(f, &arg);
+    optim_stream_arg_t *a = arg;
+    for (size_t i = 0; i < iters; i++)
+        bench_stream_pass(&a->stream, a->kernel);
+    return true;
+}
+
+static bool optim_stream_baseline_pass(void *arg, size_t iters)
+{
+    optim_stream_arg_t *a = arg;
+    for (size_t i = 0; i < iters; i++)
+        bench_stream_pass(&a->stream, a->baseline);
+    return true;
+}
+
+static void optim_run_stream(optim_suite_t *s, double footprint)
+{
+    optim_stream_arg_t arg;
+    static const bench_stream_kernel_t kernels[4][2] = {
+        {BENCH_STREAM_COPY_NT, BENCH_STREAM_COPY},
+        {BENCH_STREAM_TRIAD_NT, BENCH_STREAM_TRIAD},
+        {BENCH_STREAM_NSTREAM, BENCH_STREAM_TRIAD_NT},
+        {BENCH_STREAM_UPDATE, BENCH_STREAM_NSTREAM},
+    };
+    if (!bench_stream_open(&arg.stream, footprint)) {
+        bench_figure_t *f = bench_figure_add(s->ctx, "optim", "STREAM", BENCH_RATE, "GB/s", 0, 1);
+        if (f != NULL)
+            bench_figure_fail(f, "cannot allocate the STREAM arrays");
         return;
     }
-    bench_measure(s->ctx, f, optim_roofline_team, optim_roofline_one_thread, &arg,
-                  "same loop, 1 thread", NULL);
-    if (!f->failed)
-        snprintf(f->note, sizeof f->note, "%zu threads; 16 B read + 12 B written per element",
-                 s->team.count);
-    optim_buffers_free(&arg.buffers);
+    for (int k = 0; k < 4; k++) {
+        bench_stream_kernel_t kernel = kernels[k][0], base = kernels[k][1];
+        double moved = bench_stream_pass_bytes(&arg.stream, kernel);
+        double moved_base = bench_stream_pass_bytes(&arg.stream, base);
+        char name[64], baseline[48];
+        snprintf(name, sizeof name, "STREAM %s %.0f MiB", bench_stream_kernel_name(kernel),
+                 arg.stream.footprint / (1 << 20));
+        bench_figure_t *f = bench_figure_add(s->ctx, "optim", name, BENCH_RATE, "GB/s", 0, moved);
+        if (f == NULL)
+            break;
+        arg.kernel = kernel;
+        arg.baseline = base;
+        snprintf(baseline, sizeof baseline, "%s, same memory", bench_stream_kernel_name(base));
+        bench_measure(s->ctx, f, optim_stream_pass, optim_stream_baseline_pass, &arg, baseline,
+                      NULL);
+        if (!f->failed && f->has_baseline && moved != moved_base) {
+            /* the baseline's time for this figure's bytes */
+            for (int r = 0; r < f->baseline.reps; r++)
+                f->baseline.samples[r] *= moved / moved_base;
+            bench_figure_finish(f, f->baseline.reps);
+        }
+        if (!f->failed)
+            snprintf(f->note, sizeof f->note,
+                     "%zu threads (accel's pool); each figure's ceiling is the best of copy, "
+                     "triad (+NT), nstream, update",
+                     arg.stream.threads);
+    }
+    bench_stream_close(&arg.stream);
 }
 
 static void optim_load_tables(optim_suite_t *s)
@@ -674,7 +625,7 @@ void bench_suite_optim(bench_ctx_t *ctx)
 
     optim_team_start(&s.team, optim_thread_count());
     optim_load_tables(&s);
-    optim_run_roofline(&s, largest);
+    optim_run_stream(&s, 16.0 * (double)((size_t)1 << largest)); /* p, g, m, v */
     for (unsigned log2 = 20; log2 <= largest; log2 += 2) {
         optim_case_t c = {"adam", ACCEL_DTYPE_F32, ACCEL_DTYPE_F32, 2, log2};
         optim_run_case(&s, &c);
@@ -687,5 +638,10 @@ void bench_suite_optim(bench_ctx_t *ctx)
     optim_case_t lion = {"lion", ACCEL_DTYPE_F32, ACCEL_DTYPE_F32, 1, other};
     optim_run_case(&s, &adagrad);
     optim_run_case(&s, &lion);
+    /* ZeRO-Offload's CPU phase: 2^24 and 2^26 (2^22 with --quick) */
+    for (unsigned log2 = ctx->quick ? 22 : 24; log2 <= (ctx->quick ? 22u : 26u); log2 += 2) {
+        bench_optim_offload(ctx, s.tables[0], s.load_error[0], log2, ACCEL_DTYPE_F32);
+        bench_optim_offload(ctx, s.tables[0], s.load_error[0], log2, ACCEL_DTYPE_BF16);
+    }
     optim_team_stop(&s.team);
 }

@@ -141,6 +141,68 @@ typedef struct accel_lamb_config {
         1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 10.0f, 0.01f, 1.0f, true, false                          \
     }
 
+/* ---- ZeRO-Offload's CPU phase in two passes (accel_adam_op_t.offload_step)
+ *
+ * What DeepSpeed's ZeRO-1/2 step does with offload_optimizer: cpu
+ * (deepspeed/runtime/zero/stage_1_and_2.py, step()), over the partitions
+ * this rank owns:
+ *   1. overflow: any grad element inf or NaN -> skip the step;
+ *   2. norm = L2 norm of all the grads as given (still loss-scaled), summed
+ *      in double, rounded to f32;
+ *   3. unscale and clip (unscale_and_clip_grads), in f32:
+ *        combined = loss_scale                                clip_grad == 0
+ *        combined = max(1, (norm / loss_scale + 1e-6) / clip_grad) * loss_scale
+ *      g = grad * (1 / combined)
+ *   4. the Adam step of accel_adam_config_t on (param, exp_avg, exp_avg_sq)
+ *      with that g (DeepSpeedCPUAdam);
+ *   5. lp_param = param rounded to nearest even (the fp32 -> bf16/fp16 copy).
+ * Done one step after another that is four passes over memory (46 bytes
+ * per parameter with fp32 grads; DeepSpeed takes 1-2 on the device before
+ * the grads come to the host, so its host makes the last three, 42 bytes).
+ * This makes two (34): pass 1 reads the grads for 1-2, pass 2 does 3-5
+ * element by element, so g * (1 / combined) is never stored. The
+ * results are those of the unfused sequence: the same f32 operations in the
+ * same order; only the norm's summation order is accel's (fixed: the same
+ * bits for any thread count and instruction set).
+ *
+ * Overflow is a result, not an error: result->overflow is set, ACCEL_OK is
+ * returned and nothing is written (params, moments and lp_params keep their
+ * values; the caller does not count the step, as DeepSpeed's loss scaler
+ * does not). Bad input (NULL config or result, struct_size too small, a bad
+ * hyper-parameter or step in any entry, a tensor of the wrong dtype, size or
+ * memory, two tensors of the call overlapping) returns INVALID_ARGUMENT
+ * naming the entry and writes nothing, result included. count 0 gives norm
+ * 0 and no overflow; entries may then be NULL.
+ * Threads: the host ops' rules (above): waits for `stream`, then runs both
+ * passes on the CPU worker pool and returns when done. */
+typedef struct accel_offload_config {
+    size_t struct_size; /* sizeof(accel_offload_config_t) */
+    float loss_scale;   /* > 0 and finite; the grads hold loss_scale * gradient */
+    float clip_grad;    /* >= 0 and finite; 0 = no clipping (DeepSpeed's gradient_clipping) */
+} accel_offload_config_t;
+
+/* One fp32 master partition: param, exp_avg and exp_avg_sq float32; grad
+ * float32, float16 or bfloat16; lp_param (optional, NULL = no copy) float16
+ * or bfloat16; all with param's element count, contiguous host memory, no
+ * two tensors of the call overlapping. `adam` and `step` (>= 1) are this
+ * entry's group hyper-parameters and DeepSpeedCPUAdam's state['step']. */
+typedef struct accel_offload_entry {
+    DLTensor *param;
+    const DLTensor *grad;
+    DLTensor *exp_avg;
+    DLTensor *exp_avg_sq;
+    DLTensor *lp_param;
+    const accel_adam_config_t *adam;
+    uint64_t step;
+} accel_offload_entry_t;
+
+typedef struct accel_offload_result {
+    bool overflow;        /* a grad was inf or NaN: nothing was written */
+    float grad_norm;      /* the loss-scaled norm (DeepSpeed's scaled_global_grad_norm);
+                             inf or NaN on overflow */
+    float combined_scale; /* what the grads were divided by; loss_scale on overflow */
+} accel_offload_result_t;
+
 typedef struct accel_adam_op {
     size_t struct_size;
     /* What runs the step: "avx512", "avx2", "scalar" (host ops, chosen from
@@ -163,6 +225,13 @@ typedef struct accel_adam_op {
                                  const accel_adam_config_t *config, uint64_t step, size_t count,
                                  DLTensor *params, const DLTensor *grads, DLTensor *exp_avgs,
                                  DLTensor *exp_avg_sqs);
+    /* (added after step_multi: check struct_size; NULL in device op tables,
+     * FusedAdam on a device backend) ZeRO-Offload's CPU phase, see
+     * accel_offload_config_t above. Host memory only. */
+    accel_status_t (*offload_step)(accel_t *acc, accel_stream_t *stream,
+                                   const accel_offload_config_t *config, size_t count,
+                                   const accel_offload_entry_t *entries,
+                                   accel_offload_result_t *result);
 } accel_adam_op_t;
 
 typedef struct accel_adagrad_op {

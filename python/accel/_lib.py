@@ -123,8 +123,34 @@ AdagradStep = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(AdagradConfig), _T, 
 LionStep = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(LionConfig), _T, _T, _T)
 
 
+class OffloadConfig(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("loss_scale", c_float), ("clip_grad", c_float)]
+
+
+class OffloadEntry(ctypes.Structure):
+    _fields_ = [("param", _T), ("grad", _T), ("exp_avg", _T), ("exp_avg_sq", _T),
+                ("lp_param", _T), ("adam", P(AdamConfig)), ("step", c_uint64)]
+
+
+class OffloadResult(ctypes.Structure):
+    _fields_ = [("overflow", c_bool), ("grad_norm", c_float), ("combined_scale", c_float)]
+
+
+AdamStepMulti = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(AdamConfig), c_uint64, c_size_t,
+                                 c_void_p, c_void_p, c_void_p, c_void_p)
+OffloadStep = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(OffloadConfig), c_size_t,
+                               P(OffloadEntry), P(OffloadResult))
+
+
 class AdamOp(ctypes.Structure):
-    _fields_ = [("struct_size", c_size_t), ("implementation", c_char_p), ("step", AdamStep)]
+    # step_multi and offload_step were appended: read them only when
+    # struct_size covers them (has_member)
+    _fields_ = [("struct_size", c_size_t), ("implementation", c_char_p), ("step", AdamStep),
+                ("step_multi", AdamStepMulti), ("offload_step", OffloadStep)]
+
+    def has_member(self, name):
+        field = getattr(type(self), name)
+        return self.struct_size >= field.offset + field.size
 
 
 class AdagradOp(ctypes.Structure):

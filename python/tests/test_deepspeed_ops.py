@@ -137,3 +137,118 @@ def test_torch_tensors_direct_path():
     with pytest.raises(ValueError, match="dtype"):
         cpu_adam.adam_update(7, 3, 1e-3, 0.9, 0.999, 1e-8, 0, True, p.double(), g, m, v)
     cpu_adam.destroy_adam(7)
+
+
+# ---- ZeRO-Offload's fused CPU phase (cpu_adam.adam_update_offload)
+
+def offload_entries(n_sizes, grad_dtype, seed, lp=True):
+    entries = []
+    for i, n in enumerate(n_sizes):
+        entries.append({"params": rand(n, seed + i), "grads": (rand(n, seed + 50 + i) * 64)
+                        .astype(grad_dtype), "exp_avg": rand(n, seed + 90 + i) * 0.05,
+                        "exp_avg_sq": np.abs(rand(n, seed + 99 + i)) * 0.003 + 1e-6,
+                        "lp_params": np.zeros(n, np.float16) if lp else None, "step": 3 + i,
+                        "lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8,
+                        "weight_decay": 0.01 * (i % 2), "bias_correction": True})
+    return entries
+
+
+def unfused_reference(entries, loss_scale, clip_grad, norm):
+    """ZeRO-2's passes: unscale/clip in f32 (stage_1_and_2.py), the Adam
+    step, the copy; on copies of the arrays."""
+    norm = np.float32(norm)
+    if clip_grad > 0:
+        clip = (norm / np.float32(loss_scale) + np.float32(1e-6)) / np.float32(clip_grad)
+        combined = max(clip, np.float32(1)) * np.float32(loss_scale)
+        inverse = np.float32(1) / combined
+    else:
+        inverse = np.float32(1.0 / loss_scale)
+    out = []
+    for e in entries:
+        p, m, v = e["params"].copy(), e["exp_avg"].copy(), e["exp_avg_sq"].copy()
+        g = (e["grads"].astype(np.float32) * inverse).astype(np.float32)
+        cpu_adam.adam_update(7, e["step"], e["lr"], 0.9, 0.999, 1e-8, e["weight_decay"], True,
+                             p, g, m, v)
+        out.append((p, m, v, p.astype(np.float16)))
+    return out
+
+
+@pytest.mark.parametrize("grad_dtype,loss_scale,clip_grad", [
+    (np.float32, 1024.0, 1.0), (np.float32, 1.0, 0.0), (np.float16, 512.0, 0.5)])
+def test_offload_matches_unfused(grad_dtype, loss_scale, clip_grad):
+    cpu_adam.create_adam(7, adamw_mode=True)
+    entries = offload_entries([4133, 1, 129, 70001], grad_dtype, 10)
+    want_norm = np.sqrt(sum(np.sum(e["grads"].astype(np.float64) ** 2) for e in entries))
+    before = [{k: (x.copy() if hasattr(x, "copy") else x) for k, x in e.items()}
+              for e in entries]
+    result = cpu_adam.adam_update_offload(7, entries, loss_scale, clip_grad)
+    assert not result.overflow
+    assert abs(result.grad_norm - want_norm) <= 1e-6 * want_norm
+    expected = unfused_reference(before, loss_scale, clip_grad, result.grad_norm)
+    for e, (p, m, v, lp) in zip(entries, expected):
+        for got, want in ((e["params"], p), (e["exp_avg"], m), (e["exp_avg_sq"], v),
+                          (e["lp_params"], lp)):
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    cpu_adam.destroy_adam(7)
+
+
+def test_offload_overflow_writes_nothing():
+    cpu_adam.create_adam(8)
+    entries = offload_entries([1000, 77], np.float32, 20)
+    entries[1]["grads"][5] = np.inf
+    before = [{k: x.copy() for k, x in e.items() if hasattr(x, "copy")} for e in entries]
+    result = cpu_adam.adam_update_offload(8, entries, 1024.0, 1.0)
+    assert result.overflow and not np.isfinite(result.grad_norm)
+    for e, b in zip(entries, before):
+        for k in b:
+            assert np.array_equal(e[k], b[k])
+    cpu_adam.destroy_adam(8)
+
+
+def test_offload_bad_input_writes_nothing():
+    cpu_adam.create_adam(9)
+    entries = offload_entries([100, 100], np.float32, 30)
+    entries[1]["lp_params"] = np.zeros(100, np.float32)  # float32 is no low-precision copy
+    before = [e["params"].copy() for e in entries]
+    with pytest.raises(ValueError, match="lp_param"):
+        cpu_adam.adam_update_offload(9, entries, 1.0, 0.0)
+    with pytest.raises(ValueError, match="loss_scale"):
+        cpu_adam.adam_update_offload(9, offload_entries([10], np.float32, 1), 0.0, 0.0)
+    for e, b in zip(entries, before):
+        assert np.array_equal(e["params"], b)
+    cpu_adam.destroy_adam(9)
+
+
+def test_zero_offload_step_counts_only_steps_that_ran():
+    """zero_offload_step on a DeepSpeedCPUAdam-shaped optimizer (numpy
+    tensors, states already made): state['step'] advances with a step,
+    not with an overflow; lp_params get the params' copy."""
+    from types import SimpleNamespace
+    from accel.deepspeed import zero_offload_step
+
+    class Param:  # torch.nn.Parameter's .data and .grad.data, hashable
+        def __init__(self, n, seed):
+            self.data = rand(n, seed)
+            self.grad = SimpleNamespace(data=rand(n, seed + 1))
+    params = [Param(300, 1), Param(17, 3)]
+    state = {p: {"step": 4, "exp_avg": np.zeros(p.data.size, np.float32),
+                 "exp_avg_sq": np.zeros(p.data.size, np.float32)} for p in params}
+    group = dict(HYPER_GROUP, params=params)
+    opt = SimpleNamespace(opt_id=11, adam_w_mode=True, param_groups=[group], state=state)
+    lps = [np.zeros(300, np.float16), np.zeros(17, np.float16)]
+    result = zero_offload_step(opt, lps, loss_scale=2.0, clip_grad=0.0)
+    assert not result.overflow and result.combined_scale == 2.0
+    assert [state[p]["step"] for p in params] == [5, 5]
+    assert np.array_equal(lps[1], params[1].data.astype(np.float16))
+    params[0].grad.data[3] = np.nan
+    before = params[1].data.copy()
+    assert zero_offload_step(opt, lps, 2.0, 0.0).overflow
+    assert [state[p]["step"] for p in params] == [5, 5]
+    assert np.array_equal(params[1].data, before)
+    with pytest.raises(ValueError, match="lp_params"):
+        zero_offload_step(opt, lps[:1])
+    cpu_adam.destroy_adam(11)
+
+
+HYPER_GROUP = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01,
+               "bias_correction": True}

@@ -249,8 +249,9 @@ static accel_status_t device_tables_get(const accel_backend_ops_t *backend,
     } else if (i == tables_count) {
         tables[i] = (device_tables_t){
             .backend = backend,
+            /* offload_step is host memory's only (accel_ops.h): NULL here */
             .adam = {sizeof(accel_adam_op_t), backend->name, device_adam_step,
-                     device_adam_step_multi},
+                     device_adam_step_multi, NULL},
             .lion = {sizeof(accel_lion_op_t), backend->name, device_lion_step,
                      device_lion_step_multi},
             .lamb = {sizeof(accel_lamb_op_t), backend->name, device_lamb_step},

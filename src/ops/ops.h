@@ -50,6 +50,37 @@ accel_status_t accel_optim_lists_check(const char *op, accel_t *acc, accel_optim
                                        const DLTensor *states1, const DLTensor *states2,
                                        size_t state_count);
 
+/* One entry of an offload step (accel_offload_entry_t) after validation:
+ * base pointers with byte_offset applied. lp is NULL when the entry has no
+ * low-precision copy. Borrowed from the caller's tensors. */
+typedef struct accel_offload_view {
+    float *param;
+    const void *grad;
+    float *exp_avg;
+    float *exp_avg_sq;
+    void *lp;
+    size_t count;
+    accel_dtype_t grad_dtype; /* f32, f16 or bf16 */
+    accel_dtype_t lp_dtype;   /* f16 or bf16; unused when lp is NULL */
+} accel_offload_view_t;
+
+/* Validate an offload step (accel_ops.h, accel_offload_config_t): config,
+ * result, and every entry's hyper-parameters, step and tensors (host
+ * memory), and that no two tensors of the whole call overlap. Fills
+ * views[0..count) (the caller's array). INVALID_ARGUMENT naming the entry
+ * otherwise; OUT_OF_MEMORY when the overlap check cannot allocate. */
+accel_status_t accel_offload_check(const char *op, accel_t *acc,
+                                   const accel_offload_config_t *config, size_t count,
+                                   const accel_offload_entry_t *entries,
+                                   const accel_offload_result_t *result,
+                                   accel_offload_view_t *views);
+
+/* The factor pass 2 multiplies the grads by (1 / combined scale) and the
+ * combined scale itself, from the f32 norm, as DeepSpeed's
+ * unscale_and_clip_grads computes them (accel_ops.h). */
+void accel_offload_scale(const accel_offload_config_t *config, float grad_norm,
+                         float *combined_scale, float *inverse);
+
 /* Hyper-parameter checks with torch.optim's rules (0 <= lr, eps, weight_decay;
  * 0 <= beta < 1; all finite). INVALID_ARGUMENT naming the bad field. */
 accel_status_t accel_adam_config_check(const char *op_name, const accel_adam_config_t *config,
@@ -102,6 +133,14 @@ bool accel_host_optim_is_compatible(void *self, char *reason, size_t reason_cap)
 accel_status_t accel_host_adam_load(void *self, const void **out);
 accel_status_t accel_host_adagrad_load(void *self, const void **out);
 accel_status_t accel_host_lion_load(void *self, const void **out);
+/* Wait for `stream` (NULL: nothing to wait for), as every host op does
+ * before touching its tensors (host_ops.c). */
+accel_status_t accel_host_wait_stream(accel_t *acc, accel_stream_t *stream);
+/* accel_adam_op_t.offload_step on host memory (src/ops/cpu/host_offload.c). */
+accel_status_t accel_host_offload_step(accel_t *acc, accel_stream_t *stream,
+                                       const accel_offload_config_t *config, size_t count,
+                                       const accel_offload_entry_t *entries,
+                                       accel_offload_result_t *result);
 /* FusedLamb on host memory (src/ops/cpu/host_ops.c). */
 accel_status_t accel_host_lamb_load(void *self, const void **out);
 

@@ -27,15 +27,26 @@ PLAIN_LOOP_FIGURES = {"adam f32/f32 2^20", "adam f32/f32 2^22", "adagrad f32 2^2
 
 
 def check_optim(figures):
-    """The optim suite's --quick figures: fp32 Adam at 2^20 and 2^22, the
-    mixed pairs, Adagrad and Lion at 2^22, each as G params/s and against the
-    roofline; the op's implementation and thread count in the notes."""
+    """The optim suite's --quick figures: the STREAM ceiling (copy and triad
+    with non-temporal stores, nstream, update), fp32 Adam at 2^20 and 2^22, the mixed pairs,
+    Adagrad and Lion at 2^22, each as G params/s and as a fraction of its
+    STREAM ceiling; the fused ZeRO-Offload phase with f32 and bf16 grads
+    against the unfused one (goal 1.3) and against its ceiling; the op's
+    implementation and thread count in the notes."""
     names = {figure["name"]: figure for figure in figures}
-    expected = ["roofline p,m,v += g f32 2^22"]
+    streams = [name for name in names if name.startswith("STREAM ")]
+    if len(streams) != 4:
+        fail(f"optim: STREAM figures {streams}, expected copy NT, triad NT, nstream, update")
+    expected = list(streams)
     for label in ("adam f32/f32 2^20", "adam f32/f32 2^22", "adam f16/f32 2^22",
                   "adam bf16/f32 2^22", "adam f16/f16 2^22", "adam bf16/bf16 2^22",
                   "adagrad f32 2^22", "lion f32 2^22"):
-        expected += [label, label + " roofline"]
+        expected += [label, label + " ceiling"]
+    offload = []
+    for grads in ("f32", "bf16"):
+        offload += [f"offload {grads} grads 2^22", f"offload {grads} grads 2^22 ceiling",
+                    f"unfused {grads} grads 2^22 ceiling"]
+    expected += offload
     if sorted(names) != sorted(expected):
         fail(f"optim figures {sorted(names)}, expected {sorted(expected)}")
     for name, figure in names.items():
@@ -43,13 +54,22 @@ def check_optim(figures):
             fail(f"optim figure {name} failed: {figure['note']}")
         if not figure["median"] or figure["median"] <= 0:
             fail(f"optim figure {name}: median {figure['median']!r}")
-        if name.startswith("roofline"):
+        if name.startswith("STREAM "):
+            if figure["unit"] != "GB/s" or "threads" not in figure["note"]:
+                fail(f"optim figure {name}: unit or thread count missing")
             continue
-        if name.endswith(" roofline"):
-            if figure["unit"] != "GB/s" or figure["goal"] != 0.8 or figure["baseline"] is None:
-                fail(f"optim figure {name}: unit, goal 0.8 or roofline baseline missing")
+        if name.endswith(" ceiling"):
+            if figure["unit"] != "GB/s" or figure["baseline"] is None:
+                fail(f"optim figure {name}: unit or STREAM baseline missing")
+            if not name.startswith("unfused") and figure["goal"] != 0.8:
+                fail(f"optim figure {name}: goal {figure['goal']!r}, expected 0.8")
         elif figure["unit"] != "Gpar/s":
             fail(f"optim figure {name}: unit {figure['unit']!r}, expected Gpar/s")
+        if name in offload:
+            if not name.endswith(" ceiling") and (figure["goal"] != 1.3
+                                                  or figure["baseline"] is None):
+                fail(f"optim figure {name}: goal 1.3 or unfused baseline missing")
+            continue
         if name in PLAIN_LOOP_FIGURES and figure["baseline"] is None:
             fail(f"optim figure {name}: no plain-loop baseline")
         if not re.match(r"^(.*; )?(avx512|avx2|scalar), [0-9]+ threads; [0-9]+ B/param",

@@ -12,12 +12,17 @@
 #   as test workers); ACCEL_DEEPSPEED_OPS=1 does it in every process of the
 #   environment. docs/python.md shows all three.
 #
+# - zero_offload_step(): ZeRO-2's CPU-offload step for a DeepSpeedCPUAdam in
+#   two passes over memory (zero_offload.py; cpu_adam.adam_update_offload is
+#   the tensor-list form).
+#
 # Nothing here imports torch or DeepSpeed until use_accel_ops() is called.
 import importlib
 import sys
 
 from . import _ops
 from ._ops import step_counts  # noqa: F401 - steps libaccel ran, per op, in this process
+from .zero_offload import zero_offload_step  # noqa: F401 (torch only when called)
 
 _MODULES = {"cpu_adam": "accel.deepspeed.cpu_adam", "cpu_adagrad": "accel.deepspeed.cpu_adagrad",
             "cpu_lion": "accel.deepspeed.cpu_lion"}

@@ -4,6 +4,7 @@
 # same arguments and return values, running accel's CPUAdam kernels
 # (include/accel/accel_ops.h). DeepSpeedCPUAdam calls these through
 # CPUAdamBuilder().load(); see accel.deepspeed for the glue.
+import collections
 import ctypes
 
 from .. import _lib
@@ -49,6 +50,53 @@ def adam_update(optimizer_id, step, lr, beta1, beta2, epsilon, weight_decay, bia
                           keep[2][1], keep[3][1]), op.step, ())
     _ops.count("cpu_adam")
     return 0
+
+
+OffloadResult = collections.namedtuple("OffloadResult", "overflow grad_norm combined_scale")
+
+
+def adam_update_offload(optimizer_id, entries, loss_scale=1.0, clip_grad=0.0):
+    """ZeRO-Offload's CPU phase for the tensors of optimizer `optimizer_id`
+    in two passes over memory (accel_adam_op_t.offload_step): the inf/NaN
+    check and the L2 norm of all the (loss-scaled) grads, then for each
+    entry the Adam step with DeepSpeed's unscale/clip factor applied on read
+    and the param's bf16/fp16 copy written beside it.
+
+    entries: a list of dicts with params, grads, exp_avg, exp_avg_sq (float32
+    except grads: float32, float16 or bfloat16), lp_params (optional, float16
+    or bfloat16, None = no copy), step (>= 1) and that entry's group
+    hyper-parameters lr, betas, eps, weight_decay, bias_correction.
+    Returns OffloadResult(overflow, grad_norm, combined_scale); on overflow
+    nothing was written. Bad input raises and writes nothing."""
+    opt = _ops.lookup(_optimizers, optimizer_id, "Adam", "create_adam")
+    handle, op = _ops.table("cpu_adam")
+    if not op.has_member("offload_step") or not op.offload_step:
+        raise RuntimeError("accel: this libaccel's CPUAdam has no offload_step; update accel")
+    entries = list(entries)
+    keep = []
+    c_entries = (_lib.OffloadEntry * max(len(entries), 1))()
+    for i, entry in enumerate(entries):
+        beta1, beta2 = entry["betas"]
+        config = _lib.AdamConfig(entry["lr"], beta1, beta2, entry["eps"], entry["weight_decay"],
+                                 bool(entry["bias_correction"]), opt["adamw_mode"])
+        tensors = []
+        for name in ("params", "grads", "exp_avg", "exp_avg_sq", "lp_params"):
+            t = entry.get(name)
+            if t is None and name == "lp_params":
+                tensors.append(None)
+                continue
+            kept = _ops.as_dltensor(t, "entry %d %s" % (i, name), name != "grads")
+            keep.append(kept)
+            tensors.append(kept[1])
+        keep.append(config)
+        c_entries[i] = _lib.OffloadEntry(tensors[0], tensors[1], tensors[2], tensors[3],
+                                         tensors[4], ctypes.pointer(config),
+                                         _lib.int_arg(entry["step"], "step", "uint64"))
+    offload = _lib.OffloadConfig(ctypes.sizeof(_lib.OffloadConfig), loss_scale, clip_grad)
+    result = _lib.OffloadResult()
+    _lib._checker(op.offload_step(handle, None, ctypes.byref(offload), len(entries), c_entries,
+                                  ctypes.byref(result)), op.offload_step, ())
+    return OffloadResult(bool(result.overflow), result.grad_norm, result.combined_scale)
 
 
 def adam_rollback(optimizer_id, step, lr, beta1, beta2, epsilon, weight_decay, bias_correction,

@@ -21,6 +21,17 @@
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 static const accel_optim_kernels_t *chosen = &accel_optim_kernels_scalar;
 
+#if defined(__x86_64__) || defined(__i386__)
+/* AVX512DQ (leaf 7 EBX bit 17) and AVX512_BF16 (leaf 7 subleaf 1 EAX bit 5);
+ * the ZMM state is the AVX-512 level's own check. */
+static bool cpu_has_avx512_bf16(void)
+{
+    accel_cpuid_t leaf7, leaf7_1;
+    return accel_cpu_isa_cpuid(7, 0, &leaf7) && (leaf7.ebx & (1u << 17)) && leaf7.eax >= 1 &&
+           accel_cpu_isa_cpuid(7, 1, &leaf7_1) && (leaf7_1.eax & (1u << 5));
+}
+#endif
+
 const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
 {
     if (isa > accel_cpu_isa_detected())
@@ -29,7 +40,9 @@ const accel_optim_kernels_t *accel_optim_kernels_for(accel_cpu_isa_t isa)
     case ACCEL_CPU_ISA_SCALAR: return &accel_optim_kernels_scalar;
 #if defined(__x86_64__) || defined(__i386__)
     case ACCEL_CPU_ISA_AVX2: return &accel_optim_kernels_avx2;
-    case ACCEL_CPU_ISA_AVX512: return &accel_optim_kernels_avx512;
+    case ACCEL_CPU_ISA_AVX512:
+        return cpu_has_avx512_bf16() ? &accel_optim_kernels_avx512_bf16
+                                     : &accel_optim_kernels_avx512;
 #endif
     default: return NULL;
     }
@@ -49,6 +62,11 @@ static const accel_optim_kernels_t *host_kernels(void)
     return chosen;
 }
 
+const accel_optim_kernels_t *accel_host_optim_kernels(void)
+{
+    return host_kernels();
+}
+
 /* Host ops order themselves after work already queued on `stream`. */
 static accel_status_t host_wait_stream(accel_t *acc, accel_stream_t *stream)
 {
@@ -60,6 +78,11 @@ static accel_status_t host_wait_stream(accel_t *acc, accel_stream_t *stream)
     if (status != ACCEL_OK)
         return status;
     return accel_stream_synchronize(resolved);
+}
+
+accel_status_t accel_host_wait_stream(accel_t *acc, accel_stream_t *stream)
+{
+    return host_wait_stream(acc, stream);
 }
 
 typedef struct host_job {
@@ -254,7 +277,7 @@ static accel_status_t host_lion_step_multi(accel_t *acc, accel_stream_t *stream,
 /* ---- builders */
 
 static accel_adam_op_t host_adam_op = {sizeof(accel_adam_op_t), "scalar", host_adam_step,
-                                       host_adam_step_multi};
+                                       host_adam_step_multi, accel_host_offload_step};
 static accel_adagrad_op_t host_adagrad_op = {sizeof(accel_adagrad_op_t), "scalar",
                                              host_adagrad_step};
 static accel_lion_op_t host_lion_op = {sizeof(accel_lion_op_t), "scalar", host_lion_step,

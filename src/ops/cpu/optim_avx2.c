@@ -50,7 +50,10 @@ ACCEL_SIMD_INLINE vec_t vec_load(const void *base, size_t i, accel_dtype_t dtype
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(halves), 16));
 }
 
-/* f32 -> bf16 in the low 16 bits of each lane: nearest even, NaN -> 0x7FC0|sign. */
+/* f32 -> bf16 in the low 16 bits of each lane: nearest even, NaN ->
+ * 0x7FC0|sign. NaNs are rare: one test of the whole vector decides whether
+ * the blend that fixes them runs at all (a variable blend of every vector
+ * costs as much as the rest of the conversion). */
 ACCEL_SIMD_INLINE __m256i vec_to_bf16_lanes(vec_t x)
 {
     __m256i bits = _mm256_castps_si256(x);
@@ -58,10 +61,13 @@ ACCEL_SIMD_INLINE __m256i vec_to_bf16_lanes(vec_t x)
     __m256i odd = _mm256_and_si256(high, _mm256_set1_epi32(1));
     __m256i rounded = _mm256_srli_epi32(
         _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
-    __m256i quiet = _mm256_or_si256(_mm256_and_si256(high, _mm256_set1_epi32(0x8000)),
-                                    _mm256_set1_epi32(0x7fc0));
-    __m256i is_nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-    return _mm256_blendv_epi8(rounded, quiet, is_nan);
+    __m256 is_nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    if (__builtin_expect(_mm256_movemask_ps(is_nan) != 0, 0)) {
+        __m256i quiet = _mm256_or_si256(_mm256_and_si256(high, _mm256_set1_epi32(0x8000)),
+                                        _mm256_set1_epi32(0x7fc0));
+        rounded = _mm256_blendv_epi8(rounded, quiet, _mm256_castps_si256(is_nan));
+    }
+    return rounded;
 }
 
 ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_t x)
@@ -78,6 +84,34 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
     __m256i lanes = vec_to_bf16_lanes(x);
     _mm_storeu_si128(
         out, _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1)));
+}
+
+/* The offload norm's 16 double lanes: four vectors of four. */
+typedef struct sumsq {
+    __m256d lanes[4];
+} sumsq_t;
+
+ACCEL_SIMD_INLINE void sumsq_zero(sumsq_t *acc)
+{
+    for (int k = 0; k < 4; k++)
+        acc->lanes[k] = _mm256_setzero_pd();
+}
+
+ACCEL_SIMD_INLINE void sumsq_add16(sumsq_t *acc, const void *base, size_t i, accel_dtype_t dtype)
+{
+    vec_t low = vec_load(base, i, dtype), high = vec_load(base, i + 8, dtype);
+    __m256d d[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(low)),
+                    _mm256_cvtps_pd(_mm256_extractf128_ps(low, 1)),
+                    _mm256_cvtps_pd(_mm256_castps256_ps128(high)),
+                    _mm256_cvtps_pd(_mm256_extractf128_ps(high, 1))};
+    for (int k = 0; k < 4; k++)
+        acc->lanes[k] = _mm256_fmadd_pd(d[k], d[k], acc->lanes[k]);
+}
+
+ACCEL_SIMD_INLINE void sumsq_store(const sumsq_t *acc, double *lanes)
+{
+    for (int k = 0; k < 4; k++)
+        _mm256_storeu_pd(lanes + 4 * k, acc->lanes[k]);
 }
 
 #define OPTIM_SIMD_TABLE accel_optim_kernels_avx2

@@ -1,7 +1,9 @@
 /* optim_avx512.c: the optimizer kernels for AVX-512 F (16 floats per vector;
  * f16 through vcvtph2ps/vcvtps2ph, bf16 through integer lanes). Compiled with
  * AVX-512 enabled; only reached after core/cpu_isa.c has seen it in cpuid and the OS
- * saving the ZMM state. The kernels themselves are optim_simd_body.h. */
+ * saving the ZMM state. The kernels themselves are optim_simd_body.h.
+ * optim_avx512_bf16.c builds this file again with OPTIM_AVX512_BF16 for CPUs
+ * with AVX512_BF16 and AVX512DQ: bf16 stores then round in one instruction. */
 #include <immintrin.h>
 
 #include "ops/cpu/optim_kernels.h"
@@ -62,20 +64,64 @@ ACCEL_SIMD_INLINE void vec_store(void *base, size_t i, accel_dtype_t dtype, vec_
         _mm256_storeu_si256(out, _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         return;
     }
-    /* bf16: nearest even, NaN -> 0x7FC0 | sign */
+#ifdef OPTIM_AVX512_BF16
+    /* VCVTNEPS2BF16 rounds to nearest even as the lanes below do, but it
+     * flushes denormals to zero and keeps NaN payloads: vectors holding a
+     * NaN or a denormal (fpclass: QNaN 0x01, denormal 0x20, SNaN 0x80)
+     * take the lanes below. */
+    if (__builtin_expect(_mm512_fpclass_ps_mask(x, 0xa1) == 0, 1)) {
+        _mm256_storeu_si256(out, (__m256i)_mm512_cvtneps_pbh(x));
+        return;
+    }
+#endif
+    /* bf16: nearest even, NaN -> 0x7FC0 | sign (the fix only for vectors
+     * that hold a NaN) */
     __m512i bits = _mm512_castps_si512(x);
     __m512i high = _mm512_srli_epi32(bits, 16);
     __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
     __m512i rounded = _mm512_srli_epi32(
         _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
-    __m512i quiet = _mm512_or_si512(_mm512_and_si512(high, _mm512_set1_epi32(0x8000)),
-                                    _mm512_set1_epi32(0x7fc0));
     __mmask16 is_nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    _mm256_storeu_si256(out,
-                        _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(is_nan, rounded, quiet)));
+    if (__builtin_expect(is_nan != 0, 0)) {
+        __m512i quiet = _mm512_or_si512(_mm512_and_si512(high, _mm512_set1_epi32(0x8000)),
+                                        _mm512_set1_epi32(0x7fc0));
+        rounded = _mm512_mask_blend_epi32(is_nan, rounded, quiet);
+    }
+    _mm256_storeu_si256(out, _mm512_cvtepi32_epi16(rounded));
 }
 
+/* The offload norm's 16 double lanes: two vectors of eight. */
+typedef struct sumsq {
+    __m512d lanes[2];
+} sumsq_t;
+
+ACCEL_SIMD_INLINE void sumsq_zero(sumsq_t *acc)
+{
+    acc->lanes[0] = _mm512_setzero_pd();
+    acc->lanes[1] = _mm512_setzero_pd();
+}
+
+ACCEL_SIMD_INLINE void sumsq_add16(sumsq_t *acc, const void *base, size_t i, accel_dtype_t dtype)
+{
+    vec_t x = vec_load(base, i, dtype);
+    __m512d low = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+    __m512d high =
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+    acc->lanes[0] = _mm512_fmadd_pd(low, low, acc->lanes[0]);
+    acc->lanes[1] = _mm512_fmadd_pd(high, high, acc->lanes[1]);
+}
+
+ACCEL_SIMD_INLINE void sumsq_store(const sumsq_t *acc, double *lanes)
+{
+    _mm512_storeu_pd(lanes, acc->lanes[0]);
+    _mm512_storeu_pd(lanes + 8, acc->lanes[1]);
+}
+
+#ifdef OPTIM_AVX512_BF16
+#define OPTIM_SIMD_TABLE accel_optim_kernels_avx512_bf16
+#else
 #define OPTIM_SIMD_TABLE accel_optim_kernels_avx512
-#define OPTIM_SIMD_ISA   ACCEL_CPU_ISA_AVX512
-#define OPTIM_SIMD_NAME  "avx512"
+#endif
+#define OPTIM_SIMD_ISA  ACCEL_CPU_ISA_AVX512
+#define OPTIM_SIMD_NAME "avx512"
 #include "ops/cpu/optim_simd_body.h"

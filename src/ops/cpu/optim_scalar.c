@@ -93,6 +93,55 @@ ACCEL_ALWAYS_INLINE void lion_range(const accel_lion_coeffs_t *c, const accel_op
     }
 }
 
+/* Pass 2 of the offload step: adam_range with f32 param and moments, the
+ * grad unscaled on read and the param's rounded copy written beside it. */
+ACCEL_ALWAYS_INLINE void offload_adam_range(const accel_adam_coeffs_t *c, float inverse,
+                                            const accel_offload_view_t *v, size_t begin, size_t end,
+                                            accel_dtype_t gt, accel_dtype_t lt)
+{
+    for (size_t i = begin; i < end; i++) {
+        float g = load_element(v->grad, i, gt) * inverse;
+        float p = load_element(v->param, i, ACCEL_DTYPE_F32);
+        float m = load_element(v->exp_avg, i, ACCEL_DTYPE_F32);
+        float s = load_element(v->exp_avg_sq, i, ACCEL_DTYPE_F32);
+        if (c->l2_decay > 0.0f)
+            g = fmaf(p, c->l2_decay, g);
+        m = fmaf(g, c->one_minus_beta1, m * c->beta1);
+        s = fmaf(g * g, c->one_minus_beta2, s * c->beta2);
+        float update = m / fmaf(sqrtf(s), c->bc2, c->eps);
+        if (c->decoupled_decay != 0.0f)
+            p = fmaf(p, c->decoupled_decay, p);
+        p = fmaf(update, c->step_size, p);
+        store_element(v->param, i, ACCEL_DTYPE_F32, p);
+        store_element(v->exp_avg, i, ACCEL_DTYPE_F32, m);
+        store_element(v->exp_avg_sq, i, ACCEL_DTYPE_F32, s);
+        if (lt != ACCEL_DTYPE_F32)
+            store_element(v->lp, i, lt, p);
+    }
+}
+
+void accel_offload_sumsq_lanes(const accel_offload_view_t *view, size_t begin, size_t from,
+                               size_t end, double lanes[ACCEL_OFFLOAD_LANES])
+{
+    for (size_t i = from; i < end; i++) {
+        double g = (double)load_element(view->grad, i, view->grad_dtype);
+        lanes[(i - begin) % ACCEL_OFFLOAD_LANES] += g * g;
+    }
+}
+
+static double offload_sumsq_scalar(const accel_offload_view_t *view, size_t begin, size_t end)
+{
+    double lanes[ACCEL_OFFLOAD_LANES] = {0};
+    accel_offload_sumsq_lanes(view, begin, begin, end, lanes);
+    return accel_offload_lanes_total(lanes);
+}
+
+static void offload_adam_scalar(const accel_adam_coeffs_t *coeffs, float inverse,
+                                const accel_offload_view_t *view, size_t begin, size_t end)
+{
+    ACCEL_OFFLOAD_DTYPE_DISPATCH(offload_adam_range, coeffs, inverse, view, begin, end);
+}
+
 static void adam_scalar(const accel_adam_coeffs_t *coeffs, const accel_optim_view_t *view,
                         size_t begin, size_t end)
 {
@@ -117,4 +166,6 @@ const accel_optim_kernels_t accel_optim_kernels_scalar = {
     .adam = adam_scalar,
     .adagrad = adagrad_scalar,
     .lion = lion_scalar,
+    .offload_sumsq = offload_sumsq_scalar,
+    .offload_adam = offload_adam_scalar,
 };
