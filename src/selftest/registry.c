@@ -40,7 +40,7 @@ static const registry_source_t registry_sources[] = {
     /* Early, so that the test that enables it sees the checks after it run. */
     {"selftest", NULL, "crash_injected", selftest_check_crash_injected,
      "test only (ACCEL_SELFTEST_INJECT_CRASH=1): crashes on purpose", NULL,
-     SELFTEST_TEST_ONLY | SELFTEST_NO_BACKEND},
+     SELFTEST_TEST_ONLY | SELFTEST_NO_BACKEND | SELFTEST_QUICK},
     CONFORMANCE_TESTS(CONFORMANCE_ROW) CONFORMANCE_THREAD_TESTS(THREAD_ROW)
         DEVICE_CHECKS(DEVICE_ROW) COMM_CHECKS(COMM_ROW) VENDOR_RULE_PROBES(RULE_ROW)};
 

@@ -132,6 +132,19 @@ const char *selftest_default_backend(char *buffer, size_t cap, const char **how,
     return NULL;
 }
 
+/* Whether `check` is in a run with `options` (selftest.open always is). */
+static bool runner_selected(const selftest_options_t *options, const selftest_check_t *check)
+{
+    bool rule_of_comm = check->applies != NULL && strncmp(check->applies, "comm_", 5) == 0;
+    if (strcmp(check->name, "selftest.open") == 0)
+        return true;
+    if (!rule_of_comm && !selftest_check_applies(check, options->backend, NULL))
+        return false;
+    if (options->quick && !(check->flags & SELFTEST_QUICK))
+        return false;
+    return selftest_name_matches(check->name, options->only);
+}
+
 const selftest_check_t **selftest_select(const selftest_options_t *options, size_t *count)
 {
     size_t total = 0, n = 0;
@@ -141,19 +154,17 @@ const selftest_check_t **selftest_select(const selftest_options_t *options, size
         *count = 0;
         return NULL;
     }
-    for (size_t i = 0; i < total; i++) {
-        const selftest_check_t *check = &checks[i];
-        bool is_open = strcmp(check->name, "selftest.open") == 0;
-        bool rule_of_comm = check->applies != NULL && strncmp(check->applies, "comm_", 5) == 0;
-        if (!is_open) {
-            if (!rule_of_comm && !selftest_check_applies(check, options->backend, NULL))
-                continue;
-            if (options->quick && !(check->flags & SELFTEST_QUICK))
-                continue;
-            if (!selftest_name_matches(check->name, options->only))
-                continue;
+    /* Run order: selftest.open, the collectives (every rank starts with
+     * them), then the rest in the order of the registry. */
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < total; i++) {
+            const selftest_check_t *check = &checks[i];
+            int want = strcmp(check->name, "selftest.open") == 0 ? 0
+                       : (check->flags & SELFTEST_COMM)          ? 1
+                                                                 : 2;
+            if (want == pass && runner_selected(options, check))
+                chosen[n++] = check;
         }
-        chosen[n++] = check;
     }
     *count = n;
     return chosen;
