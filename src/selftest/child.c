@@ -181,10 +181,3 @@ void selftest_check_open(void **state)
     if (accel_comm_engine_info(conformance_acc, &info) == ACCEL_OK && info.engine != NULL)
         selftest_child_fact("comm_engine", info.engine);
 }
-
-void selftest_check_crash_injected(void **state)
-{
-    (void)state;
-    print_message("crashing on purpose: ACCEL_SELFTEST_INJECT_CRASH=1 enabled this check\n");
-    raise(SIGSEGV);
-}

@@ -37,10 +37,17 @@ typedef struct registry_source {
 static const registry_source_t registry_sources[] = {
     {"selftest", NULL, "open", selftest_check_open,
      "the backend opens by name and counts its devices", NULL, SELFTEST_QUICK},
-    /* Early, so that the test that enables it sees the checks after it run. */
+    /* Test-only checks, early so that the test that enables one sees the
+     * checks after it run (injected.c, ACCEL_SELFTEST_INJECT). */
     {"selftest", NULL, "crash_injected", selftest_check_crash_injected,
-     "test only (ACCEL_SELFTEST_INJECT_CRASH=1): crashes on purpose", NULL,
+     "test only (ACCEL_SELFTEST_INJECT=crash): crashes on purpose", NULL,
      SELFTEST_TEST_ONLY | SELFTEST_NO_BACKEND | SELFTEST_QUICK},
+    {"selftest", NULL, "fail_injected", selftest_check_fail_injected,
+     "test only (ACCEL_SELFTEST_INJECT=fail): fails on purpose", NULL,
+     SELFTEST_TEST_ONLY | SELFTEST_QUICK},
+    {"selftest", NULL, "thread_fail_injected", selftest_check_thread_fail_injected,
+     "test only (ACCEL_SELFTEST_INJECT=thread_fail): fails on purpose on a helper thread", NULL,
+     SELFTEST_TEST_ONLY | SELFTEST_QUICK},
     CONFORMANCE_TESTS(CONFORMANCE_ROW) CONFORMANCE_THREAD_TESTS(THREAD_ROW)
         DEVICE_CHECKS(DEVICE_ROW) COMM_CHECKS(COMM_ROW) VENDOR_RULE_PROBES(RULE_ROW)};
 
@@ -50,16 +57,31 @@ static selftest_check_t registry_checks[REGISTRY_SIZE];
 static size_t registry_count;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
+/* Whether the test-only check `function` ("crash_injected") is enabled:
+ * `inject` lists "crash", "fail"... separated by commas. */
+static bool registry_injected(const char *inject, const char *function)
+{
+    size_t want = strlen(function) - strlen("_injected");
+    for (const char *p = inject; p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == want && strncmp(p, function, len) == 0)
+            return true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
 static void registry_build(void)
 {
-    const char *inject_crash = getenv("ACCEL_SELFTEST_INJECT_CRASH");
-    bool test_only = inject_crash != NULL && strcmp(inject_crash, "1") == 0;
+    const char *inject = getenv("ACCEL_SELFTEST_INJECT");
     for (size_t i = 0; i < REGISTRY_SIZE; i++) {
         const registry_source_t *src = &registry_sources[i];
         selftest_check_t *check = &registry_checks[registry_count];
         const char *id = src->function;
         size_t strip = src->strip != NULL ? strlen(src->strip) : 0;
-        if ((src->flags & SELFTEST_TEST_ONLY) && !test_only)
+        if ((src->flags & SELFTEST_TEST_ONLY) && !registry_injected(inject, src->function))
             continue;
         if (strip > 0 && strncmp(id, src->strip, strip) == 0)
             id += strip;
