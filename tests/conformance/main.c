@@ -1,6 +1,6 @@
 /* main.c: the ctest driver of the shared checks (src/selftest). `conformance
  * <backend> [pattern]` runs every check but the threading ones on <backend>
- * with the selftest runner, each in its own process under the watchdog;
+ * with the selftest runner, in a child process under the watchdog;
  * built with CONFORMANCE_THREADS (`conformance_threads`) it runs the
  * threading checks. `accel selftest` runs the same checks. */
 #include <stdlib.h>
@@ -18,7 +18,10 @@
 
 int main(int argc, char **argv)
 {
-    selftest_options_t options = {.only = DRIVER_CHECKS, .out = stdout};
+    /* Batched: one child runs the checks in turn (a new one after a hang or
+     * a crash), since opening some runtimes (PoCL) costs more than a check;
+     * `accel selftest` gives each check its own. */
+    selftest_options_t options = {.only = DRIVER_CHECKS, .out = stdout, .batch = true};
     const char *allow_skip = getenv("ACCEL_CONFORMANCE_ALLOW_SKIP");
     selftest_run_t run;
     int code = selftest_child_main(argc, argv);
