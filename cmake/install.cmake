@@ -24,3 +24,5 @@ if(SKBUILD)
   install(FILES python/accel-deepspeed-ops.pth python/_accel_deepspeed_hook.py
           DESTINATION ${SKBUILD_PLATLIB_DIR})
 endif()
+# The schema of `accel selftest --json` reports (docs/selftest.md).
+install(FILES src/selftest/report.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/accel)
