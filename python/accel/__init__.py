@@ -33,4 +33,6 @@ __all__ = ["Accelerator", "AccelError", "AccelInvalidArgument", "AccelNotFound",
            "AccelUnavailable", "AccelUnsupported", "AccelOutOfMemory", "AccelNotReady",
            "AccelDeviceError", "DTYPES", "Event", "Graph", "OpBuilder", "Stream", "Tensor",
            "comm", "from_dlpack", "get_accelerator", "last_error", "open", "supported_names"]
-__all__ += ["Device", "PinnedTensor", "graphs", "random"] + _torch_accelerator_names
+# accel.memory, accel.random and accel.graphs stay out of __all__: a star
+# import must not shadow the standard library's random.
+__all__ += ["Device", "PinnedTensor"] + _torch_accelerator_names

@@ -103,6 +103,9 @@ class Graph:
     # ---- capture
     def _begin(self, stream):
         """Start capturing the work queued on `stream`."""
+        # graph_pool and capture_error_mode may have been set since (torch's reset note)
+        self.graph_pool = _check_pool(self.graph_pool)
+        _check_mode(self.capture_error_mode)
         if self.capture_error_mode in ("global", "thread_local"):
             raise AccelUnsupported(
                 "accel: capture_error_mode %r is not available: accel captures in relaxed "

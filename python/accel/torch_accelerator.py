@@ -4,7 +4,7 @@
 # accel.Graph). docs/python.md's table, generated from both packages by
 # python/tests/test_parity_table.py, lists each name against torch's.
 # Threads: the current device and stream are per thread, as in torch.
-from . import _device, memory
+from . import _device
 from ._torch_methods import device_index
 from .memory import (empty_cache, empty_host_cache, get_memory_info, max_memory_allocated,
                      max_memory_reserved, memory_allocated, memory_reserved, memory_stats,
@@ -68,6 +68,6 @@ def get_device_capability(device=None):
 __all__ = ["current_accelerator", "current_device_idx", "current_device_index",
            "current_stream", "device_count", "device_index", "empty_cache", "empty_host_cache",
            "get_device_capability", "get_memory_info", "is_available", "max_memory_allocated",
-           "max_memory_reserved", "memory", "memory_allocated", "memory_reserved",
+           "max_memory_reserved", "memory_allocated", "memory_reserved",
            "memory_stats", "reset_accumulated_memory_stats", "reset_peak_memory_stats",
            "set_device_idx", "set_device_index", "set_stream", "synchronize"]

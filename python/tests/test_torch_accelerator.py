@@ -414,3 +414,37 @@ def test_capture_to_graph_takes_pool(acc):
     assert acc.memory_reserved() == reserved
     acc.replay_graph(second)
     acc.synchronize()
+
+
+def test_graph_settings_changed_after_reset(acc):
+    _needs_graphs(acc)
+    s = acc.Stream()
+    first, second = accel.Graph(), accel.Graph()
+    with acc.stream(s):
+        with first:
+            acc.uniform_(acc.zeros((8,)))
+        with second:
+            acc.uniform_(acc.zeros((8,)))
+    second.reset()
+    second.graph_pool = ("not", "a token")  # torch: set before the next capture
+    with acc.stream(s), pytest.raises(ValueError, match="not a token"):
+        second.capture_begin()
+    second.graph_pool = first.pool()
+    second.capture_error_mode = "thread_local"
+    with acc.stream(s), pytest.raises(NotImplementedError):
+        second.capture_begin()
+    second.capture_error_mode = "relaxed"
+    with acc.stream(s):
+        with second:
+            acc.uniform_(acc.zeros((8,)))
+    assert second.pool() == first.pool()
+    s.synchronize()
+    s.destroy()
+
+
+def test_star_import_keeps_stdlib_random():
+    namespace = {}
+    exec("from accel import *", namespace)
+    assert "random" not in namespace and "memory" not in namespace
+    assert namespace["device_index"] is accel.device_index
+    assert namespace["get_memory_info"] is accel.memory.get_memory_info
