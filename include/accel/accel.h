@@ -491,8 +491,9 @@ typedef struct accel_pinned_stats {
     uint64_t tracked_bytes;     /* every byte ever passed to accel_pin_memory
                                    (DeepSpeed's track_pinned_memory counter) */
     uint64_t pin_count;         /* accel_pin_memory calls that succeeded */
-    /* Appended later: a struct_size up to offsetof(cached_bytes) is still
-     * accepted, and this field is then not written. */
+    /* Appended later: struct_size offsetof(cached_bytes) (a caller built
+     * before it) is still accepted and this field is then not written; a
+     * size between that and sizeof is refused. */
     uint64_t cached_bytes; /* freed pinned blocks held by the pinned host cache (not in
                               pinned_bytes) */
 } accel_pinned_stats_t;

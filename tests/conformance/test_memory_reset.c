@@ -189,6 +189,13 @@ void test_memory_host_cache_bad_arguments(void **state)
     stats.cached_bytes = 12345;
     assert_ok(accel_pinned_memory_stats(conformance_acc, &stats));
     assert_int_equal(stats.cached_bytes, 12345);
+    for (size_t size = offsetof(accel_pinned_stats_t, cached_bytes) + 1; size < sizeof stats;
+         size++) {
+        stats.struct_size = size; /* no release's size: part of a field */
+        assert_status(ACCEL_ERROR_INVALID_ARGUMENT,
+                      accel_pinned_memory_stats(conformance_acc, &stats));
+        assert_int_equal(stats.cached_bytes, 12345);
+    }
     stats.struct_size = offsetof(accel_pinned_stats_t, cached_bytes) - 1;
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_pinned_memory_stats(conformance_acc, &stats));
 }
