@@ -170,6 +170,7 @@
     X(test_memory_host_cache_empty_keeps_unsynchronized)                                           \
     X(test_memory_host_cache_serves_pin_memory)                                                    \
     X(test_memory_host_cache_bad_arguments)                                                        \
+    X(test_memory_host_cache_threads)                                                              \
     X(test_memory_stats_entry_past_end)                                                            \
     X(test_memory_stats_entry_bad_arguments)                                                       \
     X(test_memory_stats_bad_arguments)                                                             \

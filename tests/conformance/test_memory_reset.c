@@ -5,6 +5,7 @@
  * accel_empty_host_cache. */
 #include "conformance.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 /* Value of torch key `name` on the current device; the key must exist. */
@@ -198,4 +199,57 @@ void test_memory_host_cache_bad_arguments(void **state)
     }
     stats.struct_size = offsetof(accel_pinned_stats_t, cached_bytes) - 1;
     assert_status(ACCEL_ERROR_INVALID_ARGUMENT, accel_pinned_memory_stats(conformance_acc, &stats));
+}
+
+/* Threads pinning, freeing, synchronizing and emptying the cache at once:
+ * a cached block is never handed to two holders (each writes its own
+ * pattern and finds it intact before freeing). */
+#define CACHE_THREADS    4
+#define CACHE_ITERATIONS 100
+
+typedef struct cache_worker {
+    int id;
+    int failures;
+} cache_worker_t;
+
+static void *cache_worker_run(void *arg)
+{
+    cache_worker_t *worker = arg;
+    for (int i = 0; i < CACHE_ITERATIONS; i++) {
+        uint8_t *ptr = NULL;
+        if (accel_host_alloc(conformance_acc, CACHE_BYTES, (void **)&ptr) != ACCEL_OK) {
+            worker->failures++;
+            continue;
+        }
+        memset(ptr, worker->id, CACHE_BYTES);
+        sched_yield();
+        for (size_t b = 0; b < CACHE_BYTES; b += 4093)
+            worker->failures += ptr[b] != (uint8_t)worker->id;
+        worker->failures += accel_host_free(conformance_acc, ptr) != ACCEL_OK;
+        if (i % 10 == worker->id) {
+            for (int d = 0; d < conf_device_count(); d++)
+                worker->failures += accel_synchronize(conformance_acc, d) != ACCEL_OK;
+            worker->failures += accel_empty_host_cache(conformance_acc) != ACCEL_OK;
+        }
+    }
+    return NULL;
+}
+
+void test_memory_host_cache_threads(void **state)
+{
+    pthread_t threads[CACHE_THREADS];
+    cache_worker_t workers[CACHE_THREADS];
+    (void)state;
+    conf_require_flag(ACCEL_FLAG_PINNED_MEMORY_SUPPORTED, "pinned memory");
+    for (int t = 0; t < CACHE_THREADS; t++) {
+        workers[t] = (cache_worker_t){.id = t + 1};
+        assert_int_equal(pthread_create(&threads[t], NULL, cache_worker_run, &workers[t]), 0);
+    }
+    for (int t = 0; t < CACHE_THREADS; t++) {
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+        assert_int_equal(workers[t].failures, 0);
+    }
+    synchronize_every_device();
+    assert_ok(accel_empty_host_cache(conformance_acc));
+    assert_int_equal(cached_bytes(), 0);
 }
