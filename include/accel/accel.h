@@ -426,9 +426,23 @@ ACCEL_API accel_status_t accel_memset_async(accel_t *acc, void *dst, int value, 
                                             accel_stream_t *stream);
 
 /* Page-locked host memory (fast, asynchronous copies). Caller frees it with
- * accel_host_free. */
+ * accel_host_free.
+ * The pinned host cache (torch's caching host allocator): accel_host_free,
+ * and accel_unpin_memory of a buffer of the default pin backend, keep the
+ * block; a later accel_host_alloc or default-backend accel_pin_memory of
+ * the same byte size gets it back instead of pinning new memory, once
+ * accel_synchronize has finished on every device of `acc` after the free
+ * (so no work queued before the free still uses it; until then new memory
+ * is pinned). accel_empty_host_cache releases the blocks that rule allows,
+ * accel_close all of them. */
 ACCEL_API accel_status_t accel_host_alloc(accel_t *acc, size_t size, void **out);
 ACCEL_API accel_status_t accel_host_free(accel_t *acc, void *ptr);
+/* torch's empty_host_cache: give the pinned host cache's blocks back to the
+ * backend, except those freed since the last accel_synchronize of some
+ * device (work queued before their free may still use them; they stay
+ * cached until every device has been synchronized). Changes nothing when
+ * the cache is empty, on every backend. */
+ACCEL_API accel_status_t accel_empty_host_cache(accel_t *acc);
 /* Pin an existing host range in place; undo with accel_host_unregister(ptr). */
 ACCEL_API accel_status_t accel_host_register(accel_t *acc, void *ptr, size_t size);
 ACCEL_API accel_status_t accel_host_unregister(accel_t *acc, void *ptr);
@@ -477,6 +491,11 @@ typedef struct accel_pinned_stats {
     uint64_t tracked_bytes;     /* every byte ever passed to accel_pin_memory
                                    (DeepSpeed's track_pinned_memory counter) */
     uint64_t pin_count;         /* accel_pin_memory calls that succeeded */
+    /* Appended later: struct_size offsetof(cached_bytes) (a caller built
+     * before it) is still accepted and this field is then not written; a
+     * size between that and sizeof is refused. */
+    uint64_t cached_bytes; /* freed pinned blocks held by the pinned host cache (not in
+                              pinned_bytes) */
 } accel_pinned_stats_t;
 
 ACCEL_API accel_status_t accel_pinned_memory_stats(accel_t *acc, accel_pinned_stats_t *out);
@@ -523,9 +542,18 @@ ACCEL_API accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memo
  * accel's allocator returns a freed block to its pool at once, so active
  * equals allocation; it never synchronizes every stream and splits blocks of
  * any size, so num_sync_all_streams and oversize_* are 0 and max_split_size
- * is UINT64_MAX (torch's -1). */
+ * is UINT64_MAX (torch's -1). num_oom_rejections counts, of num_ooms, the
+ * requests refused without asking the device (larger than any device can
+ * hold; accel has no memory-fraction limit that would refuse others). */
 ACCEL_API accel_status_t accel_memory_stats_entry(accel_t *acc, int device, size_t index,
                                                   const char **out_key, uint64_t *out_value);
+/* torch's reset_accumulated_memory_stats: set the cumulative figures of
+ * one device's statistics to 0, i.e. the ".allocated" and ".freed" keys of
+ * accel_memory_stats_entry and its event counters (num_alloc_retries,
+ * num_ooms, num_oom_rejections, num_device_alloc, num_device_free; so also
+ * accel_memory_stats_t's alloc_retries and ooms). Current values and peaks
+ * stay (accel_reset_peak_memory_stats resets those). */
+ACCEL_API accel_status_t accel_reset_accumulated_memory_stats(accel_t *acc, int device);
 /* Give cached, unused blocks of every device back to the runtime. Waits, as
  * torch's emptyCache does, only for the work queued before the frees of
  * blocks freed while their stream was busy, never for a whole stream or

@@ -9,6 +9,11 @@ from ._lib import lib as _clib
 from .accelerator import Accelerator, Event, Graph, OpBuilder, Stream, get_accelerator, open
 from .tensor import DTYPES, Tensor
 from . import comm
+from . import graphs, memory, random
+from ._device import Device
+from .pinning import PinnedTensor
+from .torch_accelerator import *  # noqa: F401,F403 (torch.accelerator's names)
+from .torch_accelerator import __all__ as _torch_accelerator_names
 
 __version__ = _clib.accel_version().decode()
 
@@ -28,3 +33,6 @@ __all__ = ["Accelerator", "AccelError", "AccelInvalidArgument", "AccelNotFound",
            "AccelUnavailable", "AccelUnsupported", "AccelOutOfMemory", "AccelNotReady",
            "AccelDeviceError", "DTYPES", "Event", "Graph", "OpBuilder", "Stream", "Tensor",
            "comm", "from_dlpack", "get_accelerator", "last_error", "open", "supported_names"]
+# accel.memory, accel.random and accel.graphs stay out of __all__: a star
+# import must not shadow the standard library's random.
+__all__ += ["Device", "PinnedTensor"] + _torch_accelerator_names

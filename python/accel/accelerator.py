@@ -12,6 +12,8 @@ import threading
 from . import _lib
 from ._errors import AccelError
 from ._lib import c_bool, c_char_p, c_float, c_int, c_size_t, c_uint64, c_void_p, lib
+from ._torch_methods import TorchAcceleratorMethods
+from .graphs import Graph
 from .tensor import DTYPES, Tensor, _shape_tuple, dtype_name, import_dlpack
 
 _CURRENT = -1
@@ -213,36 +215,6 @@ class Event:
             pass
 
 
-class Graph:
-    """Recorded stream work that can be replayed (torch.cuda.CUDAGraph's role)."""
-
-    def __init__(self, acc=None):
-        self._acc = acc or get_accelerator()
-        handle = c_void_p()
-        lib.accel_graph_create(self._acc._handle, ctypes.byref(handle))
-        self._handle = handle.value
-        self._stream = None
-
-    def _check(self):
-        if self._handle is None:
-            raise ValueError("accel: this graph was destroyed")
-        return self._handle
-
-    def replay(self, stream=None):
-        lib.accel_graph_replay(self._check(), stream._check() if stream is not None else None)
-
-    def destroy(self):
-        if self._handle is not None:
-            lib.accel_graph_destroy(self._handle)
-        self._handle = None
-
-    def __del__(self):
-        try:
-            self.destroy()
-        except Exception:
-            pass
-
-
 class OpBuilder:
     """One of accel's op builders under DeepSpeed's names (NAME, BUILD_VAR...).
     load() returns, for CPUAdam/CPUAdagrad/CPULion, the module with the same
@@ -312,7 +284,7 @@ class OpTable:
         return "accel.OpTable(%s at 0x%x)" % (self.name, self.address)
 
 
-class Accelerator:
+class Accelerator(TorchAcceleratorMethods):
     """An opened accel backend. get_accelerator() gives the process-wide one;
     accel.open(name) an explicit one you close()."""
 
@@ -489,23 +461,22 @@ class Accelerator:
 
     # ---- graphs
     def create_graph(self):
-        return Graph(self)
+        return Graph(acc=self)
 
     @contextlib.contextmanager
     def capture_to_graph(self, graph, pool=None, stream=None):
         """Record the work queued inside the block on `stream` (default: a new
-        side stream, current inside the block, as torch.cuda.graph does)."""
-        own = stream is None
+        side stream, current inside the block, as torch.cuda.graph does);
+        `pool` is another graph's pool() token to share its memory pool."""
+        if pool is not None:
+            graph.graph_pool = pool
         stream = stream or Stream(acc=self)
-        lib.accel_graph_capture_begin(graph._check(), stream._check())
-        graph._stream = stream
+        graph._begin(stream)
         try:
             with self.stream(stream):
                 yield graph
         finally:
-            lib.accel_graph_capture_end(graph._check(), stream._check())
-            if own:
-                graph._stream = stream  # kept: replay(None) uses the capture stream
+            graph.capture_end()
 
     def replay_graph(self, graph):
         graph.replay()

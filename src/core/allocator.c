@@ -701,6 +701,7 @@ static accel_status_t allocator_alloc_locked(accel_allocator_t *allocator, const
                            "allocator: host out of memory creating a private pool");
     if (size > SIZE_MAX - 2 * ALLOC_SEGMENT_ROUND) {
         allocator->stats.num_ooms += 1;
+        allocator->stats.num_oom_rejections += 1; /* the device was not asked */
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
                            "device out of memory: %zu bytes is more than any device holds", size);
     }
@@ -1122,6 +1123,26 @@ void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which)
             stat->peak = stat->current;
         }
     }
+    pthread_mutex_unlock(&allocator->lock);
+}
+
+void accel_allocator_reset_accumulated(accel_allocator_t *allocator)
+{
+    if (!allocator)
+        return;
+    pthread_mutex_lock(&allocator->lock);
+    for (int kind = 0; kind < ACCEL_STAT_KIND_COUNT; kind++) {
+        for (int pool = 0; pool < ACCEL_POOL_COUNT; pool++) {
+            accel_alloc_stat_t *stat = &allocator->stats.stat[kind][pool];
+            stat->allocated = 0;
+            stat->freed = 0;
+        }
+    }
+    allocator->stats.num_alloc_retries = 0;
+    allocator->stats.num_ooms = 0;
+    allocator->stats.num_oom_rejections = 0;
+    allocator->stats.num_device_alloc = 0;
+    allocator->stats.num_device_free = 0;
     pthread_mutex_unlock(&allocator->lock);
 }
 

@@ -199,6 +199,9 @@ typedef struct accel_allocator_stats {
     uint64_t num_ooms;          /* OUT_OF_MEMORY returned to the caller */
     uint64_t num_device_alloc;  /* raw_alloc calls that succeeded */
     uint64_t num_device_free;   /* raw_free calls */
+    /* of num_ooms, the requests refused without asking the device (larger
+     * than any device can hold): torch's num_oom_rejections */
+    uint64_t num_oom_rejections;
 } accel_allocator_stats_t;
 
 void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_stats_t *out);
@@ -209,6 +212,10 @@ void accel_allocator_stats_full(accel_allocator_t *allocator, accel_allocator_st
 #define ACCEL_PEAK_RESERVED  2u
 #define ACCEL_PEAK_ALL       0xffu
 void accel_allocator_reset_peaks(accel_allocator_t *allocator, unsigned which);
+/* torch's resetAccumulatedStats: the cumulative figures (allocated, freed)
+ * of every statistic and the event counters (num_*) go to 0; current values
+ * and peaks stay. */
+void accel_allocator_reset_accumulated(accel_allocator_t *allocator);
 
 /* Give every cached, unused segment back to the raw allocator, after waiting
  * (with the lock held, as torch does) for the pending free events of cached

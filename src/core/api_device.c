@@ -70,7 +70,13 @@ accel_status_t accel_synchronize(accel_t *acc, int device)
         status = accel_check_device_not_capturing(acc, device, "synchronize");
     if (status != ACCEL_OK)
         return status;
-    return acc->ops->synchronize(acc->self, device);
+    /* Pinned blocks freed before this point become reusable once every
+     * device has been synchronized past them (host_cache.h). */
+    uint64_t mark = accel_host_cache_sync_begin(&acc->host_cache);
+    status = acc->ops->synchronize(acc->self, device);
+    if (status == ACCEL_OK)
+        accel_host_cache_synced(&acc->host_cache, device, acc->device_count, mark);
+    return status;
 }
 
 accel_status_t accel_device_properties(accel_t *acc, int device, accel_device_properties_t *out)

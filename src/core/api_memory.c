@@ -361,12 +361,14 @@ accel_status_t accel_host_alloc(accel_t *acc, size_t size, void **out)
         *out = NULL;
         return ACCEL_OK;
     }
-    status = acc->ops->host_alloc(acc->self, size, &ptr);
+    ptr = accel_host_cache_take(&acc->host_cache, size);
+    if (ptr == NULL)
+        status = acc->ops->host_alloc(acc->self, size, &ptr);
     if (status != ACCEL_OK)
         return status;
     status = accel_pinned_add(&acc->pinned, ptr, size, ACCEL_PINNED_ALLOCATED);
     if (status != ACCEL_OK) {
-        acc->ops->host_free(acc->self, ptr, size);
+        accel_host_release(acc, ptr, size);
         return status;
     }
     *out = ptr;
@@ -392,7 +394,29 @@ accel_status_t accel_host_free(accel_t *acc, void *ptr)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "pointer %p did not come from accel_host_alloc or was already freed",
                            ptr);
+    accel_host_release(acc, ptr, size);
+    return ACCEL_OK;
+}
+
+/* The pinned host cache's release function (host_cache.h). */
+static void memory_host_free_block(void *ctx, void *ptr, size_t size)
+{
+    accel_t *acc = ctx;
     acc->ops->host_free(acc->self, ptr, size);
+}
+
+void accel_host_release(accel_t *acc, void *ptr, size_t size)
+{
+    if (!accel_host_cache_put(&acc->host_cache, ptr, size))
+        memory_host_free_block(acc, ptr, size);
+}
+
+accel_status_t accel_empty_host_cache(accel_t *acc)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status != ACCEL_OK)
+        return status;
+    accel_host_cache_release(&acc->host_cache, memory_host_free_block, acc);
     return ACCEL_OK;
 }
 
@@ -503,6 +527,16 @@ accel_status_t accel_reset_max_memory_reserved(accel_t *acc, int device)
 accel_status_t accel_reset_peak_memory_stats(accel_t *acc, int device)
 {
     return memory_reset_peaks(acc, device, ACCEL_PEAK_ALL);
+}
+
+accel_status_t accel_reset_accumulated_memory_stats(accel_t *acc, int device)
+{
+    accel_status_t status = accel_check_handle(acc);
+    if (status == ACCEL_OK)
+        status = accel_resolve_device(acc, device, &device);
+    if (status == ACCEL_OK)
+        accel_allocator_reset_accumulated(acc->devices[device].allocator);
+    return status;
 }
 
 accel_status_t accel_memory_stats(accel_t *acc, int device, accel_memory_stats_t *out)

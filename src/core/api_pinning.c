@@ -178,6 +178,8 @@ static accel_status_t pin_buffer_alloc(accel_t *acc, accel_pin_backend_t backend
                              acc->ops->name);
     if (status == ACCEL_OK)
         status = accel_ensure_init(acc);
+    if (status == ACCEL_OK && (*out = accel_host_cache_take(&acc->host_cache, bytes)) != NULL)
+        return ACCEL_OK;
     if (status == ACCEL_OK)
         status = acc->ops->host_alloc(acc->self, bytes, out);
     return status;
@@ -188,7 +190,7 @@ static void pin_buffer_free(accel_t *acc, accel_pinned_kind_t kind, void *ptr, s
     if (kind == ACCEL_PINNED_NATIVE)
         pin_native_free(ptr, bytes);
     else
-        acc->ops->host_free(acc->self, ptr, bytes);
+        accel_host_release(acc, ptr, bytes); /* kept in the pinned host cache */
 }
 
 /* ---- the API */
@@ -280,14 +282,23 @@ accel_status_t accel_pinned_memory_stats(accel_t *acc, accel_pinned_stats_t *out
     accel_status_t status = accel_check_handle(acc);
     if (status != ACCEL_OK)
         return status;
+    /* cached_bytes came later: a caller built before it passes the old size
+     * (every field up to it); a size between the two is no release's. */
+    size_t old_size = offsetof(accel_pinned_stats_t, cached_bytes);
     status = accel_check_struct_size("accel_pinned_stats_t", out != NULL,
-                                     out != NULL ? out->struct_size : 0, sizeof *out);
+                                     out != NULL ? out->struct_size : 0, old_size);
     if (status != ACCEL_OK)
         return status;
+    if (out->struct_size > old_size && out->struct_size < sizeof stats)
+        return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
+                           "accel_pinned_stats_t.struct_size is %zu: neither %zu (a caller "
+                           "built before cached_bytes) nor sizeof(accel_pinned_stats_t) (%zu)",
+                           out->struct_size, old_size, sizeof stats);
     accel_pinned_bytes(&acc->pinned, &stats.pinned_bytes, &stats.pinned_bytes_peak);
     stats.tracked_bytes = atomic_load(&acc->pin_tracked_bytes);
     stats.pin_count = atomic_load(&acc->pin_count);
-    caller_size = out->struct_size < sizeof stats ? out->struct_size : sizeof stats;
+    stats.cached_bytes = accel_host_cache_bytes(&acc->host_cache);
+    caller_size = out->struct_size < sizeof stats ? old_size : sizeof stats;
     stats.struct_size = out->struct_size;
     memcpy(out, &stats, caller_size);
     return ACCEL_OK;

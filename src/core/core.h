@@ -18,6 +18,7 @@
 #include "accel/accel_backend.h"
 #include "allocator.h"
 #include "handles.h"
+#include "host_cache.h"
 #include "pinned.h"
 
 /* Handle tags: checked on entry so a wrong or destroyed handle is refused
@@ -85,6 +86,8 @@ struct accel {
      * track_pinned_memory counters. */
     atomic_int pin_backend;
     _Atomic uint64_t pin_tracked_bytes, pin_count;
+    /* Freed pinned blocks kept for reuse (host_cache.h). */
+    accel_host_cache_t host_cache;
 
     accel_op_builder_t *builders;
     size_t builder_count;
@@ -193,6 +196,10 @@ accel_status_t accel_check_stream(const accel_stream_t *stream);
  * waits for the whole device) then fails on CUDA and invalidates the capture
  * (vendor rules: src/backends/cuda/README.md, src/backends/mlu/README.md). */
 accel_status_t accel_check_device_not_capturing(accel_t *acc, int device, const char *what);
+/* Give back a pinned block from the backend's host_alloc (no longer
+ * recorded in acc->pinned): into the pinned host cache, or to host_free
+ * when the cache cannot take it (api_memory.c). */
+void accel_host_release(accel_t *acc, void *ptr, size_t size);
 /* accel_stream_synchronize without its checks, for a stream core already
  * holds as live on an initialised accel_t (a hot path's own checks done). */
 accel_status_t accel_stream_wait(accel_stream_t *stream);

@@ -181,10 +181,12 @@ accel_status_t accel_instance_create(const accel_backend_ops_t *ops, const char 
     acc->serial = atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed);
     pthread_mutex_init(&acc->lock, NULL);
     accel_pinned_init(&acc->pinned);
+    accel_host_cache_init(&acc->host_cache);
     accel_handles_init(&acc->handles);
     if (pthread_key_create(&acc->thread_key, accel_thread_state_exit) != 0) {
         pthread_mutex_destroy(&acc->lock);
         accel_pinned_fini(&acc->pinned);
+        accel_host_cache_fini(&acc->host_cache, NULL, NULL);
         accel_handles_fini(&acc->handles);
         free(acc);
         return accel_error(ACCEL_ERROR_INTERNAL, "out of thread-local keys opening %s", ops->name);
@@ -268,6 +270,13 @@ static void instance_free_devices(accel_t *acc)
     free(acc->devices);
 }
 
+/* The pinned host cache's blocks go back through the backend's host_free. */
+static void instance_release_host_block(void *ctx, void *ptr, size_t size)
+{
+    accel_t *acc = ctx;
+    acc->ops->host_free(acc->self, ptr, size);
+}
+
 void accel_instance_destroy(accel_t *acc)
 {
     accel_lazy_entry_t *entry;
@@ -284,6 +293,7 @@ void accel_instance_destroy(accel_t *acc)
     /* The random fills' staging buffers and the allocators free through the
      * backend, so they go before the backend. */
     accel_rng_fallback_close(acc);
+    accel_host_cache_fini(&acc->host_cache, instance_release_host_block, acc);
     instance_free_devices(acc);
     accel_ops_builders_free(acc->builders, acc->builder_count);
     if (acc->self != NULL)
@@ -371,12 +381,14 @@ static void instance_fork_lock(accel_t *acc)
         accel_allocator_fork_lock(acc->devices[d].allocator);
     }
     pthread_mutex_lock(&acc->pinned.lock);
+    accel_host_cache_fork_lock(&acc->host_cache);
     accel_rng_fallback_fork_lock(acc);
 }
 
 static void instance_fork_unlock(accel_t *acc)
 {
     accel_rng_fallback_fork_unlock(acc);
+    accel_host_cache_fork_unlock(&acc->host_cache);
     pthread_mutex_unlock(&acc->pinned.lock);
     for (int d = acc->device_count; d-- > 0;) {
         accel_allocator_fork_unlock(acc->devices[d].allocator);

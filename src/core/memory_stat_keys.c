@@ -16,6 +16,7 @@ typedef enum stat_key_source {
     KEY_OOMS,
     KEY_DEVICE_ALLOC,
     KEY_DEVICE_FREE,
+    KEY_OOM_REJECTIONS,
     KEY_ZERO, /* a figure that is 0 by construction here (see below) */
     KEY_MAX_SPLIT_SIZE,
 } stat_key_source_t;
@@ -46,9 +47,9 @@ static const char *const pool_names[ACCEL_POOL_COUNT] = {
 };
 static const char *const metric_names[4] = {"current", "peak", "allocated", "freed"};
 
-/* 9 kinds x 3 pools x 4 metrics, 5 counters, max_split_size, and the
+/* 9 kinds x 3 pools x 4 metrics, 6 counters, max_split_size, and the
  * oversize_allocations / oversize_segments stats (4 metrics each). */
-#define STAT_KEY_COUNT (ACCEL_STAT_KIND_COUNT * ACCEL_POOL_COUNT * 4 + 5 + 1 + 8)
+#define STAT_KEY_COUNT (ACCEL_STAT_KIND_COUNT * ACCEL_POOL_COUNT * 4 + 6 + 1 + 8)
 
 static stat_key_t stat_keys[STAT_KEY_COUNT];
 static pthread_once_t stat_keys_once = PTHREAD_ONCE_INIT;
@@ -85,6 +86,7 @@ static void stat_keys_build(void)
     stat_key_add(&n, "num_ooms", KEY_OOMS);
     stat_key_add(&n, "num_device_alloc", KEY_DEVICE_ALLOC);
     stat_key_add(&n, "num_device_free", KEY_DEVICE_FREE);
+    stat_key_add(&n, "num_oom_rejections", KEY_OOM_REJECTIONS);
     /* The allocator never synchronizes every stream to free cached blocks
      * (it waits on the events of the blocks it needs), so this stays 0. */
     stat_key_add(&n, "num_sync_all_streams", KEY_ZERO);
@@ -128,6 +130,7 @@ bool accel_memory_stat_key(size_t index, const accel_allocator_stats_t *stats, c
     case KEY_OOMS: *out_value = stats->num_ooms; break;
     case KEY_DEVICE_ALLOC: *out_value = stats->num_device_alloc; break;
     case KEY_DEVICE_FREE: *out_value = stats->num_device_free; break;
+    case KEY_OOM_REJECTIONS: *out_value = stats->num_oom_rejections; break;
     case KEY_ZERO: *out_value = 0; break;
     /* Unlimited: torch reports SIZE_MAX cast to int64 (-1); the same bits. */
     case KEY_MAX_SPLIT_SIZE: *out_value = UINT64_MAX; break;

@@ -126,6 +126,45 @@ static void test_pools_cumulative_and_device_counts(void **state)
     accel_allocator_destroy(allocator);
 }
 
+/* torch's resetAccumulatedStats: allocated/freed and the num_* counters go
+ * to 0; current values and peaks stay; a request no device can hold is an
+ * OOM rejected without asking the device. */
+static void test_reset_accumulated_keeps_current_and_peaks(void **state)
+{
+    accel_allocator_t *allocator = make_allocator();
+    accel_allocator_stats_t stats;
+    void *kept = NULL, *freed = NULL, *refused = NULL;
+    (void)state;
+    assert_int_equal(accel_allocator_alloc(allocator, 3 * MIB, NULL, &kept), ACCEL_OK);
+    assert_int_equal(accel_allocator_alloc(allocator, 100, NULL, &freed), ACCEL_OK);
+    assert_int_equal(accel_allocator_free(allocator, freed, NULL), ACCEL_OK);
+    assert_int_equal(accel_allocator_alloc(allocator, SIZE_MAX - 10, NULL, &refused),
+                     ACCEL_ERROR_OUT_OF_MEMORY);
+    accel_allocator_stats_full(allocator, &stats);
+    assert_int_equal(stats.num_oom_rejections, 1);
+    assert_int_equal(stats.num_ooms, 1);
+    assert_int_equal(stats.num_device_alloc, 2);
+
+    accel_allocator_reset_accumulated(allocator);
+    accel_allocator_stats_full(allocator, &stats);
+    for (int kind = 0; kind < ACCEL_STAT_KIND_COUNT; kind++) {
+        for (int pool = 0; pool < ACCEL_POOL_COUNT; pool++) {
+            assert_int_equal(stats.stat[kind][pool].allocated, 0);
+            assert_int_equal(stats.stat[kind][pool].freed, 0);
+        }
+    }
+    assert_int_equal(stats.num_oom_rejections + stats.num_ooms + stats.num_alloc_retries +
+                         stats.num_device_alloc + stats.num_device_free,
+                     0);
+    assert_int_equal(stats.stat[ACCEL_STAT_REQUESTED_BYTES][ACCEL_POOL_ALL].current, 3 * MIB);
+    assert_int_equal(stats.stat[ACCEL_STAT_ALLOCATION][ACCEL_POOL_ALL].peak, 2);
+    assert_int_equal(stats.stat[ACCEL_STAT_SEGMENT][ACCEL_POOL_ALL].current, 2);
+    assert_int_equal(accel_allocator_free(allocator, kept, NULL), ACCEL_OK);
+    accel_allocator_stats_full(allocator, &stats);
+    assert_int_equal(stats.stat[ACCEL_STAT_ALLOCATION][ACCEL_POOL_ALL].freed, 1);
+    accel_allocator_destroy(allocator);
+}
+
 /* The key names are torch's, sorted and unique, and read the figures. */
 static void test_keys_are_torch_names(void **state)
 {
@@ -137,7 +176,7 @@ static void test_keys_are_torch_names(void **state)
     (void)state;
     assert_int_equal(accel_allocator_alloc(allocator, 4096, NULL, &ptr), ACCEL_OK);
     accel_allocator_stats_full(allocator, &stats);
-    assert_int_equal(accel_memory_stat_key_count(), 9 * 3 * 4 + 14);
+    assert_int_equal(accel_memory_stat_key_count(), 9 * 3 * 4 + 15);
     for (size_t i = 0; i < accel_memory_stat_key_count(); i++) {
         const char *key = NULL;
         uint64_t value = 0;
@@ -167,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_inactive_split_follows_splits_and_merges),
         cmocka_unit_test(test_pools_cumulative_and_device_counts),
         cmocka_unit_test(test_keys_are_torch_names),
+        cmocka_unit_test(test_reset_accumulated_keeps_current_and_peaks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,14 @@
     X(test_memory_stats_struct_matches_getters)                                                    \
     X(test_memory_stats_entries_torch_keys)                                                        \
     X(test_memory_stats_entries_every_torch_key)                                                   \
+    X(test_memory_reset_accumulated_zeroes_cumulative)                                             \
+    X(test_memory_reset_accumulated_bad_arguments)                                                 \
+    X(test_memory_oom_rejection_counted)                                                           \
+    X(test_memory_host_cache_reuses_after_synchronize)                                             \
+    X(test_memory_host_cache_empty_keeps_unsynchronized)                                           \
+    X(test_memory_host_cache_serves_pin_memory)                                                    \
+    X(test_memory_host_cache_bad_arguments)                                                        \
+    X(test_memory_host_cache_threads)                                                              \
     X(test_memory_stats_entry_past_end)                                                            \
     X(test_memory_stats_entry_bad_arguments)                                                       \
     X(test_memory_stats_bad_arguments)                                                             \
