@@ -231,9 +231,8 @@ void probe_cuda_legacy_stream_in_capture(void **state)
     blocking = rule_cuda_stream(0);
     quiet = rule_cuda_stream(ACCEL_CU_STREAM_NON_BLOCKING);
     assert_int_equal(rule_cu.cuMemAlloc_v2(&block, 4096), ACCEL_CUDA_SUCCESS);
-    if (rule_cu.cuStreamBeginCapture_v2(RULE_CU_STREAM_LEGACY,
-                                        ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED) ==
-        ACCEL_CUDA_SUCCESS) {
+    if (rule_cu.cuStreamBeginCapture_v2(
+            RULE_CU_STREAM_LEGACY, ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED) == ACCEL_CUDA_SUCCESS) {
         rule_cuda_end_capture(RULE_CU_STREAM_LEGACY);
         fail_msg("cuStreamBeginCapture accepted the legacy stream");
     }
@@ -242,8 +241,9 @@ void probe_cuda_legacy_stream_in_capture(void **state)
                      ACCEL_CUDA_SUCCESS);
     beside_quiet = rule_cu.cuMemsetD8Async(block, 1, 4096, NULL);
     rule_cuda_end_capture(quiet);
-    assert_int_equal(rule_cu.cuStreamBeginCapture_v2(blocking, ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED),
-                     ACCEL_CUDA_SUCCESS);
+    assert_int_equal(
+        rule_cu.cuStreamBeginCapture_v2(blocking, ACCEL_CU_STREAM_CAPTURE_MODE_RELAXED),
+        ACCEL_CUDA_SUCCESS);
     on_legacy = rule_cu.cuMemsetD8Async(block, 2, 4096, NULL);
     rule_cuda_end_capture(blocking);
     assert_int_equal(rule_cu.cuStreamSynchronize(NULL), ACCEL_CUDA_SUCCESS);

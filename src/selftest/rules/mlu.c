@@ -200,8 +200,7 @@ void probe_mlu_notifier_time_units(void **state)
     rule_check_elapsed_ms(conformance_acc, 30);
     rule_mlu_enter();
     if (rule_cnrt.cnrtNotifierElapsedTime != NULL)
-        rule_mlu_check_unit("cnrtNotifierElapsedTime", rule_cnrt.cnrtNotifierElapsedTime, 1.0,
-                            30);
+        rule_mlu_check_unit("cnrtNotifierElapsedTime", rule_cnrt.cnrtNotifierElapsedTime, 1.0, 30);
     if (rule_cnrt.cnrtNotifierDuration != NULL)
         rule_mlu_check_unit("cnrtNotifierDuration", rule_cnrt.cnrtNotifierDuration, 1000.0, 30);
 }
@@ -265,9 +264,9 @@ void probe_mlu_waiting_queue_joins(void **state)
     assert_int_equal(rule_cnrt.cnrtQueueWaitNotifier(join, origin, 0), ACCEL_CNRT_SUCCESS);
     rule_mlu_end_capture(origin);
     assert_int_equal(rule_cnrt.cnrtQueueSync(side), ACCEL_CNRT_SUCCESS);
-    assert_int_equal(rule_cnrt.cnrtMemcpyAsync(host, block, SIZE, side,
-                                               ACCEL_CNRT_MEMCPY_DEV_TO_HOST),
-                     ACCEL_CNRT_SUCCESS);
+    assert_int_equal(
+        rule_cnrt.cnrtMemcpyAsync(host, block, SIZE, side, ACCEL_CNRT_MEMCPY_DEV_TO_HOST),
+        ACCEL_CNRT_SUCCESS);
     assert_int_equal(rule_cnrt.cnrtQueueSync(side), ACCEL_CNRT_SUCCESS);
     if (host[0] != 0)
         fail_msg("a fill queued on a queue that waited on a captured notifier ran at once "

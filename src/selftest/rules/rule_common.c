@@ -132,7 +132,8 @@ void rule_check_graph_addresses(accel_t *acc)
 
     assert_ok(accel_graph_replay(graph, stream));
     assert_ok(accel_stream_synchronize(stream));
-    rule_expect_bytes(acc, before, SIZE, 0x5a, "a replay did not write the buffer its capture named");
+    rule_expect_bytes(acc, before, SIZE, 0x5a,
+                      "a replay did not write the buffer its capture named");
 
     assert_ok(accel_free(acc, inside));
     assert_ok(accel_malloc(acc, SIZE, &after));

@@ -187,8 +187,7 @@ void probe_sdaa_not_ready_is_600(void **state)
 }
 
 /* A callback that sleeps, then writes 7 into its pinned byte (user_data). */
-static void rule_sdaa_slow_writer(accel_sdaa_stream_t stream, accel_sdaa_error_t status,
-                                  void *byte)
+static void rule_sdaa_slow_writer(accel_sdaa_stream_t stream, accel_sdaa_error_t status, void *byte)
 {
     (void)stream;
     (void)status;
@@ -210,12 +209,12 @@ void probe_sdaa_stream_waits_for_callback(void **state)
     *byte = 1;
     assert_int_equal(rule_sdaa.sdaaStreamAddCallback(stream, rule_sdaa_slow_writer, byte, 0),
                      ACCEL_SDAA_SUCCESS);
-    assert_int_equal(rule_sdaa.sdaaMemcpyAsync(device, byte, 1, ACCEL_SDAA_MEMCPY_HOST_TO_DEVICE,
-                                               stream),
-                     ACCEL_SDAA_SUCCESS);
-    assert_int_equal(rule_sdaa.sdaaMemcpyAsync(byte + 32, device, 1,
-                                               ACCEL_SDAA_MEMCPY_DEVICE_TO_HOST, stream),
-                     ACCEL_SDAA_SUCCESS);
+    assert_int_equal(
+        rule_sdaa.sdaaMemcpyAsync(device, byte, 1, ACCEL_SDAA_MEMCPY_HOST_TO_DEVICE, stream),
+        ACCEL_SDAA_SUCCESS);
+    assert_int_equal(
+        rule_sdaa.sdaaMemcpyAsync(byte + 32, device, 1, ACCEL_SDAA_MEMCPY_DEVICE_TO_HOST, stream),
+        ACCEL_SDAA_SUCCESS);
     assert_int_equal(rule_sdaa.sdaaStreamSynchronize(stream), ACCEL_SDAA_SUCCESS);
     back = byte[32];
     rule_sleep_ms(60); /* a callback the stream did not wait for ends first */

@@ -130,8 +130,7 @@ void probe_xpu_timer_resolution_units(void **state)
             ns_per_tick > (double)old_props.timerResolution + 1.0)
             fail_msg("a driver of API %u.%u gave timerResolution %llu with the 1.2 stype: not "
                      "ticks per second for a %llu ns tick",
-                     version >> 16, version & 0xffff,
-                     (unsigned long long)new_props.timerResolution,
+                     version >> 16, version & 0xffff, (unsigned long long)new_props.timerResolution,
                      (unsigned long long)old_props.timerResolution);
     }
     rule_check_elapsed_ms(conformance_acc, 30);

@@ -550,8 +550,8 @@ SIM_API sdaaError_t sdaaEventQuery(sdaaEvent_t event)
     }
     /* Test-only broken mode of rule SDAA-EVDESTROY: a recorded event never
      * says complete, so a destroy deferred until it does never runs. */
-    done = sim_event_done(&e->marks) &&
-           !(e->marks.recorded > 0 && sim_rule_broken("SDAA-EVDESTROY"));
+    done =
+        sim_event_done(&e->marks) && !(e->marks.recorded > 0 && sim_rule_broken("SDAA-EVDESTROY"));
     pthread_mutex_unlock(&sim_lock);
     return done ? sdaaSuccess : sim_not_ready();
 }
