@@ -225,8 +225,9 @@ void probe_mlu_no_query_in_capture(void **state)
     code = rule_cnrt.cnrtQueryNotifier(done);
     rule_mlu_end_capture(origin);
     if (code == ACCEL_CNRT_SUCCESS || code == ACCEL_CNRT_ERROR_NOT_READY)
-        fail_msg("cnrtQueryNotifier answered %u while a queue of the device captured; "
-                 "torch_mlu treats such a query as illegal",
+        fail_msg("cnrtQueryNotifier answered %u while a queue of the device captured, which "
+                 "torch_mlu treats as illegal: the row does not hold for this CNRT (accel, "
+                 "querying none, stays safe; please report it)",
                  code);
     print_message("a notifier query during a capture: %u", code);
     assert_int_equal(rule_cnrt.cnrtNotifierDestroy(done), ACCEL_CNRT_SUCCESS);
