@@ -114,7 +114,7 @@ static accel_syn_event_t rule_hpu_event(uint32_t flags)
 void probe_hpu_wait_orders_streams(void **state)
 {
     (void)state;
-    rule_check_wait_orders(conformance_acc, 16u << 20);
+    rule_check_wait_orders(conformance_acc, 4u << 20);
 }
 
 /* SYN-DESTROY-BUSY: synStreamDestroy of a stream with pending work answers

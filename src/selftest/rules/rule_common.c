@@ -22,18 +22,23 @@ void rule_sleep_ms(unsigned ms)
     }
 }
 
+/* How many copies the first stream of rule_check_wait_orders queues. */
+enum { RULE_WAIT_COPIES = 8 };
+
 void rule_check_wait_orders(accel_t *acc, size_t size)
 {
     accel_stream_t *first = NULL, *second = NULL;
     accel_event_t *copied = NULL;
-    unsigned char *pattern = NULL, *back = NULL;
+    unsigned char *pattern = NULL, *zeros = NULL, *back = NULL;
     void *device = NULL;
     conf_require_streams();
     conf_require_events();
     assert_ok(accel_set_device(acc, 0));
     assert_ok(accel_host_alloc(acc, size, (void **)&pattern));
+    assert_ok(accel_host_alloc(acc, size, (void **)&zeros));
     assert_ok(accel_host_alloc(acc, size, (void **)&back));
     memset(pattern, 0xa5, size);
+    memset(zeros, 0, size);
     memset(back, 0, size);
     assert_ok(accel_malloc(acc, size, &device));
     assert_ok(accel_memset(acc, device, 0, size));
@@ -41,7 +46,11 @@ void rule_check_wait_orders(accel_t *acc, size_t size)
     assert_ok(accel_stream_create(acc, 0, 0, &second));
     assert_ok(accel_event_create(acc, 0, ACCEL_EVENT_DEFAULT, &copied));
 
-    assert_ok(accel_memcpy_async(acc, device, pattern, size, ACCEL_COPY_HOST_TO_DEVICE, first));
+    /* The first stream is busy longer than the second: zeros, then the
+     * pattern, then the event. */
+    for (int i = 0; i < RULE_WAIT_COPIES; i++)
+        assert_ok(accel_memcpy_async(acc, device, i + 1 < RULE_WAIT_COPIES ? zeros : pattern, size,
+                                     ACCEL_COPY_HOST_TO_DEVICE, first));
     assert_ok(accel_event_record(copied, first));
     assert_ok(accel_stream_wait_event(second, copied));
     assert_ok(accel_memcpy_async(acc, back, device, size, ACCEL_COPY_DEVICE_TO_HOST, second));
@@ -57,6 +66,7 @@ void rule_check_wait_orders(accel_t *acc, size_t size)
     assert_ok(accel_stream_destroy(first));
     assert_ok(accel_free(acc, device));
     assert_ok(accel_host_free(acc, back));
+    assert_ok(accel_host_free(acc, zeros));
     assert_ok(accel_host_free(acc, pattern));
 }
 

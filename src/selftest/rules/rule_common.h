@@ -14,9 +14,11 @@
 double rule_now_ms(void);
 void rule_sleep_ms(unsigned ms);
 
-/* A wait orders work across streams: stream A copies `size` bytes of a
- * pattern into device memory, records an event; stream B waits on it and
- * copies the buffer back. B must read the whole pattern. */
+/* A wait orders work across streams: stream A queues eight copies of
+ * `size` bytes into device memory (zeros, and last a pattern), then records
+ * an event; stream B waits on it and copies the buffer back. B must read
+ * the whole pattern (a sim delaying each task makes a dropped wait read
+ * zeros every time). */
 void rule_check_wait_orders(accel_t *acc, size_t size);
 
 /* Timing events bracket a host sleep of `gap_ms`: accel_event_elapsed_ms

@@ -90,7 +90,7 @@ static accel_ze_device_t rule_xpu_first_device(const rule_xpu_view_t *view)
 void probe_xpu_barrier_orders(void **state)
 {
     (void)state;
-    rule_check_wait_orders(conformance_acc, 16u << 20);
+    rule_check_wait_orders(conformance_acc, 4u << 20);
 }
 
 /* ZE-TS-UNDEF: accel times events signalled by barriers, whose kernel
