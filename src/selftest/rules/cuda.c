@@ -1,8 +1,9 @@
 /* cuda.c: one probe per row of the cuda backend's "Vendor rules we rely on"
  * table (src/backends/cuda/README.md). The capture rules are properties of
  * the driver, so most probes call libcuda directly: the same library the
- * backend loaded (ACCEL_CUDA_LIBRARY, then libcuda.so.1), through a small
- * table of their own; a second dlopen of a loaded library shares its state.
+ * backend loaded (ACCEL_CUDA_LIBRARY, then libcuda.so.1), through the
+ * backend's own symbol list; a second dlopen of a loaded library shares its
+ * state (one driver, one set of contexts).
  * Each probe runs in its own child process (check.h); it makes the
  * accelerator's device 0 context current on its thread and leaves the
  * backend's own streams alone. */
