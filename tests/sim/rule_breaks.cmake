@@ -16,7 +16,7 @@ set(accel_rule_breaks_hpu SYN-WAIT+ACCEL_SIM_STREAM_DELAY_US=20000
                           SYN-EVENT-DESTROY+ACCEL_SIM_STREAM_DELAY_US=20000 SYN-ELAPSED-NS
                           SYN-DMA-HOST)
 set(accel_rule_breaks_xpu ZE-ORDER+ACCEL_SIM_STREAM_DELAY_US=20000 ZE-TS-UNDEF ZE-TS-UNITS
-                          ZE-TS-WRAP+ACCEL_SIM_ZE_WRAP_MS=10 ZE-POOL-DEV
+                          ZE-TS-WRAP ZE-POOL-DEV
                           ZE-DESTROY-LIVE+ACCEL_SIM_STREAM_DELAY_US=20000 ZE-VPU)
 
 # accel_sim_rule_breaks(): the tests, for each backend built with a sim

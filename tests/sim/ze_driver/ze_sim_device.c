@@ -260,7 +260,7 @@ ze_result_t sim_zeDeviceGetProperties(ze_device_handle_t hDevice,
                              : 1000000000u / SIM_ZE_TIMER_HZ;
     p->timestampValidBits = SIM_ZE_TICK_BITS;
     /* Test-only broken mode of rule ZE-TS-WRAP: the driver says 64 valid
-     * bits while its counter still wraps at SIM_ZE_TICK_BITS. */
+     * bits while its counter wraps far sooner (sim_ticks). */
     p->kernelTimestampValidBits = sim_rule_broken("ZE-TS-WRAP") ? 64 : SIM_ZE_TICK_BITS;
     memset(p->uuid.id, 0, sizeof p->uuid.id);
     p->uuid.id[0] = (uint8_t)hDevice->index;

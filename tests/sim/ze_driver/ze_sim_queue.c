@@ -143,8 +143,12 @@ static void sim_tick_start(void)
  * stype's whole ns cannot say), SIM_ZE_TICK_BITS valid bits. */
 static uint64_t sim_ticks(void)
 {
+    uint64_t ticks;
     pthread_once(&sim_tick_once, sim_tick_start);
-    return (sim_now_ns() * 12u / 625u + sim_tick_offset) & SIM_ZE_TICK_MASK;
+    ticks = (sim_now_ns() * 12u / 625u + sim_tick_offset) & SIM_ZE_TICK_MASK;
+    /* Test-only broken mode of rule ZE-TS-WRAP: the counter wraps at 18
+     * bits (every 13.7 ms) while the device says 64 valid bits. */
+    return sim_rule_broken("ZE-TS-WRAP") ? ticks & ((UINT64_C(1) << 18) - 1) : ticks;
 }
 
 /* ZE-TS-UNDEF: what an undefined timestamp reads as (xorshift, so a failure
