@@ -19,8 +19,13 @@ set(accel_rule_breaks_xpu ZE-ORDER+ACCEL_SIM_STREAM_DELAY_US=20000 ZE-TS-UNDEF Z
                           ZE-TS-WRAP ZE-POOL-DEV
                           ZE-DESTROY-LIVE+ACCEL_SIM_STREAM_DELAY_US=20000 ZE-VPU)
 
+# The collectives engines' probes run under `accel launch -n 2` (mpirun);
+# CCL-NCCL-ROOT cannot be observed in a running job and skips.
+set(accel_rule_breaks_comm_nccl CCL-NCCL-COMMID CCL-NCCL-ROOT!skip NCCL-SPLIT NCCL-VERSIONS)
+
 # accel_sim_rule_breaks(): the tests, for each backend built with a sim
-# (its <backend>_sim_env set by its registration function).
+# (its <backend>_sim_env set by its registration function), and for each
+# engine whose CCL sim is built, where mpirun is installed.
 function(accel_sim_rule_breaks)
   find_package(Python3 COMPONENTS Interpreter)
   if(NOT Python3_EXECUTABLE)
@@ -43,4 +48,16 @@ function(accel_sim_rule_breaks)
     set_tests_properties(${backend}.sim_rule_breaks PROPERTIES LABELS "cli" TIMEOUT 120
                          ENVIRONMENT "${env}")
   endforeach()
+
+  find_program(ACCEL_MPIRUN mpirun)
+  if(ACCEL_MPIRUN AND TARGET nccl_sim AND DEFINED cuda_sim_env)
+    set(mpi_env "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+                "OMPI_MCA_btl_vader_single_copy_mechanism=none" "ASAN_OPTIONS=detect_leaks=0"
+                "ACCEL_MPIRUN=${ACCEL_MPIRUN}")
+    add_test(NAME nccl.sim_rule_breaks
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/rule_breaks.py --launch 2
+                     --group comm_nccl $<TARGET_FILE:accel_cli> cuda ${accel_rule_breaks_comm_nccl})
+    set_tests_properties(nccl.sim_rule_breaks PROPERTIES LABELS "comm" TIMEOUT 180 ENVIRONMENT
+      "${cuda_sim_env};${mpi_env};ACCEL_ACCELERATOR=cuda;ACCEL_NCCL_LIBRARY=$<TARGET_FILE:nccl_sim>")
+  endif()
 endfunction()

@@ -2,15 +2,18 @@
 """rule_breaks.py: each vendor-rule probe of `accel selftest` catches the
 rule it guards (issue 29), on a simulated runtime.
 
-    rule_breaks.py ACCEL BACKEND CASE...
+    rule_breaks.py [--launch N] [--group GROUP] ACCEL BACKEND CASE...
 
 CASE is a rule id, optionally followed by `+VAR=VALUE` settings that case
-needs (a slow stream, a timestamp wrap). First, with no rule broken, every
-probe `rule.BACKEND.*` must pass or skip, and there must be one CASE per
-probe. Then, for each CASE, the sim breaks that rule (ACCEL_SIM_BREAK) and
-`accel selftest --only rule.BACKEND.<id>` must report that probe FAIL or
-HANG, with no other check hanging or crashing. The sim's own environment
-(ACCEL_<NAME>_LIBRARY...) comes from ctest."""
+needs (a slow stream), or `ID!skip` for a probe that cannot observe its
+rule in a running process and must skip. The probes are `rule.GROUP.*`
+(GROUP: the backend, or comm_<engine> for a collectives engine's, which
+run under `accel launch -n N`). First, with no rule broken, every probe
+must pass or skip, and there must be one CASE per probe. Then, for each
+CASE, the sim breaks that rule (ACCEL_SIM_BREAK) and `accel selftest
+--only rule.GROUP.<id>` must report that probe FAIL or HANG, with no other
+check hanging or crashing. The sim's own environment (ACCEL_<NAME>_LIBRARY
+...) comes from ctest."""
 import json
 import os
 import subprocess
@@ -22,12 +25,14 @@ import tempfile
 BROKEN_TIMEOUT = "10"
 
 
-def run(accel, backend, only, env, timeout):
+def run(accel, launch, backend, only, env, timeout):
     """Run the selftest; returns the parsed report's checks by name."""
     with tempfile.TemporaryDirectory() as folder:
         report = os.path.join(folder, "r.json")
         command = [accel, "selftest", "--backend", backend, "--only", only,
                    "--json", report, "--timeout", timeout]
+        if launch:
+            command = [accel, "launch", "-n", launch, "--"] + command
         done = subprocess.run(command, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=600)
         if not os.path.exists(report):
@@ -39,17 +44,27 @@ def run(accel, backend, only, env, timeout):
 
 
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    launch = group = None
+    while args and args[0] in ("--launch", "--group"):
+        if args[0] == "--launch":
+            launch = args[1]
+        else:
+            group = args[1]
+        args = args[2:]
+    if len(args) < 3:
         sys.exit(__doc__)
-    accel, backend, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
-    prefix = "rule.%s." % backend
+    accel, backend, cases = args[0], args[1], args[2:]
+    prefix = "rule.%s." % (group or backend)
     failures = []
 
-    checks, output = run(accel, backend, prefix + "*", dict(os.environ), "60")
+    checks, output = run(accel, launch, backend, prefix + "*", dict(os.environ), "60")
     probes = {name for name in checks if name.startswith(prefix)}
-    ids = {case.split("+")[0] for case in cases}
+    ids = {case.split("+")[0].split("!")[0] for case in cases}
+    skipping = {prefix + case.split("!")[0] for case in cases if case.endswith("!skip")}
     for name in sorted(probes):
-        if checks[name]["result"] not in ("PASS", "SKIP"):
+        want = ("SKIP",) if name in skipping else ("PASS", "SKIP")
+        if checks[name]["result"] not in want:
             failures.append("%s is %s with no rule broken: %s"
                             % (name, checks[name]["result"], checks[name]["sentence"]))
     for missing in sorted({prefix + i for i in ids} - probes):
@@ -59,13 +74,15 @@ def main():
     print(output)
 
     for case in cases:
+        if case.endswith("!skip"):
+            continue
         rule_id, *settings = case.split("+")
         env = dict(os.environ, ACCEL_SIM_BREAK=rule_id)
         for setting in settings:
             name, _, value = setting.partition("=")
             env[name] = value
         name = prefix + rule_id
-        checks, output = run(accel, backend, name, env, BROKEN_TIMEOUT)
+        checks, output = run(accel, launch, backend, name, env, BROKEN_TIMEOUT)
         got = checks.get(name, {}).get("result", "missing")
         print("%-9s %s with ACCEL_SIM_BREAK=%s %s" % (got, name, rule_id, " ".join(settings)))
         if got not in ("FAIL", "HANG"):

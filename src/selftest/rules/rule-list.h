@@ -109,7 +109,19 @@
       "an async copy from pageable memory reads the source before returning, since accel passes "  \
       "such copies through")
 #define VENDOR_RULE_PROBES_COMM_HCCL(X)
-#define VENDOR_RULE_PROBES_COMM_NCCL(X)
+#define VENDOR_RULE_PROBES_COMM_NCCL(X)                                                            \
+    X(comm_nccl, "CCL-NCCL-COMMID", probe_comm_nccl_unique_id_echoes_address,                      \
+      "with NCCL_COMM_ID set, ncclGetUniqueId only encodes that address, so every rank gets the "  \
+      "same id")                                                                                   \
+    X(comm_nccl, "CCL-NCCL-ROOT", probe_comm_nccl_one_root_per_address,                            \
+      "rank 0's ncclCommInitRank binds NCCL_COMM_ID's address, one root per address, so splits "   \
+      "make no ids through it")                                                                    \
+    X(comm_nccl, "NCCL-SPLIT", probe_comm_nccl_split,                                              \
+      "ncclCommSplit splits over the parent's bootstrap and NCCL_SPLIT_NOCOLOR gives no "          \
+      "communicator, as accel_comm_split needs")                                                   \
+    X(comm_nccl, "NCCL-VERSIONS", probe_comm_nccl_versions,                                        \
+      "ncclAvg (2.10), ncclGetLastError (2.13) and ncclCommFinalize (2.14) are there when the "    \
+      "version says so")
 #define VENDOR_RULE_PROBES_COMM_CNCL(X)
 #define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)
 #define VENDOR_RULE_PROBES_COMM_ONECCL(X)
