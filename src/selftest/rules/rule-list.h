@@ -15,6 +15,7 @@
 #define ACCEL_SELFTEST_RULE_LIST_H
 
 #define VENDOR_RULE_PROBES_NPU(X)
+/* src/backends/cuda/README.md, "Vendor rules we rely on" (rules/cuda.c) */
 #define VENDOR_RULE_PROBES_CUDA(X)                                                                 \
     X(cuda, "CAP-ADDR", probe_cuda_capture_addresses,                                              \
       "a graph replay writes the addresses its capture saw, so memory freed after the capture "    \
@@ -37,6 +38,7 @@
     X(cuda, "CU-STUB", probe_cuda_not_the_stub,                                                    \
       "the libcuda loaded is a driver, not the CUDA toolkit's stub that answers every call with "  \
       "error 34")
+/* src/backends/mlu/README.md, "Vendor rules we rely on" (rules/mlu.c) */
 #define VENDOR_RULE_PROBES_MLU(X)                                                                  \
     X(mlu, "CNRT-XDEV", probe_mlu_notifier_own_device,                                             \
       "a notifier is placed and waited for only on queues of its own device, so accel refuses "    \
@@ -59,6 +61,7 @@
       "a created queue captures in Relaxed mode, the mode accel asks for")                         \
     X(mlu, "CNRT-HOSTMALLOC0", probe_mlu_host_malloc_zero,                                         \
       "cnrtHostMalloc of 0 bytes gives NULL, as accel's host allocation of 0 bytes does")
+/* src/backends/hpu/README.md, "Vendor rules we rely on" (rules/hpu.c) */
 #define VENDOR_RULE_PROBES_HPU(X)                                                                  \
     X(hpu, "SYN-WAIT", probe_hpu_wait_orders_streams,                                              \
       "synStreamWaitEvent orders a stream after another stream's event on the same device, which " \
@@ -73,6 +76,7 @@
     X(hpu, "SYN-DMA-HOST", probe_hpu_dma_from_mapped_memory,                                       \
       "DMA reaches synHostMalloc and synHostMap memory, which accel stages pageable copies in "    \
       "and pins with")
+/* src/backends/xpu/README.md, "Vendor rules we rely on" (rules/xpu.c) */
 #define VENDOR_RULE_PROBES_XPU(X)                                                                  \
     X(xpu, "ZE-ORDER", probe_xpu_barrier_orders,                                                   \
       "a barrier with no wait events runs after every earlier command, so a stream waiting on an " \
@@ -93,6 +97,7 @@
     X(xpu, "ZE-VPU", probe_xpu_gpu_only,                                                           \
       "zeInit(ZE_INIT_FLAG_GPU_ONLY) keeps non-GPU drivers out, and accel shows exactly the GPUs " \
       "listed")
+/* src/backends/sdaa/README.md, "Vendor rules we rely on" (rules/sdaa.c) */
 #define VENDOR_RULE_PROBES_SDAA(X)                                                                 \
     X(sdaa, "SDAA-EVFLAGS", probe_sdaa_plain_events_time,                                          \
       "events from plain sdaaEventCreate time in milliseconds, as accel's timing events need")     \
@@ -110,6 +115,7 @@
       "an async copy from pageable memory reads the source before returning, since accel passes "  \
       "such copies through")
 #define VENDOR_RULE_PROBES_COMM_HCCL(X)
+/* src/comm/nccl/README.md, "Vendor rules we rely on" (rules/comm_nccl.c) */
 #define VENDOR_RULE_PROBES_COMM_NCCL(X)                                                            \
     X(comm_nccl, "CCL-NCCL-COMMID", probe_comm_nccl_unique_id_echoes_address,                      \
       "with NCCL_COMM_ID set, ncclGetUniqueId only encodes that address, so every rank gets the "  \
