@@ -4,9 +4,9 @@
  * `accel launch`). The rules come from SynapseAI's open synapse_api.h, so
  * most probes call libSynapse directly: the library the backend loaded
  * (ACCEL_HPU_LIBRARY, libSynapse.so, /usr/lib/habanalabs), through the
- * backend's own symbol list. Synapse numbers devices in acquisition order
- * and a process acquires one, so the backend's device 0 is Synapse device
- * 0. Each probe runs in its own child process (check.h). */
+ * backend's own symbol list. A process acquires one Gaudi, and the probes
+ * find its Synapse device id. Each probe runs in its own child process
+ * (check.h), or in a batch of checks of the ctest driver. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +50,14 @@ static accel_vendor_library_t rule_hpu_library = {
  * Gaudi; the sim tests also delay each task). */
 #define RULE_HPU_BUSY_BYTES (64u << 20)
 
-/* Synapse's device 0, acquired by the backend (a device synchronize). */
-enum { RULE_HPU_DEVICE = 0 };
+/* The Synapse device id the backend acquired (rule_hpu_enter). Ids count
+ * acquisitions, so after releases and new acquisitions in one process (a
+ * batch of checks) it is no longer 0. */
+static accel_syn_device_id_t rule_hpu_device;
+
+/* The ids a probe looks through for an acquired device (each a cheap call
+ * that fails for an id not held). */
+enum { RULE_HPU_MAX_IDS = 1 << 16 };
 
 /* A host buffer the DMA engine reaches, a device buffer, and a stream. */
 typedef struct rule_hpu_work {
@@ -61,23 +67,34 @@ typedef struct rule_hpu_work {
     size_t size;
 } rule_hpu_work_t;
 
+/* Load Synapse and find a device the backend acquired: the lowest id
+ * Synapse answers for (a process holds one Gaudi; where it holds several,
+ * the rules probed are the same on each). */
 static void rule_hpu_enter(void)
 {
     char reason[640];
+    uint64_t free_bytes, total;
     assert_ok(accel_synchronize(conformance_acc, 0));
     if (!accel_vendor_library_open(&rule_hpu_library, reason, sizeof reason))
         conf_skip("Synapse cannot be called directly: %s", reason);
+    for (rule_hpu_device = 0; rule_hpu_device < RULE_HPU_MAX_IDS; rule_hpu_device++)
+        if (rule_syn.synDeviceGetMemoryInfo(rule_hpu_device, &free_bytes, &total) ==
+            ACCEL_SYN_SUCCESS)
+            return;
+    conf_skip("no Synapse device id below %d answers synDeviceGetMemoryInfo: cannot tell which "
+              "Gaudi the backend holds",
+              RULE_HPU_MAX_IDS);
 }
 
 static void rule_hpu_work_init(rule_hpu_work_t *work, size_t size)
 {
     memset(work, 0, sizeof *work);
     work->size = size;
-    assert_int_equal(rule_syn.synStreamCreateGeneric(&work->stream, RULE_HPU_DEVICE, 0),
+    assert_int_equal(rule_syn.synStreamCreateGeneric(&work->stream, rule_hpu_device, 0),
                      ACCEL_SYN_SUCCESS);
-    assert_int_equal(rule_syn.synHostMalloc(RULE_HPU_DEVICE, size, 0, &work->host),
+    assert_int_equal(rule_syn.synHostMalloc(rule_hpu_device, size, 0, &work->host),
                      ACCEL_SYN_SUCCESS);
-    assert_int_equal(rule_syn.synDeviceMalloc(RULE_HPU_DEVICE, size, 0, 0, &work->device),
+    assert_int_equal(rule_syn.synDeviceMalloc(rule_hpu_device, size, 0, 0, &work->device),
                      ACCEL_SYN_SUCCESS);
     memset(work->host, 0x5a, size);
 }
@@ -97,15 +114,15 @@ static void rule_hpu_work_free(rule_hpu_work_t *work, bool stream_gone)
         assert_int_equal(rule_syn.synStreamSynchronize(work->stream), ACCEL_SYN_SUCCESS);
         assert_int_equal(rule_syn.synStreamDestroy(work->stream), ACCEL_SYN_SUCCESS);
     }
-    assert_int_equal(rule_syn.synDeviceSynchronize(RULE_HPU_DEVICE), ACCEL_SYN_SUCCESS);
-    assert_int_equal(rule_syn.synDeviceFree(RULE_HPU_DEVICE, work->device, 0), ACCEL_SYN_SUCCESS);
-    assert_int_equal(rule_syn.synHostFree(RULE_HPU_DEVICE, work->host, 0), ACCEL_SYN_SUCCESS);
+    assert_int_equal(rule_syn.synDeviceSynchronize(rule_hpu_device), ACCEL_SYN_SUCCESS);
+    assert_int_equal(rule_syn.synDeviceFree(rule_hpu_device, work->device, 0), ACCEL_SYN_SUCCESS);
+    assert_int_equal(rule_syn.synHostFree(rule_hpu_device, work->host, 0), ACCEL_SYN_SUCCESS);
 }
 
 static accel_syn_event_t rule_hpu_event(uint32_t flags)
 {
     accel_syn_event_t event = NULL;
-    assert_int_equal(rule_syn.synEventCreate(&event, RULE_HPU_DEVICE, flags), ACCEL_SYN_SUCCESS);
+    assert_int_equal(rule_syn.synEventCreate(&event, rule_hpu_device, flags), ACCEL_SYN_SUCCESS);
     return event;
 }
 
@@ -178,7 +195,7 @@ void probe_hpu_elapsed_in_ns(void **state)
     (void)state;
     rule_check_elapsed_ms(conformance_acc, 30);
     rule_hpu_enter();
-    assert_int_equal(rule_syn.synStreamCreateGeneric(&stream, RULE_HPU_DEVICE, 0),
+    assert_int_equal(rule_syn.synStreamCreateGeneric(&stream, rule_hpu_device, 0),
                      ACCEL_SYN_SUCCESS);
     start = rule_hpu_event(ACCEL_SYN_EVENT_COLLECT_TIME);
     end = rule_hpu_event(ACCEL_SYN_EVENT_COLLECT_TIME);
@@ -214,11 +231,11 @@ void probe_hpu_dma_from_mapped_memory(void **state)
     rule_hpu_work_init(&work, SIZE);
     assert_int_equal(posix_memalign((void **)&mapped, 4096, SIZE), 0);
     memset(mapped, 0x77, SIZE);
-    assert_int_equal(rule_syn.synHostMap(RULE_HPU_DEVICE, SIZE, mapped), ACCEL_SYN_SUCCESS);
+    assert_int_equal(rule_syn.synHostMap(rule_hpu_device, SIZE, mapped), ACCEL_SYN_SUCCESS);
     code = rule_syn.synMemCopyAsync(work.stream, (uint64_t)(uintptr_t)mapped, SIZE, work.device,
                                     ACCEL_SYN_HOST_TO_DRAM);
     if (code != ACCEL_SYN_SUCCESS) {
-        rule_syn.synHostUnmap(RULE_HPU_DEVICE, mapped);
+        rule_syn.synHostUnmap(rule_hpu_device, mapped);
         free(mapped);
         fail_msg("synMemCopyAsync from synHostMap'ped memory returned %u: accel_host_register "
                  "and the pinned-copy path rely on it",
@@ -230,7 +247,7 @@ void probe_hpu_dma_from_mapped_memory(void **state)
                      ACCEL_SYN_SUCCESS);
     assert_int_equal(rule_syn.synStreamSynchronize(work.stream), ACCEL_SYN_SUCCESS);
     assert_memory_equal(work.host, mapped, SIZE);
-    assert_int_equal(rule_syn.synHostUnmap(RULE_HPU_DEVICE, mapped), ACCEL_SYN_SUCCESS);
+    assert_int_equal(rule_syn.synHostUnmap(rule_hpu_device, mapped), ACCEL_SYN_SUCCESS);
     free(mapped);
     rule_hpu_work_free(&work, false);
 }
