@@ -48,7 +48,7 @@ static accel_vendor_library_t rule_hpu_library = {
 
 /* Bytes a probe copies to keep a stream busy for a while (a few ms on a
  * Gaudi; the sim tests also delay each task). */
-#define RULE_HPU_BUSY_BYTES (64u << 20)
+#define RULE_HPU_BUSY_BYTES (16u << 20)
 
 /* The Synapse device id the backend acquired (rule_hpu_enter). Ids count
  * acquisitions, so after releases and new acquisitions in one process (a
