@@ -15,13 +15,120 @@
 #define ACCEL_SELFTEST_RULE_LIST_H
 
 #define VENDOR_RULE_PROBES_NPU(X)
-#define VENDOR_RULE_PROBES_CUDA(X)
-#define VENDOR_RULE_PROBES_MLU(X)
-#define VENDOR_RULE_PROBES_HPU(X)
-#define VENDOR_RULE_PROBES_XPU(X)
-#define VENDOR_RULE_PROBES_SDAA(X)
+/* src/backends/cuda/README.md, "Vendor rules we rely on" (rules/cuda.c) */
+#define VENDOR_RULE_PROBES_CUDA(X)                                                                 \
+    X(cuda, "CAP-ADDR", probe_cuda_capture_addresses,                                              \
+      "a graph replay writes the addresses its capture saw, so memory freed after the capture "    \
+      "must not be handed out while the graph lives")                                              \
+    X(cuda, "CAP-QUERY-CAPTURED", probe_cuda_captured_event_query,                                 \
+      "an event recorded in a RELAXED capture cannot be queried (907), so accel polls no event "   \
+      "while a capture is underway")                                                               \
+    X(cuda, "CAP-JOIN", probe_cuda_side_stream_joins,                                              \
+      "a stream that waits on a capture's event joins the capture, so an end-of-life record "      \
+      "there could never be queried")                                                              \
+    X(cuda, "CAP-SYNC-CTX", probe_cuda_no_context_sync_in_capture,                                 \
+      "cuCtxSynchronize fails (900) while a stream of the context captures, so accel refuses a "   \
+      "device synchronize then")                                                                   \
+    X(cuda, "CAP-FREE", probe_cuda_free_in_relaxed_capture,                                        \
+      "cuMemFree is refused in a GLOBAL capture and permitted in the RELAXED captures accel "      \
+      "makes")                                                                                     \
+    X(cuda, "CAP-LEGACY", probe_cuda_legacy_stream_in_capture,                                     \
+      "the legacy stream cannot be captured and its work fails beside a blocking stream's "        \
+      "capture (906), so accel uses non-blocking streams")                                         \
+    X(cuda, "CU-STUB", probe_cuda_not_the_stub,                                                    \
+      "the libcuda loaded is a driver, not the CUDA toolkit's stub that answers every call with "  \
+      "error 34")
+/* src/backends/mlu/README.md, "Vendor rules we rely on" (rules/mlu.c) */
+#define VENDOR_RULE_PROBES_MLU(X)                                                                  \
+    X(mlu, "CNRT-XDEV", probe_mlu_notifier_own_device,                                             \
+      "a notifier is placed and waited for only on queues of its own device, so accel refuses "    \
+      "cross-device waits")                                                                        \
+    X(mlu, "CNRT-H2H", probe_mlu_host_to_host_on_queue,                                            \
+      "a host-to-host cnrtMemcpyAsync is refused at the call or copies, never taken and lost")     \
+    X(mlu, "CNRT-UNITS", probe_mlu_notifier_time_units,                                            \
+      "cnrtNotifierElapsedTime is in ms and cnrtNotifierDuration in us, the units accel converts " \
+      "from")                                                                                      \
+    X(mlu, "CNRT-CAP-QUERY", probe_mlu_no_query_in_capture,                                        \
+      "a notifier query while a queue of the device captures is refused, so accel polls none "     \
+      "then")                                                                                      \
+    X(mlu, "CNRT-CAP-JOIN", probe_mlu_waiting_queue_joins,                                         \
+      "a queue that waits on a captured notifier joins the capture, so its later work is "         \
+      "captured, not run")                                                                         \
+    X(mlu, "CNRT-CAP-ADDR", probe_mlu_capture_addresses,                                           \
+      "a replayed topology writes the addresses its capture saw, so memory freed after the "       \
+      "capture must not be handed out while the graph lives")                                      \
+    X(mlu, "CNRT-CAP-RELAXED", probe_mlu_relaxed_capture,                                          \
+      "a created queue captures in Relaxed mode, the mode accel asks for")                         \
+    X(mlu, "CNRT-HOSTMALLOC0", probe_mlu_host_malloc_zero,                                         \
+      "cnrtHostMalloc of 0 bytes gives NULL, as accel's host allocation of 0 bytes does")
+/* src/backends/hpu/README.md, "Vendor rules we rely on" (rules/hpu.c) */
+#define VENDOR_RULE_PROBES_HPU(X)                                                                  \
+    X(hpu, "SYN-WAIT", probe_hpu_wait_orders_streams,                                              \
+      "synStreamWaitEvent orders a stream after another stream's event on the same device, which " \
+      "accel_stream_wait_event relies on")                                                         \
+    X(hpu, "SYN-DESTROY-BUSY", probe_hpu_stream_destroy_busy,                                      \
+      "synStreamDestroy of a stream with pending work answers synBusy and never returns while "    \
+      "the work still runs")                                                                       \
+    X(hpu, "SYN-EVENT-DESTROY", probe_hpu_event_destroy_early,                                     \
+      "synEventDestroy may run before the event completes, so accel destroys events at once")      \
+    X(hpu, "SYN-ELAPSED-NS", probe_hpu_elapsed_in_ns,                                              \
+      "synEventElapsedTime is in nanoseconds, which accel divides by 1e6 for milliseconds")        \
+    X(hpu, "SYN-DMA-HOST", probe_hpu_dma_from_mapped_memory,                                       \
+      "DMA reaches synHostMalloc and synHostMap memory, which accel stages pageable copies in "    \
+      "and pins with")
+/* src/backends/xpu/README.md, "Vendor rules we rely on" (rules/xpu.c) */
+#define VENDOR_RULE_PROBES_XPU(X)                                                                  \
+    X(xpu, "ZE-ORDER", probe_xpu_barrier_orders,                                                   \
+      "a barrier with no wait events runs after every earlier command, so a stream waiting on an " \
+      "event recorded after a copy sees the copy")                                                 \
+    X(xpu, "ZE-TS-UNDEF", probe_xpu_timestamps_defined,                                            \
+      "kernel timestamps of barrier-signalled events are defined, so accel's elapsed time lies "   \
+      "within what the host saw")                                                                  \
+    X(xpu, "ZE-TS-UNITS", probe_xpu_timer_resolution_units,                                        \
+      "timerResolution is ns per tick with the 1.0 stype and ticks per second with the 1.2 one")   \
+    X(xpu, "ZE-TS-WRAP", probe_xpu_timestamp_wrap,                                                 \
+      "kernel timestamps wrap at kernelTimestampValidBits, which accel masks an interval with")    \
+    X(xpu, "ZE-POOL-DEV", probe_xpu_event_across_devices,                                          \
+      "an event is used only on devices its pool was made for, and accel's pools serve every "     \
+      "device, so a cross-device wait holds")                                                      \
+    X(xpu, "ZE-DESTROY-LIVE", probe_xpu_destroy_while_queued,                                      \
+      "no event is destroyed while the device may name it, so an event accel destroys behind "     \
+      "queued work leaves the stream working")                                                     \
+    X(xpu, "ZE-VPU", probe_xpu_gpu_only,                                                           \
+      "zeInit(ZE_INIT_FLAG_GPU_ONLY) keeps non-GPU drivers out, and accel shows exactly the GPUs " \
+      "listed")
+/* src/backends/sdaa/README.md, "Vendor rules we rely on" (rules/sdaa.c) */
+#define VENDOR_RULE_PROBES_SDAA(X)                                                                 \
+    X(sdaa, "SDAA-EVFLAGS", probe_sdaa_plain_events_time,                                          \
+      "events from plain sdaaEventCreate time in milliseconds, as accel's timing events need")     \
+    X(sdaa, "SDAA-EVDESTROY", probe_sdaa_event_completes_before_destroy,                           \
+      "sdaaEventQuery says complete once the record ran, so accel's deferred sdaaEventDestroy "    \
+      "runs")                                                                                      \
+    X(sdaa, "SDAA-NOTREADY", probe_sdaa_not_ready_is_600,                                          \
+      "event and stream queries answer 600 for not yet, and it is not sticky")                     \
+    X(sdaa, "SDAA-CALLBACK", probe_sdaa_stream_waits_for_callback,                                 \
+      "work queued after sdaaStreamAddCallback waits for the callback to return, as accel's "      \
+      "callbacks need")                                                                            \
+    X(sdaa, "SDAA-H2H", probe_sdaa_host_to_host_on_stream,                                         \
+      "a host-to-host sdaaMemcpyAsync is refused at the call or copies, never taken and lost")     \
+    X(sdaa, "SDAA-PAGEABLE", probe_sdaa_pageable_source_read_at_call,                              \
+      "an async copy from pageable memory reads the source before returning, since accel passes "  \
+      "such copies through")
 #define VENDOR_RULE_PROBES_COMM_HCCL(X)
-#define VENDOR_RULE_PROBES_COMM_NCCL(X)
+/* src/comm/nccl/README.md, "Vendor rules we rely on" (rules/comm_nccl.c) */
+#define VENDOR_RULE_PROBES_COMM_NCCL(X)                                                            \
+    X(comm_nccl, "CCL-NCCL-COMMID", probe_comm_nccl_unique_id_echoes_address,                      \
+      "with NCCL_COMM_ID set, ncclGetUniqueId only encodes that address, so every rank gets the "  \
+      "same id")                                                                                   \
+    X(comm_nccl, "CCL-NCCL-ROOT", probe_comm_nccl_one_root_per_address,                            \
+      "rank 0's ncclCommInitRank binds NCCL_COMM_ID's address, one root per address, so splits "   \
+      "make no ids through it")                                                                    \
+    X(comm_nccl, "NCCL-SPLIT", probe_comm_nccl_split,                                              \
+      "ncclCommSplit splits over the parent's bootstrap and NCCL_SPLIT_NOCOLOR gives no "          \
+      "communicator, as accel_comm_split needs")                                                   \
+    X(comm_nccl, "NCCL-VERSIONS", probe_comm_nccl_versions,                                        \
+      "ncclAvg (2.10), ncclGetLastError (2.13) and ncclCommFinalize (2.14) are there when the "    \
+      "version says so")
 #define VENDOR_RULE_PROBES_COMM_CNCL(X)
 #define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)
 #define VENDOR_RULE_PROBES_COMM_ONECCL(X)

@@ -46,6 +46,7 @@
 #include "ccl_sim.h"
 #include "cu_sim.h"
 #include "nccl_sim.h"
+#include "sim_break.h"
 #include "sim_fault.h"
 
 struct ncclComm {
@@ -361,6 +362,10 @@ SIM_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
         if (strchr(address, ':') == NULL)
             return nccl_refuse(ncclInvalidArgument,
                                "nccl sim: NCCL_COMM_ID=%s is not <host>:<port>", address);
+        /* Test-only broken mode of rule CCL-NCCL-COMMID: a fresh id per
+         * call, the address ignored (no root is started for it). */
+        if (sim_rule_broken("CCL-NCCL-COMMID"))
+            return nccl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
         return nccl_result(
             ccl_sim_unique_id_at(address, uniqueId->internal, sizeof uniqueId->internal));
     }
@@ -440,6 +445,10 @@ SIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclC
     if (color < 0 && color != NCCL_SPLIT_NOCOLOR)
         return nccl_refuse(ncclInvalidArgument, "nccl sim: ncclCommSplit color %d", color);
     *newcomm = NULL;
+    /* Test-only broken mode of rule NCCL-SPLIT: the colors are ignored, so
+     * every rank that asked for one lands in one communicator. */
+    if (color != NCCL_SPLIT_NOCOLOR && sim_rule_broken("NCCL-SPLIT"))
+        color = 0;
     result = nccl_result(
         ccl_sim_comm_split(comm->core, color, key, ccl_sim_comm_device(comm->core), &core));
     if (result != ncclSuccess || core == NULL)
@@ -530,6 +539,10 @@ SIM_EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size
     NCCL_BUFFER(what, "sendbuff", sendbuff, bytes, comm);
     NCCL_BUFFER(what, "recvbuff", recvbuff, bytes, comm);
     NCCL_CHECKED(nccl_same_or_apart(what, sendbuff, recvbuff, bytes));
+    /* Test-only broken mode of rule NCCL-VERSIONS: ncclAvg refused by a
+     * library that says it is 2.10 or later. */
+    if (op == ncclAvg && sim_rule_broken("NCCL-VERSIONS"))
+        return nccl_refuse(ncclInvalidArgument, "nccl sim: ncclAvg refused (broken on purpose)");
     return nccl_result(
         ccl_sim_all_reduce(comm->core, sendbuff, recvbuff, count, type, sim_op, nccl_sync, stream));
 }

@@ -275,6 +275,10 @@ SIM_API cnrtRet_t cnrtHostMalloc(void **pPtr, size_t bytes)
     SIM_ENTER("cnrtHostMalloc");
     if (sim_need_device() != cnrtSuccess)
         return cnrtErrorNoCnrtContext;
+    /* Test-only broken mode of rule CNRT-HOSTMALLOC0: 0 bytes give a
+     * pointer (to a 64-byte block). */
+    if (bytes == 0 && sim_rule_broken("CNRT-HOSTMALLOC0"))
+        return sim_allocate(pPtr, 64, -1);
     return sim_allocate(pPtr, bytes, -1);
 }
 

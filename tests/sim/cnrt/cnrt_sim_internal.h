@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "cnrt_sim.h"
+#include "sim_break.h"
 #include "sim_core.h"
 
 #define SIM_MAX_DEVICES 64

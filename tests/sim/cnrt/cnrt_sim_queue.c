@@ -401,7 +401,10 @@ static cnrtRet_t sim_copy(void *dst, void *src, size_t bytes, cnrtQueue_t handle
     /* CNRT-H2H (harsher reading, tests/sim/README.md): no public source
      * says a queue takes a host-to-host copy, and torch_mlu never issues
      * one, so the sim refuses it. */
-    case cnrtMemcpyHostToHost: return cnrtErrorNotSupport;
+    /* Test-only broken mode of rule CNRT-H2H: the copy is taken and then
+     * lost (nothing runs). */
+    case cnrtMemcpyHostToHost:
+        return sim_rule_broken("CNRT-H2H") ? cnrtSuccess : cnrtErrorNotSupport;
     default: return cnrtErrorMemcpyDirectionInvalid;
     }
     if (sim_is_device_range(dst, bytes) != want_dst || sim_is_device_range(src, bytes) != want_src)
@@ -497,8 +500,9 @@ SIM_API cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t handle)
         return cnrtErrorInvalidResourceHandle;
     if ((queue = sim_queue_resolve(handle, &code)) == NULL)
         return code;
-    if (queue->device != notifier->device)
-        return cnrtErrorNotSupport; /* CNRT-XDEV */
+    /* CNRT-XDEV; test-only broken mode: the place is taken. */
+    if (queue->device != notifier->device && !sim_rule_broken("CNRT-XDEV"))
+        return cnrtErrorNotSupport;
     pthread_mutex_lock(&sim_lock);
     notifier->captured_in = !queue->capturing             ? NULL
                             : queue->capture_into != NULL ? queue->capture_into
@@ -526,9 +530,17 @@ SIM_API cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t han
         return !sim_notifier_live(notifier) ? cnrtErrorInvalidResourceHandle : cnrtErrorArgsInvalid;
     if ((queue = sim_queue_resolve(handle, &code)) == NULL)
         return code;
-    if (queue->device != notifier->device)
+    /* Test-only broken mode of rule CNRT-XDEV: the wait is taken. */
+    if (queue->device != notifier->device && !sim_rule_broken("CNRT-XDEV"))
         return cnrtErrorNotSupport;
     pthread_mutex_lock(&sim_lock);
+    /* Test-only broken mode of rule CNRT-CAP-JOIN: the wait is dropped and
+     * the queue stays outside the capture. */
+    if (!queue->capturing && sim_capture_active_locked(notifier->captured_in) &&
+        sim_rule_broken("CNRT-CAP-JOIN")) {
+        pthread_mutex_unlock(&sim_lock);
+        return cnrtSuccess;
+    }
     if (!queue->capturing && sim_capture_active_locked(notifier->captured_in)) {
         queue->capturing = true;
         queue->capture_into = (struct cnrtQueue *)notifier->captured_in;
@@ -551,6 +563,10 @@ static cnrtRet_t sim_notifier_capture_conflict(struct cnrtNotifier *notifier)
     pthread_mutex_lock(&sim_lock);
     captured = notifier->captured_in != NULL;
     pthread_mutex_unlock(&sim_lock);
+    /* Test-only broken mode of rule CNRT-CAP-QUERY: a query during a
+     * capture is answered. */
+    if (sim_rule_broken("CNRT-CAP-QUERY"))
+        return captured ? cnrtErrorQueueCaptureUnsupported : cnrtSuccess;
     if (sim_device_capture_conflict(sim_current_device()) != cnrtSuccess || captured)
         return cnrtErrorQueueCaptureUnsupported;
     return cnrtSuccess;
@@ -624,8 +640,9 @@ SIM_API cnrtRet_t cnrtNotifierDuration(cnrtNotifier_t start, cnrtNotifier_t end,
     SIM_ENTER("cnrtNotifierDuration");
     if (us == NULL)
         return cnrtErrorArgsInvalid;
+    /* Test-only broken mode of rule CNRT-UNITS: milliseconds, not us. */
     if ((code = sim_elapsed_ns(start, end, &ns)) == cnrtSuccess)
-        *us = (float)((double)ns / 1e3);
+        *us = (float)((double)ns / (sim_rule_broken("CNRT-UNITS") ? 1e6 : 1e3));
     return code;
 }
 
@@ -656,7 +673,9 @@ SIM_API cnrtRet_t cnrtQueueBeginCapture(cnrtQueue_t handle, enum cnrtQueueCaptur
     if (handle == NULL)
         return sim_need_device() != cnrtSuccess ? cnrtErrorNoCnrtContext
                                                 : cnrtErrorQueueCaptureUnsupported;
-    if (mode == cnrtQueueCaptureModeThreadLocal)
+    /* Test-only broken mode of rule CNRT-CAP-RELAXED: Relaxed is refused. */
+    if (mode == cnrtQueueCaptureModeThreadLocal ||
+        (mode == cnrtQueueCaptureModeRelaxed && sim_rule_broken("CNRT-CAP-RELAXED")))
         return cnrtErrorNotSupport;
     if (mode != cnrtQueueCaptureModeGlobal && mode != cnrtQueueCaptureModeRelaxed)
         return cnrtErrorArgsInvalid;
@@ -791,6 +810,10 @@ SIM_API cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueu
         return code;
     if (queue->device != entity->device)
         return cnrtErrorDevice;
+    /* Test-only broken mode of rule CNRT-CAP-ADDR: the replay does not
+     * write the addresses its capture saw (nothing is queued). */
+    if (sim_rule_broken("CNRT-CAP-ADDR"))
+        return cnrtSuccess;
     pthread_mutex_lock(&sim_lock);
     if (queue->capturing) {
         pthread_mutex_unlock(&sim_lock);

@@ -11,7 +11,8 @@
 # queue (sim_queue.h), the streams over it (sim_stream.h) and the events
 # they record (sim_event.h), the allocation registry (sim_alloc.h),
 # live-handle sets (sim_handle.h) and the per-thread device and last error
-# (sim_thread.h) and the count of broken vendor rules (sim_violation.h). OMIT makes a variant of the same sources in which the
+# (sim_thread.h) and the count of broken vendor rules (sim_violation.h)
+# and the rules a test asks it to break (sim_break.h, ACCEL_SIM_BREAK). OMIT makes a variant of the same sources in which the
 # named exported functions are left out of the dynamic symbol table (a
 # version script makes them local), so dlsym finds nothing: the way a sim
 # plays an older runtime that lacks a symbol. A variant goes in its own
@@ -22,7 +23,7 @@ add_library(sim_fault STATIC ${CMAKE_CURRENT_LIST_DIR}/sim_fault.c
             ${CMAKE_CURRENT_LIST_DIR}/sim_queue.c ${CMAKE_CURRENT_LIST_DIR}/sim_alloc.c
             ${CMAKE_CURRENT_LIST_DIR}/sim_handle.c ${CMAKE_CURRENT_LIST_DIR}/sim_stream.c
             ${CMAKE_CURRENT_LIST_DIR}/sim_thread.c ${CMAKE_CURRENT_LIST_DIR}/sim_event.c
-            ${CMAKE_CURRENT_LIST_DIR}/sim_violation.c)
+            ${CMAKE_CURRENT_LIST_DIR}/sim_violation.c ${CMAKE_CURRENT_LIST_DIR}/sim_break.c)
 target_include_directories(sim_fault PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(sim_fault PRIVATE _GNU_SOURCE)
 target_compile_options(sim_fault PRIVATE -fvisibility=hidden)

@@ -75,6 +75,10 @@ SIM_API CUresult cuInit(unsigned int flags)
 {
     static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
     SIM_ENTER("cuInit");
+    /* Test-only broken mode of rule CU-STUB: answer as the CUDA toolkit's
+     * stub libcuda.so does, to every cuInit. */
+    if (sim_rule_broken("CU-STUB"))
+        return sim_error(CUDA_ERROR_STUB_LIBRARY, "cuInit: this is the toolkit's stub library");
     if (flags != 0)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuInit: flags must be 0, not %u", flags);
     pthread_once(&atfork_once, sim_atfork_install);
@@ -383,9 +387,11 @@ SIM_API CUresult cuCtxSynchronize(void)
         return code;
     /* CAP-SYNC-CTX (CUDA programming guide, stream capture, "Prohibited and
      * Unhandled Operations"): a context with a capturing stream may not be
-     * synchronized; error 900's text. */
-    if ((code = sim_device_capture_conflict(ctx->device, false, "cuCtxSynchronize")) !=
-        CUDA_SUCCESS)
+     * synchronized; error 900's text. Test-only broken mode of rule
+     * CAP-SYNC-CTX: the synchronize is let through. */
+    if (!sim_rule_broken("CAP-SYNC-CTX") &&
+        (code = sim_device_capture_conflict(ctx->device, false, "cuCtxSynchronize")) !=
+            CUDA_SUCCESS)
         return code;
     sim_streams_drain(ctx->device, false);
     pthread_mutex_lock(&sim_lock);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim_break.h"
 #include "sim_core.h"
 
 #include "cu_sim.h"

@@ -324,7 +324,10 @@ static CUresult sim_submit(sim_stream_t *stream, const sim_task_t *proto, const 
      * stream's ordering with blocking streams. CAP-LEGACY (programming
      * guide, prohibited operations; error 906): none while one of them
      * captures (the capture would depend on it implicitly). */
-    if (stream->core.is_default && sim_legacy_conflict_locked(stream->core.device)) {
+    /* Test-only broken mode of rule CAP-LEGACY: legacy-stream work runs
+     * beside a blocking stream's capture, unordered with it. */
+    if (stream->core.is_default && !sim_rule_broken("CAP-LEGACY") &&
+        sim_legacy_conflict_locked(stream->core.device)) {
         sim_task_free_locked(task);
         pthread_mutex_unlock(&sim_lock);
         return sim_error(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
@@ -384,10 +387,13 @@ static bool sim_capture_active_locked(const void *graph)
 CUresult sim_device_capture_conflict(int device, bool unsafe_call, const char *function)
 {
     bool hit = false;
+    /* Test-only broken mode of rule CAP-FREE: an unsafe call is refused in
+     * RELAXED mode too. */
+    bool every_mode = unsafe_call && sim_rule_broken("CAP-FREE");
     pthread_mutex_lock(&sim_lock);
     SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
     if (s->core.device == device && s->capture != NULL &&
-        (!unsafe_call || s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+        (!unsafe_call || every_mode || s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
          (s->capture_mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
           pthread_equal(s->capture_thread, pthread_self())))) {
         s->capture->invalid = true;
@@ -799,6 +805,13 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
     if (Flags != 0)
         return sim_error(CUDA_ERROR_INVALID_VALUE, "cuStreamWaitEvent: flags %#x", Flags);
     pthread_mutex_lock(&sim_lock);
+    /* Test-only broken mode of rule CAP-JOIN: the wait is dropped and the
+     * stream stays outside the capture, running its later work at once. */
+    if (stream->capture == NULL && sim_capture_active_locked(event->captured_in) &&
+        sim_rule_broken("CAP-JOIN")) {
+        pthread_mutex_unlock(&sim_lock);
+        return CUDA_SUCCESS;
+    }
     if (stream->capture == NULL && sim_capture_active_locked(event->captured_in)) {
         /* CAP-JOIN, a fork: the stream joins the capture (CUDA programming
          * guide, "Cross-stream Dependencies and Events"); it must be joined
@@ -847,6 +860,10 @@ SIM_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
 static CUresult sim_event_captured(struct CUevent_st *event, const char *function)
 {
     bool captured, active;
+    /* Test-only broken mode of rule CAP-QUERY-CAPTURED: such an event
+     * answers as a complete one. */
+    if (sim_rule_broken("CAP-QUERY-CAPTURED"))
+        return CUDA_SUCCESS;
     pthread_mutex_lock(&sim_lock);
     captured = event->captured_in != NULL;
     active = captured && sim_capture_active_locked(event->captured_in);
@@ -1090,6 +1107,10 @@ SIM_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
         return sim_capture_refuse(stream, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                                   "a graph launch (child graphs are not simulated)",
                                   "cuGraphLaunch");
+    /* Test-only broken mode of rule CAP-ADDR: the replay does not write the
+     * addresses its capture saw (nothing is queued). */
+    if (sim_rule_broken("CAP-ADDR"))
+        return CUDA_SUCCESS;
     pthread_mutex_lock(&sim_lock);
     hGraphExec->refs++;
     pthread_mutex_unlock(&sim_lock);

@@ -227,6 +227,15 @@ bool sim_is_device_range(const void *ptr, size_t size)
     return inside;
 }
 
+bool sim_is_pinned_range(const void *ptr, size_t size)
+{
+    bool inside;
+    pthread_mutex_lock(&sim_lock);
+    inside = sim_allocs_find(&sim_allocs, ptr, size, SIM_ALLOC_PINNED) != NULL;
+    pthread_mutex_unlock(&sim_lock);
+    return inside;
+}
+
 static sdaaError_t sim_record(char *base, size_t size, int device, sim_alloc_kind_t kind)
 {
     bool recorded;

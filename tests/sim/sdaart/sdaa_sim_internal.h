@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "sdaa_sim.h"
+#include "sim_break.h"
 #include "sim_core.h"
 
 #define SIM_MAX_DEVICES 64
@@ -45,6 +46,8 @@ sdaaError_t sim_need_device(const char *function);
 
 /* Where a pointer range lies: inside one device allocation, or not. */
 bool sim_is_device_range(const void *ptr, size_t size);
+/* Whether [ptr, ptr + size) lies inside one sdaaMallocHost block. */
+bool sim_is_pinned_range(const void *ptr, size_t size);
 
 typedef struct sim_stream sim_stream_t;
 /* `stream` as the sim's object (NULL: the current device's default stream),

@@ -47,6 +47,7 @@ typedef struct sim_task {
     unsigned long generation;
     sdaaStreamCallback_t fn;
     void *user_data;
+    void *staging; /* (owned) a pageable source read at the call (SDAA-PAGEABLE) */
 } sim_task_t;
 _Static_assert(offsetof(sim_task_t, node) == 0, "a queued node is its task");
 
@@ -59,6 +60,45 @@ struct sim_stream {
 static sim_handles_t sim_events; /* every event not destroyed */
 
 /* ---------------------------------------------------------------- workers */
+
+/* What a query answers for "not yet": sdaaErrorNotReady (600). Test-only
+ * broken mode of rule SDAA-NOTREADY: another code (sdaaErrorUnknown). */
+static sdaaError_t sim_not_ready(void)
+{
+    return sim_rule_broken("SDAA-NOTREADY") ? sdaaErrorUnknown : sdaaErrorNotReady;
+}
+
+typedef struct sim_detached_callback {
+    sdaaStreamCallback_t fn;
+    sdaaStream_t stream;
+    void *user_data;
+} sim_detached_callback_t;
+
+static void *sim_detached_callback_run(void *arg)
+{
+    sim_detached_callback_t *call = arg;
+    call->fn(call->stream, sdaaSuccess, call->user_data);
+    free(call);
+    return NULL;
+}
+
+/* Test-only broken mode of rule SDAA-CALLBACK: the callback runs on a
+ * thread of its own and the stream goes on without waiting for it. False
+ * when that thread cannot start (the callback then runs in order). */
+static bool sim_callback_detached(sdaaStreamCallback_t fn, sdaaStream_t stream, void *user_data)
+{
+    pthread_t thread;
+    sim_detached_callback_t *call;
+    if (!sim_rule_broken("SDAA-CALLBACK") || (call = malloc(sizeof *call)) == NULL)
+        return false;
+    *call = (sim_detached_callback_t){fn, stream, user_data};
+    if (pthread_create(&thread, NULL, sim_detached_callback_run, call) != 0) {
+        free(call);
+        return false;
+    }
+    pthread_detach(thread);
+    return true;
+}
 
 /* Runs one task of a stream; called with sim_lock held, may drop it. */
 static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
@@ -73,8 +113,10 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
     case SIM_CALLBACK:
         /* The default stream's handle is NULL to its users. */
         pthread_mutex_unlock(&sim_lock);
-        task->fn(stream->core.is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess,
-                 task->user_data);
+        if (!sim_callback_detached(task->fn, stream->core.is_default ? NULL : (sdaaStream_t)stream,
+                                   task->user_data))
+            task->fn(stream->core.is_default ? NULL : (sdaaStream_t)stream, sdaaSuccess,
+                     task->user_data);
         pthread_mutex_lock(&sim_lock);
         break;
     }
@@ -86,6 +128,7 @@ static void sim_retire(sim_queue_task_t *node)
     sim_task_t *task = (sim_task_t *)node;
     if (task->event != NULL && sim_event_release_task(&task->event->marks))
         free(task->event);
+    free(task->staging);
     free(task);
 }
 
@@ -211,7 +254,7 @@ SIM_API sdaaError_t sdaaStreamQuery(sdaaStream_t handle)
     pthread_mutex_lock(&sim_lock);
     idle = sim_queue_idle(&stream->core.queue);
     pthread_mutex_unlock(&sim_lock);
-    return idle ? sdaaSuccess : sdaaErrorNotReady;
+    return idle ? sdaaSuccess : sim_not_ready();
 }
 
 /* ---------------------------------------------------------------- copies and fills */
@@ -278,11 +321,29 @@ SIM_API sdaaError_t sdaaMemcpyAsync(void *dst, const void *src, size_t sizeBytes
     SIM_ENTER("sdaaMemcpyAsync");
     if ((stream = sim_stream_for_work(handle, &code, "sdaaMemcpyAsync")) == NULL)
         return code;
+    /* Test-only broken mode of rule SDAA-H2H: a host-to-host copy is taken,
+     * then lost (nothing runs). */
+    if (kind == sdaaMemcpyHostToHost && sim_rule_broken("SDAA-H2H"))
+        return sdaaSuccess;
     if ((code = sim_check_copy(dst, src, sizeBytes, kind, true, "sdaaMemcpyAsync")) != sdaaSuccess)
         return code;
     if (sizeBytes == 0)
         return sdaaSuccess;
-    return sim_submit(stream, &task, "sdaaMemcpyAsync");
+    /* SDAA-PAGEABLE: CUDA's rule for a copy from pageable memory, which the
+     * sim follows where SDAA's header is silent: the source is read before
+     * the call returns (into staging the task owns). Test-only broken mode:
+     * the source is read only when the copy runs. */
+    if (!sim_is_device_range(src, sizeBytes) && !sim_is_pinned_range(src, sizeBytes) &&
+        !sim_rule_broken("SDAA-PAGEABLE")) {
+        if ((task.staging = malloc(sizeBytes)) == NULL)
+            return sim_error(sdaaErrorOutOfMemory, "sdaaMemcpyAsync: out of host memory");
+        memcpy(task.staging, src, sizeBytes);
+        task.src = task.staging;
+    }
+    code = sim_submit(stream, &task, "sdaaMemcpyAsync");
+    if (code != sdaaSuccess)
+        free(task.staging);
+    return code;
 }
 
 static sdaaError_t sim_check_fill(void *dst, size_t size, const char *function)
@@ -364,8 +425,14 @@ SIM_API sdaaError_t sdaaEventCreateWithFlags(sdaaEvent_t *event, unsigned flags)
 
 SIM_API sdaaError_t sdaaEventCreate(sdaaEvent_t *event)
 {
+    sdaaError_t code;
     SIM_ENTER("sdaaEventCreate");
-    return sim_event_create(event, sdaaEventDefault, "sdaaEventCreate");
+    code = sim_event_create(event, sdaaEventDefault, "sdaaEventCreate");
+    /* Test-only broken mode of rule SDAA-EVFLAGS: a plain event does not
+     * time (as if timing needed a flag that is not supported). */
+    if (code == sdaaSuccess && sim_rule_broken("SDAA-EVFLAGS"))
+        ((sim_event_t *)*event)->flags = sdaaEventDisableTiming;
+    return code;
 }
 
 /* Under sim_lock: `handle` as a live event, or NULL. */
@@ -481,9 +548,12 @@ SIM_API sdaaError_t sdaaEventQuery(sdaaEvent_t event)
         return sim_error(sdaaErrorInvalidHandle, "sdaaEventQuery: %p is not a live event",
                          (void *)event);
     }
-    done = sim_event_done(&e->marks);
+    /* Test-only broken mode of rule SDAA-EVDESTROY: a recorded event never
+     * says complete, so a destroy deferred until it does never runs. */
+    done =
+        sim_event_done(&e->marks) && !(e->marks.recorded > 0 && sim_rule_broken("SDAA-EVDESTROY"));
     pthread_mutex_unlock(&sim_lock);
-    return done ? sdaaSuccess : sdaaErrorNotReady;
+    return done ? sdaaSuccess : sim_not_ready();
 }
 
 /* Both events need timing (no sdaaEventDisableTiming) and a record;

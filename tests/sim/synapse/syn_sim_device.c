@@ -313,6 +313,10 @@ bool sim_is_device_range(int module, uint64_t addr, uint64_t size)
 bool sim_is_host_range(int module, uint64_t addr, uint64_t size)
 {
     const sim_range_t *r = sim_find(addr, size);
+    /* Test-only broken mode of rule SYN-DMA-HOST: a synHostMap'ped range is
+     * not reached by DMA (only synHostMalloc memory is). */
+    if (r != NULL && r->kind == SIM_HOST_MAP && sim_rule_broken("SYN-DMA-HOST"))
+        return false;
     return r != NULL && r->kind != SIM_DEVICE && r->module == module;
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "sim_break.h"
 #include "sim_core.h"
 #include "syn_sim.h"
 

@@ -137,6 +137,24 @@ SIM_API synStatus synStreamCreateGeneric(synStreamHandle *pStreamHandle, const s
     return synSuccess;
 }
 
+static void *sim_stream_end_run(void *stream)
+{
+    sim_stream_end(&((synStreamHandle)stream)->core);
+    free(stream);
+    return NULL;
+}
+
+/* Ends `stream` on a thread of its own (the broken SYN-DESTROY-BUSY mode);
+ * false when that thread cannot start. */
+static bool sim_stream_end_later(synStreamHandle stream)
+{
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, sim_stream_end_run, stream) != 0)
+        return false;
+    pthread_detach(thread);
+    return true;
+}
+
 SIM_API synStatus synStreamDestroy(const synStreamHandle streamHandle)
 {
     synStreamHandle stream = streamHandle;
@@ -148,6 +166,10 @@ SIM_API synStatus synStreamDestroy(const synStreamHandle streamHandle)
     }
     if (!sim_queue_idle(&stream->core.queue)) {
         pthread_mutex_unlock(&sim_lock);
+        /* Test-only broken mode of rule SYN-DESTROY-BUSY: the destroy
+         * returns at once while the work still runs, unowned. */
+        if (sim_rule_broken("SYN-DESTROY-BUSY") && sim_stream_end_later(stream))
+            return synSuccess;
         return synBusy;
     }
     pthread_mutex_unlock(&sim_lock);
@@ -280,6 +302,13 @@ SIM_API synStatus synEventDestroy(synEventHandle eventHandle)
     if (eventHandle == NULL)
         return synInvalidEventHandle;
     pthread_mutex_lock(&sim_lock);
+    /* Test-only broken mode of rule SYN-EVENT-DESTROY: a destroy before the
+     * event completed is refused. */
+    if (eventHandle->marks.completed < eventHandle->marks.recorded &&
+        sim_rule_broken("SYN-EVENT-DESTROY")) {
+        pthread_mutex_unlock(&sim_lock);
+        return synBusy;
+    }
     sim_handles_remove(&sim_events, eventHandle);
     if (sim_event_destroy(&eventHandle->marks))
         free(eventHandle);
@@ -328,7 +357,9 @@ SIM_API synStatus synStreamWaitEvent(const synStreamHandle streamHandle, synEven
     if (!sim_stream_live(streamHandle) || streamHandle->core.device != eventHandle->module ||
         eventHandle->stream == streamHandle) {
         status = synInvalidArgument;
-    } else if (eventHandle->marks.recorded > 0) {
+    } else if (eventHandle->marks.recorded > 0 && !sim_rule_broken("SYN-WAIT")) {
+        /* (test-only broken mode of rule SYN-WAIT: the wait is taken and
+         * dropped, so nothing orders the streams) */
         sim_task_t task = {
             .kind = SIM_WAIT, .event = eventHandle, .generation = eventHandle->marks.recorded};
         status = sim_enqueue(streamHandle, &task);
@@ -383,6 +414,9 @@ SIM_API synStatus synEventElapsedTime(uint64_t *pNanoSeconds, const synEventHand
     else
         *pNanoSeconds =
             b->marks.time_ns >= a->marks.time_ns ? b->marks.time_ns - a->marks.time_ns : 0;
+    /* Test-only broken mode of rule SYN-ELAPSED-NS: microseconds, not ns. */
+    if (status == synSuccess && b != NULL && sim_rule_broken("SYN-ELAPSED-NS"))
+        *pNanoSeconds /= 1000;
     pthread_mutex_unlock(&sim_lock);
     return status;
 }

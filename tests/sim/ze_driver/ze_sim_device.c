@@ -111,8 +111,10 @@ static int sim_apply_affinity(int physical, int *map)
 static bool sim_init_declined(ze_init_flags_t flags)
 {
 #ifdef SIM_ZE_VPU
+    /* Test-only broken mode of rule ZE-VPU: the same as the variable. */
     const char *ignore = getenv("ACCEL_SIM_ZE_VPU_IGNORES_FLAGS");
-    return flags == ZE_INIT_FLAG_GPU_ONLY && !(ignore != NULL && strcmp(ignore, "1") == 0);
+    return flags == ZE_INIT_FLAG_GPU_ONLY && !(ignore != NULL && strcmp(ignore, "1") == 0) &&
+           !sim_rule_broken("ZE-VPU");
 #else
     return flags == ZE_INIT_FLAG_VPU_ONLY;
 #endif
@@ -249,12 +251,17 @@ ze_result_t sim_zeDeviceGetProperties(ze_device_handle_t hDevice,
     p->numEUsPerSubslice = 8;
     p->numSubslicesPerSlice = 4;
     p->numSlices = 2;
+    /* Test-only broken mode of rule ZE-TS-UNITS: a 1.2 driver answers the
+     * 1.2 stype in ns per tick, as the 1.0 one. */
     p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 &&
-                                 sim_api_version() >= ZE_API_VERSION_1_2
+                                 sim_api_version() >= ZE_API_VERSION_1_2 &&
+                                 !sim_rule_broken("ZE-TS-UNITS")
                              ? SIM_ZE_TIMER_HZ
                              : 1000000000u / SIM_ZE_TIMER_HZ;
     p->timestampValidBits = SIM_ZE_TICK_BITS;
-    p->kernelTimestampValidBits = SIM_ZE_TICK_BITS;
+    /* Test-only broken mode of rule ZE-TS-WRAP: the driver says 64 valid
+     * bits while its counter wraps far sooner (sim_ticks). */
+    p->kernelTimestampValidBits = sim_rule_broken("ZE-TS-WRAP") ? 64 : SIM_ZE_TICK_BITS;
     memset(p->uuid.id, 0, sizeof p->uuid.id);
     p->uuid.id[0] = (uint8_t)hDevice->index;
     snprintf(p->name, sizeof p->name, "%s", name != NULL ? name : SIM_ZE_DEVICE_NAME);

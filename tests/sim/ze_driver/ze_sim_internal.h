@@ -18,6 +18,7 @@
 
 #include <level_zero/ze_api.h>
 
+#include "sim_break.h"
 #include "sim_core.h"
 
 #define SIM_MAX_DEVICES 16

@@ -143,8 +143,12 @@ static void sim_tick_start(void)
  * stype's whole ns cannot say), SIM_ZE_TICK_BITS valid bits. */
 static uint64_t sim_ticks(void)
 {
+    uint64_t ticks;
     pthread_once(&sim_tick_once, sim_tick_start);
-    return (sim_now_ns() * 12u / 625u + sim_tick_offset) & SIM_ZE_TICK_MASK;
+    ticks = (sim_now_ns() * 12u / 625u + sim_tick_offset) & SIM_ZE_TICK_MASK;
+    /* Test-only broken mode of rule ZE-TS-WRAP: the counter wraps at 18
+     * bits (every 13.7 ms) while the device says 64 valid bits. */
+    return sim_rule_broken("ZE-TS-WRAP") ? ticks & ((UINT64_C(1) << 18) - 1) : ticks;
 }
 
 /* ZE-TS-UNDEF: what an undefined timestamp reads as (xorshift, so a failure
@@ -273,7 +277,10 @@ static void *sim_list_worker(void *arg)
             cmd->signal->signalled = cmd->kind != SIM_RESET;
             cmd->signal->start = start;
             cmd->signal->end = sim_ticks();
-            cmd->signal->stamps_undefined = cmd->kind == SIM_SIGNAL;
+            /* Test-only broken mode of rule ZE-TS-UNDEF: a barrier's
+             * timestamps are undefined too. */
+            cmd->signal->stamps_undefined =
+                cmd->kind == SIM_SIGNAL || sim_rule_broken("ZE-TS-UNDEF");
         }
         sim_event_unref(cmd->signal);
         for (uint32_t i = 0; i < cmd->wait_count; i++)
@@ -353,6 +360,14 @@ ze_result_t sim_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 static bool sim_event_usable_on(ze_event_handle_t event, ze_command_list_handle_t list)
 {
     ze_event_pool_handle_t pool = event->pool;
+    /* Test-only broken mode of rule ZE-POOL-DEV: a pool serves only the
+     * first device it was created for (device 0 when created for all). */
+    if (sim_rule_broken("ZE-POOL-DEV")) {
+        for (int i = 0; i < SIM_MAX_DEVICES; i++)
+            if (pool->all_devices || pool->devices[i])
+                return sim_ze_device(i) == list->device;
+        return false;
+    }
     if (pool->all_devices)
         return true;
     for (int i = 0; i < SIM_MAX_DEVICES; i++)
@@ -488,6 +503,10 @@ ze_result_t sim_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList
     if (cmd == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     *cmd = (sim_cmd_t){.kind = SIM_BARRIER, .signal = hSignalEvent};
+    /* Test-only broken mode of rule ZE-ORDER: a barrier with no wait events
+     * that signals runs as a bare signal, ahead of earlier commands. */
+    if (numWaitEvents == 0 && hSignalEvent != NULL && sim_rule_broken("ZE-ORDER"))
+        cmd->kind = SIM_SIGNAL;
     return sim_append(hCommandList, cmd, numWaitEvents, phWaitEvents);
 }
 
@@ -690,6 +709,11 @@ ze_result_t sim_zeEventQueryStatus(ze_event_handle_t hEvent)
     pthread_mutex_lock(&sim_lock);
     signalled = hEvent->signalled;
     pthread_mutex_unlock(&sim_lock);
+    /* Test-only broken mode of rule ZE-DESTROY-LIVE: every event says
+     * signalled, so whoever defers a destroy until the device has passed
+     * the event's commands destroys it while they are still queued. */
+    if (sim_rule_broken("ZE-DESTROY-LIVE"))
+        signalled = true;
     return signalled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 

@@ -1,0 +1,36 @@
+/* rule_common.h: checks several backends' vendor-rule probes share, each
+ * written against accel's public API only (the probes of one backend are in
+ * rules/<backend>.c). They run inside a probe, on the probe's own thread,
+ * on `conformance_acc`'s device 0; they end the probe on failure (check.h)
+ * and free what they made when they pass. */
+#ifndef ACCEL_SELFTEST_RULE_COMMON_H
+#define ACCEL_SELFTEST_RULE_COMMON_H
+
+#include <stddef.h>
+
+#include <accel/accel.h>
+
+/* CLOCK_MONOTONIC in milliseconds, and a sleep of `ms` milliseconds. */
+double rule_now_ms(void);
+void rule_sleep_ms(unsigned ms);
+
+/* A wait orders work across streams: stream A queues eight copies of
+ * `size` bytes into device memory (zeros, and last a pattern), then records
+ * an event; stream B waits on it and copies the buffer back. B must read
+ * the whole pattern (a sim delaying each task makes a dropped wait read
+ * zeros every time). */
+void rule_check_wait_orders(accel_t *acc, size_t size);
+
+/* Timing events bracket a host sleep of `gap_ms`: accel_event_elapsed_ms
+ * must lie between half the gap and the host's outer bracket, so a unit
+ * off by 1000 (ns, us, ms) or a garbage timestamp is caught. Returns the
+ * elapsed time it measured. */
+float rule_check_elapsed_ms(accel_t *acc, unsigned gap_ms);
+
+/* A graph replays onto the addresses its capture saw, and memory freed after
+ * the capture is not handed out while the graph lives: capture a fill of a
+ * buffer and of a block allocated in the capture, free that block, allocate
+ * again, replay. Skips where the backend has no graphs. */
+void rule_check_graph_addresses(accel_t *acc);
+
+#endif /* ACCEL_SELFTEST_RULE_COMMON_H */
