@@ -58,6 +58,7 @@ typedef void (*probe_acl_callback_t)(void *user_data);
     X(true, probe_acl_error_t, aclrtGetDeviceCount, (uint32_t *count))                             \
     X(true, probe_acl_error_t, aclrtSetDevice, (int32_t device))                                   \
     X(true, const char *, aclGetRecentErrMsg, (void))                                              \
+    X(true, const char *, aclrtGetSocName, (void))                                                 \
     X(true, probe_acl_error_t, aclrtCreateStream, (probe_acl_stream_t *stream))                    \
     X(true, probe_acl_error_t, aclrtDestroyStream, (probe_acl_stream_t stream))                    \
     X(true, probe_acl_error_t, aclrtSynchronizeStream, (probe_acl_stream_t stream))                \
