@@ -23,6 +23,7 @@ int accel_cli_report(int argc, char **argv);
 int accel_cli_env(int argc, char **argv);
 int accel_cli_demo(int argc, char **argv);
 int accel_cli_launch(int argc, char **argv);
+int accel_cli_selftest(int argc, char **argv);
 
 /* The process-wide accelerator (accel_get) when `backend` is NULL, else the
  * named one through accel_open; *owned says whether to accel_close it. On

@@ -127,6 +127,12 @@ void json_null(json_writer_t *w)
     fputs("null", w->out);
 }
 
+void json_raw(json_writer_t *w, const char *text)
+{
+    json_before_item(w);
+    fputs(text, w->out);
+}
+
 bool json_finish(json_writer_t *w)
 {
     fputc('\n', w->out);

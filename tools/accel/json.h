@@ -34,6 +34,8 @@ void json_int(json_writer_t *w, int64_t value);
 void json_double(json_writer_t *w, double value);
 void json_bool(json_writer_t *w, bool value);
 void json_null(json_writer_t *w);
+/* A value that is already JSON (another tool's document), written as is. */
+void json_raw(json_writer_t *w, const char *text);
 
 /* Finish the document (a final newline); false if the nesting was unbalanced
  * or too deep. */

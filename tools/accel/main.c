@@ -21,6 +21,8 @@ static void usage(FILE *out)
                  "                           baseline measured in the same run\n"
                  "  launch -n N PROGRAM ...  run PROGRAM as N ranks with mpirun, for the\n"
                  "                           collectives (accel_comm.h)\n"
+                 "  selftest [--json FILE]   check the backend on this machine, each check in\n"
+                 "                           its own process; --help for its options\n"
                  "  version                  print the tool and library versions\n"
                  "\n"
                  "`accel <command> --help` describes a command's options. The backend is\n"
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
         return accel_cli_launch(argc - 1, argv + 1);
     if (strcmp(command, "demo") == 0)
         return accel_cli_demo(argc - 1, argv + 1);
+    if (strcmp(command, "selftest") == 0)
+        return accel_cli_selftest(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0)
         return print_version();
     if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||

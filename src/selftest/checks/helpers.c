@@ -1,4 +1,4 @@
-/* helpers.c: shared helpers of the conformance suite (capability checks,
+/* helpers.c: helpers of check.h shared by the checks (capability checks,
  * device buffer round trips, a gate for blocking host callbacks, threads). */
 #include "conformance.h"
 

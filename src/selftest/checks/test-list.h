@@ -286,7 +286,7 @@
     X(test_threads_rng_offsets_disjoint)                                                           \
     /* end */
 
-/* Every test is a cmocka test function. */
+/* Every test is a check function (../check.h). */
 #define CONFORMANCE_DECLARE(name) void name(void **state);
 CONFORMANCE_TESTS(CONFORMANCE_DECLARE)
 CONFORMANCE_THREAD_TESTS(CONFORMANCE_DECLARE)

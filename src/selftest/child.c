@@ -1,0 +1,190 @@
+/* child.c: the child side of the selftest runner (selftest.h). Started as
+ * `<program> <words> --run-one NAME[,NAME...] --backend B`, it opens B,
+ * runs each named check in turn and writes one record per check to fd 3:
+ *
+ *     <name> TAB <PASS|FAIL|SKIP> TAB <where> TAB <sentence> NEWLINE
+ *
+ * plus `fact TAB <key> TAB <value>` lines the parent keeps (selftest.open
+ * reports the communication engine). The parent's watchdog owns timing. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <accel/accel_comm.h>
+
+#include "check.h"
+#include "selftest.h"
+#include "selftest_internal.h"
+
+accel_t *conformance_acc;
+const char *conformance_backend;
+
+/* The descriptor records go to: fd 3, set up by the parent. */
+#define CHILD_RESULT_FD 3
+
+static void child_write_all(const char *text, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = write(CHILD_RESULT_FD, text, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        text += n;
+        size -= (size_t)n;
+    }
+}
+
+/* Copy `text` into `out` with tabs and newlines made spaces. */
+static void child_flatten(char *out, size_t cap, const char *text)
+{
+    size_t i = 0;
+    for (; text[i] != '\0' && i + 1 < cap; i++)
+        out[i] = (text[i] == '\t' || text[i] == '\n' || text[i] == '\r') ? ' ' : text[i];
+    out[i] = '\0';
+}
+
+static const char *child_running_name;
+
+static void child_report(const char *name, const check_outcome_t *outcome)
+{
+    char sentence[CHECK_SENTENCE_MAX], line[CHECK_SENTENCE_MAX + 256];
+    child_flatten(sentence, sizeof sentence, outcome->sentence);
+    int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\n", name,
+                     selftest_result_name(outcome->result), outcome->where, sentence);
+    fflush(stdout);
+    fflush(stderr);
+    child_write_all(line, n > 0 && (size_t)n < sizeof line ? (size_t)n : strlen(line));
+}
+
+void selftest_child_fact(const char *key, const char *value)
+{
+    char flat[256], line[320];
+    child_flatten(flat, sizeof flat, value != NULL ? value : "");
+    int n = snprintf(line, sizeof line, "fact\t%s\t%s\n", key, flat);
+    if (n > 0 && (size_t)n < sizeof line)
+        child_write_all(line, (size_t)n);
+}
+
+/* Ends the check from a thread other than its own (check.c). */
+static void child_report_and_exit(const check_outcome_t *outcome)
+{
+    child_report(child_running_name, outcome);
+}
+
+/* Open the backend for one check; false with `outcome` filled on failure. */
+static bool child_open(check_outcome_t *outcome)
+{
+    accel_status_t status;
+    if (conformance_acc != NULL)
+        return true;
+    status = accel_open(conformance_backend, &conformance_acc);
+    if (status == ACCEL_OK)
+        return true;
+    outcome->result = CHECK_FAIL;
+    snprintf(outcome->where, sizeof outcome->where, "accel_open");
+    snprintf(outcome->sentence, sizeof outcome->sentence, "accel_open(\"%s\") returned %s: %s",
+             conformance_backend, accel_status_name(status), accel_last_error());
+    return false;
+}
+
+/* Close after a passing check: a check must leave no stream, event or
+ * graph alive (accel_close refuses then). */
+static void child_close(check_outcome_t *outcome)
+{
+    accel_status_t status;
+    if (conformance_acc == NULL)
+        return;
+    status = accel_close(conformance_acc);
+    conformance_acc = NULL;
+    if (status == ACCEL_OK || outcome->result != CHECK_PASS)
+        return;
+    outcome->result = CHECK_FAIL;
+    snprintf(outcome->where, sizeof outcome->where, "accel_close");
+    snprintf(outcome->sentence, sizeof outcome->sentence,
+             "the check passed, but accel_close then returned %s: %s", accel_status_name(status),
+             accel_last_error());
+}
+
+/* Run one check by name; the backend stays open across a group only for
+ * collectives (their communicator bootstrap happens once per process). */
+static void child_run_one(const char *name, bool keep_open)
+{
+    const selftest_check_t *check = selftest_check_find(name);
+    check_outcome_t outcome = {.result = CHECK_PASS};
+    child_running_name = name;
+    if (check == NULL) {
+        outcome.result = CHECK_FAIL;
+        snprintf(outcome.sentence, sizeof outcome.sentence, "no check is named '%s'", name);
+        child_report(name, &outcome);
+        return;
+    }
+    if (!(check->flags & SELFTEST_NO_BACKEND) && !child_open(&outcome)) {
+        child_report(name, &outcome);
+        return;
+    }
+    check_run(check->fn, &outcome, child_report_and_exit);
+    if (!keep_open || outcome.result != CHECK_PASS)
+        child_close(&outcome);
+    child_report(name, &outcome);
+}
+
+int selftest_child_main(int argc, char **argv)
+{
+    const char *names = NULL;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--run-one") == 0)
+            names = argv[i + 1];
+        else if (strcmp(argv[i], "--backend") == 0)
+            conformance_backend = argv[i + 1];
+    }
+    if (names == NULL)
+        return -1;
+    if (conformance_backend == NULL) {
+        fprintf(stderr, "selftest: --run-one needs --backend NAME\n");
+        return 2;
+    }
+    /* Die with the parent: a child must not outlive the run that owns it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        return 1;
+    char *list = strdup(names);
+    if (list == NULL)
+        return 1;
+    bool group = strchr(list, ',') != NULL;
+    char *save = NULL;
+    for (char *name = strtok_r(list, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save))
+        child_run_one(name, group);
+    if (conformance_acc != NULL) {
+        accel_close(conformance_acc);
+        conformance_acc = NULL;
+    }
+    free(list);
+    fflush(stdout);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- built-in checks */
+
+void selftest_check_open(void **state)
+{
+    accel_comm_engine_info_t info = ACCEL_STRUCT_INIT(accel_comm_engine_info_t);
+    int count = 0;
+    (void)state;
+    assert_non_null(conformance_acc);
+    assert_ok(accel_device_count(conformance_acc, &count));
+    print_message("backend %s opened (%s), %d device(s)\n", accel_name(conformance_acc),
+                  accel_selection_method(conformance_acc), count);
+    if (accel_comm_engine_info(conformance_acc, &info) == ACCEL_OK && info.engine != NULL)
+        selftest_child_fact("comm_engine", info.engine);
+}
+
+void selftest_check_crash_injected(void **state)
+{
+    (void)state;
+    print_message("crashing on purpose: ACCEL_SELFTEST_INJECT_CRASH=1 enabled this check\n");
+    raise(SIGSEGV);
+}

@@ -1,0 +1,112 @@
+/* registry.c: the table of every check (registry.h), built from the check
+ * indexes on first use. Names: `conformance.<test>` and `threads.<test>`
+ * (the test function without its `test_` / `test_threads_` prefix),
+ * `device.<check>`, `comm.<check>`, `rule.<backend>.<rule_id>`. */
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/conformance.h"
+#include "checks/device-list.h"
+#include "rules/rule-list.h"
+#include "selftest_internal.h"
+
+typedef struct registry_source {
+    const char *group;    /* name prefix: "conformance" */
+    const char *strip;    /* dropped from the function name: "test_" */
+    const char *function; /* the function's name as written */
+    check_fn_t fn;
+    const char *sentence;
+    const char *applies;
+    unsigned flags;
+} registry_source_t;
+
+#define CONFORMANCE_ROW(name) {"conformance", "test_", #name, name, NULL, NULL, 0},
+#define THREAD_ROW(name)      {"threads", "test_threads_", #name, name, NULL, NULL, 0},
+#define DEVICE_ROW(name, flags, sentence)                                                          \
+    {"device", "check_device_", #name, name, sentence, NULL, flags},
+#define COMM_ROW(name, sentence)                                                                   \
+    {"comm", "check_comm_", #name, name, sentence, NULL, SELFTEST_COMM},
+#define RULE_ROW(backend, rule_id, function, sentence)                                             \
+    {"rule." #backend, NULL, rule_id, function, sentence, #backend, SELFTEST_QUICK},
+
+static const registry_source_t registry_sources[] = {
+    {"selftest", NULL, "open", selftest_check_open,
+     "the backend opens by name and counts its devices", NULL, SELFTEST_QUICK},
+    /* Early, so that the test that enables it sees the checks after it run. */
+    {"selftest", NULL, "crash_injected", selftest_check_crash_injected,
+     "test only (ACCEL_SELFTEST_INJECT_CRASH=1): crashes on purpose", NULL,
+     SELFTEST_TEST_ONLY | SELFTEST_NO_BACKEND},
+    CONFORMANCE_TESTS(CONFORMANCE_ROW) CONFORMANCE_THREAD_TESTS(THREAD_ROW)
+        DEVICE_CHECKS(DEVICE_ROW) COMM_CHECKS(COMM_ROW) VENDOR_RULE_PROBES(RULE_ROW)};
+
+#define REGISTRY_SIZE (sizeof registry_sources / sizeof registry_sources[0])
+
+static selftest_check_t registry_checks[REGISTRY_SIZE];
+static size_t registry_count;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+static void registry_build(void)
+{
+    const char *inject_crash = getenv("ACCEL_SELFTEST_INJECT_CRASH");
+    bool test_only = inject_crash != NULL && strcmp(inject_crash, "1") == 0;
+    for (size_t i = 0; i < REGISTRY_SIZE; i++) {
+        const registry_source_t *src = &registry_sources[i];
+        selftest_check_t *check = &registry_checks[registry_count];
+        const char *id = src->function;
+        size_t strip = src->strip != NULL ? strlen(src->strip) : 0;
+        if ((src->flags & SELFTEST_TEST_ONLY) && !test_only)
+            continue;
+        if (strip > 0 && strncmp(id, src->strip, strip) == 0)
+            id += strip;
+        snprintf(check->name, sizeof check->name, "%s.%s", src->group, id);
+        check->fn = src->fn;
+        check->sentence = src->sentence;
+        check->applies = src->applies;
+        check->flags = src->flags;
+        if (src->applies != NULL && strncmp(src->applies, "comm_", 5) == 0)
+            check->flags |= SELFTEST_COMM;
+        registry_count++;
+    }
+}
+
+const selftest_check_t *selftest_checks(size_t *count)
+{
+    pthread_once(&registry_once, registry_build);
+    *count = registry_count;
+    return registry_checks;
+}
+
+const selftest_check_t *selftest_check_find(const char *name)
+{
+    size_t count = 0;
+    const selftest_check_t *checks = selftest_checks(&count);
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(checks[i].name, name) == 0)
+            return &checks[i];
+    return NULL;
+}
+
+bool selftest_check_applies(const selftest_check_t *check, const char *backend,
+                            const char *comm_engine)
+{
+    if (check->applies == NULL)
+        return true;
+    if (strncmp(check->applies, "comm_", 5) == 0) {
+        /* Engine names use '-' where a C token has '_' (habana-hccl). */
+        const char *want = check->applies + 5;
+        if (comm_engine == NULL)
+            return false;
+        for (size_t i = 0;; i++) {
+            char c = comm_engine[i] == '-' ? '_' : comm_engine[i];
+            if (c != want[i])
+                return false;
+            if (c == '\0')
+                return true;
+        }
+    }
+    return strcmp(check->applies, backend) == 0;
+}
