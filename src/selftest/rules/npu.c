@@ -7,7 +7,8 @@
  * probe that cannot observe its rule here (a function this runtime lacks,
  * one device) skips and says why. rule-list.h lists them; each runs in a
  * child process of its own, so a probe leaves cleaning up after a failure
- * to the process's end. */
+ * to the process's end, and what its helper threads and callbacks use is
+ * static: a failure unwinds the probe while they may still run. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ void probe_npu_c1_report_thread_runs_callbacks(void **state)
 {
     const probe_acl_t *acl = probe_acl_open(0);
     probe_acl_stream_t stream = probe_acl_stream(acl);
-    probe_reporter_t reporter = {.set_device = true};
+    static probe_reporter_t reporter = {.set_device = true};
     bool ran;
     (void)state;
     probe_reporter_start(&reporter, acl, 0);
@@ -87,7 +88,7 @@ void probe_npu_c3_stream_one_report_thread(void **state)
 {
     const probe_acl_t *acl = probe_acl_open(0);
     probe_acl_stream_t stream = probe_acl_stream(acl);
-    probe_reporter_t other = {.set_device = true};
+    static probe_reporter_t other = {.set_device = true};
     uint64_t self = (uint64_t)pthread_self();
     probe_acl_error_t code;
     (void)state;
@@ -247,7 +248,7 @@ void probe_npu_e2_ex_event_destroy_queued(void **state)
     const probe_acl_t *acl = probe_acl_open(0);
     probe_acl_stream_t stream;
     probe_acl_event_t event = NULL;
-    probe_hold_t hold;
+    static probe_hold_t hold;
     probe_acl_error_t code;
     (void)state;
     if (acl->aclrtCreateEventExWithFlag == NULL)
@@ -325,7 +326,7 @@ void probe_npu_e6_wait_status_polarity(void **state)
     probe_acl_stream_t recorder, waiter;
     probe_acl_event_t event = NULL;
     unsigned int queued = 99, ran = 99;
-    probe_hold_t hold;
+    static probe_hold_t hold;
     (void)state;
     if (acl->aclrtQueryEventWaitStatus == NULL)
         conf_skip("this runtime lacks aclrtQueryEventWaitStatus: accel then tracks record "
@@ -456,11 +457,12 @@ void probe_npu_m6_free_does_not_wait(void **state)
 {
     const probe_acl_t *acl = probe_acl_open(0);
     probe_acl_stream_t stream = probe_acl_stream(acl);
-    m6_free_t job = {.acl = acl};
-    probe_hold_t hold;
+    static m6_free_t job;
+    static probe_hold_t hold;
     pthread_t thread;
     bool returned;
     (void)state;
+    job.acl = acl;
     probe_acl_ok(acl, acl->aclrtMalloc(&job.block, 4096, PROBE_ACL_MEM_MALLOC_HUGE_FIRST));
     probe_hold_start(&hold, acl, stream, 0);
     if (pthread_create(&thread, NULL, m6_free_main, &job) != 0)

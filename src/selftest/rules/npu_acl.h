@@ -110,9 +110,12 @@ typedef struct probe_acl {
 const probe_acl_t *probe_acl_open(int device);
 /* How many devices ACL shows. */
 int probe_acl_device_count(const probe_acl_t *acl);
-/* Fail the probe unless `got` is `want`; `what` names the call. */
-void probe_acl_expect(const probe_acl_t *acl, const char *what, probe_acl_error_t got,
-                      probe_acl_error_t want);
+/* Fail the probe unless `got` is `want`; `what` names the call. The
+ * failure points at the caller's line. */
+void probe_acl_expect_at(const char *file, int line, const probe_acl_t *acl, const char *what,
+                         probe_acl_error_t got, probe_acl_error_t want);
+#define probe_acl_expect(acl, what, got, want)                                                     \
+    probe_acl_expect_at(__FILE__, __LINE__, (acl), (what), (got), (want))
 #define probe_acl_ok(acl, call) probe_acl_expect((acl), #call, (call), PROBE_ACL_SUCCESS)
 /* A created stream on the calling thread's device. */
 probe_acl_stream_t probe_acl_stream(const probe_acl_t *acl);
