@@ -17,3 +17,5 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/accelConfig.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/accel)
 configure_file(cmake/accel.pc.in ${CMAKE_CURRENT_BINARY_DIR}/accel.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/accel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The schema of `accel selftest --json` reports (docs/selftest.md).
+install(FILES src/selftest/report.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/accel)

@@ -37,3 +37,9 @@ LD_LIBRARY_PATH="$prefix/lib" "$work/build/consumer"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cc "$work/consumer.c" -o "$work/consumer-pc" $(pkg-config --cflags --libs accel)
 LD_LIBRARY_PATH="$prefix/lib" "$work/consumer-pc"
+
+# The installed tool checks a backend with no test framework around it, and
+# the schema of its report is installed beside it.
+LD_LIBRARY_PATH="$prefix/lib" "$prefix/bin/accel" selftest --backend cpu --quick >/dev/null
+test -f "$prefix/share/accel/report.schema.json"
+echo "check-install: the installed accel selftest passes; report.schema.json installed"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # gpu-check.sh: what a developer with an NVIDIA GPU runs to check the CUDA
-# backend on real hardware: a Release build, the conformance suite and its
-# threading tests on cuda, the fork check, the CPU-vs-CUDA Philox bit check,
-# the collectives end to end on cuda + nccl, the CUDA benchmarks and the comm
-# suite (accel_all_reduce vs ncclAllReduce). Works offline; reports missing
-# build dependencies (cmocka, dlpack) instead of fetching them.
+# backend on real hardware: a Release build, `accel selftest --backend cuda
+# --json` (every check and vendor-rule probe, docs/selftest.md), the fork
+# check, the CPU-vs-CUDA Philox bit check, the collectives end to end on
+# cuda + nccl (and the selftest's under `accel launch` on 2, 4 or 8 GPUs),
+# the CUDA benchmarks and the comm suite (accel_all_reduce vs
+# ncclAllReduce). Works offline; needs no test framework (the selftest is
+# part of the tool); reports a missing dlpack header instead of fetching it.
 # Usage: scripts/gpu-check.sh [OUTPUT_DIR]   (default ./gpu-results)
 # GPU_CHECK_SECONDS (default 480) bounds the whole run, build included: the
 # device tool lends a machine for minutes, so the checks run most important
 # first, each under a timeout that fits what is left, and a check that would
 # not fit is reported as skipped (out of time) instead of starting.
+# Rehearsal without a GPU (tests/cli: cli.gpu_check_dry): GPU_CHECK_SKIP_BUILD=1
+# uses the build in ACCEL_GPU_BUILD_DIR as it is, and GPU_CHECK_ONLY="a b"
+# runs only the named checks (the others are reported as skipped).
 set -u
 
 OUT=$(mkdir -p "${1:-./gpu-results}" && cd "${1:-./gpu-results}" && pwd)
@@ -27,6 +32,10 @@ DEADLINE=${GPU_CHECK_SECONDS:-480}
 run() {
     local name=$1 limit=$2
     shift 2
+    if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ " $GPU_CHECK_ONLY " != *" $name "* ]]; then
+        say "SKIP  $name (not in GPU_CHECK_ONLY)"
+        return 0
+    fi
     local left=$((DEADLINE - SECONDS - 5))
     if [ "$left" -lt 15 ]; then
         say "SKIP  $name (out of time: GPU_CHECK_SECONDS=$DEADLINE)"
@@ -78,34 +87,8 @@ if ! $dlpack_ok; then
 fi
 $dlpack_ok || { say "MISSING dlpack/dlpack.h (install libdlpack-dev or PyTorch): cannot build"; exit 1; }
 
-# cmocka (the conformance suite's test framework): installed, or built here
-# from the source tarball scripts/gpu-prepare.sh put into .gpu/ (a machine
-# without network gets that folder through the device tool's carry).
-if ! pkg-config --exists cmocka 2>/dev/null && [ ! -f /usr/include/cmocka.h ] &&
-    [ ! -f /usr/local/include/cmocka.h ]; then
-    tarball=$(ls "$ROOT"/.gpu/cmocka_*.orig.tar.xz 2>/dev/null | head -n 1)
-    prefix=$BUILD/cmocka
-    if [ -n "$tarball" ] && [ ! -f "$prefix/include/cmocka.h" ]; then
-        { rm -rf "$BUILD/cmocka-src" && mkdir -p "$BUILD/cmocka-src" &&
-            tar -xf "$tarball" -C "$BUILD/cmocka-src" --strip-components=1 &&
-            cmake -S "$BUILD/cmocka-src" -B "$BUILD/cmocka-build" "${GENERATOR[@]}" \
-                -DCMAKE_BUILD_TYPE=Release -DWITH_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
-                -DCMAKE_INSTALL_LIBDIR=lib &&
-            cmake --build "$BUILD/cmocka-build" --target install; } >"$OUT/cmocka.log" 2>&1
-    fi
-    if [ -n "$tarball" ] && [ -f "$prefix/include/cmocka.h" ]; then
-        CMAKE_ARGS+=(-DCMAKE_PREFIX_PATH="$prefix")
-        export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-        say "cmocka: built from $(basename "$tarball") into $prefix"
-    else
-        if [ -n "$tarball" ]; then
-            missing+=("cmocka: building $(basename "$tarball") failed (see cmocka.log)")
-        else
-            missing+=("cmocka (libcmocka-dev, or .gpu/ from scripts/gpu-prepare.sh): the conformance suite cannot be built")
-        fi
-        CMAKE_ARGS+=(-DACCEL_BUILD_TESTS=OFF)
-    fi
-fi
+# No test framework: the checks are `accel selftest`, built into the tool.
+CMAKE_ARGS+=(-DACCEL_BUILD_TESTS=OFF)
 
 # NCCL: on the loader path, else the nvidia-nccl wheel PyTorch brings (its
 # header too, for the declarations check).
@@ -122,21 +105,24 @@ fi
 for m in "${missing[@]}"; do say "MISSING $m"; done
 
 # ---- build (only what the checks run: minutes count on a lent machine)
-if ! cmake -S "$ROOT" -B "$BUILD" "${GENERATOR[@]}" "${CMAKE_ARGS[@]}" >"$OUT/configure.log" 2>&1; then
+if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ]; then
+    say "SKIP  build (GPU_CHECK_SKIP_BUILD=1: using $BUILD as it is)"
+elif ! cmake -S "$ROOT" -B "$BUILD" "${GENERATOR[@]}" "${CMAKE_ARGS[@]}" >"$OUT/configure.log" 2>&1; then
     say "FAIL  configure (see configure.log)"
     exit 1
+else
+    available=$(cmake --build "$BUILD" --target help 2>/dev/null)
+    targets=()
+    for target in accel_cli cuda_fork_check cuda_philox_cross cuda_comm_nccl cuda_bench \
+        cuda_declarations_check cuda_nvrtc_check; do
+        grep -qE "(^|[ /])$target(:| )" <<<"$available" && targets+=("$target")
+    done
+    if ! cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}" >"$OUT/build.log" 2>&1; then
+        say "FAIL  build (see build.log)"
+        exit 1
+    fi
+    say "PASS  build (Release, $BUILD: ${targets[*]}; ${SECONDS}s in)"
 fi
-available=$(cmake --build "$BUILD" --target help 2>/dev/null)
-targets=()
-for target in accel_cli conformance conformance_threads cuda_fork_check cuda_philox_cross \
-    cuda_comm_nccl cuda_bench cuda_declarations_check cuda_nvrtc_check; do
-    grep -qE "(^|[ /])$target(:| )" <<<"$available" && targets+=("$target")
-done
-if ! cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}" >"$OUT/build.log" 2>&1; then
-    say "FAIL  build (see build.log)"
-    exit 1
-fi
-say "PASS  build (Release, $BUILD: ${targets[*]}; ${SECONDS}s in)"
 
 # ---- checks, most important first
 CUDA_DIR=$BUILD/src/backends/cuda
@@ -146,11 +132,11 @@ ACCEL_ACCELERATOR=cuda timeout 60 "$ACCEL" report --json >"$OUT/report.json" 2>&
 # NVRTC's version against the driver's (a newer NVRTC's kernels do not load).
 [ -x "$CUDA_DIR/cuda_nvrtc_check" ] && run nvrtc_kernels 120 "$CUDA_DIR/cuda_nvrtc_check"
 [ -x "$CUDA_DIR/cuda_declarations_check" ] && run declarations 30 "$CUDA_DIR/cuda_declarations_check"
-if [ -x "$BUILD/tests/conformance/conformance" ]; then
-    run conformance 240 "$BUILD/tests/conformance/conformance" cuda
-else
-    say "SKIP  conformance (not built: cmocka missing)"
-fi
+# Every check of the selftest, each in its own process under a 60 s
+# watchdog; its failing lines go into the summary, the report beside it.
+run selftest 300 "$ACCEL" selftest --backend cuda --json "$OUT/selftest.json"
+grep -E '^(FAIL|HANG|CRASH) ' "$OUT/selftest.log" >>"$SUMMARY" 2>/dev/null
+grep -E '^accel selftest: [0-9]+ checks' "$OUT/selftest.log" >>"$SUMMARY" 2>/dev/null
 run philox_cross 60 "$BUILD/tests/cuda/cuda_philox_cross"
 run fork_check 60 "$BUILD/tests/cuda/cuda_fork_check"
 run cuda_bench 150 "$BUILD/bench/cuda_bench"
@@ -158,8 +144,6 @@ cp "$OUT/cuda_bench.log" "$OUT/cuda_bench.txt" 2>/dev/null
 # FusedAdam against torch's fused AdamW, when torch is on the machine.
 run torch_adam 90 python3 "$ROOT/bench/compare_fused_adam.py" --accel-log "$OUT/cuda_bench.log"
 grep -E '^(torch|accel FusedAdam)' "$OUT/torch_adam.log" >>"$SUMMARY" 2>/dev/null
-[ -x "$BUILD/tests/conformance/conformance_threads" ] &&
-    run conformance_threads 120 "$BUILD/tests/conformance/conformance_threads" cuda
 # accel_comm.h end to end on cuda + nccl (tests/sim/comm_device.c's checks):
 # one rank, no MPI; then one rank per GPU where there are 2, 4 or 8 GPUs and
 # mpirun (the checks' exact averages need a power-of-two rank count).
@@ -175,6 +159,9 @@ case $gpus in
     if command -v mpirun >/dev/null; then
         run comm_nccl_ranks 120 env ACCEL_ACCELERATOR=cuda "$ACCEL" \
             launch -n "$gpus" "$BUILD/tests/cuda/cuda_comm_nccl" nccl
+        # The selftest's collectives and comm rule probes, one rank per GPU.
+        run selftest_comm 120 "$ACCEL" launch -n "$gpus" "$ACCEL" selftest --backend cuda \
+            --only comm.,rule.comm_ --json "$OUT/selftest_comm.json"
     else
         say "SKIP  comm_nccl_ranks ($gpus GPUs but no mpirun)"
     fi

@@ -69,10 +69,13 @@ void selftest_child_fact(const char *key, const char *value)
         child_write_all(line, (size_t)n);
 }
 
-/* Ends the check from a thread other than its own (check.c). */
+/* Ends the check from a thread other than its own (check.c): the record,
+ * then a fact telling the parent that the process ends by design, so that
+ * the next check of a group is not taken for a crash. */
 static void child_report_and_exit(const check_outcome_t *outcome)
 {
     child_report(child_running_name, outcome);
+    selftest_child_fact("exiting", "a check ended on another thread");
 }
 
 /* Open the backend for one check; false with `outcome` filled on failure. */
@@ -109,8 +112,10 @@ static void child_close(check_outcome_t *outcome)
              accel_last_error());
 }
 
-/* Run one check by name; the backend stays open across a group only for
- * collectives (their communicator bootstrap happens once per process). */
+/* Run one check by name. In a group (several names: the collectives, or a
+ * batch) the backend stays open across checks that pass, each followed by
+ * conf_restore (device 0, default streams) as the cmocka teardown was; a
+ * check that does not pass closes it, and the next one opens it afresh. */
 static void child_run_one(const char *name, bool keep_open)
 {
     const selftest_check_t *check = selftest_check_find(name);
@@ -127,6 +132,14 @@ static void child_run_one(const char *name, bool keep_open)
         return;
     }
     check_run(check->fn, &outcome, child_report_and_exit);
+    if (keep_open && outcome.result == CHECK_PASS && conformance_acc != NULL &&
+        conf_restore(NULL) != 0) {
+        outcome.result = CHECK_FAIL;
+        snprintf(outcome.where, sizeof outcome.where, "conf_restore");
+        snprintf(outcome.sentence, sizeof outcome.sentence,
+                 "the check passed, but restoring device 0 and the default stream failed: %s",
+                 accel_last_error());
+    }
     if (!keep_open || outcome.result != CHECK_PASS)
         child_close(&outcome);
     child_report(name, &outcome);
@@ -180,11 +193,4 @@ void selftest_check_open(void **state)
                   accel_selection_method(conformance_acc), count);
     if (accel_comm_engine_info(conformance_acc, &info) == ACCEL_OK && info.engine != NULL)
         selftest_child_fact("comm_engine", info.engine);
-}
-
-void selftest_check_crash_injected(void **state)
-{
-    (void)state;
-    print_message("crashing on purpose: ACCEL_SELFTEST_INJECT_CRASH=1 enabled this check\n");
-    raise(SIGSEGV);
 }

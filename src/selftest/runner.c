@@ -132,6 +132,19 @@ const char *selftest_default_backend(char *buffer, size_t cap, const char **how,
     return NULL;
 }
 
+/* Whether `check` is in a run with `options` (selftest.open always is). */
+static bool runner_selected(const selftest_options_t *options, const selftest_check_t *check)
+{
+    bool rule_of_comm = check->applies != NULL && strncmp(check->applies, "comm_", 5) == 0;
+    if (strcmp(check->name, "selftest.open") == 0)
+        return true;
+    if (!rule_of_comm && !selftest_check_applies(check, options->backend, NULL))
+        return false;
+    if (options->quick && !(check->flags & SELFTEST_QUICK))
+        return false;
+    return selftest_name_matches(check->name, options->only);
+}
+
 const selftest_check_t **selftest_select(const selftest_options_t *options, size_t *count)
 {
     size_t total = 0, n = 0;
@@ -141,19 +154,17 @@ const selftest_check_t **selftest_select(const selftest_options_t *options, size
         *count = 0;
         return NULL;
     }
-    for (size_t i = 0; i < total; i++) {
-        const selftest_check_t *check = &checks[i];
-        bool is_open = strcmp(check->name, "selftest.open") == 0;
-        bool rule_of_comm = check->applies != NULL && strncmp(check->applies, "comm_", 5) == 0;
-        if (!is_open) {
-            if (!rule_of_comm && !selftest_check_applies(check, options->backend, NULL))
-                continue;
-            if (options->quick && !(check->flags & SELFTEST_QUICK))
-                continue;
-            if (!selftest_name_matches(check->name, options->only))
-                continue;
+    /* Run order: selftest.open, the collectives (every rank starts with
+     * them), then the rest in the order of the registry. */
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < total; i++) {
+            const selftest_check_t *check = &checks[i];
+            int want = strcmp(check->name, "selftest.open") == 0 ? 0
+                       : (check->flags & SELFTEST_COMM)          ? 1
+                                                                 : 2;
+            if (want == pass && runner_selected(options, check))
+                chosen[n++] = check;
         }
-        chosen[n++] = check;
     }
     *count = n;
     return chosen;
@@ -304,11 +315,14 @@ typedef struct runner_batch {
     double started; /* when the current check started */
     char line[CHECK_SENTENCE_MAX + 512];
     size_t line_len;
+    bool exiting; /* the child said it ends after its last record */
     char *output; /* output of the current check */
     size_t output_len;
 } runner_batch_t;
 
 static void runner_print(const selftest_options_t *options, const selftest_record_t *record);
+static void runner_skip_all(runner_batch_t *batch, const selftest_check_t *const *checks,
+                            size_t count, const char *why);
 
 static selftest_record_t *runner_record_add(runner_batch_t *batch, const selftest_check_t *check,
                                             check_result_t result)
@@ -349,6 +363,8 @@ static void runner_take_line(runner_batch_t *batch, char *line)
     if (n >= 3 && strcmp(fields[0], "fact") == 0) {
         if (strcmp(fields[1], "comm_engine") == 0)
             snprintf(batch->run->comm_engine, sizeof batch->run->comm_engine, "%s", fields[2]);
+        else if (strcmp(fields[1], "exiting") == 0)
+            batch->exiting = true;
         return;
     }
     if (batch->done >= batch->count || n < 2)
@@ -396,31 +412,43 @@ static void runner_read_output(runner_batch_t *batch, const char *data, size_t s
     batch->output = grown;
 }
 
-/* Run `count` checks in one child; append their records to the run. */
-static void runner_batch(const selftest_options_t *options, selftest_run_t *run,
-                         const selftest_check_t **checks, size_t count)
+/* The checks' names joined by commas (malloc'ed), as --run-one takes them. */
+static char *runner_names(const selftest_check_t **checks, size_t count)
+{
+    size_t len = 1, used = 0;
+    for (size_t i = 0; i < count; i++)
+        len += strlen(checks[i]->name) + 1;
+    char *names = malloc(len);
+    if (names == NULL)
+        return NULL;
+    names[0] = '\0';
+    for (size_t i = 0; i < count; i++)
+        used += (size_t)snprintf(names + used, len - used, "%s%s", i ? "," : "", checks[i]->name);
+    return names;
+}
+
+/* Run `count` checks in one child and append their records to the run.
+ * Returns how many got a record: `count`, or fewer when the child hung or
+ * died (its current check then has its HANG or CRASH record). */
+static size_t runner_session(const selftest_options_t *options, selftest_run_t *run,
+                             const selftest_check_t **checks, size_t count)
 {
     runner_batch_t batch = {.run = run, .options = options, .checks = checks, .count = count};
     runner_child_t child;
-    char names[8192];
-    size_t used = 0;
     double timeout = options->timeout_s > 0 ? options->timeout_s : SELFTEST_DEFAULT_TIMEOUT_S;
-    bool out_open = true, result_open = true, hung = false, exited = false;
+    bool out_open = true, result_open = true, hung = false, exited = false, spawned;
     int status = 0;
+    char *names = runner_names(checks, count);
 
-    names[0] = '\0';
-    for (size_t i = 0; i < count; i++)
-        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? "," : "",
-                                 checks[i]->name);
     batch.started = runner_now();
-    if (!runner_spawn(options, names, &child)) {
-        for (size_t i = 0; i < count; i++) {
-            selftest_record_t *record = runner_record_add(&batch, checks[i], CHECK_CRASH);
-            snprintf(record->sentence, sizeof record->sentence,
-                     "the check's process could not be started");
-            runner_print(options, record);
-        }
-        return;
+    spawned = names != NULL && runner_spawn(options, names, &child);
+    free(names);
+    if (!spawned) {
+        selftest_record_t *record = runner_record_add(&batch, checks[0], CHECK_CRASH);
+        snprintf(record->sentence, sizeof record->sentence,
+                 "the check's process could not be started");
+        runner_print(options, record);
+        return 1;
     }
     double deadline = batch.started + timeout;
     size_t seen_done = 0;
@@ -478,6 +506,10 @@ static void runner_batch(const selftest_options_t *options, selftest_run_t *run,
     close(child.out_fd);
     close(child.result_fd);
 
+    if (batch.done > 0 && batch.done < count && !hung && batch.exiting) {
+        free(batch.output); /* what the process printed on its way out */
+        return batch.done;
+    }
     if (batch.done < count) {
         const selftest_check_t *check = checks[batch.done];
         selftest_record_t *record;
@@ -501,14 +533,32 @@ static void runner_batch(const selftest_options_t *options, selftest_run_t *run,
                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
         runner_print(options, record);
-        for (size_t i = batch.done + 1; i < count; i++) {
-            record = runner_record_add(&batch, checks[i], CHECK_SKIP);
-            snprintf(record->sentence, sizeof record->sentence,
-                     "not run: %s ended the process these checks share", check->name);
-            runner_print(options, record);
-        }
+        batch.done++;
     }
     free(batch.output);
+    return batch.done;
+}
+
+/* Run `count` checks in as few children as they allow: after a hang or a
+ * crash the rest go on in a new child when `restart`, else (collectives,
+ * whose ranks must stay in step) they are skipped. */
+static void runner_batch(const selftest_options_t *options, selftest_run_t *run,
+                         const selftest_check_t **checks, size_t count, bool restart)
+{
+    size_t done = 0;
+    while (done < count) {
+        size_t ran = runner_session(options, run, checks + done, count - done);
+        const selftest_check_t *ended = checks[done + ran - 1];
+        done += ran;
+        if (done < count && !restart) {
+            runner_batch_t skipper = {.run = run, .options = options, .started = runner_now()};
+            char why[160];
+            snprintf(why, sizeof why, "not run: %s ended the process these checks share",
+                     ended->name);
+            runner_skip_all(&skipper, checks + done, count - done, why);
+            return;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- printing */
@@ -598,7 +648,7 @@ bool selftest_run(const selftest_options_t *options, selftest_run_t *run)
     }
     selftest_launcher_rank(&run->rank, &run->size);
 
-    runner_batch(options, run, checks, 1); /* selftest.open */
+    runner_batch(options, run, checks, 1, false); /* selftest.open */
     bool opened = run->records[0].result == CHECK_PASS;
     runner_batch_t skipper = {.run = run, .options = options, .started = runner_now()};
     for (size_t i = 1; i < count; i++) {
@@ -617,14 +667,16 @@ bool selftest_run(const selftest_options_t *options, selftest_run_t *run)
         runner_skip_all(&skipper, comm, comm_count,
                         "not run: the backend did not open (selftest.open)");
     } else if (comm_count > 0 && run->size > 1) {
-        runner_batch(options, run, comm, comm_count);
+        runner_batch(options, run, comm, comm_count, false);
     } else if (comm_count > 0) {
         runner_skip_all(&skipper, comm, comm_count,
                         "not under a launcher (no RANK/WORLD_SIZE): run `accel launch -n 2 accel "
                         "selftest` to check collectives");
     }
     /* The other ranks of a launched run check collectives only: rank 0
-     * checks the rest. */
+     * checks the rest, each in its own child, or (options->batch) as many
+     * as run in one before a hang or crash. */
+    size_t rest_count = 0;
     for (size_t i = 1; i < count && run->rank == 0; i++) {
         const selftest_check_t *check = checks[i];
         if (check->flags & SELFTEST_COMM)
@@ -635,8 +687,13 @@ bool selftest_run(const selftest_options_t *options, selftest_run_t *run)
                             "not run: the backend did not open (selftest.open)");
             continue;
         }
-        runner_batch(options, run, &checks[i], 1);
+        if (options->batch)
+            comm[rest_count++] = check; /* the collectives are done: reuse the array */
+        else
+            runner_batch(options, run, &checks[i], 1, false);
     }
+    if (rest_count > 0)
+        runner_batch(options, run, comm, rest_count, true);
     run->seconds = runner_now() - started;
     free(comm);
     free(checks);

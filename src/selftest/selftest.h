@@ -27,7 +27,12 @@ typedef struct selftest_options {
     const char *only; /* comma-separated patterns (selftest_name_matches); NULL: all */
     bool quick;       /* only the checks flagged SELFTEST_QUICK */
     double timeout_s; /* per-check watchdog; <= 0: SELFTEST_DEFAULT_TIMEOUT_S */
-    FILE *out;        /* one line per check as it ends; NULL: silent */
+    /* Run the checks in as few children as possible, one after another with
+     * the backend kept open (as one cmocka program did), starting a new
+     * child after a hang or a crash; the ctest drivers use it where opening
+     * a runtime costs more than a check (PoCL). Default: one per check. */
+    bool batch;
+    FILE *out; /* one line per check as it ends; NULL: silent */
 } selftest_options_t;
 
 /* One check's outcome, as the parent saw it. */

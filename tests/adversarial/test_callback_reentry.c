@@ -7,7 +7,7 @@
  * stream must run its later work afterwards. A call that has not returned
  * after ADV_REENTRY_TIMEOUT_S hangs: the case fails and the run ends (the
  * stream is stuck for good, so nothing after it could be trusted).
- * tests/conformance/test_callbacks.c holds the four calls that must be
+ * src/selftest/checks/test_callbacks.c holds the four calls that must be
  * refused (synchronize, stream synchronize and destroy, empty_cache); they
  * are repeated here so this suite counts every blocking call. */
 #include <fcntl.h>

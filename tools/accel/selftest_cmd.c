@@ -138,6 +138,16 @@ int accel_cli_selftest(int argc, char **argv)
             return ACCEL_CLI_EXIT_FAILURE;
         }
     }
+    if (args.options.only != NULL) {
+        size_t count = 0;
+        free(selftest_select(&args.options, &count));
+        if (count <= 1) {
+            fprintf(stderr,
+                    "accel selftest: no check on %s matches --only '%s' (--list names them)\n",
+                    args.options.backend, args.options.only);
+            return ACCEL_CLI_EXIT_USAGE;
+        }
+    }
     if (args.list)
         return selftest_list(&args.options);
 

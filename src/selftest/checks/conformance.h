@@ -9,6 +9,7 @@
 #include <setjmp.h>
 
 #include "../check.h"
+#include "device-list.h"
 #include "test-list.h"
 
 #endif /* ACCEL_CONFORMANCE_H */

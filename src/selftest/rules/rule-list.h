@@ -9,7 +9,8 @@
  * xpu, sdaa), or a communication engine prefixed `comm_` (comm_hccl,
  * comm_nccl...) for probes that run only under `accel launch -n N`. Each
  * backend keeps its rows in its own macro so that edits do not collide;
- * VENDOR_RULE_PROBES joins them. Probe sources: rules/<backend>.c. */
+ * VENDOR_RULE_PROBES joins them. Probe sources: rules/<backend>.c, which
+ * include "../check.h" and this file (it declares each probe). */
 #ifndef ACCEL_SELFTEST_RULE_LIST_H
 #define ACCEL_SELFTEST_RULE_LIST_H
 

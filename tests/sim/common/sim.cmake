@@ -65,6 +65,23 @@ function(accel_sim_conformance backend)
   add_test(NAME ${name}_slow_streams COMMAND conformance ${backend})
   set_tests_properties(${name}_slow_streams PROPERTIES LABELS "conformance" TIMEOUT 300
                        ENVIRONMENT "${ARGN};ACCEL_SIM_STREAM_DELAY_US=500")
+  # `accel selftest` on the sim, its report checked against the schema
+  # (tests/cli/check_selftest_json.py); then a hang injected into one check
+  # (every stream task of that check's process started 1 s late: 128 tasks, past a 2 s
+  # watchdog) is a HANG by name and the other checks still pass.
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    set(check ${PROJECT_SOURCE_DIR}/tests/cli/check_selftest_json.py)
+    add_test(NAME selftest.${backend}_sim
+             COMMAND ${Python3_EXECUTABLE} ${check} $<TARGET_FILE:accel_cli> --backend ${backend})
+    add_test(NAME selftest.${backend}_sim_hang
+             COMMAND ${Python3_EXECUTABLE} ${check} $<TARGET_FILE:accel_cli> --backend ${backend}
+                     --expect device.callbacks_in_order=HANG -- --quick --timeout 2)
+    set_tests_properties(selftest.${backend}_sim selftest.${backend}_sim_hang PROPERTIES
+                         LABELS "selftest" ENVIRONMENT "${ARGN}")
+    set_property(TEST selftest.${backend}_sim_hang APPEND PROPERTY ENVIRONMENT
+      "ACCEL_SELFTEST_CHECK_ENV=device.callbacks_in_order:ACCEL_SIM_STREAM_DELAY_US=1000000")
+  endif()
 endfunction()
 
 # accel_sim_fault_test(<backend> ENVIRONMENT <env>... [SLOW_ENVIRONMENT <env>...]
@@ -108,4 +125,25 @@ function(accel_sim_cli test mode)
   add_test(NAME ${test} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/${CLI_SCRIPT} ${mode}
                                 $<TARGET_FILE:accel_cli> ${CLI_UNPARSED_ARGUMENTS})
   set_tests_properties(${test} PROPERTIES LABELS "cli" ENVIRONMENT "${CLI_ENVIRONMENT}")
+endfunction()
+
+# accel_sim_selftest_break(<backend> <rule_id> <environment>...): the sim
+# that <environment> names breaks <rule_id> (ACCEL_SIM_BREAK, tests/sim
+# README "Fault injection") and `accel selftest` must report the probe
+# rule.<backend>.<rule_id> as FAIL or HANG by name; other checks may fail
+# (they may rely on the rule) but none may hang or crash
+# (tests/cli/check_selftest_json.py).
+function(accel_sim_selftest_break backend rule_id)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  set(name selftest.${backend}_sim_break_${rule_id})
+  add_test(NAME ${name}
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/check_selftest_json.py
+                   $<TARGET_FILE:accel_cli> --backend ${backend}
+                   --expect rule.${backend}.${rule_id}=FAIL/HANG --others-may-fail
+                   -- --timeout 10)
+  set_tests_properties(${name} PROPERTIES LABELS "selftest"
+                       ENVIRONMENT "${ARGN};ACCEL_SIM_BREAK=${rule_id}")
 endfunction()

@@ -1,0 +1,41 @@
+/* injected.c: checks that go wrong on purpose, for the tests of the runner
+ * itself (tools/accel/CMakeLists.txt, cli.selftest_injected). They are
+ * listed only when ACCEL_SELFTEST_INJECT names them (registry.c), and each
+ * says so in its sentence and output. */
+#include <signal.h>
+
+#include "check.h"
+#include "selftest_internal.h"
+
+void selftest_check_crash_injected(void **state)
+{
+    (void)state;
+    print_message("crashing on purpose: ACCEL_SELFTEST_INJECT=crash enabled this check\n");
+    raise(SIGSEGV);
+}
+
+/* A failed assertion on the check's own thread: unwinds to the runner. */
+void selftest_check_fail_injected(void **state)
+{
+    int count = 0;
+    (void)state;
+    print_message("failing on purpose: ACCEL_SELFTEST_INJECT=fail enabled this check\n");
+    assert_ok(accel_device_count(conformance_acc, &count));
+    assert_int_equal(count, -1);
+}
+
+static void injected_fail_on_thread(int index, void *arg)
+{
+    (void)arg;
+    if (index == 1)
+        fail_msg("thread %d fails on purpose", index);
+}
+
+/* A failure on a helper thread: reported from there, then the process ends. */
+void selftest_check_thread_fail_injected(void **state)
+{
+    (void)state;
+    print_message("failing on purpose: ACCEL_SELFTEST_INJECT=thread_fail enabled this check\n");
+    conf_run_threads(2, injected_fail_on_thread, NULL);
+    fail_msg("the helper thread's failure did not end the check");
+}
