@@ -42,6 +42,8 @@ def main():
     parser.add_argument("--backend", required=True)
     parser.add_argument("--expect", action="append", default=[], metavar="NAME=RESULT[/RESULT]")
     parser.add_argument("--others-may-fail", action="store_true")
+    parser.add_argument("--launch", type=int, default=0, metavar="N",
+                        help="run under `accel launch -n N` (rank 0 writes the report)")
     opts, opts.args = parser.parse_known_args()
     opts.args = [a for a in opts.args if a != "--"]
     expected = dict(e.split("=", 1) for e in opts.expect)
@@ -51,6 +53,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "report.json")
         command = [opts.accel, "selftest", "--backend", opts.backend, "--json", path] + opts.args
+        if opts.launch:
+            command = [opts.accel, "launch", "-n", str(opts.launch)] + command
         run = subprocess.run(command, capture_output=True, text=True)
         listed = subprocess.run([opts.accel, "selftest", "--backend", opts.backend, "--list"]
                                 + [a for a in opts.args if a != "--timeout" and
@@ -87,6 +91,8 @@ def main():
             fail(f"summary.{key} is {summary[key]} but {count} checks are {result}")
     if report["backend"] != opts.backend:
         fail(f"backend is {report['backend']}, expected {opts.backend}")
+    if opts.launch and report["launcher"] != {"rank": 0, "size": opts.launch}:
+        fail(f"launcher is {report['launcher']}, expected rank 0 of {opts.launch}")
     if report["system"] is None:
         fail(f"no system part: {report['system_error']}")
 
@@ -99,6 +105,9 @@ def main():
                            f"{check['sentence']}")
             else:
                 print(f"{check['name']}: {check['result']} as injected: {check['sentence']}")
+        elif opts.launch and check["name"].startswith("comm.") and check["result"] != "PASS":
+            bad.append(f"{check['name']} is {check['result']} under a launcher: "
+                       f"{check['sentence']}\n{check['output'] or ''}")
         elif check["result"] not in (("PASS", "SKIP", "FAIL") if opts.others_may_fail
                                      else ("PASS", "SKIP")):
             bad.append(f"{check['name']} is {check['result']}: {check['sentence']}\n"

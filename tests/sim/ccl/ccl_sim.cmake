@@ -73,6 +73,17 @@ function(accel_sim_register_ccl)
       set_tests_properties(hccl.sim_engine_950 PROPERTIES ENVIRONMENT
         "${npu_sim_env};${ccl_mpi_env};ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim>;ACCEL_SIM_SOC=Ascend950PR")
       list(APPEND ccl_engine_tests hccl.sim_engine_950)
+      # `accel selftest`'s collectives on two npu ranks of `accel launch`
+      # over this HCCL (docs/selftest.md): every comm.* check must pass.
+      find_package(Python3 COMPONENTS Interpreter QUIET)
+      if(Python3_Interpreter_FOUND)
+        add_test(NAME selftest.npu_sim_comm_hccl
+                 COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/check_selftest_json.py
+                         $<TARGET_FILE:accel_cli> --backend npu --launch 2 -- --only comm.)
+        set_tests_properties(selftest.npu_sim_comm_hccl PROPERTIES LABELS "selftest;comm"
+          TIMEOUT 120 ENVIRONMENT
+          "${npu_sim_env};${ccl_mpi_env};ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim>")
+      endif()
       add_test(NAME hccl.sim_lacks COMMAND test_ccl_engines lacks hccl HcclCommInitRootInfo)
       set_tests_properties(hccl.sim_lacks PROPERTIES ENVIRONMENT
         "${ccl_env};ACCEL_HCCL_LIBRARY=$<TARGET_FILE:hccl_sim_no_init>")
