@@ -7,6 +7,7 @@
  * plus `fact TAB <key> TAB <value>` lines the parent keeps (selftest.open
  * reports the communication engine). The parent's watchdog owns timing. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,9 @@ int selftest_child_main(int argc, char **argv)
     }
     /* Die with the parent: a child must not outlive the run that owns it. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* Programs a check starts (mpirun's helpers...) must not hold the
+     * records' pipe open after this process ends. */
+    fcntl(CHILD_RESULT_FD, F_SETFD, FD_CLOEXEC);
     if (getppid() == 1)
         return 1;
     char *list = strdup(names);

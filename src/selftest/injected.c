@@ -3,6 +3,8 @@
  * listed only when ACCEL_SELFTEST_INJECT names them (registry.c), and each
  * says so in its sentence and output. */
 #include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "selftest_internal.h"
@@ -38,4 +40,18 @@ void selftest_check_thread_fail_injected(void **state)
     print_message("failing on purpose: ACCEL_SELFTEST_INJECT=thread_fail enabled this check\n");
     conf_run_threads(2, injected_fail_on_thread, NULL);
     fail_msg("the helper thread's failure did not end the check");
+}
+
+static void injected_exit_failure(void)
+{
+    fprintf(stderr, "exiting with status 3 on purpose (ACCEL_SELFTEST_INJECT=exit_failure)\n");
+    _exit(3);
+}
+
+/* Passes, then its process fails on the way out, as a LeakSanitizer report
+ * at exit makes it: the runner must not take the pass. */
+void selftest_check_exit_failure_injected(void **state)
+{
+    (void)state;
+    assert_int_equal(atexit(injected_exit_failure), 0);
 }

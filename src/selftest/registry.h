@@ -1,7 +1,8 @@
-/* registry.h: every check `accel selftest` knows, in run order: the
- * conformance checks (checks/test-list.h), the hardware checks
- * (checks/device-list.h), the collectives (run under `accel launch`), and
- * the vendor-rule probes (rules/rule-list.h). Built once, read-only after. */
+/* registry.h: every check `accel selftest` knows, in index order: the
+ * conformance checks (checks/test-list.h), the hardware checks and the
+ * collectives (checks/device-list.h; the collectives run first and only
+ * under `accel launch`, select.c), and the vendor-rule probes
+ * (rules/rule-list.h). Built once, read-only after. */
 #ifndef ACCEL_SELFTEST_REGISTRY_H
 #define ACCEL_SELFTEST_REGISTRY_H
 

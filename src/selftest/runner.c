@@ -304,6 +304,41 @@ static char *runner_names(const selftest_check_t **checks, size_t count)
     return names;
 }
 
+/* Every record arrived but the process then failed on its way out: a
+ * sanitizer's report at exit (LeakSanitizer), or a crash in teardown. The
+ * last check takes the blame with what the process printed after it; in a
+ * batch the cause may lie in any check of the child. */
+static void runner_exit_failure(runner_batch_t *batch, int status)
+{
+    selftest_run_t *run = batch->run;
+    selftest_record_t *record = &run->records[run->count - 1];
+    char how[64];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(status));
+    else
+        snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
+    if (record->result == CHECK_PASS || record->result == CHECK_SKIP) {
+        run->totals[record->result]--;
+        record->result = CHECK_FAIL;
+        run->totals[CHECK_FAIL]++;
+        snprintf(record->where, sizeof record->where, "exit");
+        snprintf(record->sentence, sizeof record->sentence,
+                 "after its result the check's process %s (a sanitizer's report at exit?)", how);
+    }
+    if (batch->output != NULL) {
+        size_t old_len = record->output != NULL ? strlen(record->output) : 0;
+        size_t add = strlen(batch->output);
+        char *joined = realloc(record->output, old_len + add + 1);
+        if (joined != NULL) {
+            memcpy(joined + old_len, batch->output, add + 1);
+            record->output = joined;
+        }
+    }
+    free(batch->output);
+    batch->output = NULL;
+    runner_print(batch->options, record);
+}
+
 /* Run `count` checks in one child and append their records to the run.
  * Returns how many got a record: `count`, or fewer when the child hung or
  * died (its current check then has its HANG or CRASH record). */
@@ -385,6 +420,10 @@ static size_t runner_session(const selftest_options_t *options, selftest_run_t *
 
     if (batch.done > 0 && batch.done < count && !hung && batch.exiting) {
         free(batch.output); /* what the process printed on its way out */
+        return batch.done;
+    }
+    if (batch.done == count && !batch.exiting && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        runner_exit_failure(&batch, status);
         return batch.done;
     }
     if (batch.done < count) {

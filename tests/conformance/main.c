@@ -8,6 +8,13 @@
 
 #include "selftest.h"
 
+/* The per-check watchdog: sanitizer builds run some checks 10 to 20 times
+ * slower (threads.malloc_free on the xpu sim under TSan: 100 s), so they
+ * get more; ctest's TIMEOUT still bounds the whole run. */
+#ifndef DRIVER_TIMEOUT_S
+#define DRIVER_TIMEOUT_S SELFTEST_DEFAULT_TIMEOUT_S
+#endif
+
 #ifdef CONFORMANCE_THREADS
 #define DRIVER_CHECKS "threads."
 #define DRIVER_NAME   "conformance_threads"
@@ -21,7 +28,8 @@ int main(int argc, char **argv)
     /* Batched: one child runs the checks in turn (a new one after a hang or
      * a crash), since opening some runtimes (PoCL) costs more than a check;
      * `accel selftest` gives each check its own. */
-    selftest_options_t options = {.only = DRIVER_CHECKS, .out = stdout, .batch = true};
+    selftest_options_t options = {
+        .only = DRIVER_CHECKS, .out = stdout, .batch = true, .timeout_s = DRIVER_TIMEOUT_S};
     const char *allow_skip = getenv("ACCEL_CONFORMANCE_ALLOW_SKIP");
     selftest_run_t run;
     int code = selftest_child_main(argc, argv);
