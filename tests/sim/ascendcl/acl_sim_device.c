@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "acl_sim_internal.h"
 #include "sim_alloc.h"
@@ -71,6 +72,10 @@ aclError sim_refuse_in_callback(const char *function)
 {
     if (!sim_thread_in_callback)
         return ACL_SUCCESS;
+    /* ACCEL_SIM_BREAK=C8, the test-only broken mode of rule C8: deadlock
+     * here, as the document warns the runtime may. */
+    while (sim_rule_broken("C8"))
+        sleep(60);
     return sim_error(ACL_ERROR_RT_PARAM_INVALID,
                      "%s: called from inside a callback or host function (rule C8)", function);
 }
@@ -265,6 +270,12 @@ SIM_API aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
                                  int32_t *patchVersion)
 {
     SIM_ENTER("aclrtGetVersion");
+    /* ACCEL_SIM_BREAK=V1, the test-only broken mode of rule V1: a
+     * deprecated aclrtGetVersion that is still exported but answers
+     * nothing. */
+    if (sim_rule_broken("V1"))
+        return sim_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "aclrtGetVersion: deprecated (ACCEL_SIM_BREAK=V1)");
     if (majorVersion == NULL || minorVersion == NULL || patchVersion == NULL)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtGetVersion: a pointer is NULL");
     *majorVersion = 1;
@@ -371,6 +382,10 @@ SIM_API aclError aclrtFree(void *devPtr)
     sim_alloc_t record;
     bool found;
     SIM_ENTER("aclrtFree");
+    /* ACCEL_SIM_BREAK=M6, the test-only broken mode of rule M6: a free
+     * that synchronizes the device first, as aclrtFreeWithDevSync does. */
+    if (sim_rule_broken("M6") && sim_current_device() >= 0)
+        (void)sim_streams_drain(sim_current_device());
     pthread_mutex_lock(&sim_lock);
     found = sim_allocs_take(&sim_allocs, devPtr, SIM_ALLOC_DEVICE, &record);
     if (found)
@@ -464,7 +479,10 @@ static aclError sim_register_host(void *ptr, uint64_t size, const char *function
     if (ptr == NULL || size == 0)
         return sim_error(ACL_ERROR_INVALID_PARAM, "%s: ptr %p, size %llu", function, ptr,
                          (unsigned long long)size);
-    if ((uintptr_t)ptr % SIM_HOST_PAGE != 0)
+    /* ACCEL_SIM_BREAK=M7, the test-only broken mode of rule M7:
+     * aclrtHostRegister takes any pointer. */
+    if ((uintptr_t)ptr % SIM_HOST_PAGE != 0 &&
+        !(sim_rule_broken("M7") && strcmp(function, "aclrtHostRegister") == 0))
         return sim_error(ACL_ERROR_RT_PARAM_INVALID, "%s: ptr %p is not 4 KiB aligned", function,
                          ptr);
     pthread_mutex_lock(&sim_lock);
@@ -506,6 +524,11 @@ SIM_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterTy
 SIM_API aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
 {
     SIM_ENTER("aclrtHostRegisterV2");
+    /* ACCEL_SIM_BREAK=M8, the test-only broken mode of rule M8: a runtime
+     * whose V2 does not know ACL_HOST_REG_PINNED. */
+    if (sim_rule_broken("M8") && (flag & ACL_HOST_REG_PINNED) != 0)
+        return sim_error(ACL_ERROR_INVALID_PARAM,
+                         "aclrtHostRegisterV2: flag 0x%x unknown (ACCEL_SIM_BREAK=M8)", flag);
     if (flag == 0 || (flag & ~(uint32_t)(ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED)) != 0)
         return sim_error(ACL_ERROR_INVALID_PARAM, "aclrtHostRegisterV2: flag 0x%x not simulated",
                          flag);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "acl_sim.h"
+#include "sim_break.h"
 #include "sim_core.h"
 
 #define SIM_MAX_DEVICES 64

@@ -90,7 +90,9 @@ static bool sim_device_failed[SIM_MAX_DEVICES];      /* a stream of it failed (r
  * destroyed with none; its WithFlag id goes back to the pool. */
 static void sim_event_free(sim_event_t *event)
 {
-    if (event->pooled)
+    /* ACCEL_SIM_BREAK=E1, the test-only broken mode of rule E1: a
+     * destroyed event's id never returns to the pool. */
+    if (event->pooled && !sim_rule_broken("E1"))
         sim_event_ids[event->device]--;
     free(event);
 }
@@ -128,6 +130,10 @@ static void sim_run(sim_queue_t *queue, sim_queue_task_t *node)
             sim_stream_fail(stream);
         break;
     case SIM_HOSTFUNC:
+        /* ACCEL_SIM_BREAK=C10, the test-only broken mode of rule C10: the
+         * stream passes its host functions by without running them. */
+        if (sim_rule_broken("C10"))
+            break;
         pthread_mutex_unlock(&sim_lock);
         sim_set_in_callback(true);
         task->fn(task->user_data);
@@ -374,6 +380,11 @@ static aclError sim_check_async_copy(void *dst, const void *src, size_t count, a
     const void *host = kind == ACL_MEMCPY_HOST_TO_DEVICE   ? src
                        : kind == ACL_MEMCPY_DEVICE_TO_HOST ? dst
                                                            : NULL;
+    /* ACCEL_SIM_BREAK=M3, the test-only broken mode of rule M3: even
+     * memory ACL page-locked counts as pageable and is refused. */
+    if (host != NULL && count > 0 && sim_rule_broken("M3"))
+        return sim_error(ACL_ERROR_RT_PARAM_INVALID,
+                         "aclrtMemcpyAsync: host memory %p is pageable (ACCEL_SIM_BREAK=M3)", host);
     if (host != NULL && count > 0 && pageable != NULL && strcmp(pageable, "refuse") == 0 &&
         !sim_is_acl_host_range(host, count))
         return sim_error(ACL_ERROR_RT_PARAM_INVALID,
@@ -381,10 +392,13 @@ static aclError sim_check_async_copy(void *dst, const void *src, size_t count, a
                          "registered (ACCEL_SIM_ACL_PAGEABLE=refuse plays CANN 8.0.RC3 and "
                          "older, where such a copy is unpredictable)",
                          host, count);
-    if (kind == ACL_MEMCPY_HOST_TO_HOST)
+    /* ACCEL_SIM_BREAK=M1, the test-only broken mode of rule M1: host to
+     * host is queued as any copy. */
+    if (kind == ACL_MEMCPY_HOST_TO_HOST && !sim_rule_broken("M1"))
         return sim_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "aclrtMemcpyAsync: host-to-host copies are not supported");
-    if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE && (((uintptr_t)dst | (uintptr_t)src) % 64) != 0)
+    if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE && (((uintptr_t)dst | (uintptr_t)src) % 64) != 0 &&
+        !sim_rule_broken("M2"))
         return sim_error(ACL_ERROR_RT_ADDR_UNALIGNED,
                          "aclrtMemcpyAsync: device-to-device copy with dst %p, src %p: both must "
                          "be 64-byte aligned",
@@ -405,6 +419,14 @@ SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, si
         return code;
     if ((code = sim_check_async_copy(dst, src, count, kind)) != ACL_SUCCESS)
         return code;
+    /* ACCEL_SIM_BREAK=M2, the test-only broken mode of rule M2: an
+     * unaligned device-to-device copy is taken, and the low six bits of
+     * both addresses are dropped, as hardware that needs the alignment
+     * might. */
+    if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE && sim_rule_broken("M2")) {
+        task.dst = (void *)((uintptr_t)dst & ~(uintptr_t)63);
+        task.src = (const void *)((uintptr_t)src & ~(uintptr_t)63);
+    }
     return sim_submit(stream, &task, "aclrtMemcpyAsync");
 }
 
@@ -448,6 +470,11 @@ SIM_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, 
         return code;
     if ((code = sim_check_fill(devPtr, maxCount, count, "aclrtMemsetAsync")) != ACL_SUCCESS)
         return code;
+    /* ACCEL_SIM_BREAK=M9, the test-only broken mode of rule M9: what M9
+     * calls undefined (here: nothing written) happens to device memory
+     * too. */
+    if (sim_rule_broken("M9"))
+        return ACL_SUCCESS;
     return sim_submit(stream, &task, "aclrtMemsetAsync");
 }
 
@@ -545,7 +572,17 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     pthread_mutex_lock(&sim_lock);
     sim_handles_remove(&sim_events, e);
     free_now = sim_event_destroy(&e->marks);
-    if (!free_now && !e->ex) {
+    /* ACCEL_SIM_BREAK=E3, the test-only broken mode of rule E3: destroying
+     * a WithFlag event fails every stream of its device, even once its
+     * record and waits completed. */
+    if (!e->ex && sim_rule_broken("E3")) {
+        SIM_HANDLES_EACH(sim_stream_t, s, &sim_streams.live)
+        if (s->core.device == e->device)
+            sim_stream_fail(s);
+    }
+    /* ACCEL_SIM_BREAK=E2, the test-only broken mode of rule E2: an Ex
+     * event may not go while queued either (rule E3's consequence). */
+    if (!free_now && (!e->ex || sim_rule_broken("E2"))) {
         e->violated = violated = true;
         pthread_cond_broadcast(&sim_changed);
     }
@@ -630,7 +667,9 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
      * NOT_READY; an Ex event then answers COMPLETE (hicann/runtime
      * src/runtime/core/src/event/event.cc:1189-1198 Event::QueryEventStatus). */
     pthread_mutex_lock(&sim_lock);
-    *status = sim_event_done(&e->marks) && (e->ex || e->marks.recorded > 0)
+    /* ACCEL_SIM_BREAK=E4, the test-only broken mode of rule E4: a WithFlag
+     * event never recorded answers COMPLETE. */
+    *status = sim_event_done(&e->marks) && (e->ex || e->marks.recorded > 0 || sim_rule_broken("E4"))
                   ? ACL_EVENT_RECORDED_STATUS_COMPLETE
                   : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     pthread_mutex_unlock(&sim_lock);
@@ -653,6 +692,10 @@ SIM_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatu
                          "aclrtQueryEventWaitStatus: not supported on an Ex event (rule E6)");
     pthread_mutex_lock(&sim_lock);
     *status = e->waits == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    /* ACCEL_SIM_BREAK=E6, the test-only broken mode of rule E6: the
+     * recorded status's polarity (COMPLETE 1, NOT_READY 0). */
+    if (sim_rule_broken("E6"))
+        *status = e->waits == 0 ? 1 : 0;
     pthread_mutex_unlock(&sim_lock);
     return ACL_SUCCESS;
 }
@@ -699,12 +742,16 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream handle)
     if ((stream = sim_stream_for_work(handle, &code, "aclrtSubscribeReport")) == NULL)
         return code;
     pthread_mutex_lock(&sim_lock);
-    if (stream->subscribed) {
+    /* ACCEL_SIM_BREAK=C3, the test-only broken mode of rule C3: a second
+     * subscription silently takes the stream over. */
+    if (stream->subscribed && !sim_rule_broken("C3")) {
         pthread_mutex_unlock(&sim_lock);
         return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,
                          "aclrtSubscribeReport: the stream is already subscribed (rule C3)");
     }
-    if (stream->used_hostfunc) {
+    /* ACCEL_SIM_BREAK=C9, the test-only broken mode of rule C9: every
+     * stream counts as already using the other callback interface. */
+    if (stream->used_hostfunc || sim_rule_broken("C9")) {
         pthread_mutex_unlock(&sim_lock);
         return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,
                          "aclrtSubscribeReport: the stream runs aclrtLaunchHostFunc work; the two "
@@ -716,7 +763,9 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream handle)
         if (other < 0 && s->subscribed && s->subscriber == threadId &&
             s->core.device != stream->core.device)
             other = s->core.device;
-        if (other >= 0) {
+        /* ACCEL_SIM_BREAK=C2, the test-only broken mode of rule C2: one
+         * thread may serve several devices. */
+        if (other >= 0 && !sim_rule_broken("C2")) {
             pthread_mutex_unlock(&sim_lock);
             return sim_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
                              "aclrtSubscribeReport: the thread already serves device %d's "
@@ -810,6 +859,10 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     sim_report_t *report = NULL;
     bool subscribed = false;
     SIM_ENTER("aclrtProcessReport");
+    /* ACCEL_SIM_BREAK=C6, the test-only broken mode of rule C6: any
+     * timeout but -1 below 1 ms is taken as a 1 ms poll. */
+    if ((timeout == 0 || timeout < -1) && sim_rule_broken("C6"))
+        timeout = 1;
     if (timeout == 0 || timeout < -1)
         return sim_error(ACL_ERROR_INVALID_PARAM,
                          "aclrtProcessReport: timeout %d is neither -1 nor positive (rule C6)",
@@ -839,13 +892,19 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     }
     if (report == NULL) {
         pthread_mutex_unlock(&sim_lock);
+        /* ACCEL_SIM_BREAK=C7, the test-only broken mode of rule C7: the
+         * older headers' codes (ACL_ERROR_THREAD_NOT_SUBSCRIBE 100035,
+         * ACL_ERROR_WAIT_CALLBACK_TIMEOUT 100036). */
+        bool old_codes = sim_rule_broken("C7");
         if (!subscribed)
-            return sim_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+            return sim_error(old_codes ? 100035 : ACL_ERROR_RT_THREAD_SUBSCRIBE,
                              "aclrtProcessReport: the thread is subscribed to no stream");
-        return sim_error(ACL_ERROR_RT_REPORT_TIMEOUT, "aclrtProcessReport: no callback in %d ms",
-                         (int)timeout);
+        return sim_error(old_codes ? 100036 : ACL_ERROR_RT_REPORT_TIMEOUT,
+                         "aclrtProcessReport: no callback in %d ms", (int)timeout);
     }
-    if (sim_current_device() != report->device) {
+    /* ACCEL_SIM_BREAK=C1, the test-only broken mode of rule C1: no context
+     * is ever the right one, so callbacks are never delivered. */
+    if (sim_current_device() != report->device || sim_rule_broken("C1")) {
         int device = report->device;
         pthread_mutex_unlock(&sim_lock);
         return sim_error(ACL_ERROR_RT_CONTEXT_NULL,
@@ -897,7 +956,7 @@ SIM_API aclError aclrtLaunchHostFunc(aclrtStream handle, aclrtHostFunc fn, void 
     task->fn = fn;
     task->user_data = args;
     pthread_mutex_lock(&sim_lock);
-    if (stream->used_callback) {
+    if (stream->used_callback || sim_rule_broken("C9")) {
         pthread_mutex_unlock(&sim_lock);
         free(task);
         return sim_error(ACL_ERROR_RT_STREAM_SUBSCRIBE,

@@ -18,6 +18,7 @@
 
 #include "ccl_sim.h"
 #include "hccl_sim.h"
+#include "sim_break.h"
 #include "sim_fault.h"
 
 /* From the simulated libascendcl.so this library links. */
@@ -36,9 +37,11 @@ static int hccl_sync(void *stream)
  * reduce, reduce_scatter, barrier and batch_send_recv ops). HcclSend and
  * HcclRecv live in hcomm, whose source is not public: the same rule there
  * is the harsher reading. */
+/* ACCEL_SIM_BREAK=H1 is its test-only broken mode: a NULL stream is taken
+ * (as ACL's default stream). */
 #define HCCL_NEED_STREAM(stream, name)                                                             \
     do {                                                                                           \
-        if ((stream) == NULL) {                                                                    \
+        if ((stream) == NULL && !sim_rule_broken("H1")) {                                          \
             fprintf(stderr, "hccl sim: %s: stream is NULL (HCCL_E_PTR)\n", name);                  \
             return HCCL_E_PTR;                                                                     \
         }                                                                                          \
@@ -95,20 +98,27 @@ static int hccl_op(uint32_t code, ccl_sim_op_t *out)
  *   types, 4 for 32-bit, 8 for 64-bit; the 约束 of HcclAllReduce.md,
  *   HcclReduceScatter.md, HcclReduce.md): HCCL_E_PARA, the sim's choice of
  *   code (the documents give none). */
+/* Not an HCCL code: a call the broken H8 takes without running it. */
+#define HCCL_SIM_TAKEN_UNRUN ((HcclResult)0x7fff)
+
 static HcclResult hccl_reduce_rules(uint32_t type, uint32_t op, const void *send, const void *recv)
 {
     static const unsigned size[] = {1, 2, 4, 2, 4, 8, 8, 1, 2, 4, 8, 2};
     const char *soc = getenv("ACCEL_SIM_SOC");
     bool on_950 = soc != NULL && strncmp(soc, "Ascend950", 9) == 0;
-    if (type == 7 || type == 8 || type == 9)
+    /* ACCEL_SIM_BREAK=H2, H3, H4, H8: the test-only broken modes of those
+     * rules, each taking what its rule refuses (the reduction then runs,
+     * but for H8: host code may not read misaligned elements, so that one
+     * is taken and left unrun, HCCL_SIM_TAKEN_UNRUN). */
+    if ((type == 7 || type == 8 || type == 9) && !sim_rule_broken("H2"))
         return HCCL_E_NOT_SUPPORT;
-    if ((type == 10 || type == 6) && !on_950)
+    if ((type == 10 || type == 6) && !on_950 && !sim_rule_broken("H3"))
         return HCCL_E_NOT_SUPPORT;
-    if (op == 1 && (type == 1 || type == 11))
+    if (op == 1 && (type == 1 || type == 11) && !sim_rule_broken("H4"))
         return HCCL_E_NOT_SUPPORT;
     if (type < sizeof size / sizeof size[0] &&
         (((uintptr_t)send % size[type]) != 0 || ((uintptr_t)recv % size[type]) != 0))
-        return HCCL_E_PARA;
+        return sim_rule_broken("H8") ? HCCL_SIM_TAKEN_UNRUN : HCCL_E_PARA;
     return HCCL_SUCCESS;
 }
 
@@ -116,7 +126,7 @@ static HcclResult hccl_reduce_rules(uint32_t type, uint32_t op, const void *send
     do {                                                                                           \
         HcclResult rules_ = hccl_reduce_rules(type, op, send, recv);                               \
         if (rules_ != HCCL_SUCCESS)                                                                \
-            return rules_;                                                                         \
+            return rules_ == HCCL_SIM_TAKEN_UNRUN ? HCCL_SUCCESS : rules_;                         \
     } while (0)
 
 #define HCCL_TYPE(code, var)                                                                       \
@@ -138,7 +148,9 @@ SIM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     CCL_SIM_ENTER("HcclGetRootInfo");
     if (rootInfo == NULL)
         return HCCL_E_PTR;
-    if (aclrtGetDevice(&device) != 0)
+    /* ACCEL_SIM_BREAK=H7, the test-only broken mode of rule H7: a root
+     * info made with no ACL device on the thread. */
+    if (aclrtGetDevice(&device) != 0 && !sim_rule_broken("H7"))
         return HCCL_E_RUNTIME;
     return hccl_result(ccl_sim_unique_id(rootInfo, sizeof *rootInfo));
 }
@@ -299,6 +311,10 @@ SIM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
 SIM_EXPORT HcclResult hccl_sim_group_start(void)
 {
     CCL_SIM_ENTER("HcclGroupStart");
+    /* ACCEL_SIM_BREAK=H6, the test-only broken mode of rule H6: the group
+     * calls libhcomm.so exports do not work. */
+    if (sim_rule_broken("H6"))
+        return HCCL_E_NOT_SUPPORT;
     return hccl_result(ccl_sim_group_start());
 }
 
