@@ -1,4 +1,4 @@
-/* python_baseline.c: Python baselines as child processes (python_baseline.h). */
+/* python_baseline.c: baselines run as child processes (python_baseline.h). */
 #include "python_baseline.h"
 
 #include <fcntl.h>
@@ -8,9 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Run argv with stdout into `out` (NUL-terminated, cut at cap - 1), stdin
- * and stderr on /dev/null. The exit status, or -1. */
-static int python_run(char *const argv[], char *out, size_t cap)
+int bench_run_capture(char *const argv[], char *out, size_t cap)
 {
     int fds[2];
     size_t used = 0;
@@ -63,7 +61,7 @@ static bool python_has(const char *python, const char *modules)
         if (*p == ' ')
             *p = ',';
     snprintf(code, sizeof code, "import %s", list);
-    return python_run(argv, out, sizeof out) == 0;
+    return bench_run_capture(argv, out, sizeof out) == 0;
 }
 
 bool bench_python_find(const char *modules, char *out, size_t cap, char *why, size_t why_cap)
@@ -100,7 +98,7 @@ int bench_python_samples(const char *python, const char *code, char *const args[
     for (int i = 0; args[i] != NULL && argc < 15; i++)
         argv[argc++] = args[i];
     argv[argc] = NULL;
-    int status = python_run(argv, out, sizeof out);
+    int status = bench_run_capture(argv, out, sizeof out);
     series->reps = 0;
     first_line[0] = '\0';
     if (status < 0)

@@ -15,6 +15,11 @@
  * then shows the baseline as skipped with the helper's first line as why. */
 #define BENCH_PYTHON_SKIP 3
 
+/* Run argv (argv[0] looked up on PATH) with stdout into `out`
+ * (NUL-terminated, cut at cap - 1), stdin and stderr on /dev/null. The exit
+ * status; -1 when it could not run or was killed; 127 when not found. */
+int bench_run_capture(char *const argv[], char *out, size_t cap);
+
 /* The first Python that imports every module of `modules` (space-separated):
  * $ACCEL_BENCH_PYTHON, python3, then the DeepSpeed test venv
  * ($ACCEL_DS_VENV, default ~/.cache/accel/venv-ds, see
