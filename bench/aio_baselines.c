@@ -73,6 +73,7 @@ bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *
 }
 
 /* DeepSpeed's op on one thread of I/O submission (intra_op_parallelism 1),
+ * with accel's overlap_events,
  * DeepSpeed's buffer for O_DIRECT (page-locked, aligned: no bounce copy),
  * transfers repeated to the target time, then one line per repetition. The
  * JIT build is kept between runs in TORCH_EXTENSIONS_DIR. */
@@ -83,6 +84,7 @@ static const char aio_deepspeed_code[] =
     "path, nbytes, write = sys.argv[1], int(sys.argv[2]), sys.argv[3] == 'write'\n"
     "reps, block, depth, target = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), "
     "float(sys.argv[7])\n"
+    "overlap = sys.argv[8] == 'overlap'\n"
     "try:\n"
     "    import torch\n"
     "    from deepspeed.ops.op_builder import AsyncIOBuilder\n"
@@ -95,7 +97,7 @@ static const char aio_deepspeed_code[] =
     "    aio = builder.load(verbose=False)\n"
     "except Exception as e:\n"
     "    print('AsyncIOBuilder build failed: %s' % type(e).__name__); sys.exit(3)\n"
-    "handle = aio.aio_handle(block, depth, False, False, 1)\n"
+    "handle = aio.aio_handle(block, depth, False, overlap, 1)\n"
     "buf = handle.new_cpu_locked_tensor(nbytes, torch.empty(0, dtype=torch.uint8))\n"
     "buf.fill_(0x5a)\n"
     "op = handle.sync_pwrite if write else handle.sync_pread\n"

@@ -17,6 +17,7 @@ typedef struct aio_baseline_job {
     size_t bytes;     /* whole file, from offset 0 */
     size_t block_size;
     unsigned queue_depth;
+    bool overlap_events; /* DeepSpeed's handle: refill the queue per completion */
     bool write;
     int reps;
     double target_s; /* a sample runs at least this long (DeepSpeed: whole transfers) */
