@@ -291,7 +291,7 @@ static bool xpu_find_devices(const accel_xpu_api_t *ze, accel_ze_driver_t *drive
  * or driver named by hand (ACCEL_XPU_LIBRARY, ZE_ENABLE_ALT_DRIVERS,
  * ZE_ENABLE_NULL_DRIVER: the simulated driver comes that way), zeInit can
  * find no GPU, so auto-detect need not load the loader and the C++ runtime
- * it pulls in (about 1.5 ms of a 2.5 ms start) to learn it. True, with the
+ * it pulls in (about 1 ms of a 2.5 ms start) to learn it. True, with the
  * reason written, when that is so. */
 static bool xpu_surely_no_gpu(char *why, size_t cap)
 {
