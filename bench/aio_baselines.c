@@ -89,14 +89,14 @@ static const char aio_deepspeed_code[] =
     "    import torch\n"
     "    from deepspeed.ops.op_builder import AsyncIOBuilder\n"
     "except Exception as e:\n"
-    "    print('no deepspeed: %s' % type(e).__name__); sys.exit(3)\n"
+    "    print('reason no deepspeed: %s' % type(e).__name__); sys.exit(3)\n"
     "builder = AsyncIOBuilder()\n"
     "if not builder.is_compatible(False):\n"
-    "    print('AsyncIOBuilder cannot build (libaio-dev?)'); sys.exit(3)\n"
+    "    print('reason AsyncIOBuilder cannot build (libaio-dev?)'); sys.exit(3)\n"
     "try:\n"
     "    aio = builder.load(verbose=False)\n"
     "except Exception as e:\n"
-    "    print('AsyncIOBuilder build failed: %s' % type(e).__name__); sys.exit(3)\n"
+    "    print('reason AsyncIOBuilder build failed: %s' % type(e).__name__); sys.exit(3)\n"
     "handle = aio.aio_handle(block, depth, False, overlap, 1)\n"
     "buf = handle.new_cpu_locked_tensor(nbytes, torch.empty(0, dtype=torch.uint8))\n"
     "buf.fill_(0x5a)\n"
@@ -104,19 +104,26 @@ static const char aio_deepspeed_code[] =
     "def run(k):\n"
     "    t = time.perf_counter()\n"
     "    for _ in range(k):\n"
-    "        if op(buf, path) < 0: sys.exit(1)\n"
+    "        if op(buf, path) < 0: print('reason the transfer failed'); sys.exit(1)\n"
     "    return time.perf_counter() - t\n"
     "iters = 1\n"
     "while run(iters) < target: iters *= 2\n"
-    "for _ in range(reps): print(run(iters) / iters)\n"
+    "for _ in range(reps): print('sample', run(iters) / iters)\n"
     "handle.free_cpu_locked_tensor(buf)\n";
 
 bool aio_baseline_deepspeed(const aio_baseline_job_t *job, bench_series_t *out, char *why,
                             size_t cap)
 {
     char python[1024], line[64], bytes[32], reps[16], block[32], depth[16], target[32];
-    char *args[] = {
-        (char *)job->path, bytes, job->write ? "write" : "read", reps, block, depth, target, NULL};
+    char *args[] = {(char *)job->path,
+                    bytes,
+                    job->write ? "write" : "read",
+                    reps,
+                    block,
+                    depth,
+                    target,
+                    job->overlap_events ? "overlap" : "drain",
+                    NULL};
     const char *wanted = getenv("ACCEL_BENCH_DEEPSPEED");
     if (wanted != NULL && strcmp(wanted, "0") == 0) {
         snprintf(why, cap, "skipped: ACCEL_BENCH_DEEPSPEED=0");

@@ -90,27 +90,31 @@ bool bench_python_find(const char *modules, char *out, size_t cap, char *why, si
 }
 
 int bench_python_samples(const char *python, const char *code, char *const args[],
-                         bench_series_t *series, char *first_line, size_t cap)
+                         bench_series_t *series, char *reason, size_t cap)
 {
     char *argv[16] = {(char *)python, "-c", (char *)code};
-    char out[4096];
+    char out[8192];
     int argc = 3;
     for (int i = 0; args[i] != NULL && argc < 15; i++)
         argv[argc++] = args[i];
     argv[argc] = NULL;
     int status = bench_run_capture(argv, out, sizeof out);
     series->reps = 0;
-    first_line[0] = '\0';
+    reason[0] = '\0';
     if (status < 0)
         return status;
-    snprintf(first_line, cap, "%.*s", (int)strcspn(out, "\n"), out);
-    for (char *line = out; *line && series->reps < BENCH_MAX_REPS;) {
-        char *end;
-        double value = strtod(line, &end);
-        if (end == line)
-            break;
-        series->samples[series->reps++] = value;
-        line = end + strspn(end, "\n");
+    /* Only the helper's own lines count: libraries it imports may print
+     * to stdout too (DeepSpeed logs its accelerator choice there). */
+    for (char *line = out; *line != '\0'; line += strcspn(line, "\n"), line += *line == '\n') {
+        size_t len = strcspn(line, "\n");
+        if (strncmp(line, "reason ", 7) == 0 && reason[0] == '\0')
+            snprintf(reason, cap, "%.*s", (int)(len - 7), line + 7);
+        if (strncmp(line, "sample ", 7) == 0 && series->reps < BENCH_MAX_REPS) {
+            char *end;
+            double value = strtod(line + 7, &end);
+            if (end != line + 7)
+                series->samples[series->reps++] = value;
+        }
     }
     return status;
 }

@@ -90,7 +90,7 @@ static const char rng_numpy_code[] =
     "try:\n"
     "    import numpy as np\n"
     "except ImportError:\n"
-    "    print('numpy is not installed'); sys.exit(3)\n"
+    "    print('reason numpy is not installed'); sys.exit(3)\n"
     "n, reps, target = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])\n"
     "gen = np.random.Generator(np.random.Philox(42))\n"
     "out = np.empty(n, dtype=np.float32)\n"
@@ -100,7 +100,7 @@ static const char rng_numpy_code[] =
     "    return time.perf_counter() - t\n"
     "iters = 1\n"
     "while run(iters) < target: iters *= 2\n"
-    "for _ in range(reps): print(run(iters) / iters)\n";
+    "for _ in range(reps): print('sample', run(iters) / iters)\n";
 
 /* numpy's samples for `f` (measured alone just before). */
 static void rng_numpy_baseline(bench_ctx_t *ctx, bench_figure_t *f, size_t size)
