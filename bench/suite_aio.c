@@ -3,10 +3,10 @@
  * O_DIRECT (1 MiB blocks, one I/O at a time, what a plain program gets),
  * timed alternately with accel; then fio and DeepSpeed's own AsyncIOBuilder
  * op with accel's block size, queue depth and O_DIRECT (aio_baselines.c),
- * each a repetition per sample right after, set against the same accel
- * samples. The file lives in the current directory (so: the file system the
- * bench is run from); 1 GiB, or 16 MiB with --quick (CI). Threads: runs on
- * the calling thread; the baselines are child processes. */
+ * each timed right after accel is measured again for it. The file lives
+ * in the current directory (so: the file system the bench is run from);
+ * 1 GiB, or 16 MiB with --quick (CI). Threads: runs on the calling thread;
+ * the baselines are child processes. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,21 +138,21 @@ static void aio_figures_fail(bench_figure_t *const figures[AIO_TOOLS], const cha
         bench_figure_fail(figures[t], why);
 }
 
-/* `f` gets the dd figure's accel samples against the samples `run` gives
+/* `f`: accel measured again right before the tool (the machine's load
+ * drifts over the minutes a 1 GiB suite takes, so each tool is set against
+ * accel samples taken next to its own), against the samples `run` gives
  * for the same transfer. */
-static void aio_tool_figure(bench_figure_t *f, const bench_figure_t *dd_figure,
-                            const aio_baseline_job_t *job, const char *tool,
+static void aio_tool_figure(bench_ctx_t *ctx, bench_figure_t *f, aio_arg_t *a,
+                            const aio_baseline_job_t *job, const char *note, const char *tool,
                             bool (*run)(const aio_baseline_job_t *, bench_series_t *, char *,
                                         size_t))
 {
-    char why[sizeof dd_figure->baseline_note] = "";
+    char why[sizeof f->baseline_note] = "";
     bench_series_t series = {0};
-    if (dd_figure->failed) {
-        bench_figure_fail(f, "the accel side failed (see the dd figure)");
+    bench_measure(ctx, f, job->write ? aio_write : aio_read, NULL, a, NULL, NULL);
+    if (f->failed)
         return;
-    }
-    f->measured = dd_figure->measured;
-    snprintf(f->note, sizeof f->note, "%s", dd_figure->note);
+    snprintf(f->note, sizeof f->note, "%s", note);
     if (run(job, &series, why, sizeof why))
         bench_figure_add_baseline(f, &series, tool);
     else
@@ -173,8 +173,8 @@ static void aio_direction(bench_ctx_t *ctx, aio_arg_t *a, aio_baseline_job_t job
     if (!f[AIO_DD]->failed)
         snprintf(f[AIO_DD]->note, sizeof f[AIO_DD]->note, "%s", note);
     snprintf(fio_name, sizeof fio_name, "fio libaio iodepth=%u direct=1", job.queue_depth);
-    aio_tool_figure(f[AIO_FIO], f[AIO_DD], &job, fio_name, aio_baseline_fio);
-    aio_tool_figure(f[AIO_DEEPSPEED], f[AIO_DD], &job, "DeepSpeed AsyncIOBuilder",
+    aio_tool_figure(ctx, f[AIO_FIO], a, &job, note, fio_name, aio_baseline_fio);
+    aio_tool_figure(ctx, f[AIO_DEEPSPEED], a, &job, note, "DeepSpeed AsyncIOBuilder",
                     aio_baseline_deepspeed);
 }
 
