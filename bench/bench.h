@@ -118,6 +118,11 @@ const char *bench_no_raw_baseline(const bench_ctx_t *ctx, char *buf, size_t cap)
 /* Monotonic seconds (CLOCK_MONOTONIC). */
 double bench_now(void);
 
+/* The vector set accel's CPU kernels use here (machine.c): "avx512", "avx2"
+ * or "scalar", the best this CPU and OS run, capped by ACCEL_CPU_ISA as
+ * accel caps it. */
+const char *bench_cpu_isa(void);
+
 /* The suites, in report order; each adds its figures to ctx. */
 typedef struct bench_suite {
     const char *name;

@@ -1,4 +1,4 @@
-/* suite_memory.c: the dispatch, alloc, copy and rng suites. Accel is called
+/* suite_memory.c: the dispatch, alloc and copy suites (rng: suite_rng.c). Accel is called
  * through the public API; the raw baselines (libc memset, malloc, memcpy)
  * are what the cpu backend itself calls, so they are shown only for cpu
  * (other backends print "n/a (no raw baseline for NAME)" until their raw
@@ -7,8 +7,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <accel/accel_backend_utils.h>
 
 #include "bench.h"
 
@@ -318,102 +316,4 @@ out:
     accel_free(ctx->acc, dev_b);
     accel_empty_cache(ctx->acc);
     free(pageable);
-}
-
-/* ---------------------------------------------------------------- rng */
-
-/* The fill runs on accel's host thread pool (every core); `memset` is one
- * thread. So the fill is shown against both: one-thread memset (the
- * baseline issue 15's goal names) and memset split over the same pool
- * (the same cores on both sides). Sizes: one larger than the last-level
- * cache (DRAM bandwidth, where the goal applies) and, in a full run, one
- * that fits in it (memset then runs from the cache; the fill is
- * compute-bound at the same rate). */
-
-typedef struct rng_arg {
-    accel_t *acc;
-    accel_stream_t *stream;
-    void *device;
-    size_t size;
-} rng_arg_t;
-
-static bool rng_fill(void *arg, size_t iters)
-{
-    rng_arg_t *a = arg;
-    for (size_t i = 0; i < iters; i++)
-        if (accel_rng_uniform_f32(a->acc, a->device, a->size / 4, a->stream) != ACCEL_OK)
-            return false;
-    return accel_stream_synchronize(a->stream) == ACCEL_OK;
-}
-
-static bool rng_memset(void *arg, size_t iters)
-{
-    rng_arg_t *a = arg;
-    for (size_t i = 0; i < iters; i++)
-        if (accel_memset_async(a->acc, a->device, (int)(i & 0xff), a->size, a->stream) != ACCEL_OK)
-            return false;
-    return accel_stream_synchronize(a->stream) == ACCEL_OK;
-}
-
-static void rng_memset_chunk(void *ctx, size_t begin, size_t end)
-{
-    bench_libc_memset((unsigned char *)ctx + begin, 0x5a, end - begin);
-}
-
-/* glibc memset over the pool on the same buffer (cpu: device memory is host
- * memory), split as the fill splits its elements: one chunk per thread. */
-static bool rng_memset_pool(void *arg, size_t iters)
-{
-    rng_arg_t *a = arg;
-    for (size_t i = 0; i < iters; i++)
-        accel_thread_pool_run(a->size, 4096, (size_t)1 << 20, rng_memset_chunk, a->device);
-    return true;
-}
-
-static void rng_figures(bench_ctx_t *ctx, size_t size, bool goal)
-{
-    rng_arg_t arg = {.acc = ctx->acc, .size = size};
-    size_t threads = accel_thread_pool_threads();
-    char name[64], base[48], why[96];
-    bench_figure_t *f1, *f2;
-
-    snprintf(name, sizeof name, "Philox uniform f32 fill, %zu MiB", size >> 20);
-    f1 = bench_figure_add(ctx, "rng", name, BENCH_RATE, "GB/s", 1, (double)size);
-    f2 = bench_figure_add(ctx, "rng", name, BENCH_RATE, "GB/s", 1, (double)size);
-    if (f1 == NULL || f2 == NULL)
-        return;
-    if (accel_default_stream(ctx->acc, ACCEL_CURRENT_DEVICE, &arg.stream) != ACCEL_OK ||
-        accel_malloc(ctx->acc, size, &arg.device) != ACCEL_OK) {
-        bench_figure_fail(f1, NULL);
-        bench_figure_fail(f2, NULL);
-        return;
-    }
-    accel_manual_seed(ctx->acc, 42);
-    /* Both sides go through accel's stream on the same buffer. */
-    bench_measure(ctx, f1, rng_fill, rng_memset, &arg, "memset 1 thread, same buf", NULL);
-    snprintf(base, sizeof base, "memset on %zu pool threads", threads);
-    if (ctx->is_cpu)
-        bench_measure(ctx, f2, rng_fill, rng_memset_pool, &arg, base, NULL);
-    else
-        bench_measure(ctx, f2, rng_fill, NULL, &arg, NULL,
-                      bench_no_raw_baseline(ctx, why, sizeof why));
-    f1->has_goal = f2->has_goal = goal;
-    f1->goal = f2->goal = 0.8; /* issue 15: the fill on every core, >= 0.8x memset */
-    if (!f1->failed)
-        snprintf(f1->note, sizeof f1->note, "fill on %zu threads, memset on 1%s", threads,
-                 goal ? " (the issue's goal)" : "; fits in cache: no goal");
-    if (!f2->failed)
-        snprintf(f2->note, sizeof f2->note, "fill and memset on the same %zu threads%s", threads,
-                 goal ? "" : "; fits in cache: no goal");
-    accel_free(ctx->acc, arg.device);
-    accel_empty_cache(ctx->acc);
-}
-
-void bench_suite_rng(bench_ctx_t *ctx)
-{
-    /* 64 MiB: twice the 32 MiB L3 of the development machine, so both sides
-     * write to DRAM; 4 MiB stays in L2/L3 there. */
-    rng_figures(ctx, (size_t)64 << 20, true);
-    if (!ctx->quick)
-        rng_figures(ctx, (size_t)4 << 20, false);
 }

@@ -65,6 +65,12 @@ typedef struct accel_probe_result {
     /* Usable when named (ACCEL_ACCELERATOR, accel_open) but never picked by
      * auto-detect: e.g. OpenCL with only a CPU device. */
     bool explicit_only;
+    /* (in) Set by core when only auto-detect's answer matters (accel_get's
+     * walk of the cascade): the probe may then report "not usable" from
+     * cheap evidence (no device node, no driver file) without loading its
+     * runtime. accel_detect and named selection leave it false and get the
+     * full answer. A probe that ignores it is always right. */
+    bool auto_detect_only;
 } accel_probe_result_t;
 
 /* Static, per-backend facts (DeepSpeed's per-backend constants). */

@@ -118,8 +118,10 @@ static void blocks_choose(void)
     if (isa == ACCEL_CPU_ISA_AVX512) {
         blocks_best = accel_philox_blocks_avx512;
         uniform_blocks_best = accel_philox_uniform_blocks_avx512;
-    } else if (isa == ACCEL_CPU_ISA_AVX2)
+    } else if (isa == ACCEL_CPU_ISA_AVX2) {
         blocks_best = accel_philox_blocks_avx2;
+        uniform_blocks_best = accel_philox_uniform_blocks_avx2;
+    }
 #endif
 }
 

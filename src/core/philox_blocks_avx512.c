@@ -1,7 +1,7 @@
 /* philox_blocks_avx512.c: Philox blocks 48 at a time with AVX-512 F (built
- * with -mavx512f; philox.c calls it only when cpu_isa.c found AVX-512). Its
- * own round (64-bit lanes, see philox_round) rather than philox_simd_body.h:
- * about a third fewer instructions per block than the 32-bit-lane form.
+ * with -mavx512f; philox.c calls it only when cpu_isa.c found AVX-512).
+ * 64-bit lanes (see philox_round): about a third fewer instructions per
+ * block than a 32-bit-lane form; philox_blocks_avx2.c follows the same plan.
  * Pure functions, any thread; the bits are those of philox.c. */
 #include <immintrin.h>
 #include <stdbool.h>

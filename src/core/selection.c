@@ -40,7 +40,8 @@ typedef struct cascade_slot {
 typedef struct cascade {
     cascade_slot_t *slots;
     size_t count;
-    size_t chosen; /* index of the winner, == count when none */
+    size_t chosen;         /* index of the winner, == count when none */
+    bool auto_detect_only; /* accel_get's walk: probes may stop at cheap evidence */
 } cascade_t;
 
 typedef struct retired_accel {
@@ -89,9 +90,11 @@ static bool selection_probe_auto(const accel_probe_result_t *probe)
     return selection_probe_usable(probe) && !probe->explicit_only;
 }
 
-static void selection_probe(const accel_backend_ops_t *ops, accel_probe_result_t *out)
+static void selection_probe(const accel_backend_ops_t *ops, bool auto_detect_only,
+                            accel_probe_result_t *out)
 {
-    *out = (accel_probe_result_t){.struct_size = sizeof *out, .device_count = -1};
+    *out = (accel_probe_result_t){
+        .struct_size = sizeof *out, .device_count = -1, .auto_detect_only = auto_detect_only};
     ops->probe(out);
     out->reason[sizeof out->reason - 1] = '\0';
 }
@@ -174,7 +177,7 @@ static accel_status_t selection_by_name(const char *name, accel_status_t unknown
     if (ops == NULL)
         return accel_error(unknown, "%s must be one of %s. Value \"%s\" is not supported", what,
                            accel_supported_names(), name);
-    selection_probe(ops, &probe);
+    selection_probe(ops, false, &probe);
     if (!probe.available)
         return selection_unavailable(ops, &probe);
     if (probe.device_count == 0)
@@ -221,11 +224,11 @@ static void cascade_close(cascade_t *cascade)
 }
 
 /* Probe a slot once; later calls reuse the result. */
-static void cascade_probe_slot(cascade_slot_t *slot)
+static void cascade_probe_slot(const cascade_t *cascade, cascade_slot_t *slot)
 {
     if (slot->ops == NULL || slot->probed)
         return;
-    selection_probe(slot->ops, &slot->probe);
+    selection_probe(slot->ops, cascade->auto_detect_only, &slot->probe);
     slot->probed = true;
 }
 
@@ -249,7 +252,7 @@ static bool cascade_cuda_blocks_xpu(cascade_t *cascade, char *note, size_t cap)
         selection_format(note, cap, "considered: cuda is not built, so no CUDA device comes first");
         return false;
     }
-    cascade_probe_slot(cuda);
+    cascade_probe_slot(cascade, cuda);
     if (selection_probe_usable(&cuda->probe)) {
         selection_format(note, cap, "%d CUDA device(s) present", cuda->probe.device_count);
         return true;
@@ -276,13 +279,13 @@ static bool cascade_examine(cascade_t *cascade, cascade_slot_t *slot)
         return false;
     }
     if (strcmp(slot->name, "xpu") == 0 && cascade_cuda_blocks_xpu(cascade, note, sizeof note)) {
-        cascade_probe_slot(slot);
+        cascade_probe_slot(cascade, slot);
         selection_format(slot->reason, sizeof slot->reason,
                          "skipped: xpu is considered only when no CUDA device is present (%s)",
                          note);
         return false;
     }
-    cascade_probe_slot(slot);
+    cascade_probe_slot(cascade, slot);
     said = slot->probe.reason[0] != '\0' ? slot->probe.reason : NULL;
     if (selection_probe_auto(&slot->probe))
         selection_format(slot->reason, sizeof slot->reason, "%d device(s)%s%s%s%s",
@@ -337,6 +340,9 @@ static accel_status_t selection_auto_detect(const accel_backend_ops_t **out)
     accel_status_t status = cascade_open(&cascade);
     if (status != ACCEL_OK)
         return status;
+    /* Only the winner matters here (accel_detect asks every probe for the
+     * full answer): backends may rule themselves out without loading. */
+    cascade.auto_detect_only = true;
     cascade_walk(&cascade, false);
     if (cascade.chosen == cascade.count) {
         status = cascade_nothing_found(&cascade);

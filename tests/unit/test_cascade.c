@@ -45,6 +45,8 @@ typedef struct fake_backend {
     int device_count;
     const char *reason;
     bool explicit_only;
+    int probes;                /* calls of its probe since fake_set */
+    bool saw_auto_detect_only; /* what the last probe was asked */
 } fake_backend_t;
 
 /* Names whose real backend is built into this library keep it; their fakes
@@ -77,6 +79,8 @@ static void fake_probe_into(int index, accel_probe_result_t *out)
     out->available = fakes[index].available;
     out->device_count = fakes[index].device_count;
     out->explicit_only = fakes[index].explicit_only;
+    fakes[index].probes++;
+    fakes[index].saw_auto_detect_only = out->auto_detect_only;
     snprintf(out->reason, sizeof out->reason, "%s", fakes[index].reason);
 }
 
@@ -224,7 +228,7 @@ static accel_backend_ops_t fake_template(const char *name, int index)
 
 static void fake_set(int index, bool available, int device_count, const char *reason)
 {
-    fakes[index] = (fake_backend_t){available, device_count, reason, false};
+    fakes[index] = (fake_backend_t){available, device_count, reason, false, 0, false};
 }
 
 static int group_setup(void **state)
@@ -826,6 +830,39 @@ static void test_explicit_only_is_skipped_by_auto_detect(void **state)
     assert_int_equal(accel_close(acc), ACCEL_OK);
 }
 
+/* Only the walk that picks a backend asks probes for the quick answer
+ * (auto_detect_only: "usable or not" from cheap evidence); accel_detect and
+ * a named backend get the full answer. */
+static void test_only_auto_detect_asks_for_the_quick_answer(void **state)
+{
+    accel_candidate_t all[16];
+    size_t count = 0;
+    accel_status_t status;
+    accel_t *acc = NULL;
+    (void)state;
+    for (size_t i = 0; i < 16; i++)
+        all[i] = ACCEL_STRUCT_INIT(accel_candidate_t);
+    fake_set(FAKE_A, true, 1, "1 device");
+    assert_string_equal(choose_name(&status, NULL), "fake-a");
+    assert_int_equal(fakes[FAKE_A].probes, 1);
+    assert_true(fakes[FAKE_A].saw_auto_detect_only);
+
+    assert_int_equal(accel_detect(all, 16, &count), ACCEL_OK);
+    assert_int_equal(fakes[FAKE_A].probes, 2);
+    assert_false(fakes[FAKE_A].saw_auto_detect_only);
+
+    fakes[FAKE_A].saw_auto_detect_only = true;
+    setenv("ACCEL_ACCELERATOR", "fake-a", 1);
+    assert_string_equal(choose_name(&status, NULL), "fake-a");
+    unsetenv("ACCEL_ACCELERATOR");
+    assert_false(fakes[FAKE_A].saw_auto_detect_only);
+
+    fakes[FAKE_A].saw_auto_detect_only = true;
+    assert_int_equal(accel_open("fake-a", &acc), ACCEL_OK);
+    assert_false(fakes[FAKE_A].saw_auto_detect_only);
+    assert_int_equal(accel_close(acc), ACCEL_OK);
+}
+
 /* accel_get caches, so all of its behaviour is checked in this one test. */
 static void test_get_caches_success_not_failure(void **state)
 {
@@ -895,6 +932,7 @@ int main(void)
         cmocka_unit_test_setup(test_load_library_variable_comes_first, test_setup),
         cmocka_unit_test_setup(test_open_by_name, test_setup),
         cmocka_unit_test_setup(test_explicit_only_is_skipped_by_auto_detect, test_setup),
+        cmocka_unit_test_setup(test_only_auto_detect_asks_for_the_quick_answer, test_setup),
         cmocka_unit_test_setup(test_get_caches_success_not_failure, test_setup),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

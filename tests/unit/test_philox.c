@@ -254,11 +254,11 @@ static void test_vector_blocks_match_scalar(void **state)
         blocks_fn fn;
         size_t group; /* blocks per call of the kernel's inner step; 0: writes none */
     } variants[] = {
-        {"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2, 8},
+        {"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_blocks_avx2, ACCEL_PHILOX_AVX2_GROUP},
         {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_blocks_avx512, ACCEL_PHILOX_AVX512_GROUP},
         {"best", ACCEL_CPU_ISA_SCALAR, accel_philox_blocks,
          selected == ACCEL_CPU_ISA_AVX512 ? ACCEL_PHILOX_AVX512_GROUP
-         : selected == ACCEL_CPU_ISA_AVX2 ? 8
+         : selected == ACCEL_CPU_ISA_AVX2 ? ACCEL_PHILOX_AVX2_GROUP
                                           : 0}};
     const uint64_t starts[] = {0, 3, 1000003, 0xfffffff0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 40};
     const uint64_t seeds[] = {0, 0x0123456789abcdefull};
@@ -288,36 +288,83 @@ static void test_vector_blocks_match_scalar(void **state)
     }
 }
 
-/* The fused uniform kernel writes accel_rng_uniform_from_word of the scalar
- * words, on 64-byte aligned and unaligned destinations, over several groups
- * and next to a low-word wrap and the 2^62 block wrap. */
+/* Each fused uniform kernel this CPU runs writes accel_rng_uniform_from_word
+ * of the scalar words, on 64-byte aligned and unaligned destinations, for
+ * counts that are and are not whole groups, over several groups and next to
+ * a low-word wrap and the 2^62 block wrap. */
 static void test_uniform_blocks_match_scalar(void **state)
 {
-    const uint64_t starts[] = {0, 5, 0xffffffa0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 100};
-    const size_t shifts[] = {0, 4, 16}; /* floats past a 64-byte boundary */
+    typedef size_t (*uniform_fn)(uint64_t, uint64_t, size_t, float *);
+    const struct {
+        const char *name;
+        accel_cpu_isa_t isa;
+        uniform_fn fn;
+        size_t group;
+    } variants[] = {
+        {"avx2", ACCEL_CPU_ISA_AVX2, accel_philox_uniform_blocks_avx2, ACCEL_PHILOX_AVX2_GROUP},
+        {"avx512", ACCEL_CPU_ISA_AVX512, accel_philox_uniform_blocks_avx512,
+         ACCEL_PHILOX_AVX512_GROUP}};
+    const uint64_t starts[] = {0, 5, 1000003, 0xffffffa0u, 0x1fffffffcull, (UINT64_MAX >> 2) - 100};
+    const size_t counts[] = {1, 15, 16, 17, 47, 48, 49, 133};
+    const size_t shifts[] = {0, 1, 4, 16}; /* floats past a 64-byte boundary */
     const uint64_t seed = 0xfeedfacecafebeefull;
     enum { BLOCKS = 133 };
     _Alignas(64) static float buf[4 * BLOCKS + 64];
     (void)state;
-    if (accel_cpu_isa_detected() < ACCEL_CPU_ISA_AVX512) {
-        print_message("note: this CPU has no avx512\n");
-        return;
-    }
-    for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++) {
-        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
-            float *out = buf + shifts[h];
-            memset(buf, 0, sizeof buf);
-            size_t written = accel_philox_uniform_blocks_avx512(seed, starts[i], BLOCKS, out);
-            assert_true(written <= BLOCKS);
-            if (starts[i] < 0xffffffa0u)
-                assert_int_equal(written, BLOCKS - BLOCKS % ACCEL_PHILOX_AVX512_GROUP);
-            for (size_t w = 0; w < 4 * written; w++) {
-                float want =
-                    accel_rng_uniform_from_word(accel_philox_word(seed, 4 * starts[i] + w));
-                assert_memory_equal(&out[w], &want, sizeof want);
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        if (variants[v].isa > accel_cpu_isa_detected()) {
+            print_message("note: this CPU has no %s\n", variants[v].name);
+            continue;
+        }
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++) {
+                for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+                    size_t count = counts[c];
+                    float *out = buf + shifts[h];
+                    memset(buf, 0, sizeof buf);
+                    size_t written = variants[v].fn(seed, starts[i], count, out);
+                    assert_true(written <= count);
+                    if (starts[i] < 0xffffffa0u)
+                        assert_int_equal(written, count - count % variants[v].group);
+                    for (size_t w = 0; w < 4 * written; w++) {
+                        float want =
+                            accel_rng_uniform_from_word(accel_philox_word(seed, 4 * starts[i] + w));
+                        assert_memory_equal(&out[w], &want, sizeof want);
+                    }
+                    for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
+                        assert_true(out[w] == 0.0f);
+                }
             }
-            for (size_t w = 4 * written; w < 4 * BLOCKS; w++)
-                assert_true(out[w] == 0.0f);
+        }
+    }
+}
+
+/* Whole fills through the dispatch (the vector set ACCEL_CPU_ISA leaves it:
+ * CTest runs this file once per set) equal the per-element reference for
+ * every length from 0 to 300 elements, from offsets at, before and after a
+ * block boundary, next to a low-word wrap, and from odd first elements. */
+static void test_fill_odd_lengths_match_reference(void **state)
+{
+    const accel_rng_kind_t kinds[] = {ACCEL_RNG_U32, ACCEL_RNG_UNIFORM, ACCEL_RNG_NORMAL};
+    const uint64_t offsets[] = {0, 4, 1, 3, 4ull * 0xfffffff8ull, 4ull * 0xfffffff8ull + 2};
+    const size_t firsts[] = {0, 1, 3, 64};
+    const uint64_t seed = 0x5eed5eed12345678ull;
+    enum { MAX_LEN = 300 };
+    uint32_t got[MAX_LEN + 64 + 1], want[MAX_LEN + 64];
+    (void)state;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+            for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++) {
+                size_t first = firsts[f];
+                for (size_t len = 0; len <= MAX_LEN; len += kinds[k] == ACCEL_RNG_NORMAL ? 7 : 1) {
+                    memset(got, 0xcc, sizeof got);
+                    accel_philox_fill_range(kinds[k], got, first, len, seed, offsets[o]);
+                    for (size_t i = first; i < first + len; i++)
+                        reference_element(kinds[k], want, i, seed, offsets[o]);
+                    assert_memory_equal(got + first, want + first, len * sizeof got[0]);
+                    assert_int_equal(got[first + len], 0xccccccccu);
+                }
+            }
         }
     }
 }
@@ -366,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_consecutive_fills_disjoint),
         cmocka_unit_test(test_vector_blocks_match_scalar),
         cmocka_unit_test(test_uniform_blocks_match_scalar),
+        cmocka_unit_test(test_fill_odd_lengths_match_reference),
         cmocka_unit_test(test_statistics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -33,6 +34,46 @@ static void bench_usage(FILE *out)
     for (size_t i = 0; i < bench_suite_count; i++)
         fprintf(out, "  %-10s %s%s\n", bench_suites[i].name, bench_suites[i].summary,
                 bench_suite_runs_by_default(&bench_suites[i]) ? "" : " (only when named)");
+}
+
+/* ---------------------------------------------------------------- machine */
+
+/* "model name" of /proc/cpuinfo, or "". */
+static void bench_cpu_model(char *out, size_t cap)
+{
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    out[0] = '\0';
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            snprintf(out, cap, "%s", colon + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The 1, 5 and 15 minute load averages (/proc/loadavg); false without. */
+static bool bench_load_average(double load[3])
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    bool ok = f != NULL && fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) == 3;
+    if (f != NULL)
+        fclose(f);
+    return ok;
+}
+
+/* "2026-11-27T18:00:00Z", now. */
+static void bench_date_utc(char *out, size_t cap)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&now, &utc) == NULL || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
+        snprintf(out, cap, "unknown");
 }
 
 /* ---------------------------------------------------------------- table */
@@ -86,6 +127,16 @@ static void bench_print_table(const bench_ctx_t *ctx, FILE *out)
             snprintf(notes, sizeof notes, "%s", f->note);
         fprintf(out, "%-9s %-30s %9s %-5s %7s  %-44s %-8s %s\n", f->suite, f->name, value, f->unit,
                 spread, baseline, ratio, notes);
+    }
+    {
+        char cpu[256], date[32];
+        double load[3] = {-1, -1, -1};
+        bench_cpu_model(cpu, sizeof cpu);
+        bench_date_utc(date, sizeof date);
+        bench_load_average(load);
+        fprintf(out, "\nmachine: %s, %ld CPUs, vector set %s; %s, load average %.2f %.2f %.2f\n",
+                cpu[0] ? cpu : "unknown CPU", sysconf(_SC_NPROCESSORS_ONLN), bench_cpu_isa(), date,
+                load[0], load[1], load[2]);
     }
     fprintf(out,
             "\nvalue and baseline: medians of %d repetitions each (after a warm-up), timed "
@@ -184,34 +235,17 @@ static void bench_json_figure(json_writer_t *w, const bench_figure_t *f)
     json_object_end(w);
 }
 
-/* "model name" of /proc/cpuinfo, or "". */
-static void bench_cpu_model(char *out, size_t cap)
-{
-    char line[512];
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    out[0] = '\0';
-    if (f == NULL)
-        return;
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            snprintf(out, cap, "%s", colon + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(f);
-}
-
 static bool bench_write_json(const bench_ctx_t *ctx, FILE *out)
 {
     json_writer_t w;
     struct utsname u;
-    char host[256] = "", cpu[256];
+    char host[256] = "", cpu[256], date[32];
+    double load[3];
     accel_device_properties_t props = ACCEL_STRUCT_INIT(accel_device_properties_t);
     bool have_props = accel_device_properties(ctx->acc, ACCEL_CURRENT_DEVICE, &props) == ACCEL_OK;
     gethostname(host, sizeof host - 1);
     bench_cpu_model(cpu, sizeof cpu);
+    bench_date_utc(date, sizeof date);
     json_init(&w, out);
     json_object_begin(&w);
     json_key(&w, "tool");
@@ -234,7 +268,20 @@ static bool bench_write_json(const bench_ctx_t *ctx, FILE *out)
     json_string(&w, cpu);
     json_key(&w, "online_cpus");
     json_int(&w, sysconf(_SC_NPROCESSORS_ONLN));
+    json_key(&w, "cpu_isa");
+    json_string(&w, bench_cpu_isa());
+    json_key(&w, "load_average_at_end");
+    if (bench_load_average(load)) {
+        json_array_begin(&w);
+        for (int i = 0; i < 3; i++)
+            json_double(&w, load[i]);
+        json_array_end(&w);
+    } else {
+        json_null(&w);
+    }
     json_object_end(&w);
+    json_key(&w, "date_utc");
+    json_string(&w, date);
     json_key(&w, "backend");
     json_string(&w, ctx->backend);
     json_key(&w, "selection_method");

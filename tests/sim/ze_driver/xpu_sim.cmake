@@ -115,6 +115,15 @@ function(accel_sim_register_xpu)
       set_tests_properties(xpu.cascade_cuda_none PROPERTIES LABELS "cli"
                            ENVIRONMENT "${xpu_cuda_env};ACCEL_SIM_CUDA_DEVICES=0")
     endif()
+    # Auto-detect without a GPU device node leaves the real loader unloaded;
+    # accel_detect still loads it (the full answer).
+    add_executable(test_xpu_quick_probe ze_driver/test_xpu_quick_probe.c)
+    target_compile_definitions(test_xpu_quick_probe PRIVATE _GNU_SOURCE)
+    target_link_libraries(test_xpu_quick_probe PRIVATE accel PkgConfig::CMOCKA accel_warnings
+                          ${CMAKE_DL_LIBS})
+    add_test(NAME xpu.quick_probe COMMAND test_xpu_quick_probe)
+    set_tests_properties(xpu.quick_probe PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77 ENVIRONMENT
+      "ACCEL_PLUGIN_PATH=;ACCEL_ACCELERATOR=;ACCEL_XPU_LIBRARY=;ZE_ENABLE_ALT_DRIVERS=")
     # The real loader and no driver: found, no driver/devices (not "missing").
     accel_sim_cli(xpu.no_driver fails SCRIPT xpu_cli.sh
                   "accel: xpu: Level Zero loader found, no driver/devices"
