@@ -6,7 +6,7 @@ set -euo pipefail
 accel_packages=(cmake ninja-build gcc g++ clang pkg-config python3 python3-venv libcmocka-dev libdlpack-dev
                 libclang-rt-14-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
                 liburing-dev clang-format libze1 libze-dev openmpi-bin libopenmpi-dev
-                 python3-jsonschema fio libaio-dev)
+                python3-jsonschema fio libaio-dev)
 
 accel_install_missing() {
     local missing=()
