@@ -58,17 +58,22 @@ def _resolve(dotted):
 
 def row(torch_module, name):
     """The table row of torch's `torch_module.name`."""
-    import accel
     accel_module = dict(SECTIONS)[torch_module]
     found = _resolve("%s.%s" % (accel_module, name)) is not None
     module_cell = "`%s.%s`" % (accel_module, name) if found else "—"
+    return "| `%s.%s` | %s | %s |" % (torch_module, name, module_cell,
+                                     _method_cell(torch_module, name))
+
+
+def _method_cell(torch_module, name):
+    """The Accelerator column: the method's name where accel.Accelerator has
+    one, "—" where not, empty for Graph's methods (not Accelerator's)."""
+    import accel
     if torch_module.endswith(".Graph"):
-        method_cell = ""
-    elif callable(getattr(accel.Accelerator, name, None)):
-        method_cell = "`%s`" % name
-    else:
-        method_cell = "—"
-    return "| `%s.%s` | %s | %s |" % (torch_module, name, module_cell, method_cell)
+        return ""
+    if callable(getattr(accel.Accelerator, name, None)):
+        return "`%s`" % name
+    return "—"
 
 
 def accel_names():
@@ -85,15 +90,8 @@ def accel_names():
 
 def extra_row(torch_module, name):
     """A row for a name accel has and this torch lacks."""
-    import accel
     accel_module = dict(SECTIONS)[torch_module]
-    if torch_module.endswith(".Graph"):
-        method_cell = ""
-    elif callable(getattr(accel.Accelerator, name, None)):
-        method_cell = "`%s`" % name
-    else:
-        method_cell = "—"
-    return "| — | `%s.%s` | %s |" % (accel_module, name, method_cell)
+    return "| — | `%s.%s` | %s |" % (accel_module, name, _method_cell(torch_module, name))
 
 
 def table(names):

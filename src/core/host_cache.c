@@ -99,12 +99,18 @@ bool accel_host_cache_put(accel_host_cache_t *cache, void *ptr, size_t size)
     return true;
 }
 
-uint64_t accel_host_cache_sync_begin(accel_host_cache_t *cache)
+/* `*field` of `cache`, read under its lock. */
+static uint64_t host_cache_read(accel_host_cache_t *cache, const uint64_t *field)
 {
     pthread_mutex_lock(&cache->lock);
-    uint64_t mark = cache->tick;
+    uint64_t value = *field;
     pthread_mutex_unlock(&cache->lock);
-    return mark;
+    return value;
+}
+
+uint64_t accel_host_cache_sync_begin(accel_host_cache_t *cache)
+{
+    return host_cache_read(cache, &cache->tick);
 }
 
 void accel_host_cache_synced(accel_host_cache_t *cache, int device, int device_count, uint64_t mark)
@@ -133,10 +139,7 @@ uint64_t accel_host_cache_release(accel_host_cache_t *cache, accel_host_cache_re
 
 uint64_t accel_host_cache_bytes(accel_host_cache_t *cache)
 {
-    pthread_mutex_lock(&cache->lock);
-    uint64_t bytes = cache->bytes;
-    pthread_mutex_unlock(&cache->lock);
-    return bytes;
+    return host_cache_read(cache, &cache->bytes);
 }
 
 void accel_host_cache_fork_lock(accel_host_cache_t *cache)

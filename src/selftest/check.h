@@ -167,6 +167,16 @@ uint64_t conf_rng_offset(void);
 
 /* Current memory_allocated of the current device. */
 uint64_t conf_allocated(void);
+/* Entry `index` of the current device's torch memory_stats(): false past
+ * the last one, else true with its key and value (any other failure of
+ * accel_memory_stats_entry fails the check). */
+bool conf_memory_stat_entry(size_t index, const char **key, uint64_t *value);
+/* Value of torch memory_stats() key `name` on the current device; fails
+ * the check when there is no such key. */
+uint64_t conf_memory_stat(const char *name);
+/* Asserts that every peak of the current device's accel_memory_stats equals
+ * its current value (as after a reset of the peaks). */
+void conf_assert_peaks_are_current(void);
 
 /* A gate a host callback blocks on until the check opens it. */
 typedef struct conf_gate {

@@ -123,96 +123,97 @@ static void test_hostfile_refusals(void **state)
     parse_refused("aslots=2\n", "'aslots=2' is not 'NAME slots=N'");
 }
 
+/* A selection on the pool: the four options (-1: a count not given) and
+ * what it keeps ("a:0,1 b:2"), or, for a refused one, part of the
+ * refusal. */
+typedef struct selection_case {
+    const char *include, *exclude;
+    int num_nodes, num_gpus;
+    const char *expected;
+} selection_case_t;
+
+#define CASE_COUNT(cases) (sizeof(cases) / sizeof(cases)[0])
+
+static void check_selections(const selection_case_t *cases, size_t count, bool refused)
+{
+    for (size_t i = 0; i < count; i++) {
+        launch_selection_t s = {.include = cases[i].include,
+                                .exclude = cases[i].exclude,
+                                .num_nodes = cases[i].num_nodes,
+                                .num_gpus = cases[i].num_gpus};
+        if (refused)
+            select_refused(s, cases[i].expected);
+        else
+            assert_string_equal(selected(s), cases[i].expected);
+    }
+}
+
 static void test_include(void **state)
 {
+    static const selection_case_t cases[] = {
+        {"", "", -1, -1, "worker-0:0,1,2,3 worker-1:0,1 10.0.0.7:0,1,2"},
+        {"worker-1", "", -1, -1, "worker-1:0,1"},
+        /* hostfile order, ascending unique ids, whatever order they are named in */
+        {"10.0.0.7:2,0,2@worker-0:3,1", "", -1, -1, "worker-0:1,3 10.0.0.7:0,2"},
+        /* one host named twice: the slots add up; named whole once: all */
+        {"worker-0:1@worker-0:0", "", -1, -1, "worker-0:0,1"},
+        {"worker-0:1@worker-0", "", -1, -1, "worker-0:0,1,2,3"},
+    };
     (void)state;
-    launch_selection_t s = none();
-    assert_string_equal(selected(s), "worker-0:0,1,2,3 worker-1:0,1 10.0.0.7:0,1,2");
-    s.include = "worker-1";
-    assert_string_equal(selected(s), "worker-1:0,1");
-    /* hostfile order, ascending unique ids, whatever order they are named in */
-    s.include = "10.0.0.7:2,0,2@worker-0:3,1";
-    assert_string_equal(selected(s), "worker-0:1,3 10.0.0.7:0,2");
-    /* one host named twice: the slots add up; named whole once: all */
-    s.include = "worker-0:1@worker-0:0";
-    assert_string_equal(selected(s), "worker-0:0,1");
-    s.include = "worker-0:1@worker-0";
-    assert_string_equal(selected(s), "worker-0:0,1,2,3");
+    check_selections(cases, CASE_COUNT(cases), false);
 }
 
 static void test_exclude(void **state)
 {
+    static const selection_case_t cases[] = {
+        {"", "worker-0:0,2", -1, -1, "worker-0:1,3 worker-1:0,1 10.0.0.7:0,1,2"},
+        {"", "worker-1@10.0.0.7:1", -1, -1, "worker-0:0,1,2,3 10.0.0.7:0,2"},
+        {"", "worker-1:0,1", -1, -1, "worker-0:0,1,2,3 10.0.0.7:0,1,2"},
+    };
     (void)state;
-    launch_selection_t s = none();
-    s.exclude = "worker-0:0,2";
-    assert_string_equal(selected(s), "worker-0:1,3 worker-1:0,1 10.0.0.7:0,1,2");
-    s.exclude = "worker-1@10.0.0.7:1";
-    assert_string_equal(selected(s), "worker-0:0,1,2,3 10.0.0.7:0,2");
-    s.exclude = "worker-1:0,1";
-    assert_string_equal(selected(s), "worker-0:0,1,2,3 10.0.0.7:0,1,2");
+    check_selections(cases, CASE_COUNT(cases), false);
 }
 
 static void test_counts(void **state)
 {
+    static const selection_case_t cases[] = {
+        {"", "", 2, -1, "worker-0:0,1,2,3 worker-1:0,1"},
+        {"", "", 2, 2, "worker-0:0,1 worker-1:0,1"},
+        {"", "", -1, 2, "worker-0:0,1 worker-1:0,1 10.0.0.7:0,1"},
+        /* only worker-0 is kept, and it has 4 */
+        {"", "", 1, 4, "worker-0:0,1,2,3"},
+    };
     (void)state;
-    launch_selection_t s = none();
-    s.num_nodes = 2;
-    assert_string_equal(selected(s), "worker-0:0,1,2,3 worker-1:0,1");
-    s.num_gpus = 2;
-    assert_string_equal(selected(s), "worker-0:0,1 worker-1:0,1");
-    s.num_nodes = -1;
-    assert_string_equal(selected(s), "worker-0:0,1 worker-1:0,1 10.0.0.7:0,1");
-    s.num_nodes = 1;
-    s.num_gpus = 4; /* only worker-0 is kept, and it has 4 */
-    assert_string_equal(selected(s), "worker-0:0,1,2,3");
+    check_selections(cases, CASE_COUNT(cases), false);
 }
 
 static void test_selection_refusals(void **state)
 {
+    static const selection_case_t cases[] = {
+        {"worker-9:0", "", -1, -1,
+         "--include: host 'worker-9' is not one of the hosts to launch on "
+         "(worker-0, worker-1, 10.0.0.7)"},
+        {"worker-1:2", "", -1, -1, "--include: host 'worker-1' has no slot 2 (its slots: 0 to 1)"},
+        {"worker-1:x", "", -1, -1, "slot 'x' of host 'worker-1' is not a device number"},
+        {"worker-1:", "", -1, -1, "slot '' of host 'worker-1'"},
+        {"worker-1:0,,1", "", -1, -1, "slot '' of host 'worker-1'"},
+        {"worker-1:0:1", "", -1, -1, "'worker-1:0:1' has more than one ':'"},
+        {"worker-0@@worker-1", "", -1, -1, "--include: '' names no host"},
+        {"worker-0@", "", -1, -1, "names no host"},
+        {":0", "", -1, -1, "':0' names no host"},
+        {"worker-0", "worker-1", -1, -1, "--include and --exclude cannot be given together"},
+        {"worker-0", "", 1, -1, "--num_nodes and --num_gpus cannot be combined with --include"},
+        {"", "worker-0@worker-1@10.0.0.7", -1, -1,
+         "--exclude 'worker-0@worker-1@10.0.0.7' leaves no device to run on"},
+        {"", "worker-0@worker-1@10.0.0.7:0,1,2", -1, -1, "leaves no device to run on"},
+        {"", "worker-1:5", -1, -1, "--exclude: host 'worker-1' has no slot 5"},
+        {"", "", 4, -1, "--num_nodes 4: there are only 3 hosts to launch on"},
+        {"", "", 0, -1, "--num_nodes 0 leaves no device to run on"},
+        {"", "", -1, 0, "--num_gpus 0 leaves no device to run on"},
+        {"", "", -1, 3, "--num_gpus 3: host 'worker-1' has only 2 slots"},
+    };
     (void)state;
-    launch_selection_t s = none();
-    s.include = "worker-9:0";
-    select_refused(s, "--include: host 'worker-9' is not one of the hosts to launch on "
-                      "(worker-0, worker-1, 10.0.0.7)");
-    s.include = "worker-1:2";
-    select_refused(s, "--include: host 'worker-1' has no slot 2 (its slots: 0 to 1)");
-    s.include = "worker-1:x";
-    select_refused(s, "slot 'x' of host 'worker-1' is not a device number");
-    s.include = "worker-1:";
-    select_refused(s, "slot '' of host 'worker-1'");
-    s.include = "worker-1:0,,1";
-    select_refused(s, "slot '' of host 'worker-1'");
-    s.include = "worker-1:0:1";
-    select_refused(s, "'worker-1:0:1' has more than one ':'");
-    s.include = "worker-0@@worker-1";
-    select_refused(s, "--include: '' names no host");
-    s.include = "worker-0@";
-    select_refused(s, "names no host");
-    s.include = ":0";
-    select_refused(s, "':0' names no host");
-    s.include = "worker-0";
-    s.exclude = "worker-1";
-    select_refused(s, "--include and --exclude cannot be given together");
-    s.exclude = "";
-    s.num_nodes = 1;
-    select_refused(s, "--num_nodes and --num_gpus cannot be combined with --include");
-    s = none();
-    s.exclude = "worker-0@worker-1@10.0.0.7";
-    select_refused(s, "--exclude 'worker-0@worker-1@10.0.0.7' leaves no device to run on");
-    s.exclude = "worker-0@worker-1@10.0.0.7:0,1,2";
-    select_refused(s, "leaves no device to run on");
-    s.exclude = "worker-1:5";
-    select_refused(s, "--exclude: host 'worker-1' has no slot 5");
-    s = none();
-    s.num_nodes = 4;
-    select_refused(s, "--num_nodes 4: there are only 3 hosts to launch on");
-    s.num_nodes = 0;
-    select_refused(s, "--num_nodes 0 leaves no device to run on");
-    s.num_nodes = -1;
-    s.num_gpus = 0;
-    select_refused(s, "--num_gpus 0 leaves no device to run on");
-    s.num_gpus = 3;
-    select_refused(s, "--num_gpus 3: host 'worker-1' has only 2 slots");
+    check_selections(cases, CASE_COUNT(cases), true);
 }
 
 static void test_local(void **state)

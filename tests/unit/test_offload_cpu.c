@@ -20,6 +20,7 @@
 #include "accel/accel.h"
 #include "accel/accel_ops.h"
 #include "ops/cpu/optim_kernels.h"
+#include "ref_half.h"
 
 static accel_t *test_acc;
 static const accel_adam_op_t *adam_op;
@@ -42,71 +43,6 @@ static float rng_float(float scale)
     return (float)(((double)(rng_next() >> 11) * 0x1p-53 * 2.0 - 1.0) * scale);
 }
 
-static uint32_t bits_of(float x)
-{
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-static float float_of(uint32_t b)
-{
-    float x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
-/* Round to nearest even into bf16 / f16, written here apart from the
- * library's half.h. The test's values are normal and well inside f16. */
-static uint16_t ref_bf16(float x)
-{
-    uint32_t b = bits_of(x), rest = b & 0xffffu, kept = b >> 16;
-    if (rest > 0x8000u || (rest == 0x8000u && (kept & 1u)))
-        kept++;
-    return (uint16_t)kept;
-}
-
-static float ref_from_bf16(uint16_t h)
-{
-    return float_of((uint32_t)h << 16);
-}
-
-/* Drop `drop` low bits of `value`, rounding to nearest even. */
-static uint32_t round_shift_even(uint32_t value, unsigned drop)
-{
-    if (drop > 31)
-        return 0;
-    uint32_t kept = value >> drop, rest = value & ((1u << drop) - 1u), half = 1u << (drop - 1);
-    if (rest > half || (rest == half && (kept & 1u)))
-        kept++;
-    return kept;
-}
-
-/* f32 -> f16 for finite values below 65504 (the test's range), subnormals
- * included; a carry out of the fraction moves into the exponent. */
-static uint16_t ref_f16(float x)
-{
-    uint32_t b = bits_of(x), sign = (b >> 16) & 0x8000u, exponent = (b >> 23) & 0xffu;
-    uint32_t significand = (b & 0x7fffffu) | 0x800000u;
-    if ((b & 0x7fffffffu) == 0)
-        return (uint16_t)sign;
-    if (exponent < 113) /* below 2^-14: units of 2^-24 */
-        return (uint16_t)(sign | round_shift_even(significand, 126u - exponent));
-    return (uint16_t)(sign + ((exponent - 112u) << 10) + round_shift_even(significand, 13) -
-                      0x400u);
-}
-
-static float ref_from_f16(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu;
-    uint32_t mantissa = h & 0x3ffu;
-    if (exponent == 0) {
-        float magnitude = ldexpf((float)mantissa, -24);
-        return sign ? -magnitude : magnitude;
-    }
-    return float_of(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
 static size_t dtype_bytes(accel_dtype_t dtype)
 {
     return dtype == ACCEL_DTYPE_F32 ? 4 : 2;
@@ -121,7 +57,7 @@ static float load_as(const void *base, size_t i, accel_dtype_t dtype)
     }
     uint16_t h;
     memcpy(&h, (const char *)base + 2 * i, 2);
-    return dtype == ACCEL_DTYPE_BF16 ? ref_from_bf16(h) : ref_from_f16(h);
+    return dtype == ACCEL_DTYPE_BF16 ? ref_bf16_to_f32(h) : ref_f16_to_f32(h);
 }
 
 static void store_as(void *base, size_t i, accel_dtype_t dtype, float x)
@@ -130,7 +66,7 @@ static void store_as(void *base, size_t i, accel_dtype_t dtype, float x)
         memcpy((char *)base + 4 * i, &x, 4);
         return;
     }
-    uint16_t h = dtype == ACCEL_DTYPE_BF16 ? ref_bf16(x) : ref_f16(x);
+    uint16_t h = dtype == ACCEL_DTYPE_BF16 ? ref_f32_to_bf16(x) : ref_f32_to_f16(x);
     memcpy((char *)base + 2 * i, &h, 2);
 }
 

@@ -9,47 +9,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launch_env.h"
+#include "launch_plan.h"
 
 #define ENV_MAX_DEVICES 4096
-
-/* Characters that need no quoting in a POSIX shell word. */
-static bool env_is_plain(const char *value)
-{
-    if (!*value)
-        return false;
-    for (const char *p = value; *p; p++) {
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789,._-+:/@%=", *p))
-            return false;
-    }
-    return true;
-}
-
-/* 'value' with every ' written as '\'' (safe for any byte string). */
-static void env_print_single_quoted(FILE *out, const char *value)
-{
-    fputc('\'', out);
-    for (const char *p = value; *p; p++) {
-        if (*p == '\'')
-            fputs("'\\''", out);
-        else
-            fputc(*p, out);
-    }
-    fputc('\'', out);
-}
-
-/* A name a shell accepts in `export NAME=...`. */
-static bool env_is_shell_name(const char *name, size_t length)
-{
-    if (length == 0 || (name[0] >= '0' && name[0] <= '9'))
-        return false;
-    for (size_t i = 0; i < length; i++) {
-        char c = name[i];
-        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-              (c >= '0' && c <= '9')))
-            return false;
-    }
-    return true;
-}
 
 typedef struct env_printed {
     const char *const *names; /* visible-devices variables already printed */
@@ -59,13 +22,10 @@ typedef struct env_printed {
 static int env_print_export(void *ctx, const char *name, const char *value)
 {
     (void)ctx;
-    if (!env_is_shell_name(name, strlen(name)))
+    if (!launch_is_shell_name(name, strlen(name)))
         return -1;
     printf("export %s=", name);
-    if (env_is_plain(value))
-        fputs(value, stdout);
-    else
-        env_print_single_quoted(stdout, value);
+    launch_shell_quote(stdout, value);
     putchar('\n');
     return 0;
 }
@@ -107,56 +67,51 @@ static bool env_parse_devices(const char *text, int *ids, size_t cap, size_t *ou
     return true;
 }
 
-static int env_compare_strings(const void *a, const void *b)
+static bool env_already_printed(const void *ctx, const char *name, size_t length)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static bool env_already_printed(const env_printed_t *printed, const char *entry, size_t length)
-{
+    const env_printed_t *printed = ctx;
     for (size_t i = 0; i < printed->count; i++) {
-        const char *name = printed->names[i];
-        if (strlen(name) == length && strncmp(name, entry, length) == 0)
+        if (strlen(printed->names[i]) == length && strncmp(printed->names[i], name, length) == 0)
             return true;
     }
     return false;
 }
 
-/* Every set variable whose name starts with one of `prefixes`, sorted. */
+/* The order of the "NAME=value" lines as strcmp sorts them, the order
+ * `accel env` has always printed in (FOO1=... before FOO=..., unlike the
+ * name order launch_collect_env leaves). A name holds no '='. */
+static int env_compare_lines(const void *a, const void *b)
+{
+    const launch_var_t *x = a, *y = b;
+    size_t i = 0;
+    while (x->name[i] != '\0' && x->name[i] == y->name[i])
+        i++;
+    unsigned char cx = x->name[i] ? (unsigned char)x->name[i] : '=';
+    unsigned char cy = y->name[i] ? (unsigned char)y->name[i] : '=';
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    return strcmp(x->value, y->value);
+}
+
+/* Every set variable whose name starts with one of `prefixes`, in line
+ * order, its value always single-quoted. */
 static bool env_print_exported(const char *const *prefixes, size_t prefix_count,
                                const env_printed_t *printed)
 {
-    size_t total = 0;
-    while (environ[total])
-        total++;
-    const char **matches = calloc(total + 1, sizeof *matches);
-    if (!matches) {
+    launch_vars_t vars = {0};
+    if (!launch_collect_env(prefixes, prefix_count, env_already_printed, printed, &vars)) {
+        launch_vars_free(&vars);
         fprintf(stderr, "accel env: out of host memory\n");
         return false;
     }
-    size_t count = 0;
-    for (size_t i = 0; i < total; i++) {
-        const char *entry = environ[i];
-        const char *equals = strchr(entry, '=');
-        size_t length = equals ? (size_t)(equals - entry) : 0;
-        if (!equals || !env_is_shell_name(entry, length) ||
-            env_already_printed(printed, entry, length))
-            continue;
-        for (size_t k = 0; k < prefix_count; k++) {
-            if (strncmp(entry, prefixes[k], strlen(prefixes[k])) == 0) {
-                matches[count++] = entry;
-                break;
-            }
-        }
-    }
-    qsort(matches, count, sizeof *matches, env_compare_strings);
-    for (size_t i = 0; i < count; i++) {
-        const char *equals = strchr(matches[i], '=');
-        printf("export %.*s=", (int)(equals - matches[i]), matches[i]);
-        env_print_single_quoted(stdout, equals + 1);
+    if (vars.count > 1)
+        qsort(vars.items, vars.count, sizeof *vars.items, env_compare_lines);
+    for (size_t i = 0; i < vars.count; i++) {
+        printf("export %s=", vars.items[i].name);
+        launch_shell_single_quote(stdout, vars.items[i].value);
         putchar('\n');
     }
-    free(matches);
+    launch_vars_free(&vars);
     return true;
 }
 
@@ -169,19 +124,11 @@ static const char *const env_launcher_vars[] = {
     "NCCL_COMM_ID", "HCCL_COMM_ID", "ACCEL_COMM_TIMEOUT", NULL,
 };
 
-static bool env_has_prefix(const char *name, const char *const *prefixes, size_t prefix_count)
-{
-    for (size_t k = 0; k < prefix_count; k++)
-        if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
-            return true;
-    return false;
-}
-
 static void env_print_launcher(const char *const *prefixes, size_t prefix_count)
 {
     for (size_t i = 0; env_launcher_vars[i] != NULL; i++) {
         const char *value = getenv(env_launcher_vars[i]);
-        if (value != NULL && !env_has_prefix(env_launcher_vars[i], prefixes, prefix_count))
+        if (value != NULL && !launch_has_prefix(env_launcher_vars[i], prefixes, prefix_count))
             env_print_export(NULL, env_launcher_vars[i], value);
     }
 }

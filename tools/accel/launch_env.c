@@ -69,8 +69,7 @@ static bool launch_vars_has(const launch_vars_t *vars, const char *name, size_t 
     return false;
 }
 
-/* A name a shell accepts in `export NAME=...`. */
-static bool launch_is_shell_name(const char *name, size_t length)
+bool launch_is_shell_name(const char *name, size_t length)
 {
     if (length == 0 || (name[0] >= '0' && name[0] <= '9'))
         return false;
@@ -83,7 +82,7 @@ static bool launch_is_shell_name(const char *name, size_t length)
     return true;
 }
 
-static bool launch_has_prefix(const char *entry, const char *const *prefixes, size_t count)
+bool launch_has_prefix(const char *entry, const char *const *prefixes, size_t count)
 {
     for (size_t k = 0; k < count; k++)
         if (prefixes[k] != NULL && strncmp(entry, prefixes[k], strlen(prefixes[k])) == 0)
@@ -94,6 +93,43 @@ static bool launch_has_prefix(const char *entry, const char *const *prefixes, si
 static int launch_compare_vars(const void *a, const void *b)
 {
     return strcmp(((const launch_var_t *)a)->name, ((const launch_var_t *)b)->name);
+}
+
+bool launch_collect_env(const char *const *prefixes, size_t prefix_count, launch_env_skip_t skip,
+                        const void *skip_ctx, launch_vars_t *out)
+{
+    for (char **entry = environ; *entry != NULL; entry++) {
+        const char *equals = strchr(*entry, '=');
+        size_t length = equals ? (size_t)(equals - *entry) : 0;
+        if (!equals || !launch_is_shell_name(*entry, length) ||
+            !launch_has_prefix(*entry, prefixes, prefix_count) ||
+            launch_vars_has(out, *entry, length) ||
+            (skip != NULL && skip(skip_ctx, *entry, length)))
+            continue;
+        char *name = strndup(*entry, length);
+        bool added = name != NULL && launch_vars_add(out, name, equals + 1) == 0;
+        free(name);
+        if (!added)
+            return false;
+    }
+    if (out->count > 1)
+        qsort(out->items, out->count, sizeof *out->items, launch_compare_vars);
+    return true;
+}
+
+/* The variables `accel launch` sets itself: launch_vars_t sets[count]. */
+typedef struct launch_set_vars {
+    const launch_vars_t *const *sets;
+    size_t count;
+} launch_set_vars_t;
+
+static bool launch_is_set(const void *ctx, const char *name, size_t length)
+{
+    const launch_set_vars_t *set = ctx;
+    for (size_t s = 0; s < set->count; s++)
+        if (launch_vars_has(set->sets[s], name, length))
+            return true;
+    return false;
 }
 
 /* Every set variable under the backend's export prefixes or accel's own,
@@ -107,28 +143,14 @@ bool launch_collect_forwarded(accel_t *acc, const launch_vars_t *const *set, siz
         accel_cli_fail("export prefixes");
         return false;
     }
-    for (char **entry = environ; *entry != NULL; entry++) {
-        const char *equals = strchr(*entry, '=');
-        size_t length = equals ? (size_t)(equals - *entry) : 0;
-        if (!equals || !launch_is_shell_name(*entry, length) ||
-            (!launch_has_prefix(*entry, prefixes, prefix_count) &&
-             !launch_has_prefix(*entry, launch_own_prefixes,
-                                sizeof launch_own_prefixes / sizeof *launch_own_prefixes)))
-            continue;
-        bool already = launch_vars_has(out, *entry, length);
-        for (size_t s = 0; s < set_count && !already; s++)
-            already = launch_vars_has(set[s], *entry, length);
-        char name[256];
-        if (already || length >= sizeof name)
-            continue;
-        snprintf(name, sizeof name, "%.*s", (int)length, *entry);
-        if (launch_vars_add(out, name, equals + 1) != 0) {
-            fprintf(stderr, "accel launch: out of host memory\n");
-            return false;
-        }
+    launch_set_vars_t launcher_set = {set, set_count};
+    if (!launch_collect_env(prefixes, prefix_count, launch_is_set, &launcher_set, out) ||
+        !launch_collect_env(launch_own_prefixes,
+                            sizeof launch_own_prefixes / sizeof *launch_own_prefixes, launch_is_set,
+                            &launcher_set, out)) {
+        fprintf(stderr, "accel launch: out of host memory\n");
+        return false;
     }
-    if (out->count > 1)
-        qsort(out->items, out->count, sizeof *out->items, launch_compare_vars);
     return true;
 }
 

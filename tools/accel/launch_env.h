@@ -24,6 +24,26 @@ int launch_vars_add(void *vars, const char *name, const char *value);
 bool launch_build_vars(accel_t *acc, const launch_hosts_t *hosts, const char *master_addr,
                        int master_port, launch_vars_t *node_vars, launch_vars_t *job_vars);
 
+/* Whether `name` (`length` bytes of it) is one a shell accepts in
+ * `export NAME=...`. */
+bool launch_is_shell_name(const char *name, size_t length);
+/* Whether `entry` starts with one of `prefixes` (count of them; NULL ones
+ * match nothing). */
+bool launch_has_prefix(const char *entry, const char *const *prefixes, size_t count);
+
+/* Whether launch_collect_env leaves out variable NAME (`length` bytes of
+ * `name`, not NUL-terminated there); `ctx` is the caller's. */
+typedef bool (*launch_env_skip_t)(const void *ctx, const char *name, size_t length);
+
+/* Appends to `out` every variable of this process's environment whose name
+ * a shell accepts in `export NAME=...` and starts with one of `prefixes`
+ * (prefix_count of them; NULL ones match nothing), except those already in
+ * `out` and those `skip` (when not NULL) leaves out; then sorts `out` by
+ * name. The forwarding of `accel launch` and the lines of `accel env` both
+ * come from here. False when out of host memory (the caller says so). */
+bool launch_collect_env(const char *const *prefixes, size_t prefix_count, launch_env_skip_t skip,
+                        const void *skip_ctx, launch_vars_t *out);
+
 /* Every set variable under the backend's export prefixes or accel's own
  * (ACCEL_*, DS_ACCELERATOR, MASTER_ADDR, MASTER_PORT), except those named in
  * one of `set` (set_count of them), sorted by name, into `out`. False with

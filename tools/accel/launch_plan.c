@@ -65,6 +65,15 @@ static bool argv_pushf(launch_argv_t *argv, bool line_break, const char *format,
     return ok;
 }
 
+/* Append a copy of each of `words[0..count)`, on the current line. */
+static bool argv_push_all(launch_argv_t *argv, char *const *words, size_t count)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < count; i++)
+        ok = argv_push(argv, words[i], false);
+    return ok;
+}
+
 /* Characters a POSIX shell word may hold unquoted. */
 static bool plan_is_plain(const char *word)
 {
@@ -76,14 +85,8 @@ static bool plan_is_plain(const char *word)
     return true;
 }
 
-/* `word` as one shell word: as is when plain, else in single quotes with
- * each ' written as '\''. */
-static void plan_quote(FILE *out, const char *word)
+void launch_shell_single_quote(FILE *out, const char *word)
 {
-    if (plan_is_plain(word)) {
-        fputs(word, out);
-        return;
-    }
     fputc('\'', out);
     for (const char *p = word; *p; p++) {
         if (*p == '\'')
@@ -94,12 +97,20 @@ static void plan_quote(FILE *out, const char *word)
     fputc('\'', out);
 }
 
+void launch_shell_quote(FILE *out, const char *word)
+{
+    if (plan_is_plain(word))
+        fputs(word, out);
+    else
+        launch_shell_single_quote(out, word);
+}
+
 void launch_argv_print(FILE *out, const launch_argv_t *argv)
 {
     for (size_t i = 0; i < argv->count; i++) {
         if (i > 0)
             fputs(argv->breaks[i] ? " \\\n  " : " ", out);
-        plan_quote(out, argv->items[i]);
+        launch_shell_quote(out, argv->items[i]);
     }
     fputc('\n', out);
 }
@@ -109,7 +120,7 @@ static void plan_print_assignments(FILE *out, const launch_vars_t *vars)
 {
     for (size_t i = 0; i < vars->count; i++) {
         fprintf(out, " %s=", vars->items[i].name);
-        plan_quote(out, vars->items[i].value);
+        launch_shell_quote(out, vars->items[i].value);
     }
 }
 
@@ -117,6 +128,32 @@ static bool plan_out_of_memory(char *err, size_t cap)
 {
     snprintf(err, cap, "out of host memory");
     return false;
+}
+
+/* Text written to a memory stream: plan_text_open starts it (false when out
+ * of memory), plan_text_close ends it and hands the text to the caller to
+ * free (NULL when out of memory). The stream points into the struct, so it
+ * stays where it was opened until closed. */
+typedef struct plan_text {
+    FILE *out;
+    char *text;
+    size_t size;
+} plan_text_t;
+
+static bool plan_text_open(plan_text_t *text)
+{
+    *text = (plan_text_t){0};
+    text->out = open_memstream(&text->text, &text->size);
+    return text->out != NULL;
+}
+
+static char *plan_text_close(plan_text_t *text)
+{
+    if (fclose(text->out) != 0) {
+        free(text->text);
+        return NULL;
+    }
+    return text->text;
 }
 
 static bool plan_mpirun(const launch_plan_t *plan, launch_argv_t *out)
@@ -128,8 +165,7 @@ static bool plan_mpirun(const launch_plan_t *plan, launch_argv_t *out)
     if (ok && plan->ssh_port > 0)
         ok = argv_push(out, "--mca", false) && argv_push(out, "plm_rsh_args", false) &&
              argv_pushf(out, false, "-p %d", plan->ssh_port);
-    for (size_t i = 0; ok && i < plan->engine_arg_count; i++)
-        ok = argv_push(out, plan->engine_args[i], false);
+    ok = ok && argv_push_all(out, plan->engine_args, plan->engine_arg_count);
     for (size_t node = 0; ok && node < plan->hosts->count; node++) {
         const launch_host_t *host = &plan->hosts->hosts[node];
         if (node > 0)
@@ -146,8 +182,7 @@ static bool plan_mpirun(const launch_plan_t *plan, launch_argv_t *out)
         for (size_t i = 0; ok && i < plan->forwarded->count; i++)
             ok = argv_push(out, "-x", false) &&
                  argv_push(out, plan->forwarded->items[i].name, false);
-        for (size_t i = 0; ok && i < plan->program_count; i++)
-            ok = argv_push(out, plan->program[i], false);
+        ok = ok && argv_push_all(out, plan->program, plan->program_count);
     }
     return ok;
 }
@@ -156,11 +191,10 @@ static bool plan_mpirun(const launch_plan_t *plan, launch_argv_t *out)
  * rank from the node's rank and Slurm's local task id, then the program. */
 static char *plan_srun_script(const launch_plan_t *plan, size_t per_node)
 {
-    char *script = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&script, &size);
-    if (out == NULL)
+    plan_text_t script;
+    if (!plan_text_open(&script))
         return NULL;
+    FILE *out = script.out;
     fputs("case \"$SLURMD_NODENAME\" in", out);
     for (size_t node = 0; node < plan->hosts->count; node++) {
         fprintf(out, " %s) export", plan->hosts->hosts[node].name);
@@ -175,11 +209,18 @@ static char *plan_srun_script(const launch_plan_t *plan, size_t per_node)
             " RANK=$((CROSS_RANK * %zu + SLURM_LOCALID)) LOCAL_RANK=$SLURM_LOCALID;"
             " exec \"$@\"",
             per_node);
-    if (fclose(out) != 0) {
-        free(script);
+    return plan_text_close(&script);
+}
+
+/* srun's --nodelist: the host names, comma-separated. */
+static char *plan_srun_nodelist(const launch_hosts_t *hosts)
+{
+    plan_text_t list;
+    if (!plan_text_open(&list))
         return NULL;
-    }
-    return script;
+    for (size_t node = 0; node < hosts->count; node++)
+        fprintf(list.out, "%s%s", node ? "," : "", hosts->hosts[node].name);
+    return plan_text_close(&list);
 }
 
 static bool plan_srun(const launch_plan_t *plan, launch_argv_t *out, char *err, size_t cap)
@@ -197,31 +238,22 @@ static bool plan_srun(const launch_plan_t *plan, launch_argv_t *out, char *err, 
             return false;
         }
     }
-    char *nodelist = NULL, *script = plan_srun_script(plan, per_node);
-    size_t size = 0;
-    FILE *list = open_memstream(&nodelist, &size);
-    if (script == NULL || list == NULL) {
+    char *script = plan_srun_script(plan, per_node), *nodelist = plan_srun_nodelist(hosts);
+    if (script == NULL || nodelist == NULL) {
         free(script);
-        if (list)
-            fclose(list);
         free(nodelist);
         return plan_out_of_memory(err, cap);
     }
-    for (size_t node = 0; node < hosts->count; node++)
-        fprintf(list, "%s%s", node ? "," : "", hosts->hosts[node].name);
-    fclose(list);
     bool ok = argv_push(out, plan->engine_path, false) &&
               argv_pushf(out, false, "--nodes=%zu", hosts->count) &&
               argv_pushf(out, false, "--ntasks=%zu", per_node * hosts->count) &&
               argv_pushf(out, false, "--ntasks-per-node=%zu", per_node) &&
               argv_pushf(out, false, "--nodelist=%s", nodelist) &&
               argv_push(out, "--export=ALL", false);
-    for (size_t i = 0; ok && i < plan->engine_arg_count; i++)
-        ok = argv_push(out, plan->engine_args[i], false);
+    ok = ok && argv_push_all(out, plan->engine_args, plan->engine_arg_count);
     ok = ok && argv_push(out, "sh", true) && argv_push(out, "-c", false) &&
          argv_push(out, script, false) && argv_push(out, "accel-launch", false);
-    for (size_t i = 0; ok && i < plan->program_count; i++)
-        ok = argv_push(out, plan->program[i], false);
+    ok = ok && argv_push_all(out, plan->program, plan->program_count);
     free(script);
     free(nodelist);
     return ok || plan_out_of_memory(err, cap);
@@ -243,13 +275,12 @@ static char *plan_ssh_script(const launch_plan_t *plan, size_t node)
     size_t first_rank = 0;
     for (size_t k = 0; k < node; k++)
         first_rank += plan->hosts->hosts[k].count;
-    char *script = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&script, &size);
-    if (out == NULL)
+    plan_text_t script;
+    if (!plan_text_open(&script))
         return NULL;
+    FILE *out = script.out;
     fputs("cd ", out);
-    plan_quote(out, plan->cwd);
+    launch_shell_quote(out, plan->cwd);
     fputs(" || exit 1; export", out);
     plan_print_assignments(out, plan->forwarded);
     plan_print_assignments(out, plan->job_vars);
@@ -259,18 +290,14 @@ static char *plan_ssh_script(const launch_plan_t *plan, size_t node)
         fprintf(out, "; RANK=%zu LOCAL_RANK=%zu", first_rank + local, local);
         for (size_t i = 0; i < plan->program_count; i++) {
             fputc(' ', out);
-            plan_quote(out, plan->program[i]);
+            launch_shell_quote(out, plan->program[i]);
         }
         fputs(" & pids=\"$pids $!\"", out);
     }
     fputs("; rc=0; for p in $pids; do wait \"$p\"; s=$?; [ \"$rc\" = 0 ] && rc=$s; done;"
           " exit \"$rc\"",
           out);
-    if (fclose(out) != 0) {
-        free(script);
-        return NULL;
-    }
-    return script;
+    return plan_text_close(&script);
 }
 
 bool launch_plan_ssh_command(const launch_plan_t *plan, size_t node, launch_argv_t *out, char *err,
@@ -280,8 +307,7 @@ bool launch_plan_ssh_command(const launch_plan_t *plan, size_t node, launch_argv
     bool ok = script != NULL && argv_push(out, plan->engine_path, false);
     if (ok && plan->ssh_port > 0)
         ok = argv_push(out, "-p", false) && argv_pushf(out, false, "%d", plan->ssh_port);
-    for (size_t i = 0; ok && i < plan->engine_arg_count; i++)
-        ok = argv_push(out, plan->engine_args[i], false);
+    ok = ok && argv_push_all(out, plan->engine_args, plan->engine_arg_count);
     ok =
         ok && argv_push(out, plan->hosts->hosts[node].name, false) && argv_push(out, script, false);
     free(script);

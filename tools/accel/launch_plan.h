@@ -78,4 +78,10 @@ bool launch_plan_ssh_command(const launch_plan_t *plan, size_t node, launch_argv
  * needs it, a " \" line break at each break. */
 void launch_argv_print(FILE *out, const launch_argv_t *argv);
 
+/* `word` as one POSIX shell word: as is when no character needs quoting,
+ * else as launch_shell_single_quote writes it. Used by `accel env` too. */
+void launch_shell_quote(FILE *out, const char *word);
+/* `word` in single quotes, each ' written as '\'' (safe for any bytes). */
+void launch_shell_single_quote(FILE *out, const char *word);
+
 #endif

@@ -100,6 +100,41 @@ uint64_t conf_allocated(void)
     return value;
 }
 
+bool conf_memory_stat_entry(size_t index, const char **key, uint64_t *value)
+{
+    *key = NULL;
+    *value = 0;
+    accel_status_t status =
+        accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, key, value);
+    if (status == ACCEL_ERROR_NOT_FOUND)
+        return false;
+    assert_ok(status);
+    return true;
+}
+
+uint64_t conf_memory_stat(const char *name)
+{
+    const char *key = NULL;
+    uint64_t value = 0;
+    for (size_t index = 0; conf_memory_stat_entry(index, &key, &value); index++) {
+        if (strcmp(key, name) == 0)
+            return value;
+    }
+    fail_msg("memory stats have no key %s", name);
+    return 0;
+}
+
+void conf_assert_peaks_are_current(void)
+{
+    accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
+    assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
+    assert_true(stats.allocated_bytes_peak == stats.allocated_bytes);
+    assert_true(stats.reserved_bytes_peak == stats.reserved_bytes);
+    assert_true(stats.requested_bytes_peak == stats.requested_bytes);
+    assert_true(stats.allocation_count_peak == stats.allocation_count);
+    assert_true(stats.segment_count_peak == stats.segment_count);
+}
+
 void conf_gate_init(conf_gate_t *gate)
 {
     pthread_mutex_init(&gate->lock, NULL);

@@ -8,22 +8,6 @@
 #include <sched.h>
 #include <stdlib.h>
 
-/* Value of torch key `name` on the current device; the key must exist. */
-static uint64_t reset_stat(const char *name)
-{
-    for (size_t index = 0;; index++) {
-        const char *key = NULL;
-        uint64_t value = 0;
-        accel_status_t status =
-            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, &key, &value);
-        if (status == ACCEL_ERROR_NOT_FOUND)
-            fail_msg("memory stats have no key %s", name);
-        assert_ok(status);
-        if (strcmp(key, name) == 0)
-            return value;
-    }
-}
-
 void test_memory_reset_accumulated_zeroes_cumulative(void **state)
 {
     static const char *const cumulative[] = {"allocation.all.allocated",
@@ -38,28 +22,28 @@ void test_memory_reset_accumulated_zeroes_cumulative(void **state)
     (void)state;
     void *kept = conf_device_alloc(3 << 20); /* a large-pool block: a new segment */
     conf_device_free(conf_device_alloc(1000));
-    uint64_t current = reset_stat("allocated_bytes.all.current");
-    uint64_t peak = reset_stat("allocated_bytes.all.peak");
-    uint64_t segments = reset_stat("segment.all.current");
+    uint64_t current = conf_memory_stat("allocated_bytes.all.current");
+    uint64_t peak = conf_memory_stat("allocated_bytes.all.peak");
+    uint64_t segments = conf_memory_stat("segment.all.current");
     for (size_t i = 0; i < sizeof cumulative / sizeof cumulative[0]; i++) {
-        if (reset_stat(cumulative[i]) == 0)
+        if (conf_memory_stat(cumulative[i]) == 0)
             fail_msg("%s is 0 before the reset; the test needs it counted", cumulative[i]);
     }
 
     assert_ok(accel_reset_accumulated_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE));
 
     for (size_t i = 0; i < sizeof cumulative / sizeof cumulative[0]; i++)
-        assert_int_equal(reset_stat(cumulative[i]), 0);
-    assert_int_equal(reset_stat("num_ooms"), 0);
-    assert_int_equal(reset_stat("num_alloc_retries"), 0);
-    assert_int_equal(reset_stat("num_oom_rejections"), 0);
-    assert_int_equal(reset_stat("num_device_free"), 0);
-    assert_int_equal(reset_stat("allocated_bytes.all.current"), current);
-    assert_int_equal(reset_stat("allocated_bytes.all.peak"), peak);
-    assert_int_equal(reset_stat("segment.all.current"), segments);
+        assert_int_equal(conf_memory_stat(cumulative[i]), 0);
+    assert_int_equal(conf_memory_stat("num_ooms"), 0);
+    assert_int_equal(conf_memory_stat("num_alloc_retries"), 0);
+    assert_int_equal(conf_memory_stat("num_oom_rejections"), 0);
+    assert_int_equal(conf_memory_stat("num_device_free"), 0);
+    assert_int_equal(conf_memory_stat("allocated_bytes.all.current"), current);
+    assert_int_equal(conf_memory_stat("allocated_bytes.all.peak"), peak);
+    assert_int_equal(conf_memory_stat("segment.all.current"), segments);
     /* Counting goes on from 0. */
     conf_device_free(kept);
-    assert_int_equal(reset_stat("allocation.all.freed"), 1);
+    assert_int_equal(conf_memory_stat("allocation.all.freed"), 1);
 }
 
 void test_memory_reset_accumulated_bad_arguments(void **state)
@@ -78,12 +62,12 @@ void test_memory_oom_rejection_counted(void **state)
 {
     void *ptr = &ptr;
     (void)state;
-    uint64_t rejections = reset_stat("num_oom_rejections");
-    uint64_t ooms = reset_stat("num_ooms");
+    uint64_t rejections = conf_memory_stat("num_oom_rejections");
+    uint64_t ooms = conf_memory_stat("num_ooms");
     assert_status(ACCEL_ERROR_OUT_OF_MEMORY, accel_malloc(conformance_acc, SIZE_MAX - 64, &ptr));
     assert_ptr_equal(ptr, &ptr);
-    assert_int_equal(reset_stat("num_oom_rejections"), rejections + 1);
-    assert_int_equal(reset_stat("num_ooms"), ooms + 1);
+    assert_int_equal(conf_memory_stat("num_oom_rejections"), rejections + 1);
+    assert_int_equal(conf_memory_stat("num_ooms"), ooms + 1);
 }
 
 /* ---- the pinned host cache */

@@ -63,17 +63,11 @@ void test_memory_stats_legacy_cached_names(void **state)
 
 void test_memory_stats_reset_peaks(void **state)
 {
-    accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
     void *ptr = conf_device_alloc(2 * STATS_BLOCK);
     (void)state;
     conf_device_free(ptr);
     assert_ok(accel_reset_peak_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE));
-    assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
-    assert_true(stats.allocated_bytes_peak == stats.allocated_bytes);
-    assert_true(stats.reserved_bytes_peak == stats.reserved_bytes);
-    assert_true(stats.requested_bytes_peak == stats.requested_bytes);
-    assert_true(stats.allocation_count_peak == stats.allocation_count);
-    assert_true(stats.segment_count_peak == stats.segment_count);
+    conf_assert_peaks_are_current();
 }
 
 /* torch's reset_max_memory_allocated and reset_max_memory_cached (which
@@ -84,17 +78,11 @@ void test_memory_stats_reset_max_resets_every_peak(void **state)
                                                         accel_reset_max_memory_cached};
     (void)state;
     for (size_t i = 0; i < sizeof resets / sizeof resets[0]; i++) {
-        accel_memory_stats_t stats = ACCEL_STRUCT_INIT(accel_memory_stats_t);
         void *ptr = conf_device_alloc(4 * STATS_BLOCK);
         conf_device_free(ptr);
         assert_ok(accel_empty_cache(conformance_acc));
         assert_ok(resets[i](conformance_acc, ACCEL_CURRENT_DEVICE));
-        assert_ok(accel_memory_stats(conformance_acc, ACCEL_CURRENT_DEVICE, &stats));
-        assert_true(stats.allocated_bytes_peak == stats.allocated_bytes);
-        assert_true(stats.reserved_bytes_peak == stats.reserved_bytes);
-        assert_true(stats.requested_bytes_peak == stats.requested_bytes);
-        assert_true(stats.allocation_count_peak == stats.allocation_count);
-        assert_true(stats.segment_count_peak == stats.segment_count);
+        conf_assert_peaks_are_current();
     }
 }
 
@@ -122,14 +110,9 @@ void test_memory_stats_entries_torch_keys(void **state)
     size_t index = 0;
     uint64_t allocated = conf_allocated();
     (void)state;
-    for (;; index++) {
-        const char *key = NULL;
-        uint64_t value = 0;
-        accel_status_t status =
-            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, &key, &value);
-        if (status == ACCEL_ERROR_NOT_FOUND)
-            break;
-        assert_ok(status);
+    const char *key = NULL;
+    uint64_t value = 0;
+    for (; conf_memory_stat_entry(index, &key, &value); index++) {
         assert_non_null(key);
         assert_true(key[0] != '\0');
         if (strcmp(key, "allocated_bytes.all.current") == 0) {
@@ -140,22 +123,6 @@ void test_memory_stats_entries_torch_keys(void **state)
     }
     assert_true(index >= 1);
     assert_true(found);
-}
-
-/* Value of torch key `name`; the key must exist. */
-static uint64_t stats_key(const char *name)
-{
-    for (size_t index = 0;; index++) {
-        const char *key = NULL;
-        uint64_t value = 0;
-        accel_status_t status =
-            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, index, &key, &value);
-        if (status == ACCEL_ERROR_NOT_FOUND)
-            fail_msg("memory stats have no key %s", name);
-        assert_ok(status);
-        if (strcmp(key, name) == 0)
-            return value;
-    }
 }
 
 /* Every key torch's memory_stats() has for a caching allocator, sorted as
@@ -179,14 +146,9 @@ void test_memory_stats_entries_every_torch_key(void **state)
     size_t count = 0;
     void *ptr = conf_device_alloc(3000);
     (void)state;
-    for (;; count++) {
-        const char *key = NULL;
-        uint64_t value = 0;
-        accel_status_t status =
-            accel_memory_stats_entry(conformance_acc, ACCEL_CURRENT_DEVICE, count, &key, &value);
-        if (status == ACCEL_ERROR_NOT_FOUND)
-            break;
-        assert_ok(status);
+    const char *key = NULL;
+    uint64_t value = 0;
+    for (; conf_memory_stat_entry(count, &key, &value); count++) {
         assert_true(strcmp(previous, key) < 0);
         snprintf(previous, sizeof previous, "%s", key);
     }
@@ -195,20 +157,20 @@ void test_memory_stats_entries_every_torch_key(void **state)
         for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
             uint64_t all, small, large;
             snprintf(name, sizeof name, "%s.all.%s", kinds[k], metrics[m]);
-            all = stats_key(name);
+            all = conf_memory_stat(name);
             snprintf(name, sizeof name, "%s.small_pool.%s", kinds[k], metrics[m]);
-            small = stats_key(name);
+            small = conf_memory_stat(name);
             snprintf(name, sizeof name, "%s.large_pool.%s", kinds[k], metrics[m]);
-            large = stats_key(name);
+            large = conf_memory_stat(name);
             if (m != 1) /* the peaks of the pools need not coincide */
                 assert_true(all == small + large);
         }
     }
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-        (void)stats_key(others[i]);
-    assert_true(stats_key("allocated_bytes.all.current") == conf_allocated());
-    assert_true(stats_key("requested_bytes.all.current") >= 3000);
-    assert_true(stats_key("num_device_alloc") >= stats_key("segment.all.current"));
+        (void)conf_memory_stat(others[i]);
+    assert_true(conf_memory_stat("allocated_bytes.all.current") == conf_allocated());
+    assert_true(conf_memory_stat("requested_bytes.all.current") >= 3000);
+    assert_true(conf_memory_stat("num_device_alloc") >= conf_memory_stat("segment.all.current"));
     conf_device_free(ptr);
 }
 
