@@ -34,7 +34,18 @@ typedef struct null_job {
 #define NULL_KERNEL(NAME, ATTR, VEC)                                                               \
     ATTR static void NAME(const null_job_t *job, size_t begin, size_t end)                         \
     {                                                                                              \
-        const bench_null_pass_t *pass = job->pass;                                                 \
+        /* locals the stores below cannot alias: no reload per block */                            \
+        const int streams = job->pass->accesses;                                                   \
+        unsigned char *next[BENCH_NULL_MAX_ACCESSES];                                              \
+        size_t step[BENCH_NULL_MAX_ACCESSES], vectors[BENCH_NULL_MAX_ACCESSES];                    \
+        int mode[BENCH_NULL_MAX_ACCESSES];                                                         \
+        for (int s = 0; s < streams; s++) {                                                        \
+            unsigned width = job->op->shape.width[job->pass->access[s].buffer];                    \
+            next[s] = job->op->data[job->pass->access[s].buffer] + begin * width;                  \
+            step[s] = NULL_BLOCK * width;                                                          \
+            vectors[s] = step[s] / sizeof(VEC);                                                    \
+            mode[s] = job->pass->access[s].mode;                                                   \
+        }                                                                                          \
         VEC acc, key;                                                                              \
         for (size_t k = 0; k < sizeof(VEC) / 8; k++) {                                             \
             acc[k] = 0;                                                                            \
@@ -42,36 +53,31 @@ typedef struct null_job {
         }                                                                                          \
         size_t blocks_end = begin + (end - begin) / NULL_BLOCK * NULL_BLOCK;                       \
         for (size_t b = begin; b < blocks_end; b += NULL_BLOCK) {                                  \
-            for (int s = 0; s < pass->accesses; s++) {                                             \
-                unsigned width = job->op->shape.width[pass->access[s].buffer];                     \
-                VEC *p = (VEC *)(job->op->data[pass->access[s].buffer] + b * width);               \
-                size_t n = NULL_BLOCK * width / sizeof(VEC);                                       \
-                switch (pass->access[s].mode) {                                                    \
-                case BENCH_NULL_READ:                                                              \
+            for (int s = 0; s < streams; s++) {                                                    \
+                VEC *p = (VEC *)next[s];                                                           \
+                size_t n = vectors[s];                                                             \
+                next[s] += step[s];                                                                \
+                if (mode[s] == BENCH_NULL_READ)                                                    \
                     for (size_t k = 0; k < n; k++)                                                 \
                         acc ^= p[k];                                                               \
-                    break;                                                                         \
-                case BENCH_NULL_WRITE:                                                             \
+                else if (mode[s] == BENCH_NULL_WRITE)                                              \
                     for (size_t k = 0; k < n; k++)                                                 \
                         p[k] = acc;                                                                \
-                    break;                                                                         \
-                default:                                                                           \
+                else                                                                               \
                     for (size_t k = 0; k < n; k++)                                                 \
                         p[k] ^= key;                                                               \
-                    break;                                                                         \
-                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         uint64_t sum = 0;                                                                          \
         for (size_t k = 0; k < sizeof(VEC) / 8; k++)                                               \
             sum ^= acc[k];                                                                         \
-        for (int s = 0; s < pass->accesses; s++) {                                                 \
-            unsigned width = job->op->shape.width[pass->access[s].buffer];                         \
-            unsigned char *p = job->op->data[pass->access[s].buffer];                              \
+        for (int s = 0; s < streams; s++) {                                                        \
+            unsigned width = job->op->shape.width[job->pass->access[s].buffer];                    \
+            unsigned char *p = job->op->data[job->pass->access[s].buffer];                         \
             for (size_t i = blocks_end * width; i < end * width; i++) {                            \
-                if (pass->access[s].mode == BENCH_NULL_READ)                                       \
+                if (mode[s] == BENCH_NULL_READ)                                                    \
                     sum ^= p[i];                                                                   \
-                else if (pass->access[s].mode == BENCH_NULL_WRITE)                                 \
+                else if (mode[s] == BENCH_NULL_WRITE)                                              \
                     p[i] = (unsigned char)sum;                                                     \
                 else                                                                               \
                     p[i] ^= (unsigned char)job->key;                                               \
@@ -98,7 +104,7 @@ typedef void (*null_chunk_fn_t)(const null_job_t *job, size_t begin, size_t end)
 
 /* 2: AVX-512, 1: AVX2, 0: scalar. GCC's cpu model checks that the OS
  * saves the wider registers (XGETBV), not only the cpuid bits. */
-static int null_isa_index(void)
+static int null_isa_detect(void)
 {
 #if NULL_HAVE_X86
     __builtin_cpu_init();
@@ -108,6 +114,15 @@ static int null_isa_index(void)
         return 1;
 #endif
     return 0;
+}
+
+/* Detected once; benign race: every thread computes the same value. */
+static int null_isa_index(void)
+{
+    static volatile int cached = -1;
+    if (cached < 0)
+        cached = null_isa_detect();
+    return cached;
 }
 
 const char *bench_null_isa(void)
