@@ -21,6 +21,12 @@
 #define OFFLOAD_GRAIN          1024
 #define OFFLOAD_MIN_PER_THREAD (32 * 1024)
 #define OFFLOAD_SEGMENT        (64 * 1024) /* norm partials of the unfused pass 1 */
+/* How the fused op splits its two passes across accel's pool
+ * (src/ops/cpu/host_offload.c, and host_ops.c for the unfused Adam step):
+ * the null ops below split the same way. */
+#define OP_NORM_GRAIN     4096 /* ACCEL_OFFLOAD_SEGMENT */
+#define OP_GRAIN          64
+#define OP_MIN_PER_THREAD (32 * 1024)
 
 /* One step's buffers and settings; every side runs on the same pages.
  * loss_scale 1 and no clipping make the unscale factor 1, so the unfused
@@ -238,6 +244,53 @@ static bool offload_prepare(offload_arg_t *a)
     return true;
 }
 
+/* The null ops' shapes (null_op.h). Buffers: 0 param, 1 grad (as given),
+ * 2 m, 3 v, 4 the low-precision copy, 5 the unfused fp32 grads (bf16 case).
+ * Fused: the norm reads the grads, then one pass reads them again, updates
+ * p, m, v in place and writes the copy. Unfused: norm; unscale (in place,
+ * or bf16 to fp32); the Adam step; the copy. */
+static void offload_shapes(accel_dtype_t grad_dtype, bench_null_shape_t *fused,
+                           bench_null_shape_t *unfused)
+{
+    bool f32 = grad_dtype == ACCEL_DTYPE_F32;
+    const bench_null_shape_t buffers = {.width = {4, f32 ? 4 : 2, 4, 4, 2, 4},
+                                        .buffers = f32 ? 5 : 6};
+    const bench_null_pass_t norm = {{{1, BENCH_NULL_READ}}, 1, OP_NORM_GRAIN, OP_MIN_PER_THREAD};
+    const bench_null_pass_t step = {{{f32 ? 1 : 5, BENCH_NULL_READ},
+                                     {0, BENCH_NULL_UPDATE},
+                                     {2, BENCH_NULL_UPDATE},
+                                     {3, BENCH_NULL_UPDATE}},
+                                    4,
+                                    OP_GRAIN,
+                                    OP_MIN_PER_THREAD};
+    *fused = buffers;
+    fused->pass[0] = norm;
+    fused->pass[1] = (bench_null_pass_t){{{1, BENCH_NULL_READ},
+                                          {0, BENCH_NULL_UPDATE},
+                                          {2, BENCH_NULL_UPDATE},
+                                          {3, BENCH_NULL_UPDATE},
+                                          {4, BENCH_NULL_WRITE}},
+                                         5,
+                                         OP_GRAIN,
+                                         OP_MIN_PER_THREAD};
+    fused->passes = 2;
+    *unfused = buffers;
+    unfused->pass[0] =
+        (bench_null_pass_t){{{1, BENCH_NULL_READ}}, 1, OFFLOAD_SEGMENT, OFFLOAD_SEGMENT};
+    unfused->pass[1] = f32 ? (bench_null_pass_t){{{1, BENCH_NULL_UPDATE}},
+                                                 1,
+                                                 OFFLOAD_GRAIN,
+                                                 OFFLOAD_MIN_PER_THREAD}
+                           : (bench_null_pass_t){{{1, BENCH_NULL_READ}, {5, BENCH_NULL_WRITE}},
+                                                 2,
+                                                 OFFLOAD_GRAIN,
+                                                 OFFLOAD_MIN_PER_THREAD};
+    unfused->pass[2] = step;
+    unfused->pass[3] = (bench_null_pass_t){
+        {{0, BENCH_NULL_READ}, {4, BENCH_NULL_WRITE}}, 2, OFFLOAD_GRAIN, OFFLOAD_MIN_PER_THREAD};
+    unfused->passes = 4;
+}
+
 void bench_optim_offload(bench_ctx_t *ctx, const accel_adam_op_t *adam, const char *load_error,
                          unsigned log2_count, accel_dtype_t grad_dtype)
 {
@@ -284,10 +337,13 @@ void bench_optim_offload(bench_ctx_t *ctx, const accel_adam_op_t *adam, const ch
      * fp32 grad buffer */
     double fused_memory = 14.0 + (grad_dtype == ACCEL_DTYPE_F32 ? 4 : 2);
     double unfused_memory = fused_memory + (grad_dtype == ACCEL_DTYPE_F32 ? 0 : 4);
+    bench_null_shape_t fused, unfused;
+    offload_shapes(grad_dtype, &fused, &unfused);
     bench_stream_ceiling_measure(ctx, figures[1], offload_fused, &a, fused_bytes * (double)a.count,
-                                 fused_memory * (double)a.count);
+                                 fused_memory * (double)a.count, &fused, a.count);
     bench_stream_ceiling_measure(ctx, figures[2], offload_unfused, &a,
-                                 unfused_bytes * (double)a.count, unfused_memory * (double)a.count);
+                                 unfused_bytes * (double)a.count, unfused_memory * (double)a.count,
+                                 &unfused, a.count);
     snprintf(note, sizeof note, "%s, %zu threads; %.0f vs %.0f B/param: roofline %.2fx",
              adam->implementation, accel_thread_pool_threads(), fused_bytes, unfused_bytes,
              unfused_bytes / fused_bytes);

@@ -1,17 +1,33 @@
-/* stream_ceiling.h: the machine's memory bandwidth measured the way STREAM
- * does, as a ceiling for figures that stream memory: copy (c = a) and triad
- * (a = b + s * c) over arrays of doubles, each with ordinary and with
- * non-temporal stores, BabelStream's in-place nstream (a += b + s * c) and
- * an in-place update of three arrays by a fourth (a, b, c += s * d, the
- * access pattern of an optimizer step): the steps update in place, and on
- * some machines that traffic runs faster than copy's or triad's. On accel's
- * host thread pool (the threads the CPU ops use, ACCEL_CPU_THREADS). A
- * figure's ceiling is the fastest of the six, picked by the best of several trials, over arrays as
- * large as the memory the figure touches (so a figure whose data fits in a cache is held to that
- * cache's bandwidth, not to DRAM's), timed alternately with the figure in the same run, its time
- * scaled to the figure's bytes. A figure over 1.0x of its ceiling means the ceiling is wrong: fix
- * it, never clamp. Threads: a bench_stream_t belongs to the thread that opened it; its passes run
- * on the pool. */
+/* stream_ceiling.h: the memory ceiling of a figure that streams memory.
+ * Two candidates, the faster of which, in each repetition, is the ceiling:
+ * - the op's null op (null_op.h): the op's own access shape (read, write
+ *   and in-place streams, element widths, buffer sizes, passes, pool grain,
+ *   vector width) with no arithmetic;
+ * - the machine's bandwidth measured the way STREAM does: copy (c = a) and
+ *   triad (a = b + s * c) over arrays of doubles, each with ordinary and
+ *   with non-temporal stores, BabelStream's in-place nstream (a += b + s * c)
+ *   and an in-place update of three arrays by a fourth (a, b, c += s * d),
+ *   the fastest of the six by the best of several trials, over arrays as
+ *   large as the memory the figure touches, its time scaled to the figure's
+ *   bytes.
+ * Both run on accel's host thread pool (the threads the CPU ops use,
+ * ACCEL_CPU_THREADS), timed alternately with the figure in the same run.
+ *
+ * Why STREAM alone was no ceiling (the AVX-512 Adam step reached 1.30x of
+ * it, the fused offload phase 1.22-1.35x): its loops were built for SSE2
+ * (no -m flags: 16-byte vectors over doubles), so on data the large
+ * last-level cache holds they ran out of instructions before bandwidth,
+ * while the op used 64-byte vectors; copy and triad with ordinary stores
+ * also move a write-allocate read that STREAM's byte count leaves out,
+ * which an in-place op never pays; their shape (two to four streams of
+ * doubles) was not the op's (up to six streams of 2- and 4-byte elements,
+ * in two passes whose second reads what the first left in cache); and one
+ * kernel, picked once from two trials on a noisy machine, stood for every
+ * repetition. The loops are now also built for AVX2 and AVX-512, and the
+ * null op reproduces the op's shape. A figure over 1.0x of its ceiling
+ * means the ceiling is wrong: fix it, never clamp. Threads: a
+ * bench_stream_t belongs to the thread that opened it; its passes run on
+ * the pool. */
 #ifndef ACCEL_BENCH_STREAM_CEILING_H
 #define ACCEL_BENCH_STREAM_CEILING_H
 
@@ -19,6 +35,7 @@
 #include <stddef.h>
 
 #include "bench.h"
+#include "null_op.h"
 
 typedef enum bench_stream_kernel {
     BENCH_STREAM_COPY = 0,
@@ -66,8 +83,12 @@ const char *bench_stream_kernel_name(bench_stream_kernel_t kernel);
  * of memory) into `figure` against its STREAM ceiling, alternating as
  * bench_measure does: the figure's ratio is then the fraction of the
  * ceiling it reaches (its GB/s / the ceiling's). The baseline's name says
- * which kernel and how many threads. */
+ * which kernel and how many threads. `shape` (NULL: none) is the op's
+ * access shape over `count` elements: its null op (null_op.h) is a
+ * candidate too, and the fastest candidate, by the best of several trials,
+ * is timed against the op. */
 void bench_stream_ceiling_measure(bench_ctx_t *ctx, bench_figure_t *figure, bench_fn_t fn,
-                                  void *arg, double bytes, double footprint);
+                                  void *arg, double bytes, double footprint,
+                                  const bench_null_shape_t *shape, size_t count);
 
 #endif /* ACCEL_BENCH_STREAM_CEILING_H */

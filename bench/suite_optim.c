@@ -1,7 +1,7 @@
 /* suite_optim.c: the host optimizer ops (CPUAdamBuilder, CPUAdagradBuilder,
  * CPULionBuilder) in params/s next to a plain single-thread C loop of the
- * same formula, and in GB/s as a fraction of the memory ceiling: STREAM's
- * copy and triad (stream_ceiling.h) moving the step's bytes, on as many
+ * same formula, and in GB/s as a fraction of the memory ceiling: the step's
+ * null op or STREAM's kernels (stream_ceiling.h) moving the step's bytes, on as many
  * threads as accel's CPU worker pool, timed alternately in the same run.
  * Also ZeRO-Offload's fused CPU phase (optim_offload.h). Threads: the
  * suite's team of worker threads lives for one call of bench_suite_optim
@@ -21,6 +21,11 @@
 /* Thread chunks start on multiples of this many elements (one or more cache
  * lines of every dtype). */
 #define OPTIM_GRAIN 1024
+/* How the host ops split a step across accel's pool (src/ops/cpu/host_ops.c
+ * HOST_GRAIN, HOST_MIN_PER_THREAD): the null op of a step's ceiling splits
+ * the same way. */
+#define OPTIM_OP_GRAIN          64
+#define OPTIM_OP_MIN_PER_THREAD (32 * 1024)
 
 /* ---------------------------------------------------------------- threads */
 
@@ -524,8 +529,22 @@ static void optim_run_case(optim_suite_t *s, const optim_case_t *c)
         snprintf(rate->note, sizeof rate->note, "%s", note);
 
     double footprint = (double)(2 * arg.param_size + (size_t)c->states * arg.state_size);
+    /* the step's shape: grads read, params and every state updated in place */
+    bench_null_shape_t shape = {
+        .width = {(unsigned)arg.param_size, (unsigned)arg.param_size, (unsigned)arg.state_size,
+                  (unsigned)arg.state_size},
+        .buffers = 2 + c->states,
+        .pass = {{.access = {{1, BENCH_NULL_READ},
+                             {0, BENCH_NULL_UPDATE},
+                             {2, BENCH_NULL_UPDATE},
+                             {3, BENCH_NULL_UPDATE}},
+                  .accesses = 2 + c->states,
+                  .grain = OPTIM_OP_GRAIN,
+                  .min_per_thread = OPTIM_OP_MIN_PER_THREAD}},
+        .passes = 1,
+    };
     bench_stream_ceiling_measure(ctx, frac, optim_op_step, &arg, bytes * (double)arg.count,
-                                 footprint * (double)arg.count);
+                                 footprint * (double)arg.count, &shape, arg.count);
     if (!frac->failed)
         snprintf(frac->note, sizeof frac->note, "ratio = fraction of the ceiling; %.90s", note);
     optim_buffers_free(&arg.buffers);
@@ -595,7 +614,7 @@ static void optim_run_stream(optim_suite_t *s, double footprint)
         if (!f->failed)
             snprintf(f->note, sizeof f->note,
                      "%zu threads (accel's pool); each figure's ceiling is the best of copy, "
-                     "triad (+NT), nstream, update",
+                     "triad (+NT), nstream, update, and its null op",
                      arg.stream.threads);
     }
     bench_stream_close(&arg.stream);

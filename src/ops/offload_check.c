@@ -26,21 +26,6 @@ typedef struct offload_range {
     int tensor;
 } offload_range_t;
 
-static bool dtype_of(DLDataType dl, accel_dtype_t *out)
-{
-    if (dl.lanes != 1)
-        return false;
-    if (dl.code == kDLFloat && dl.bits == 32)
-        *out = ACCEL_DTYPE_F32;
-    else if (dl.code == kDLFloat && dl.bits == 16)
-        *out = ACCEL_DTYPE_F16;
-    else if (dl.code == kDLBfloat && dl.bits == 16)
-        *out = ACCEL_DTYPE_BF16;
-    else
-        return false;
-    return true;
-}
-
 /* Which dtypes tensor k of an entry may have: param and the moments f32,
  * grad any of the three, lp_param a 16-bit one. */
 static bool dtype_allowed(int k, accel_dtype_t dtype)
@@ -80,7 +65,7 @@ static accel_status_t check_entry(const char *op, accel_t *acc, size_t index,
         status = accel_tensor_span_check(label, tensors[k], &span);
         if (status != ACCEL_OK)
             return status;
-        if (!dtype_of(tensors[k]->dtype, &dtypes[k]) || !dtype_allowed(k, dtypes[k]))
+        if (!accel_optim_dtype(tensors[k]->dtype, &dtypes[k]) || !dtype_allowed(k, dtypes[k]))
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "%s: %s tensor has DLPack dtype code %u bits %u lanes %u; it must "
                                "be %s",

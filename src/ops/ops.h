@@ -114,6 +114,9 @@ void accel_lion_coeffs_make(const accel_lion_config_t *config, accel_lion_coeffs
 void accel_lamb_coeffs_make(const accel_lamb_config_t *config, uint64_t step,
                             accel_lamb_coeffs_t *out);
 void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagrad_coeffs_t *out);
+/* The accel dtype of a DLPack type among the optimizer dtypes (f32, f16,
+ * bf16, one lane); false for any other (optim_check.c, offload_check.c). */
+bool accel_optim_dtype(DLDataType dl, accel_dtype_t *out);
 
 /* The builders core lists on every accelerator (builders.c): the host
  * optimizer ops, then FusedAdam/FusedLion (the backend's fused_optim kernels,

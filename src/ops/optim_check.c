@@ -165,8 +165,7 @@ void accel_adagrad_coeffs_make(const accel_adagrad_config_t *config, accel_adagr
     out->weight_decay = config->weight_decay;
 }
 
-/* The accel dtype of a DLPack type among the optimizer dtypes. */
-static bool optim_dtype(DLDataType dl, accel_dtype_t *out)
+bool accel_optim_dtype(DLDataType dl, accel_dtype_t *out)
 {
     if (dl.lanes != 1)
         return false;
@@ -233,7 +232,7 @@ accel_status_t accel_optim_view_make(const char *op, accel_t *acc, accel_optim_m
         status = accel_tensor_span_check(labels[i], tensors[i], &spans[i]);
         if (status != ACCEL_OK)
             return status;
-        if (!optim_dtype(tensors[i]->dtype, &dtypes[i]))
+        if (!accel_optim_dtype(tensors[i]->dtype, &dtypes[i]))
             return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                "%s: %s tensor has DLPack dtype code %u bits %u lanes %u; "
                                "optimizer tensors are float32, float16 or bfloat16",

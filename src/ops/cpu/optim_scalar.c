@@ -36,22 +36,29 @@ ACCEL_ALWAYS_INLINE void store_element(void *base, size_t i, accel_dtype_t dtype
     memcpy((char *)base + i * sizeof half, &half, sizeof half);
 }
 
+/* One element of Adam's update of *p, *m, *s by the grad g (the step and
+ * the offload step's pass 2 share it; the vector kernels follow its order). */
+ACCEL_ALWAYS_INLINE void adam_element(const accel_adam_coeffs_t *c, float g, float *p, float *m,
+                                      float *s)
+{
+    if (c->l2_decay > 0.0f)
+        g = fmaf(*p, c->l2_decay, g);
+    *m = fmaf(g, c->one_minus_beta1, *m * c->beta1);
+    *s = fmaf(g * g, c->one_minus_beta2, *s * c->beta2);
+    float update = *m / fmaf(sqrtf(*s), c->bc2, c->eps);
+    if (c->decoupled_decay != 0.0f)
+        *p = fmaf(*p, c->decoupled_decay, *p);
+    *p = fmaf(update, c->step_size, *p);
+}
+
 ACCEL_ALWAYS_INLINE void adam_range(const accel_adam_coeffs_t *c, const accel_optim_view_t *v,
                                     size_t begin, size_t end, accel_dtype_t pt, accel_dtype_t st)
 {
     for (size_t i = begin; i < end; i++) {
-        float g = load_element(v->grad, i, pt);
         float p = load_element(v->param, i, pt);
         float m = load_element(v->state1, i, st);
         float s = load_element(v->state2, i, st);
-        if (c->l2_decay > 0.0f)
-            g = fmaf(p, c->l2_decay, g);
-        m = fmaf(g, c->one_minus_beta1, m * c->beta1);
-        s = fmaf(g * g, c->one_minus_beta2, s * c->beta2);
-        float update = m / fmaf(sqrtf(s), c->bc2, c->eps);
-        if (c->decoupled_decay != 0.0f)
-            p = fmaf(p, c->decoupled_decay, p);
-        p = fmaf(update, c->step_size, p);
+        adam_element(c, load_element(v->grad, i, pt), &p, &m, &s);
         store_element(v->param, i, pt, p);
         store_element(v->state1, i, st, m);
         store_element(v->state2, i, st, s);
@@ -100,18 +107,10 @@ ACCEL_ALWAYS_INLINE void offload_adam_range(const accel_adam_coeffs_t *c, float 
                                             accel_dtype_t gt, accel_dtype_t lt)
 {
     for (size_t i = begin; i < end; i++) {
-        float g = load_element(v->grad, i, gt) * inverse;
         float p = load_element(v->param, i, ACCEL_DTYPE_F32);
         float m = load_element(v->exp_avg, i, ACCEL_DTYPE_F32);
         float s = load_element(v->exp_avg_sq, i, ACCEL_DTYPE_F32);
-        if (c->l2_decay > 0.0f)
-            g = fmaf(p, c->l2_decay, g);
-        m = fmaf(g, c->one_minus_beta1, m * c->beta1);
-        s = fmaf(g * g, c->one_minus_beta2, s * c->beta2);
-        float update = m / fmaf(sqrtf(s), c->bc2, c->eps);
-        if (c->decoupled_decay != 0.0f)
-            p = fmaf(p, c->decoupled_decay, p);
-        p = fmaf(update, c->step_size, p);
+        adam_element(c, load_element(v->grad, i, gt) * inverse, &p, &m, &s);
         store_element(v->param, i, ACCEL_DTYPE_F32, p);
         store_element(v->exp_avg, i, ACCEL_DTYPE_F32, m);
         store_element(v->exp_avg_sq, i, ACCEL_DTYPE_F32, s);

@@ -10,33 +10,56 @@
  * including file defines OPTIM_SIMD_TABLE (the table's name), OPTIM_SIMD_ISA and OPTIM_SIMD_NAME.
  */
 
+/* Adam's coefficients broadcast once per range. */
+typedef struct adam_vectors {
+    vec_t beta1, one_minus_beta1, beta2, one_minus_beta2, eps, bc2, step_size, l2_decay, decoupled;
+    int has_l2, has_decoupled;
+} adam_vectors_t;
+
+ACCEL_SIMD_INLINE adam_vectors_t adam_vectors(const accel_adam_coeffs_t *c)
+{
+    return (adam_vectors_t){vec_set1(c->beta1),
+                            vec_set1(c->one_minus_beta1),
+                            vec_set1(c->beta2),
+                            vec_set1(c->one_minus_beta2),
+                            vec_set1(c->eps),
+                            vec_set1(c->bc2),
+                            vec_set1(c->step_size),
+                            vec_set1(c->l2_decay),
+                            vec_set1(c->decoupled_decay),
+                            c->l2_decay > 0.0f,
+                            c->decoupled_decay != 0.0f};
+}
+
+/* One vector of Adam's update of *p, *m, *s by the grads g (the step and
+ * the offload step's pass 2 share it). */
+ACCEL_SIMD_INLINE void adam_vector_update(const adam_vectors_t *k, vec_t g, vec_t *p, vec_t *m,
+                                          vec_t *s)
+{
+    if (k->has_l2)
+        g = vec_fma(*p, k->l2_decay, g);
+    *m = vec_fma(g, k->one_minus_beta1, vec_mul(*m, k->beta1));
+    *s = vec_fma(vec_mul(g, g), k->one_minus_beta2, vec_mul(*s, k->beta2));
+    vec_t update = vec_div(*m, vec_fma(vec_sqrt(*s), k->bc2, k->eps));
+    if (k->has_decoupled)
+        *p = vec_fma(*p, k->decoupled, *p);
+    *p = vec_fma(update, k->step_size, *p);
+}
+
 ACCEL_SIMD_INLINE void adam_vector_range(const accel_adam_coeffs_t *c,
                                          const accel_optim_view_t *view, size_t begin, size_t end,
                                          accel_dtype_t pt, accel_dtype_t st)
 {
-    const vec_t beta1 = vec_set1(c->beta1), one_minus_beta1 = vec_set1(c->one_minus_beta1);
-    const vec_t beta2 = vec_set1(c->beta2), one_minus_beta2 = vec_set1(c->one_minus_beta2);
-    const vec_t eps = vec_set1(c->eps), bc2 = vec_set1(c->bc2);
-    const vec_t step_size = vec_set1(c->step_size);
-    const vec_t l2_decay = vec_set1(c->l2_decay), decoupled = vec_set1(c->decoupled_decay);
-    const int has_l2 = c->l2_decay > 0.0f, has_decoupled = c->decoupled_decay != 0.0f;
+    const adam_vectors_t k = adam_vectors(c);
     /* locals: the vector stores may alias *view, which would reload it */
     void *const param = view->param, *const state1 = view->state1, *const state2 = view->state2;
     const void *const grad = view->grad;
     size_t i = begin;
     for (; i + VEC_WIDTH <= end; i += VEC_WIDTH) {
-        vec_t g = vec_load(grad, i, pt);
         vec_t p = vec_load(param, i, pt);
         vec_t m = vec_load(state1, i, st);
         vec_t s = vec_load(state2, i, st);
-        if (has_l2)
-            g = vec_fma(p, l2_decay, g);
-        m = vec_fma(g, one_minus_beta1, vec_mul(m, beta1));
-        s = vec_fma(vec_mul(g, g), one_minus_beta2, vec_mul(s, beta2));
-        vec_t update = vec_div(m, vec_fma(vec_sqrt(s), bc2, eps));
-        if (has_decoupled)
-            p = vec_fma(p, decoupled, p);
-        p = vec_fma(update, step_size, p);
+        adam_vector_update(&k, vec_load(grad, i, pt), &p, &m, &s);
         vec_store(param, i, pt, p);
         vec_store(state1, i, st, m);
         vec_store(state2, i, st, s);
@@ -97,12 +120,8 @@ ACCEL_SIMD_INLINE void offload_adam_vector_range(const accel_adam_coeffs_t *c, f
                                                  const accel_offload_view_t *view, size_t begin,
                                                  size_t end, accel_dtype_t gt, accel_dtype_t lt)
 {
-    const vec_t beta1 = vec_set1(c->beta1), one_minus_beta1 = vec_set1(c->one_minus_beta1);
-    const vec_t beta2 = vec_set1(c->beta2), one_minus_beta2 = vec_set1(c->one_minus_beta2);
-    const vec_t eps = vec_set1(c->eps), bc2 = vec_set1(c->bc2);
-    const vec_t step_size = vec_set1(c->step_size), inverse = vec_set1(inverse_scale);
-    const vec_t l2_decay = vec_set1(c->l2_decay), decoupled = vec_set1(c->decoupled_decay);
-    const int has_l2 = c->l2_decay > 0.0f, has_decoupled = c->decoupled_decay != 0.0f;
+    const adam_vectors_t k = adam_vectors(c);
+    const vec_t inverse = vec_set1(inverse_scale);
     float *const param = view->param, *const exp_avg = view->exp_avg;
     float *const exp_avg_sq = view->exp_avg_sq;
     void *const lp = view->lp;
@@ -113,14 +132,7 @@ ACCEL_SIMD_INLINE void offload_adam_vector_range(const accel_adam_coeffs_t *c, f
         vec_t p = vec_load(param, i, ACCEL_DTYPE_F32);
         vec_t m = vec_load(exp_avg, i, ACCEL_DTYPE_F32);
         vec_t s = vec_load(exp_avg_sq, i, ACCEL_DTYPE_F32);
-        if (has_l2)
-            g = vec_fma(p, l2_decay, g);
-        m = vec_fma(g, one_minus_beta1, vec_mul(m, beta1));
-        s = vec_fma(vec_mul(g, g), one_minus_beta2, vec_mul(s, beta2));
-        vec_t update = vec_div(m, vec_fma(vec_sqrt(s), bc2, eps));
-        if (has_decoupled)
-            p = vec_fma(p, decoupled, p);
-        p = vec_fma(update, step_size, p);
+        adam_vector_update(&k, g, &p, &m, &s);
         vec_store(param, i, ACCEL_DTYPE_F32, p);
         vec_store(exp_avg, i, ACCEL_DTYPE_F32, m);
         vec_store(exp_avg_sq, i, ACCEL_DTYPE_F32, s);
