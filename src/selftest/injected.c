@@ -42,6 +42,27 @@ void selftest_check_thread_fail_injected(void **state)
     fail_msg("the helper thread's failure did not end the check");
 }
 
+/* Never returns: the stream it runs on stays busy for good. */
+static void injected_block_forever(void *user_data)
+{
+    (void)user_data;
+    for (;;)
+        pause();
+}
+
+/* Fails after queueing work that never completes, as a failing probe can
+ * leave a vendor stream stuck: its FAIL must be reported, though cleaning
+ * up after it (accel_close waits for the stream) never ends. */
+void selftest_check_stuck_fail_injected(void **state)
+{
+    accel_stream_t *stream = NULL;
+    (void)state;
+    print_message("failing on purpose with a stream stuck: ACCEL_SELFTEST_INJECT=stuck_fail\n");
+    assert_ok(accel_default_stream(conformance_acc, 0, &stream));
+    assert_ok(accel_stream_add_callback(stream, injected_block_forever, NULL));
+    fail_msg("failing on purpose, with a callback that never returns queued");
+}
+
 static void injected_exit_failure(void)
 {
     fprintf(stderr, "exiting with status 3 on purpose (ACCEL_SELFTEST_INJECT=exit_failure)\n");
