@@ -13,6 +13,7 @@
 #include "backends/cuda/types.h"
 #include "check.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 #include "rules/rule_common.h"
 
 /* Codes of cuda.h the probes compare against (not in the backend's types.h). */
@@ -41,20 +42,14 @@ static const accel_symbol_t rule_cuda_symbols[] = {
 static const char *const rule_cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
 
 static accel_vendor_library_t rule_cuda_library = {
-    .name = "cuda",
-    .candidates = rule_cuda_names,
-    .symbols = rule_cuda_symbols,
-    .symbol_count = sizeof rule_cuda_symbols / sizeof rule_cuda_symbols[0],
-    .not_found = "no NVIDIA driver (libcuda.so.1) found",
-    .symbols_in = "the NVIDIA driver's libcuda",
+    RULE_LIBRARY("cuda", rule_cuda_names, rule_cuda_symbols,
+                 "no NVIDIA driver (libcuda.so.1) found", "the NVIDIA driver's libcuda"),
 };
 
 /* Load the driver (skip when it lacks a symbol a probe needs). */
 static void rule_cuda_load(void)
 {
-    char reason[640];
-    if (!accel_vendor_library_open(&rule_cuda_library, reason, sizeof reason))
-        conf_skip("the driver cannot be called directly: %s", reason);
+    rule_library_load(&rule_cuda_library, "the driver");
 }
 
 /* Load the driver and make device 0's primary context current here. The
@@ -64,8 +59,7 @@ static void rule_cuda_enter(void)
 {
     accel_cu_device_t device;
     accel_cu_context_t ctx = NULL;
-    assert_ok(accel_synchronize(conformance_acc, 0));
-    rule_cuda_load();
+    rule_library_enter(&rule_cuda_library, "the driver");
     assert_int_equal(rule_cu.cuInit(0), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuDeviceGet(&device, 0), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuDevicePrimaryCtxRetain(&ctx, device), ACCEL_CUDA_SUCCESS);
