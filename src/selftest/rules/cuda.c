@@ -66,6 +66,14 @@ static void rule_cuda_enter(void)
     assert_int_equal(rule_cu.cuCtxSetCurrent(ctx), ACCEL_CUDA_SUCCESS);
 }
 
+/* Fail the probe unless `what` returned `want`, the code named `want_name`. */
+static void rule_cuda_expect(const char *what, accel_cu_result_t got, accel_cu_result_t want,
+                             const char *want_name)
+{
+    if (got != want)
+        fail_msg("%s returned %u, not %s (%u)", what, got, want_name, want);
+}
+
 static accel_cu_stream_t rule_cuda_stream(unsigned flags)
 {
     accel_cu_stream_t stream = NULL;
@@ -117,10 +125,8 @@ void probe_cuda_captured_event_query(void **state)
     assert_int_equal(rule_cu.cuEventRecord(event, origin), ACCEL_CUDA_SUCCESS);
     code = rule_cu.cuEventQuery(event);
     rule_cuda_end_capture(origin);
-    if (code != RULE_CU_CAPTURED_EVENT)
-        fail_msg("cuEventQuery of an event recorded in a RELAXED capture returned %u, not "
-                 "CUDA_ERROR_CAPTURED_EVENT (907)",
-                 code);
+    rule_cuda_expect("cuEventQuery of an event recorded in a RELAXED capture", code,
+                     RULE_CU_CAPTURED_EVENT, "CUDA_ERROR_CAPTURED_EVENT");
     assert_int_equal(rule_cu.cuEventDestroy_v2(event), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(origin), ACCEL_CUDA_SUCCESS);
 }
@@ -176,10 +182,9 @@ void probe_cuda_no_context_sync_in_capture(void **state)
                      ACCEL_CUDA_SUCCESS);
     code = rule_cu.cuCtxSynchronize();
     rule_cuda_end_capture(origin);
-    if (code != ACCEL_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
-        fail_msg("cuCtxSynchronize during a capture returned %u, not "
-                 "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (900)",
-                 code);
+    rule_cuda_expect("cuCtxSynchronize during a capture", code,
+                     ACCEL_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                     "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
     assert_int_equal(rule_cu.cuCtxSynchronize(), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(origin), ACCEL_CUDA_SUCCESS);
 }
@@ -249,10 +254,8 @@ void probe_cuda_legacy_stream_in_capture(void **state)
     if (beside_quiet != ACCEL_CUDA_SUCCESS)
         fail_msg("legacy-stream work during a non-blocking stream's capture returned %u",
                  beside_quiet);
-    if (on_legacy != RULE_CU_STREAM_CAPTURE_IMPLICIT)
-        fail_msg("legacy-stream work while a blocking stream captures returned %u, not "
-                 "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906)",
-                 on_legacy);
+    rule_cuda_expect("legacy-stream work while a blocking stream captures", on_legacy,
+                     RULE_CU_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT");
     assert_int_equal(rule_cu.cuMemFree_v2(block), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(blocking), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(quiet), ACCEL_CUDA_SUCCESS);
