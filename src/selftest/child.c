@@ -5,7 +5,8 @@
  *     <name> TAB <PASS|FAIL|SKIP> TAB <where> TAB <sentence> NEWLINE
  *
  * plus `fact TAB <key> TAB <value>` lines the parent keeps (selftest.open
- * reports the communication engine). The parent's watchdog owns timing. */
+ * reports the communication engine; `cleanup` and `cleaned` bracket the
+ * close after a check that did not pass). The parent's watchdog owns timing. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -141,9 +142,20 @@ static void child_run_one(const char *name, bool keep_open)
                  "the check passed, but restoring device 0 and the default stream failed: %s",
                  accel_last_error());
     }
-    if (!keep_open || outcome.result != CHECK_PASS)
-        child_close(&outcome);
+    if (outcome.result == CHECK_PASS) {
+        if (!keep_open)
+            child_close(&outcome);
+        child_report(name, &outcome);
+        return;
+    }
+    /* A check that did not pass may have left work that never completes (a
+     * vendor stream stuck by a failing probe), and accel_close waits for
+     * it: report first, then clean up between two facts, so that the
+     * parent blames a hang there on the cleanup, not on a check. */
     child_report(name, &outcome);
+    selftest_child_fact("cleanup", "closing the backend after a check that did not pass");
+    child_close(&outcome);
+    selftest_child_fact("cleaned", "");
 }
 
 int selftest_child_main(int argc, char **argv)

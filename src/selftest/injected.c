@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "selftest.h"
 #include "selftest_internal.h"
 
 void selftest_check_crash_injected(void **state)
@@ -40,6 +41,43 @@ void selftest_check_thread_fail_injected(void **state)
     print_message("failing on purpose: ACCEL_SELFTEST_INJECT=thread_fail enabled this check\n");
     conf_run_threads(2, injected_fail_on_thread, NULL);
     fail_msg("the helper thread's failure did not end the check");
+}
+
+/* Never returns: the stream it runs on stays busy for good. */
+static void injected_block_forever(void *user_data)
+{
+    (void)user_data;
+    for (;;)
+        pause();
+}
+
+/* Fails after queueing work that never completes, as a failing probe can
+ * leave a vendor stream stuck: its FAIL must be reported, though cleaning
+ * up after it (accel_close waits for the stream) never ends. */
+void selftest_check_stuck_fail_injected(void **state)
+{
+    accel_stream_t *stream = NULL;
+    (void)state;
+    print_message("failing on purpose with a stream stuck: ACCEL_SELFTEST_INJECT=stuck_fail\n");
+    assert_ok(accel_default_stream(conformance_acc, 0, &stream));
+    assert_ok(accel_stream_add_callback(stream, injected_block_forever, NULL));
+    fail_msg("failing on purpose, with a callback that never returns queued");
+}
+
+/* Under `accel launch`: fails on every rank, at once on all but rank 0 and
+ * a second later on rank 0, as a collective that fails everywhere ends the
+ * other ranks first. Rank 0's report must still be written (selftest_cmd.c:
+ * the ranks but 0 exit 0). */
+void selftest_check_rank_fail_injected(void **state)
+{
+    int rank = 0, size = 1;
+    (void)state;
+    selftest_launcher_rank(&rank, &size);
+    print_message("rank %d of %d: ACCEL_SELFTEST_INJECT=rank_fail enabled this check\n", rank,
+                  size);
+    if (rank == 0)
+        sleep(1);
+    fail_msg("rank %d fails on purpose", rank);
 }
 
 static void injected_exit_failure(void)

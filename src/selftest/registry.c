@@ -51,6 +51,12 @@ static const registry_source_t registry_sources[] = {
     {"selftest", NULL, "exit_failure_injected", selftest_check_exit_failure_injected,
      "test only (ACCEL_SELFTEST_INJECT=exit_failure): passes, then its process exits with 3", NULL,
      SELFTEST_TEST_ONLY | SELFTEST_QUICK},
+    {"selftest", NULL, "stuck_fail_injected", selftest_check_stuck_fail_injected,
+     "test only (ACCEL_SELFTEST_INJECT=stuck_fail): fails, leaving a stream that never finishes",
+     NULL, SELFTEST_TEST_ONLY | SELFTEST_QUICK},
+    {"selftest", NULL, "rank_fail_injected", selftest_check_rank_fail_injected,
+     "test only (ACCEL_SELFTEST_INJECT=rank_fail): fails on every rank, rank 0 last", NULL,
+     SELFTEST_TEST_ONLY | SELFTEST_COMM | SELFTEST_NO_BACKEND | SELFTEST_QUICK},
     CONFORMANCE_TESTS(CONFORMANCE_ROW) CONFORMANCE_THREAD_TESTS(THREAD_ROW)
         DEVICE_CHECKS(DEVICE_ROW) COMM_CHECKS(COMM_ROW) VENDOR_RULE_PROBES(RULE_ROW)};
 

@@ -192,8 +192,9 @@ typedef struct runner_batch {
     double started; /* when the current check started */
     char line[CHECK_SENTENCE_MAX + 512];
     size_t line_len;
-    bool exiting; /* the child said it ends after its last record */
-    char *output; /* output of the current check */
+    bool exiting;  /* the child said it ends after its last record */
+    bool cleaning; /* the child closes the backend after a check that did not pass */
+    char *output;  /* output of the current check */
     size_t output_len;
 } runner_batch_t;
 
@@ -242,6 +243,10 @@ static void runner_take_line(runner_batch_t *batch, char *line)
             snprintf(batch->run->comm_engine, sizeof batch->run->comm_engine, "%s", fields[2]);
         else if (strcmp(fields[1], "exiting") == 0)
             batch->exiting = true;
+        else if (strcmp(fields[1], "cleanup") == 0)
+            batch->cleaning = true;
+        else if (strcmp(fields[1], "cleaned") == 0)
+            batch->cleaning = false;
         return;
     }
     if (batch->done >= batch->count || n < 2)
@@ -339,6 +344,20 @@ static void runner_exit_failure(runner_batch_t *batch, int status)
     runner_print(batch->options, record);
 }
 
+/* Closing the backend after a check that did not pass hung: that check
+ * (the last with a record) keeps its result, and its sentence says so. */
+static void runner_cleanup_hung(runner_batch_t *batch, double timeout)
+{
+    selftest_record_t *record = &batch->run->records[batch->run->count - 1];
+    size_t used = strlen(record->sentence);
+    snprintf(record->sentence + used, sizeof record->sentence - used,
+             "; closing the backend after it then hung (work left stuck?): the watchdog killed "
+             "its processes after %.0f s",
+             timeout);
+    free(batch->output);
+    batch->output = NULL;
+}
+
 /* Run `count` checks in one child and append their records to the run.
  * Returns how many got a record: `count`, or fewer when the child hung or
  * died (its current check then has its HANG or CRASH record). */
@@ -418,6 +437,13 @@ static size_t runner_session(const selftest_options_t *options, selftest_run_t *
     close(child.out_fd);
     close(child.result_fd);
 
+    if (hung && batch.cleaning) {
+        /* The check before reported its result, then closing the backend
+         * after it never ended (work it left stuck): its result stands,
+         * the rest go on in a new child. */
+        runner_cleanup_hung(&batch, timeout);
+        return batch.done;
+    }
     if (batch.done > 0 && batch.done < count && !hung && batch.exiting) {
         free(batch.output); /* what the process printed on its way out */
         return batch.done;

@@ -19,6 +19,7 @@
 #include "check.h"
 #include "rules/npu_acl.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 
 /* HCCL's values (hccl_types.h; the engine's src/comm/hccl/types.h has the
  * same, checked against the real header by hccl.declarations). */
@@ -55,15 +56,12 @@ static const char *const probe_hccl_names[] = {"libhccl.so", NULL};
 static char probe_hccl_path[512];
 
 static accel_vendor_library_t probe_hccl_library = {
-    .name = "hccl",
+    RULE_LIBRARY("hccl", probe_hccl_names, probe_hccl_symbols,
+                 "Huawei Ascend HCCL (libhccl.so) could not be loaded",
+                 "the libhccl.so that loaded"),
     .backend = "hccl selftest",
     .home_vars = probe_hccl_homes,
     .home_file = "lib64/libhccl.so",
-    .candidates = probe_hccl_names,
-    .symbols = probe_hccl_symbols,
-    .symbol_count = sizeof probe_hccl_symbols / sizeof probe_hccl_symbols[0],
-    .not_found = "Huawei Ascend HCCL (libhccl.so) could not be loaded",
-    .symbols_in = "the libhccl.so that loaded",
     .path_from = "HcclGetRootInfo",
     .path = probe_hccl_path,
     .path_cap = sizeof probe_hccl_path,
@@ -101,13 +99,11 @@ static void probe_hccl_join(probe_hccl_job_t *job)
 /* The accel communicator and a direct HCCL one. */
 static void probe_hccl_open(probe_hccl_job_t *job)
 {
-    char reason[640];
     unsigned char root[PROBE_HCCL_ROOT_INFO_BYTES] = {0};
     void *carrier = NULL;
     probe_hccl_join(job);
     job->acl = probe_acl_open(job->device);
-    if (!accel_vendor_library_open(&probe_hccl_library, reason, sizeof reason))
-        fail_msg("cannot load HCCL to probe it: %s", reason);
+    rule_library_require(&probe_hccl_library, "HCCL");
     if (job->rank == 0)
         probe_acl_expect(job->acl, "HcclGetRootInfo", probe_hccl.HcclGetRootInfo(root),
                          PROBE_ACL_SUCCESS);
@@ -280,13 +276,11 @@ static void *h7_root_main(void *arg)
 void probe_comm_hccl_h7_root_info_needs_device(void **state)
 {
     probe_hccl_job_t job;
-    char reason[640];
     h7_root_t fresh = {-1};
     pthread_t thread;
     (void)state;
     probe_hccl_join(&job);
-    if (!accel_vendor_library_open(&probe_hccl_library, reason, sizeof reason))
-        fail_msg("cannot load HCCL to probe it: %s", reason);
+    rule_library_require(&probe_hccl_library, "HCCL");
     if (pthread_create(&thread, NULL, h7_root_main, &fresh) != 0)
         fail_msg("cannot start a thread");
     pthread_join(thread, NULL);

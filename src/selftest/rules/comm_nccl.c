@@ -13,6 +13,7 @@
 #include "check.h"
 #include "comm/nccl/types.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 
 /* NCCL's functions, as the engine declares them (its symbols.h). */
 typedef struct rule_nccl_api {
@@ -34,13 +35,9 @@ static const accel_symbol_t rule_nccl_symbols[] = {
 static const char *const rule_nccl_names[] = {"libnccl.so.2", "libnccl.so", NULL};
 
 static accel_vendor_library_t rule_nccl_library = {
-    .name = "nccl",
+    RULE_LIBRARY("nccl", rule_nccl_names, rule_nccl_symbols,
+                 "NVIDIA NCCL (libnccl.so.2) could not be loaded", "the libnccl.so.2 that loaded"),
     .backend = "nccl selftest",
-    .candidates = rule_nccl_names,
-    .symbols = rule_nccl_symbols,
-    .symbol_count = sizeof rule_nccl_symbols / sizeof rule_nccl_symbols[0],
-    .not_found = "NVIDIA NCCL (libnccl.so.2) could not be loaded",
-    .symbols_in = "the libnccl.so.2 that loaded",
     .handle_out = &rule_nccl.handle,
 };
 
@@ -54,7 +51,6 @@ static void rule_nccl_join(rule_nccl_job_t *job)
 {
     accel_comm_engine_info_t info = {.struct_size = sizeof info};
     const char *engine = NULL;
-    char reason[640];
     memset(job, 0, sizeof *job);
     assert_ok(accel_comm_engine_info(conformance_acc, &info));
     if (info.engine == NULL || strcmp(info.engine, "nccl") != 0 || !info.available)
@@ -67,8 +63,7 @@ static void rule_nccl_join(rule_nccl_job_t *job)
     assert_ok(accel_comm_size(job->comm, &job->size));
     assert_ok(accel_comm_device(job->comm, &job->device));
     assert_ok(accel_set_device(conformance_acc, job->device));
-    if (!accel_vendor_library_open(&rule_nccl_library, reason, sizeof reason))
-        fail_msg("cannot load NCCL to probe it: %s", reason);
+    rule_library_require(&rule_nccl_library, "NCCL");
 }
 
 /* Every rank's `size` host bytes must equal rank 0's. */

@@ -13,6 +13,7 @@
 #include "backends/cuda/types.h"
 #include "check.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 #include "rules/rule_common.h"
 
 /* Codes of cuda.h the probes compare against (not in the backend's types.h). */
@@ -41,20 +42,14 @@ static const accel_symbol_t rule_cuda_symbols[] = {
 static const char *const rule_cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
 
 static accel_vendor_library_t rule_cuda_library = {
-    .name = "cuda",
-    .candidates = rule_cuda_names,
-    .symbols = rule_cuda_symbols,
-    .symbol_count = sizeof rule_cuda_symbols / sizeof rule_cuda_symbols[0],
-    .not_found = "no NVIDIA driver (libcuda.so.1) found",
-    .symbols_in = "the NVIDIA driver's libcuda",
+    RULE_LIBRARY("cuda", rule_cuda_names, rule_cuda_symbols,
+                 "no NVIDIA driver (libcuda.so.1) found", "the NVIDIA driver's libcuda"),
 };
 
 /* Load the driver (skip when it lacks a symbol a probe needs). */
 static void rule_cuda_load(void)
 {
-    char reason[640];
-    if (!accel_vendor_library_open(&rule_cuda_library, reason, sizeof reason))
-        conf_skip("the driver cannot be called directly: %s", reason);
+    rule_library_load(&rule_cuda_library, "the driver");
 }
 
 /* Load the driver and make device 0's primary context current here. The
@@ -64,12 +59,19 @@ static void rule_cuda_enter(void)
 {
     accel_cu_device_t device;
     accel_cu_context_t ctx = NULL;
-    assert_ok(accel_synchronize(conformance_acc, 0));
-    rule_cuda_load();
+    rule_library_enter(&rule_cuda_library, "the driver");
     assert_int_equal(rule_cu.cuInit(0), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuDeviceGet(&device, 0), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuDevicePrimaryCtxRetain(&ctx, device), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuCtxSetCurrent(ctx), ACCEL_CUDA_SUCCESS);
+}
+
+/* Fail the probe unless `what` returned `want`, the code named `want_name`. */
+static void rule_cuda_expect(const char *what, accel_cu_result_t got, accel_cu_result_t want,
+                             const char *want_name)
+{
+    if (got != want)
+        fail_msg("%s returned %u, not %s (%u)", what, got, want_name, want);
 }
 
 static accel_cu_stream_t rule_cuda_stream(unsigned flags)
@@ -123,10 +125,8 @@ void probe_cuda_captured_event_query(void **state)
     assert_int_equal(rule_cu.cuEventRecord(event, origin), ACCEL_CUDA_SUCCESS);
     code = rule_cu.cuEventQuery(event);
     rule_cuda_end_capture(origin);
-    if (code != RULE_CU_CAPTURED_EVENT)
-        fail_msg("cuEventQuery of an event recorded in a RELAXED capture returned %u, not "
-                 "CUDA_ERROR_CAPTURED_EVENT (907)",
-                 code);
+    rule_cuda_expect("cuEventQuery of an event recorded in a RELAXED capture", code,
+                     RULE_CU_CAPTURED_EVENT, "CUDA_ERROR_CAPTURED_EVENT");
     assert_int_equal(rule_cu.cuEventDestroy_v2(event), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(origin), ACCEL_CUDA_SUCCESS);
 }
@@ -182,10 +182,9 @@ void probe_cuda_no_context_sync_in_capture(void **state)
                      ACCEL_CUDA_SUCCESS);
     code = rule_cu.cuCtxSynchronize();
     rule_cuda_end_capture(origin);
-    if (code != ACCEL_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
-        fail_msg("cuCtxSynchronize during a capture returned %u, not "
-                 "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (900)",
-                 code);
+    rule_cuda_expect("cuCtxSynchronize during a capture", code,
+                     ACCEL_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                     "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
     assert_int_equal(rule_cu.cuCtxSynchronize(), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(origin), ACCEL_CUDA_SUCCESS);
 }
@@ -255,10 +254,8 @@ void probe_cuda_legacy_stream_in_capture(void **state)
     if (beside_quiet != ACCEL_CUDA_SUCCESS)
         fail_msg("legacy-stream work during a non-blocking stream's capture returned %u",
                  beside_quiet);
-    if (on_legacy != RULE_CU_STREAM_CAPTURE_IMPLICIT)
-        fail_msg("legacy-stream work while a blocking stream captures returned %u, not "
-                 "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906)",
-                 on_legacy);
+    rule_cuda_expect("legacy-stream work while a blocking stream captures", on_legacy,
+                     RULE_CU_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT");
     assert_int_equal(rule_cu.cuMemFree_v2(block), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(blocking), ACCEL_CUDA_SUCCESS);
     assert_int_equal(rule_cu.cuStreamDestroy_v2(quiet), ACCEL_CUDA_SUCCESS);

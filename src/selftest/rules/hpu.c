@@ -15,6 +15,7 @@
 #include "backends/hpu/types.h"
 #include "check.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 #include "rules/rule_common.h"
 
 /* Synapse's functions, as the backend declares them (its symbols.h). */
@@ -37,13 +38,9 @@ static const char *const rule_hpu_names[] = {"libSynapse.so", "/usr/lib/habanala
                                              NULL};
 
 static accel_vendor_library_t rule_hpu_library = {
-    .name = "hpu",
-    .candidates = rule_hpu_names,
+    RULE_LIBRARY("hpu", rule_hpu_names, rule_hpu_symbols,
+                 "no Habana Gaudi SynapseAI runtime (libSynapse.so) found", "libSynapse.so"),
     .brief_tried = true,
-    .symbols = rule_hpu_symbols,
-    .symbol_count = sizeof rule_hpu_symbols / sizeof rule_hpu_symbols[0],
-    .not_found = "no Habana Gaudi SynapseAI runtime (libSynapse.so) found",
-    .symbols_in = "libSynapse.so",
 };
 
 /* Bytes a probe copies to keep a stream busy for a while (a few ms on a
@@ -72,11 +69,8 @@ typedef struct rule_hpu_work {
  * the rules probed are the same on each). */
 static void rule_hpu_enter(void)
 {
-    char reason[640];
     uint64_t free_bytes, total;
-    assert_ok(accel_synchronize(conformance_acc, 0));
-    if (!accel_vendor_library_open(&rule_hpu_library, reason, sizeof reason))
-        conf_skip("Synapse cannot be called directly: %s", reason);
+    rule_library_enter(&rule_hpu_library, "Synapse");
     for (rule_hpu_device = 0; rule_hpu_device < RULE_HPU_MAX_IDS; rule_hpu_device++)
         if (rule_syn.synDeviceGetMemoryInfo(rule_hpu_device, &free_bytes, &total) ==
             ACCEL_SYN_SUCCESS)

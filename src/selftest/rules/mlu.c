@@ -13,6 +13,7 @@
 #include "backends/mlu/types.h"
 #include "check.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 #include "rules/rule_common.h"
 
 /* Codes of cnrt.h the probes name (not in the backend's types.h). */
@@ -39,24 +40,17 @@ static const char *const rule_mlu_homes[] = {"NEUWARE_HOME", NULL};
 static const char *const rule_mlu_names[] = {"libcnrt.so", NULL};
 
 static accel_vendor_library_t rule_mlu_library = {
-    .name = "mlu",
+    RULE_LIBRARY("mlu", rule_mlu_names, rule_mlu_symbols,
+                 "no Cambricon Neuware runtime (libcnrt.so) found", "libcnrt.so"),
     .home_vars = rule_mlu_homes,
     .home_file = "lib64/libcnrt.so",
-    .candidates = rule_mlu_names,
-    .symbols = rule_mlu_symbols,
-    .symbol_count = sizeof rule_mlu_symbols / sizeof rule_mlu_symbols[0],
-    .not_found = "no Cambricon Neuware runtime (libcnrt.so) found",
-    .symbols_in = "libcnrt.so",
 };
 
 /* Load CNRT and make device 0 current on this thread (the backend first
  * initialises it with a device synchronize). */
 static void rule_mlu_enter(void)
 {
-    char reason[640];
-    assert_ok(accel_synchronize(conformance_acc, 0));
-    if (!accel_vendor_library_open(&rule_mlu_library, reason, sizeof reason))
-        conf_skip("CNRT cannot be called directly: %s", reason);
+    rule_library_enter(&rule_mlu_library, "CNRT");
     assert_int_equal(rule_cnrt.cnrtSetDevice(0), ACCEL_CNRT_SUCCESS);
 }
 

@@ -9,6 +9,7 @@
 
 #include "accel/accel_backend_utils.h"
 #include "check.h"
+#include "rules/rule_library.h"
 
 static probe_acl_t probe_acl;
 
@@ -26,16 +27,13 @@ static const char *const probe_acl_names[] = {"libascendcl.so", NULL};
 static char probe_acl_path[512];
 
 static accel_vendor_library_t probe_acl_library = {
-    .name = "npu",
+    RULE_LIBRARY("npu", probe_acl_names, probe_acl_symbols,
+                 "no Huawei Ascend runtime (libascendcl.so) found",
+                 "the libascendcl.so that loaded"),
     .backend = "npu selftest",
     .home_vars = probe_acl_homes,
     .home_file = "lib64/libascendcl.so",
     .home_unset = "; ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME are unset",
-    .candidates = probe_acl_names,
-    .symbols = probe_acl_symbols,
-    .symbol_count = sizeof probe_acl_symbols / sizeof probe_acl_symbols[0],
-    .not_found = "no Huawei Ascend runtime (libascendcl.so) found",
-    .symbols_in = "the libascendcl.so that loaded",
     .path_from = "aclInit",
     .path = probe_acl_path,
     .path_cap = sizeof probe_acl_path,
@@ -43,10 +41,8 @@ static accel_vendor_library_t probe_acl_library = {
 
 const probe_acl_t *probe_acl_open(int device)
 {
-    char reason[640];
     probe_acl_error_t code;
-    if (!accel_vendor_library_open(&probe_acl_library, reason, sizeof reason))
-        fail_msg("cannot load the ACL runtime to probe it: %s", reason);
+    rule_library_require(&probe_acl_library, "the ACL runtime");
     code = probe_acl.aclInit(NULL);
     if (code != PROBE_ACL_SUCCESS && code != PROBE_ACL_ERROR_REPEAT_INITIALIZE)
         probe_acl_expect(&probe_acl, "aclInit(NULL)", code, PROBE_ACL_SUCCESS);

@@ -12,6 +12,7 @@
 #include "backends/sdaa/types.h"
 #include "check.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 #include "rules/rule_common.h"
 
 /* The runtime's functions, as the backend declares them (its symbols.h). */
@@ -34,12 +35,8 @@ static const char *const rule_sdaa_names[] = {"/opt/tecoai/lib64/libsdaart.so", 
                                               NULL};
 
 static accel_vendor_library_t rule_sdaa_library = {
-    .name = "sdaa",
-    .candidates = rule_sdaa_names,
-    .symbols = rule_sdaa_symbols,
-    .symbol_count = sizeof rule_sdaa_symbols / sizeof rule_sdaa_symbols[0],
-    .not_found = "no Tecorigin SDAA runtime (libsdaart.so) found",
-    .symbols_in = "the libsdaart.so that loaded",
+    RULE_LIBRARY("sdaa", rule_sdaa_names, rule_sdaa_symbols,
+                 "no Tecorigin SDAA runtime (libsdaart.so) found", "the libsdaart.so that loaded"),
 };
 
 /* How long a probe polls for work it released to finish. */
@@ -48,11 +45,8 @@ static accel_vendor_library_t rule_sdaa_library = {
 /* Load the runtime, make device 0 current here and give a stream of it. */
 static accel_sdaa_stream_t rule_sdaa_enter(void)
 {
-    char reason[640];
     accel_sdaa_stream_t stream = NULL;
-    assert_ok(accel_synchronize(conformance_acc, 0));
-    if (!accel_vendor_library_open(&rule_sdaa_library, reason, sizeof reason))
-        conf_skip("the SDAA runtime cannot be called directly: %s", reason);
+    rule_library_enter(&rule_sdaa_library, "the SDAA runtime");
     assert_int_equal(rule_sdaa.sdaaSetDevice(0), ACCEL_SDAA_SUCCESS);
     assert_int_equal(rule_sdaa.sdaaStreamCreateWithFlags(&stream, ACCEL_SDAA_STREAM_NON_BLOCKING),
                      ACCEL_SDAA_SUCCESS);

@@ -13,6 +13,7 @@
 #include "backends/xpu/types.h"
 #include "check.h"
 #include "rules/rule-list.h"
+#include "rules/rule_library.h"
 #include "rules/rule_common.h"
 
 /* Level Zero's functions, as the backend declares them (its symbols.h). */
@@ -34,12 +35,8 @@ static const accel_symbol_t rule_xpu_symbols[] = {
 static const char *const rule_xpu_names[] = {"libze_loader.so.1", NULL};
 
 static accel_vendor_library_t rule_xpu_library = {
-    .name = "xpu",
-    .candidates = rule_xpu_names,
-    .symbols = rule_xpu_symbols,
-    .symbol_count = sizeof rule_xpu_symbols / sizeof rule_xpu_symbols[0],
-    .not_found = "no Level Zero loader (libze_loader.so.1) found",
-    .symbols_in = "libze_loader.so.1",
+    RULE_LIBRARY("xpu", rule_xpu_names, rule_xpu_symbols,
+                 "no Level Zero loader (libze_loader.so.1) found", "libze_loader.so.1"),
 };
 
 enum { RULE_XPU_MAX = 16 };
@@ -52,10 +49,7 @@ typedef struct rule_xpu_view {
 
 static void rule_xpu_enter(rule_xpu_view_t *view)
 {
-    char reason[640];
-    assert_ok(accel_synchronize(conformance_acc, 0));
-    if (!accel_vendor_library_open(&rule_xpu_library, reason, sizeof reason))
-        conf_skip("Level Zero cannot be called directly: %s", reason);
+    rule_library_enter(&rule_xpu_library, "Level Zero");
     assert_int_equal(rule_ze.zeInit(ACCEL_ZE_INIT_FLAG_GPU_ONLY), ACCEL_ZE_SUCCESS);
     view->driver_count = RULE_XPU_MAX;
     assert_int_equal(rule_ze.zeDriverGet(&view->driver_count, view->drivers), ACCEL_ZE_SUCCESS);

@@ -44,6 +44,21 @@ function(accel_sim_register_npu)
   set(npu_sim_env "${npu_sim_env}" PARENT_SCOPE)
 
   accel_sim_conformance(npu ${npu_sim_env})
+  # A check that fails leaving a stream that never finishes (a host callback
+  # that never returns) is a FAIL by name, not a HANG: the selftest's child
+  # reports before closing the backend, which then waits for the stream
+  # until the watchdog (3 s here) stops it (src/selftest/child.c); the check
+  # after it still runs, in a new process.
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME selftest.npu_sim_stuck_fail
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/check_selftest_json.py
+                     $<TARGET_FILE:accel_cli> --backend npu
+                     --expect selftest.stuck_fail_injected=FAIL
+                     -- --only "selftest.*,conformance.status_names" --timeout 3)
+    set_tests_properties(selftest.npu_sim_stuck_fail PROPERTIES LABELS "selftest"
+                         ENVIRONMENT "${npu_sim_env};ACCEL_SELFTEST_INJECT=stuck_fail")
+  endif()
   # The same suite on a CANN 7.x-like runtime: report threads, WithFlag events.
   set(npu_sim_v7_env "ACCEL_PLUGIN_PATH=" "ACCEL_NPU_LIBRARY=$<TARGET_FILE:ascendcl_sim_v7>")
   add_test(NAME conformance.npu_sim_v7 COMMAND conformance npu)

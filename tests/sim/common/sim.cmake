@@ -136,24 +136,3 @@ function(accel_sim_cli test mode)
                                 $<TARGET_FILE:accel_cli> ${CLI_UNPARSED_ARGUMENTS})
   set_tests_properties(${test} PROPERTIES LABELS "cli" ENVIRONMENT "${CLI_ENVIRONMENT}")
 endfunction()
-
-# accel_sim_selftest_break(<backend> <rule_id> <environment>...): the sim
-# that <environment> names breaks <rule_id> (ACCEL_SIM_BREAK, tests/sim
-# README "Fault injection") and `accel selftest` must report the probe
-# rule.<backend>.<rule_id> as FAIL or HANG by name; other checks may fail
-# (they may rely on the rule) but none may hang or crash
-# (tests/cli/check_selftest_json.py).
-function(accel_sim_selftest_break backend rule_id)
-  find_package(Python3 COMPONENTS Interpreter QUIET)
-  if(NOT Python3_Interpreter_FOUND)
-    return()
-  endif()
-  set(name selftest.${backend}_sim_break_${rule_id})
-  add_test(NAME ${name}
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/check_selftest_json.py
-                   $<TARGET_FILE:accel_cli> --backend ${backend}
-                   --expect rule.${backend}.${rule_id}=FAIL/HANG --others-may-fail
-                   -- --timeout 10)
-  set_tests_properties(${name} PROPERTIES LABELS "selftest"
-                       ENVIRONMENT "${ARGN};ACCEL_SIM_BREAK=${rule_id}")
-endfunction()
