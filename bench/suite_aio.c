@@ -3,7 +3,7 @@
  * O_DIRECT (1 MiB blocks, one I/O at a time, what a plain program gets),
  * timed alternately with accel; then fio and DeepSpeed's own AsyncIOBuilder
  * op with accel's block size, queue depth and O_DIRECT (aio_baselines.c),
- * each timed right after accel is measured again for it. The file lives
+ * each in a child process per sample, alternating with accel's samples. The file lives
  * in the current directory (so: the file system the bench is run from);
  * 1 GiB, or 16 MiB with --quick (CI). Threads: runs on the calling thread;
  * the baselines are child processes. */
@@ -138,25 +138,60 @@ static void aio_figures_fail(bench_figure_t *const figures[AIO_TOOLS], const cha
         bench_figure_fail(figures[t], why);
 }
 
-/* `f`: accel measured again right before the tool (the machine's load
- * drifts over the minutes a 1 GiB suite takes, so each tool is set against
- * accel samples taken next to its own), against the samples `run` gives
- * for the same transfer. */
+/* Transfers of accel's for one sample of at least ctx->target_s. */
+static size_t aio_calibrate(bench_ctx_t *ctx, bool (*fn)(void *, size_t), aio_arg_t *a)
+{
+    for (size_t iters = 1; iters < ((size_t)1 << 20); iters *= 2) {
+        double t = bench_now();
+        if (!fn(a, iters))
+            return 0;
+        if (bench_now() - t >= ctx->target_s)
+            return iters;
+    }
+    return (size_t)1 << 20;
+}
+
+/* `f`: accel against a tool run in a child process (`run`, one sample per
+ * call), the two timed alternately: accel sample, tool sample, accel...
+ * after one warm-up transfer each. The bench is what this fixes, not the
+ * op: it used to time all of accel's samples and then all of the tool's,
+ * and on a shared virtual disk the throughput drifts by 20-40% over the
+ * seconds that takes, so whichever ran in the better window won (accel vs
+ * DeepSpeed read 0.74-0.84x one run, 1.0x standalone). Interleaved, both
+ * see the same drift, as dd does through bench_measure. */
 static void aio_tool_figure(bench_ctx_t *ctx, bench_figure_t *f, aio_arg_t *a,
                             const aio_baseline_job_t *job, const char *note, const char *tool,
                             bool (*run)(const aio_baseline_job_t *, bench_series_t *, char *,
                                         size_t))
 {
     char why[sizeof f->baseline_note] = "";
-    bench_series_t series = {0};
-    bench_measure(ctx, f, job->write ? aio_write : aio_read, NULL, a, NULL, NULL);
-    if (f->failed)
+    bool (*fn)(void *, size_t) = job->write ? aio_write : aio_read;
+    aio_baseline_job_t one = *job;
+    bench_series_t sample = {0};
+    size_t iters = aio_calibrate(ctx, fn, a);
+    one.reps = 1;
+    if (iters == 0) {
+        bench_figure_fail(f, NULL);
         return;
+    }
     snprintf(f->note, sizeof f->note, "%s", note);
-    if (run(job, &series, why, sizeof why))
-        bench_figure_add_baseline(f, &series, tool);
-    else
-        memcpy(f->baseline_note, why, sizeof why);
+    snprintf(f->baseline_name, sizeof f->baseline_name, "%s", tool);
+    f->has_baseline = run(&one, &sample, why, sizeof why); /* the tool's warm-up */
+    for (int r = 0; r < ctx->reps; r++) {
+        double t = bench_now();
+        if (!fn(a, iters)) {
+            bench_figure_fail(f, NULL);
+            return;
+        }
+        f->measured.samples[r] = (bench_now() - t) / (double)iters;
+        if (f->has_baseline && run(&one, &sample, why, sizeof why))
+            f->baseline.samples[r] = sample.samples[0];
+        else
+            f->has_baseline = false;
+    }
+    if (!f->has_baseline)
+        snprintf(f->baseline_note, sizeof f->baseline_note, "%s", why);
+    bench_figure_finish(f, ctx->reps);
 }
 
 /* One direction: accel against dd alternately, then fio and DeepSpeed. */
