@@ -92,6 +92,8 @@ def main():
             sides, resets = {}, {}
             for side in ("deepspeed", "accel"):
                 p = torch.nn.Parameter(torch.rand(n) * 0.5)
+                if grad_dtype != torch.float32 and hasattr(p, "grad_dtype"):
+                    p.grad_dtype = None  # torch >= 2.10 refuses a bf16 grad on an f32 param
                 p.grad = (torch.randn(n) * 64).to(grad_dtype)
                 opt = DeepSpeedCPUAdam([p], **HYPER)
                 lp = torch.zeros(n, dtype=torch.bfloat16)
