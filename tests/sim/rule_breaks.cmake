@@ -91,6 +91,12 @@ function(accel_sim_rule_breaks)
   if(DEFINED sdaa_sim_env)
     accel_rule_breaks(sdaa BACKEND sdaa ENVIRONMENT ${sdaa_sim_env}
       CASES SDAA-EVFLAGS SDAA-EVDESTROY SDAA-NOTREADY SDAA-CALLBACK SDAA-H2H SDAA-PAGEABLE)
+    if(ACCEL_MPIRUN AND TARGET tccl_sim)
+      accel_rule_breaks(tccl BACKEND sdaa GROUP comm_tccl LAUNCH 2
+        ENVIRONMENT ${sdaa_sim_env} ${mpi_env} "ACCEL_ACCELERATOR=sdaa"
+                    "ACCEL_TCCL_LIBRARY=$<TARGET_FILE:tccl_sim>"
+        CASES TCCL-DEV TCCL-OVERLAP TCCL-NCCL-PARAMS TCCL-GROUPS)
+    endif()
   endif()
   if(DEFINED hpu_sim_env)
     accel_rule_breaks(hpu BACKEND hpu ENVIRONMENT ${hpu_sim_env}

@@ -192,7 +192,20 @@
 #define VENDOR_RULE_PROBES_COMM_CNCL(X)
 #define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)
 #define VENDOR_RULE_PROBES_COMM_ONECCL(X)
-#define VENDOR_RULE_PROBES_COMM_TCCL(X)
+/* src/comm/tccl/README.md, "Vendor rules we rely on" (rules/comm_tccl.c) */
+#define VENDOR_RULE_PROBES_COMM_TCCL(X)                                                            \
+    X(comm_tccl, "TCCL-DEV", probe_comm_tccl_dev_comm_on_thread_device,                            \
+      "tcclCommInitRank makes a communicator of the thread's SDAA device, and a call with that "   \
+      "device current runs")                                                                       \
+    X(comm_tccl, "TCCL-OVERLAP", probe_comm_tccl_overlap_in_place,                                 \
+      "NCCL's in-place layouts run: an all-reduce with send == recv, an all-gather from this "     \
+      "rank's block of recv")                                                                      \
+    X(comm_tccl, "TCCL-NCCL-PARAMS", probe_comm_tccl_nccl_parameters,                              \
+      "tcclReduce and tcclSend/tcclRecv take NCCL's parameters: a MAX reduce onto rank 0 and a "   \
+      "send from rank 1 arrive")                                                                   \
+    X(comm_tccl, "TCCL-GROUPS", probe_comm_tccl_groups,                                            \
+      "a grouped ring of sends and receives runs, or is refused (UNSUPPORTED) where TCCL has no "  \
+      "group calls")
 
 #define VENDOR_RULE_PROBES(X)                                                                      \
     VENDOR_RULE_PROBES_NPU(X)                                                                      \
