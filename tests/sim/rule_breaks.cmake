@@ -87,6 +87,12 @@ function(accel_sim_rule_breaks)
     accel_rule_breaks(mlu BACKEND mlu ENVIRONMENT ${mlu_sim_env}
       CASES CNRT-XDEV CNRT-H2H CNRT-UNITS CNRT-CAP-QUERY CNRT-CAP-JOIN CNRT-CAP-ADDR
             CNRT-CAP-RELAXED CNRT-HOSTMALLOC0)
+    if(ACCEL_MPIRUN AND TARGET cncl_sim)
+      accel_rule_breaks(cncl BACKEND mlu GROUP comm_cncl LAUNCH 2
+        ENVIRONMENT ${mlu_sim_env} ${mpi_env} "ACCEL_ACCELERATOR=mlu"
+                    "ACCEL_CNCL_LIBRARY=$<TARGET_FILE:cncl_sim>"
+        CASES CNCL-CLIQUE CNCL-DEV CNCL-TYPES CNCL-GROUPS)
+    endif()
   endif()
   if(DEFINED sdaa_sim_env)
     accel_rule_breaks(sdaa BACKEND sdaa ENVIRONMENT ${sdaa_sim_env}

@@ -189,7 +189,17 @@
     X(comm_nccl, "NCCL-VERSIONS", probe_comm_nccl_versions,                                        \
       "ncclAvg (2.10), ncclGetLastError (2.13) and ncclCommFinalize (2.14) are there when the "    \
       "version says so")
-#define VENDOR_RULE_PROBES_COMM_CNCL(X)
+/* src/comm/cncl/README.md, "Vendor rules we rely on" (rules/comm_cncl.c) */
+#define VENDOR_RULE_PROBES_COMM_CNCL(X)                                                            \
+    X(comm_cncl, "CNCL-CLIQUE", probe_comm_cncl_clique_from_rank0,                                 \
+      "a clique id made on rank 0 and sent to the others makes one communicator, which reduces")   \
+    X(comm_cncl, "CNCL-DEV", probe_comm_cncl_one_comm_on_thread_device,                            \
+      "cnclInitComms of one communicator on the thread's CNRT device makes it, on that device")    \
+    X(comm_cncl, "CNCL-TYPES", probe_comm_cncl_no_average,                                         \
+      "CNCL refuses NCCL's average code: accel emulates the average")                              \
+    X(comm_cncl, "CNCL-GROUPS", probe_comm_cncl_groups,                                            \
+      "a grouped ring of sends and receives runs, or is refused (UNSUPPORTED) where CNCL has no "  \
+      "group calls")
 #define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)
 #define VENDOR_RULE_PROBES_COMM_ONECCL(X)
 /* src/comm/tccl/README.md, "Vendor rules we rely on" (rules/comm_tccl.c) */
