@@ -109,6 +109,15 @@ function(accel_sim_rule_breaks)
       CASES SYN-WAIT+ACCEL_SIM_STREAM_DELAY_US=20000
             SYN-DESTROY-BUSY+ACCEL_SIM_STREAM_DELAY_US=20000
             SYN-EVENT-DESTROY+ACCEL_SIM_STREAM_DELAY_US=20000 SYN-ELAPSED-NS SYN-DMA-HOST)
+    if(ACCEL_MPIRUN AND TARGET hcl_sim)
+      # R2 and R3 are about a process's first hcclGetUniqueId and
+      # hcclCommInitRank, which the collectives' process made before the
+      # probes run: their probes skip.
+      accel_rule_breaks(habana_hccl BACKEND hpu GROUP comm_habana_hccl LAUNCH 2
+        ENVIRONMENT ${hpu_sim_env} ${mpi_env} "ACCEL_ACCELERATOR=hpu"
+                    "ACCEL_HABANA_HCCL_LIBRARY=$<TARGET_FILE:hcl_sim>"
+        CASES R1 R2!skip R3!skip R4 HCL-OPS)
+    endif()
   endif()
   if(DEFINED xpu_sim_env)
     set(env "${xpu_sim_env}")

@@ -200,7 +200,19 @@
     X(comm_cncl, "CNCL-GROUPS", probe_comm_cncl_groups,                                            \
       "a grouped ring of sends and receives runs, or is refused (UNSUPPORTED) where CNCL has no "  \
       "group calls")
-#define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)
+/* src/comm/habana_hccl/README.md, "Vendor rules we rely on"
+ * (rules/comm_habana_hccl.c) */
+#define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)                                                     \
+    X(comm_habana_hccl, "R1", probe_comm_habana_hccl_r1_later_ids_fresh,                           \
+      "after a communicator, hcclGetUniqueId with HCCL_COMM_ID set gives a fresh id per call")     \
+    X(comm_habana_hccl, "R2", probe_comm_habana_hccl_r2_coordinator_address,                       \
+      "the coordinator binds HCCL_COMM_ID's local address once (a first call: skipped)")           \
+    X(comm_habana_hccl, "R3", probe_comm_habana_hccl_r3_first_init_replaces_id,                    \
+      "a process's first init with HCCL_COMM_ID set replaces the id (a first call: skipped)")      \
+    X(comm_habana_hccl, "R4", probe_comm_habana_hccl_r4_later_init_needs_length,                   \
+      "a later hcclCommInitRank refuses an id whose length is 0")                                  \
+    X(comm_habana_hccl, "HCL-OPS", probe_comm_habana_hccl_op_numbering,                            \
+      "min (2), max (3) and average (4) all-reduces give the right values")
 #define VENDOR_RULE_PROBES_COMM_ONECCL(X)
 /* src/comm/tccl/README.md, "Vendor rules we rely on" (rules/comm_tccl.c) */
 #define VENDOR_RULE_PROBES_COMM_TCCL(X)                                                            \
