@@ -87,16 +87,37 @@ function(accel_sim_rule_breaks)
     accel_rule_breaks(mlu BACKEND mlu ENVIRONMENT ${mlu_sim_env}
       CASES CNRT-XDEV CNRT-H2H CNRT-UNITS CNRT-CAP-QUERY CNRT-CAP-JOIN CNRT-CAP-ADDR
             CNRT-CAP-RELAXED CNRT-HOSTMALLOC0)
+    if(ACCEL_MPIRUN AND TARGET cncl_sim)
+      accel_rule_breaks(cncl BACKEND mlu GROUP comm_cncl LAUNCH 2
+        ENVIRONMENT ${mlu_sim_env} ${mpi_env} "ACCEL_ACCELERATOR=mlu"
+                    "ACCEL_CNCL_LIBRARY=$<TARGET_FILE:cncl_sim>"
+        CASES CNCL-CLIQUE CNCL-DEV CNCL-TYPES CNCL-GROUPS)
+    endif()
   endif()
   if(DEFINED sdaa_sim_env)
     accel_rule_breaks(sdaa BACKEND sdaa ENVIRONMENT ${sdaa_sim_env}
       CASES SDAA-EVFLAGS SDAA-EVDESTROY SDAA-NOTREADY SDAA-CALLBACK SDAA-H2H SDAA-PAGEABLE)
+    if(ACCEL_MPIRUN AND TARGET tccl_sim)
+      accel_rule_breaks(tccl BACKEND sdaa GROUP comm_tccl LAUNCH 2
+        ENVIRONMENT ${sdaa_sim_env} ${mpi_env} "ACCEL_ACCELERATOR=sdaa"
+                    "ACCEL_TCCL_LIBRARY=$<TARGET_FILE:tccl_sim>"
+        CASES TCCL-DEV TCCL-OVERLAP TCCL-NCCL-PARAMS TCCL-GROUPS)
+    endif()
   endif()
   if(DEFINED hpu_sim_env)
     accel_rule_breaks(hpu BACKEND hpu ENVIRONMENT ${hpu_sim_env}
       CASES SYN-WAIT+ACCEL_SIM_STREAM_DELAY_US=20000
             SYN-DESTROY-BUSY+ACCEL_SIM_STREAM_DELAY_US=20000
             SYN-EVENT-DESTROY+ACCEL_SIM_STREAM_DELAY_US=20000 SYN-ELAPSED-NS SYN-DMA-HOST)
+    if(ACCEL_MPIRUN AND TARGET hcl_sim)
+      # R2 and R3 are about a process's first hcclGetUniqueId and
+      # hcclCommInitRank, which the collectives' process made before the
+      # probes run: their probes skip.
+      accel_rule_breaks(habana_hccl BACKEND hpu GROUP comm_habana_hccl LAUNCH 2
+        ENVIRONMENT ${hpu_sim_env} ${mpi_env} "ACCEL_ACCELERATOR=hpu"
+                    "ACCEL_HABANA_HCCL_LIBRARY=$<TARGET_FILE:hcl_sim>"
+        CASES R1 R2!skip R3!skip R4 HCL-OPS)
+    endif()
   endif()
   if(DEFINED xpu_sim_env)
     set(env "${xpu_sim_env}")

@@ -189,10 +189,45 @@
     X(comm_nccl, "NCCL-VERSIONS", probe_comm_nccl_versions,                                        \
       "ncclAvg (2.10), ncclGetLastError (2.13) and ncclCommFinalize (2.14) are there when the "    \
       "version says so")
-#define VENDOR_RULE_PROBES_COMM_CNCL(X)
-#define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)
+/* src/comm/cncl/README.md, "Vendor rules we rely on" (rules/comm_cncl.c) */
+#define VENDOR_RULE_PROBES_COMM_CNCL(X)                                                            \
+    X(comm_cncl, "CNCL-CLIQUE", probe_comm_cncl_clique_from_rank0,                                 \
+      "a clique id made on rank 0 and sent to the others makes one communicator, which reduces")   \
+    X(comm_cncl, "CNCL-DEV", probe_comm_cncl_one_comm_on_thread_device,                            \
+      "cnclInitComms of one communicator on the thread's CNRT device makes it, on that device")    \
+    X(comm_cncl, "CNCL-TYPES", probe_comm_cncl_no_average,                                         \
+      "CNCL refuses NCCL's average code: accel emulates the average")                              \
+    X(comm_cncl, "CNCL-GROUPS", probe_comm_cncl_groups,                                            \
+      "a grouped ring of sends and receives runs, or is refused (UNSUPPORTED) where CNCL has no "  \
+      "group calls")
+/* src/comm/habana_hccl/README.md, "Vendor rules we rely on"
+ * (rules/comm_habana_hccl.c) */
+#define VENDOR_RULE_PROBES_COMM_HABANA_HCCL(X)                                                     \
+    X(comm_habana_hccl, "R1", probe_comm_habana_hccl_r1_later_ids_fresh,                           \
+      "after a communicator, hcclGetUniqueId with HCCL_COMM_ID set gives a fresh id per call")     \
+    X(comm_habana_hccl, "R2", probe_comm_habana_hccl_r2_coordinator_address,                       \
+      "the coordinator binds HCCL_COMM_ID's local address once (a first call: skipped)")           \
+    X(comm_habana_hccl, "R3", probe_comm_habana_hccl_r3_first_init_replaces_id,                    \
+      "a process's first init with HCCL_COMM_ID set replaces the id (a first call: skipped)")      \
+    X(comm_habana_hccl, "R4", probe_comm_habana_hccl_r4_later_init_needs_length,                   \
+      "a later hcclCommInitRank refuses an id whose length is 0")                                  \
+    X(comm_habana_hccl, "HCL-OPS", probe_comm_habana_hccl_op_numbering,                            \
+      "min (2), max (3) and average (4) all-reduces give the right values")
 #define VENDOR_RULE_PROBES_COMM_ONECCL(X)
-#define VENDOR_RULE_PROBES_COMM_TCCL(X)
+/* src/comm/tccl/README.md, "Vendor rules we rely on" (rules/comm_tccl.c) */
+#define VENDOR_RULE_PROBES_COMM_TCCL(X)                                                            \
+    X(comm_tccl, "TCCL-DEV", probe_comm_tccl_dev_comm_on_thread_device,                            \
+      "tcclCommInitRank makes a communicator of the thread's SDAA device, and a call with that "   \
+      "device current runs")                                                                       \
+    X(comm_tccl, "TCCL-OVERLAP", probe_comm_tccl_overlap_in_place,                                 \
+      "NCCL's in-place layouts run: an all-reduce with send == recv, an all-gather from this "     \
+      "rank's block of recv")                                                                      \
+    X(comm_tccl, "TCCL-NCCL-PARAMS", probe_comm_tccl_nccl_parameters,                              \
+      "tcclReduce and tcclSend/tcclRecv take NCCL's parameters: a MAX reduce onto rank 0 and a "   \
+      "send from rank 1 arrive")                                                                   \
+    X(comm_tccl, "TCCL-GROUPS", probe_comm_tccl_groups,                                            \
+      "a grouped ring of sends and receives runs, or is refused (UNSUPPORTED) where TCCL has no "  \
+      "group calls")
 
 #define VENDOR_RULE_PROBES(X)                                                                      \
     VENDOR_RULE_PROBES_NPU(X)                                                                      \

@@ -9,14 +9,17 @@
  * sim_fault. Threads: as ccl_sim.h. */
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccl_sim.h"
 #include "cncl_sim.h"
+#include "sim_break.h"
 #include "sim_fault.h"
 
 /* From the simulated libcnrt.so this library links. */
 extern int cnrtQueueSync(cnrtQueue_t queue);
 extern int cnrtGetDevice(int *ordinal);
+extern int cnrtGetDeviceCount(unsigned int *count);
 
 static int cncl_sync(void *queue)
 {
@@ -52,10 +55,15 @@ static int cncl_type(uint32_t code, ccl_sim_type_t *out)
     }
 }
 
-/* cnclReduceOp_t: Sum 0, Prod 1, Max 2, Min 3 (no average). */
+/* cnclReduceOp_t: Sum 0, Prod 1, Max 2, Min 3 (no average;
+ * ACCEL_SIM_BREAK=CNCL-TYPES takes NCCL's average code, 4). */
 static int cncl_op(uint32_t code, ccl_sim_op_t *out)
 {
     static const ccl_sim_op_t map[] = {CCL_SIM_SUM, CCL_SIM_PROD, CCL_SIM_MAX, CCL_SIM_MIN};
+    if (code == 4 && sim_rule_broken("CNCL-TYPES")) {
+        *out = CCL_SIM_AVG;
+        return 1;
+    }
     if (code >= sizeof map / sizeof map[0])
         return 0;
     *out = map[code];
@@ -71,11 +79,16 @@ static int cncl_op(uint32_t code, ccl_sim_op_t *out)
     if (!cncl_op(code, &var))                                                                      \
     return CNCL_RET_ERR_ARGUMENTS
 
+/* ACCEL_SIM_BREAK=CNCL-CLIQUE: a clique id is good only in the process
+ * that made it (the hash holds its process id), so one sent from rank 0 is
+ * refused elsewhere, and rank 0 waits 2 s for ranks that never come. */
 static uint64_t cncl_hash(const char *data)
 {
     uint64_t hash = 14695981039346656037ULL;
     for (size_t i = 0; i < 128; i++)
         hash = (hash ^ (unsigned char)data[i]) * 1099511628211ULL;
+    if (sim_rule_broken("CNCL-CLIQUE"))
+        hash ^= (uint64_t)getpid();
     return hash;
 }
 
@@ -132,7 +145,18 @@ SIM_EXPORT cnclResult_t cnclInitComms(cnclComm_t *comms, int num_comm, const int
      * device; the code is the sim's choice. */
     if (cnrtGetDevice(&device) != 0 || device != dev_list[0])
         return CNCL_RET_ERR_MLU_RUNTIME;
-    result = cncl_result(ccl_sim_comm_init(clique_id->data, nrank, rank_list[0], device, &made));
+    /* ACCEL_SIM_BREAK=CNCL-DEV: the communicator is the next device's. */
+    if (sim_rule_broken("CNCL-DEV")) {
+        unsigned int count = 1;
+        if (cnrtGetDeviceCount(&count) == 0 && count > 1)
+            device = (device + 1) % (int)count;
+    }
+    if (sim_rule_broken("CNCL-CLIQUE"))
+        result = cncl_result(ccl_sim_comm_init_within(clique_id->data, nrank, rank_list[0], device,
+                                                      2.0, "ACCEL_SIM_BREAK=CNCL-CLIQUE", &made));
+    else
+        result =
+            cncl_result(ccl_sim_comm_init(clique_id->data, nrank, rank_list[0], device, &made));
     if (result == CNCL_RET_SUCCESS)
         comms[0] = (cnclComm_t)made;
     return result;
@@ -281,6 +305,12 @@ SIM_EXPORT cnclResult_t cnclGroupEnd(void)
     if (injected != 0) {
         ccl_sim_group_abort();
         return injected;
+    }
+    /* ACCEL_SIM_BREAK=CNCL-GROUPS: the group calls are there but drop the
+     * group's calls, reporting success. */
+    if (sim_rule_broken("CNCL-GROUPS")) {
+        ccl_sim_group_abort();
+        return CNCL_RET_SUCCESS;
     }
     return cncl_result(ccl_sim_group_end());
 }

@@ -22,6 +22,7 @@
 
 #include "ccl_sim.h"
 #include "hcl_sim.h"
+#include "sim_break.h"
 #include "sim_fault.h"
 
 /* From the simulated libSynapse.so this library links. */
@@ -56,7 +57,8 @@ static int hcl_type(uint32_t code, ccl_sim_type_t *out)
     return 1;
 }
 
-/* hcclRedOp_t: Sum 0, Prod 1, Min 2, Max 3, Avg 4. */
+/* hcclRedOp_t: Sum 0, Prod 1, Min 2, Max 3, Avg 4
+ * (ACCEL_SIM_BREAK=HCL-OPS: NCCL's Max 2, Min 3). */
 static int hcl_op(uint32_t code, ccl_sim_op_t *out)
 {
     static const ccl_sim_op_t map[] = {CCL_SIM_SUM, CCL_SIM_PROD, CCL_SIM_MIN, CCL_SIM_MAX,
@@ -64,6 +66,8 @@ static int hcl_op(uint32_t code, ccl_sim_op_t *out)
     if (code >= sizeof map / sizeof map[0])
         return 0;
     *out = map[code];
+    if ((code == 2 || code == 3) && sim_rule_broken("HCL-OPS"))
+        *out = code == 2 ? CCL_SIM_MAX : CCL_SIM_MIN;
     return 1;
 }
 
@@ -229,7 +233,12 @@ SIM_EXPORT hcclResult_t hcclGetUniqueId(hcclUniqueId *uniqueId)
     result = hcl_comm_id(&address, ip, sizeof ip);
     if (result != hcclSuccess)
         return result;
-    if (address == NULL || atomic_load(&hcl_coordinator_launched))
+    /* ACCEL_SIM_BREAK=R1: every call with HCCL_COMM_ID set gives that
+     * address's id, after a communicator too. */
+    if (address != NULL && atomic_load(&hcl_coordinator_launched) && sim_rule_broken("R1"))
+        result = hcl_result(
+            ccl_sim_unique_id_at(address, uniqueId->internal, sizeof uniqueId->internal));
+    else if (address == NULL || atomic_load(&hcl_coordinator_launched))
         result = hcl_result(ccl_sim_unique_id(uniqueId->internal, sizeof uniqueId->internal));
     else if ((result = hcl_coordinator_start(address, ip)) == hcclSuccess) {
         atomic_store(&hcl_coordinator_launched, true);
@@ -279,7 +288,7 @@ SIM_EXPORT hcclResult_t hcclCommInitRank(hcclComm_t *comm, int nranks, hcclUniqu
         return result;
     if (address != NULL && !atomic_load(&hcl_comm_made)) /* R3 */
         result = hcl_init_at(address, nranks, rank, &made);
-    else if (commId.length != CCL_SIM_ID_BYTES) /* R4 */
+    else if (commId.length != CCL_SIM_ID_BYTES && !sim_rule_broken("R4")) /* R4 */
         return hcl_result(ccl_sim_refuse(CCL_SIM_INVALID,
                                          "hcl sim: Invalid unique_id length=%zu (HCL: make sure "
                                          "that HCCL_COMM_ID env var is set; only a process's "

@@ -19,12 +19,14 @@
 #include <stdio.h>
 
 #include "ccl_sim.h"
+#include "sim_break.h"
 #include "sim_fault.h"
 #include "tccl_sim.h"
 
 /* From the simulated libsdaart.so this library links (sdaaError_t: int). */
 extern int sdaaStreamSynchronize(sdaaStream_t stream);
 extern int sdaaGetDevice(int *device);
+extern int sdaaGetDeviceCount(int *count);
 
 /* What this file refuses before the core sees the call; the core's own
  * text otherwise (tcclGetLastError). */
@@ -120,7 +122,9 @@ static bool tccl_overlap(const void *a, size_t a_bytes, const void *b, size_t b_
 static tcclResult_t tccl_check_same_or_apart(const char *what, const void *send, const void *recv,
                                              size_t bytes)
 {
-    if (send != recv && tccl_overlap(send, bytes, recv, bytes))
+    /* ACCEL_SIM_BREAK=TCCL-OVERLAP: in place (send == recv) refused too. */
+    bool in_place_refused = send == recv && send != NULL && sim_rule_broken("TCCL-OVERLAP");
+    if (in_place_refused || (send != recv && tccl_overlap(send, bytes, recv, bytes)))
         return tccl_refuse(tcclInvalidArgument,
                            "tccl sim: %s: send and recv overlap without being the same buffer",
                            what);
@@ -214,6 +218,13 @@ SIM_EXPORT tcclResult_t tcclCommInitRank(tcclComm_t *comm, int nranks, tcclUniqu
     if (code != 0)
         return tccl_refuse(tcclUnhandledSdaaError,
                            "tccl sim: sdaaGetDevice failed with %d: no SDAA device to bind", code);
+    /* ACCEL_SIM_BREAK=TCCL-DEV: the communicator is the next device's, not
+     * the thread's. */
+    if (sim_rule_broken("TCCL-DEV")) {
+        int count = 1;
+        if (sdaaGetDeviceCount(&count) == 0 && count > 1)
+            device = (device + 1) % count;
+    }
     result = tccl_result(ccl_sim_comm_init(commId.internal, nranks, rank, device, &made));
     if (result == tcclSuccess)
         *comm = (tcclComm_t)made;
@@ -308,6 +319,12 @@ SIM_EXPORT tcclResult_t tcclReduce(const void *sendbuff, void *recvbuff, size_t 
                                    sdaaStream_t stream)
 {
     TCCL_ENTER("tcclReduce");
+    /* ACCEL_SIM_BREAK=TCCL-NCCL-PARAMS: root and op in the other order. */
+    if (sim_rule_broken("TCCL-NCCL-PARAMS")) {
+        uint32_t swapped = op;
+        op = (uint32_t)root;
+        root = (int)swapped;
+    }
     TCCL_DEVICE("tcclReduce", comm);
     TCCL_TYPE(datatype, type);
     TCCL_OP(op, sim_op);
@@ -349,7 +366,9 @@ SIM_EXPORT tcclResult_t tcclAllGather(const void *sendbuff, void *recvbuff, size
         size_t all = tccl_bytes(count, type, (size_t)ccl_sim_comm_size(c));
         const char *own = (const char *)recvbuff + bytes * (size_t)ccl_sim_comm_rank(c);
         /* TCCL-OVERLAP: only this rank's block of recv is in place. */
-        if (recvbuff != NULL && sendbuff != own && tccl_overlap(sendbuff, bytes, recvbuff, all))
+        bool own_refused = sim_rule_broken("TCCL-OVERLAP"); /* ACCEL_SIM_BREAK */
+        if (recvbuff != NULL && (sendbuff != own || own_refused) &&
+            tccl_overlap(sendbuff, bytes, recvbuff, all))
             return tccl_refuse(tcclInvalidArgument,
                                "tccl sim: tcclAllGather: send overlaps recv without being this "
                                "rank's block of it");
@@ -393,6 +412,12 @@ SIM_EXPORT tcclResult_t tcclGroupEnd(void)
     if (injected != 0) {
         ccl_sim_group_abort();
         return injected;
+    }
+    /* ACCEL_SIM_BREAK=TCCL-GROUPS: the group calls are there but drop the
+     * group's calls, reporting success. */
+    if (sim_rule_broken("TCCL-GROUPS")) {
+        ccl_sim_group_abort();
+        return tcclSuccess;
     }
     return tccl_result(ccl_sim_group_end());
 }
