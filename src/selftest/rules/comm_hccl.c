@@ -17,6 +17,7 @@
 #include <accel/accel_comm.h>
 
 #include "check.h"
+#include "rules/rule_common.h"
 #include "rules/npu_acl.h"
 #include "rules/rule-list.h"
 #include "rules/rule_library.h"
@@ -226,10 +227,7 @@ void probe_comm_hccl_h6_group_calls(void **state)
 {
     probe_hccl_job_t job;
     accel_comm_engine_info_t info = {.struct_size = sizeof info};
-    accel_status_t step[3] = {ACCEL_OK, ACCEL_OK, ACCEL_OK};
-    static const char *const step_name[3] = {"accel_send", "accel_recv", "accel_comm_group_end"};
-    char why[512] = "";
-    int32_t *send = NULL, *recv = NULL, mine, got = -1;
+    const char *why;
     (void)state;
     probe_hccl_join(&job);
     assert_ok(accel_comm_engine_info(conformance_acc, &info));
@@ -239,27 +237,10 @@ void probe_comm_hccl_h6_group_calls(void **state)
         conf_skip("a ring needs two ranks");
     }
     assert_ok(accel_set_device(conformance_acc, job.device));
-    assert_ok(accel_malloc(conformance_acc, sizeof mine, (void **)&send));
-    assert_ok(accel_malloc(conformance_acc, sizeof mine, (void **)&recv));
-    mine = 1000 + job.rank;
-    assert_ok(accel_memcpy(conformance_acc, send, &mine, sizeof mine, ACCEL_COPY_HOST_TO_DEVICE));
-    assert_ok(accel_comm_group_start());
-    step[0] = accel_send(job.comm, send, 1, ACCEL_DTYPE_I32, (job.rank + 1) % job.size, NULL);
-    step[1] =
-        accel_recv(job.comm, recv, 1, ACCEL_DTYPE_I32, (job.rank + job.size - 1) % job.size, NULL);
-    step[2] = accel_comm_group_end();
-    for (int i = 0; i < 3 && why[0] == '\0'; i++)
-        if (step[i] != ACCEL_OK)
-            snprintf(why, sizeof why, "%s in a group returned %s: %s", step_name[i],
-                     accel_status_name(step[i]), accel_last_error());
-    if (why[0] == '\0')
-        assert_ok(accel_memcpy(conformance_acc, &got, recv, sizeof got, ACCEL_COPY_DEVICE_TO_HOST));
-    assert_ok(accel_free(conformance_acc, recv));
-    assert_ok(accel_free(conformance_acc, send));
+    why = rule_grouped_ring(conformance_acc, job.comm, job.rank, job.size, true);
     probe_hccl_close(&job);
-    if (why[0] != '\0')
+    if (why != NULL)
         fail_msg("%s", why);
-    assert_int_equal(got, 1000 + (job.rank + job.size - 1) % job.size);
 }
 
 typedef struct h7_root {

@@ -16,6 +16,7 @@
 #include <accel/accel_comm.h>
 
 #include "check.h"
+#include "rules/rule_common.h"
 #include "comm/tccl/types.h"
 #include "rules/rule-list.h"
 #include "rules/rule_library.h"
@@ -228,38 +229,17 @@ void probe_comm_tccl_nccl_parameters(void **state)
 void probe_comm_tccl_groups(void **state)
 {
     rule_tccl_job_t job;
-    accel_status_t step[3] = {ACCEL_OK, ACCEL_OK, ACCEL_OK};
-    static const char *const step_name[3] = {"accel_send", "accel_recv", "accel_comm_group_end"};
-    char why[512] = "";
-    int32_t mine, got = -1, *send, *recv;
-    bool grouped;
+    const char *why;
     (void)state;
     rule_tccl_join(&job);
     print_message("tccl engine: %s\n", job.detail);
-    grouped = strstr(job.detail, "without group calls") == NULL;
     if (job.size < 2) {
         assert_ok(accel_comm_destroy(job.comm));
         conf_skip("a ring needs two ranks");
     }
-    mine = 1000 + job.rank;
-    send = rule_tccl_ints(&mine, 1);
-    recv = rule_tccl_ints(NULL, 1);
-    assert_ok(accel_comm_group_start());
-    step[0] = accel_send(job.comm, send, 1, ACCEL_DTYPE_I32, (job.rank + 1) % job.size, NULL);
-    step[1] =
-        accel_recv(job.comm, recv, 1, ACCEL_DTYPE_I32, (job.rank + job.size - 1) % job.size, NULL);
-    step[2] = accel_comm_group_end();
-    for (int i = 0; i < 3 && why[0] == '\0'; i++)
-        if (step[i] != ACCEL_OK && (grouped || step[i] != ACCEL_ERROR_UNSUPPORTED))
-            snprintf(why, sizeof why, "%s in a group returned %s: %s", step_name[i],
-                     accel_status_name(step[i]), accel_last_error());
-    if (why[0] == '\0' && grouped)
-        assert_ok(accel_memcpy(conformance_acc, &got, recv, sizeof got, ACCEL_COPY_DEVICE_TO_HOST));
-    assert_ok(accel_free(conformance_acc, recv));
-    assert_ok(accel_free(conformance_acc, send));
+    why = rule_grouped_ring(conformance_acc, job.comm, job.rank, job.size,
+                            strstr(job.detail, "without group calls") == NULL);
     assert_ok(accel_comm_destroy(job.comm));
-    if (why[0] != '\0')
+    if (why != NULL)
         fail_msg("%s", why);
-    if (grouped)
-        assert_int_equal(got, 1000 + (job.rank + job.size - 1) % job.size);
 }

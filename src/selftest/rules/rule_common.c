@@ -2,6 +2,7 @@
  * public API. Each owns what it allocates and frees it before passing. */
 #include "rules/rule_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -156,4 +157,42 @@ void rule_check_graph_addresses(accel_t *acc)
     assert_ok(accel_free(acc, after));
     assert_ok(accel_free(acc, before));
     assert_ok(accel_stream_destroy(stream));
+}
+
+const char *rule_grouped_ring(accel_t *acc, accel_comm_t *comm, int rank, int size,
+                              bool groups_required)
+{
+    static _Thread_local char why[512];
+    static const char *const step_name[3] = {"accel_send", "accel_recv", "accel_comm_group_end"};
+    accel_status_t step[3];
+    int32_t mine = 1000 + rank, got = -1, want = 1000 + (rank + size - 1) % size;
+    int32_t *send = NULL, *recv = NULL;
+    why[0] = '\0';
+    assert_ok(accel_malloc(acc, sizeof mine, (void **)&send));
+    assert_ok(accel_malloc(acc, sizeof mine, (void **)&recv));
+    assert_ok(accel_memcpy(acc, send, &mine, sizeof mine, ACCEL_COPY_HOST_TO_DEVICE));
+    assert_ok(accel_comm_group_start());
+    step[0] = accel_send(comm, send, 1, ACCEL_DTYPE_I32, (rank + 1) % size, NULL);
+    step[1] = accel_recv(comm, recv, 1, ACCEL_DTYPE_I32, (rank + size - 1) % size, NULL);
+    step[2] = accel_comm_group_end();
+    bool refused = false;
+    for (int i = 0; i < 3 && why[0] == '\0'; i++) {
+        if (step[i] == ACCEL_OK)
+            continue;
+        if (!groups_required && step[i] == ACCEL_ERROR_UNSUPPORTED) {
+            refused = true;
+            continue;
+        }
+        snprintf(why, sizeof why, "%s in a group returned %s: %s", step_name[i],
+                 accel_status_name(step[i]), accel_last_error());
+    }
+    if (why[0] == '\0' && !refused) {
+        assert_ok(accel_memcpy(acc, &got, recv, sizeof got, ACCEL_COPY_DEVICE_TO_HOST));
+        if (got != want)
+            snprintf(why, sizeof why, "rank %d received %d from the grouped ring, expected %d",
+                     rank, (int)got, (int)want);
+    }
+    assert_ok(accel_free(acc, recv));
+    assert_ok(accel_free(acc, send));
+    return why[0] != '\0' ? why : NULL;
 }

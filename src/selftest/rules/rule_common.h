@@ -6,9 +6,11 @@
 #ifndef ACCEL_SELFTEST_RULE_COMMON_H
 #define ACCEL_SELFTEST_RULE_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <accel/accel.h>
+#include <accel/accel_comm.h>
 
 /* CLOCK_MONOTONIC in milliseconds, and a sleep of `ms` milliseconds. */
 double rule_now_ms(void);
@@ -32,5 +34,18 @@ float rule_check_elapsed_ms(accel_t *acc, unsigned gap_ms);
  * buffer and of a block allocated in the capture, free that block, allocate
  * again, replay. Skips where the backend has no graphs. */
 void rule_check_graph_addresses(accel_t *acc);
+
+/* A grouped ring on `comm` (this process is `rank` of `size` >= 2): inside
+ * accel_comm_group_start/end each rank sends 1000 + rank to the next and
+ * receives from the previous, in device memory of `acc`'s current device.
+ * Every step runs, so a group is never left open for the probes after this
+ * one. Returns NULL when the ring ran and delivered the right value, or
+ * when `groups_required` is false and a step answered UNSUPPORTED (an
+ * engine without group calls); otherwise a sentence naming the first step
+ * that failed, in a buffer of the calling thread valid until its next call.
+ * The caller owns `comm` and destroys it; failing calls of the set-up end
+ * the probe (check.h). */
+const char *rule_grouped_ring(accel_t *acc, accel_comm_t *comm, int rank, int size,
+                              bool groups_required);
 
 #endif /* ACCEL_SELFTEST_RULE_COMMON_H */
