@@ -70,20 +70,9 @@ typedef struct rule_cncl_job {
 
 static void rule_cncl_join(rule_cncl_job_t *job)
 {
-    accel_comm_engine_info_t info = {.struct_size = sizeof info};
-    const char *engine = NULL;
     memset(job, 0, sizeof *job);
-    assert_ok(accel_comm_engine_info(conformance_acc, &info));
-    if (info.engine == NULL || strcmp(info.engine, "cncl") != 0 || !info.available)
-        conf_skip("the cncl engine does not serve this run (%s)", info.detail);
-    snprintf(job->detail, sizeof job->detail, "%s", info.detail);
-    assert_ok(accel_comm_init(conformance_acc, NULL, &job->comm));
-    assert_ok(accel_comm_engine_name(job->comm, &engine));
-    if (strcmp(engine, "cncl") != 0)
-        conf_skip("the communicator's engine is %s, not cncl", engine);
-    assert_ok(accel_comm_rank(job->comm, &job->rank));
-    assert_ok(accel_comm_size(job->comm, &job->size));
-    assert_ok(accel_comm_device(job->comm, &job->device));
+    rule_comm_join(conformance_acc, "cncl", &job->comm, &job->rank, &job->size, &job->device,
+                   job->detail, sizeof job->detail);
     assert_ok(accel_set_device(conformance_acc, job->device));
 }
 
@@ -113,19 +102,6 @@ static void rule_cncl_close(rule_cncl_job_t *job)
     assert_ok(accel_comm_destroy(job->comm));
 }
 
-/* `count` int32 of device memory holding `values` (NULL: zeros). */
-static int32_t *rule_cncl_ints(const int32_t *values, size_t count)
-{
-    int32_t *buf = NULL;
-    assert_ok(accel_malloc(conformance_acc, count * sizeof *buf, (void **)&buf));
-    if (values != NULL)
-        assert_ok(accel_memcpy(conformance_acc, buf, values, count * sizeof *buf,
-                               ACCEL_COPY_HOST_TO_DEVICE));
-    else
-        assert_ok(accel_memset(conformance_acc, buf, 0, count * sizeof *buf));
-    return buf;
-}
-
 /* CNCL-CLIQUE: a clique id made by cnclGetCliqueId on rank 0 and sent to
  * the others makes one communicator over every rank, which then reduces. */
 void probe_comm_cncl_clique_from_rank0(void **state)
@@ -136,7 +112,7 @@ void probe_comm_cncl_clique_from_rank0(void **state)
     (void)state;
     rule_cncl_open(&job);
     mine = job.rank + 1;
-    buf = rule_cncl_ints(&mine, 1);
+    buf = rule_device_ints(conformance_acc, &mine, 1);
     if (job.init == ACCEL_CNCL_SUCCESS) {
         reduced =
             rule_cncl.cnclAllReduce(buf, buf, 1, ACCEL_CNCL_INT32, ACCEL_CNCL_SUM, job.cncl, NULL);
@@ -193,7 +169,7 @@ void probe_comm_cncl_no_average(void **state)
     accel_cncl_result_t code = ACCEL_CNCL_SUCCESS;
     (void)state;
     rule_cncl_open(&job);
-    buf = rule_cncl_ints(NULL, 4);
+    buf = rule_device_ints(conformance_acc, NULL, 4);
     if (job.init == ACCEL_CNCL_SUCCESS) {
         code =
             rule_cncl.cnclAllReduce(buf, buf, 4, ACCEL_CNCL_FLOAT32, RULE_CNCL_AVG, job.cncl, NULL);

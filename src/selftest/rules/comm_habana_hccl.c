@@ -16,6 +16,7 @@
 #include <accel/accel_comm.h>
 
 #include "check.h"
+#include "rules/rule_common.h"
 #include "comm/habana_hccl/types.h"
 #include "rules/rule-list.h"
 #include "rules/rule_library.h"
@@ -53,19 +54,9 @@ typedef struct rule_hcl_job {
 
 static void rule_hcl_join(rule_hcl_job_t *job)
 {
-    accel_comm_engine_info_t info = {.struct_size = sizeof info};
-    const char *engine = NULL;
     memset(job, 0, sizeof *job);
-    assert_ok(accel_comm_engine_info(conformance_acc, &info));
-    if (info.engine == NULL || strcmp(info.engine, "habana-hccl") != 0 || !info.available)
-        conf_skip("the habana-hccl engine does not serve this run (%s)", info.detail);
-    assert_ok(accel_comm_init(conformance_acc, NULL, &job->comm));
-    assert_ok(accel_comm_engine_name(job->comm, &engine));
-    if (strcmp(engine, "habana-hccl") != 0)
-        conf_skip("the communicator's engine is %s, not habana-hccl", engine);
-    assert_ok(accel_comm_rank(job->comm, &job->rank));
-    assert_ok(accel_comm_size(job->comm, &job->size));
-    assert_ok(accel_comm_device(job->comm, &job->device));
+    rule_comm_join(conformance_acc, "habana-hccl", &job->comm, &job->rank, &job->size, &job->device,
+                   NULL, 0);
     assert_ok(accel_set_device(conformance_acc, job->device));
 }
 

@@ -82,19 +82,9 @@ typedef struct probe_hccl_job {
 /* The accel communicator only (rules observed through accel). */
 static void probe_hccl_join(probe_hccl_job_t *job)
 {
-    accel_comm_engine_info_t info = {.struct_size = sizeof info};
-    const char *engine = NULL;
     memset(job, 0, sizeof *job);
-    assert_ok(accel_comm_engine_info(conformance_acc, &info));
-    if (info.engine == NULL || strcmp(info.engine, "hccl") != 0 || !info.available)
-        conf_skip("the hccl engine does not serve this run (%s)", info.detail);
-    assert_ok(accel_comm_init(conformance_acc, NULL, &job->comm));
-    assert_ok(accel_comm_engine_name(job->comm, &engine));
-    if (strcmp(engine, "hccl") != 0)
-        conf_skip("the communicator's engine is %s, not hccl", engine);
-    assert_ok(accel_comm_rank(job->comm, &job->rank));
-    assert_ok(accel_comm_size(job->comm, &job->size));
-    assert_ok(accel_comm_device(job->comm, &job->device));
+    rule_comm_join(conformance_acc, "hccl", &job->comm, &job->rank, &job->size, &job->device, NULL,
+                   0);
 }
 
 /* The accel communicator and a direct HCCL one. */

@@ -11,6 +11,7 @@
 #include <accel/accel_comm.h>
 
 #include "check.h"
+#include "rules/rule_common.h"
 #include "comm/nccl/types.h"
 #include "rules/rule-list.h"
 #include "rules/rule_library.h"
@@ -49,19 +50,9 @@ typedef struct rule_nccl_job {
 
 static void rule_nccl_join(rule_nccl_job_t *job)
 {
-    accel_comm_engine_info_t info = {.struct_size = sizeof info};
-    const char *engine = NULL;
     memset(job, 0, sizeof *job);
-    assert_ok(accel_comm_engine_info(conformance_acc, &info));
-    if (info.engine == NULL || strcmp(info.engine, "nccl") != 0 || !info.available)
-        conf_skip("the nccl engine does not serve this run (%s)", info.detail);
-    assert_ok(accel_comm_init(conformance_acc, NULL, &job->comm));
-    assert_ok(accel_comm_engine_name(job->comm, &engine));
-    if (strcmp(engine, "nccl") != 0)
-        conf_skip("the communicator's engine is %s, not nccl", engine);
-    assert_ok(accel_comm_rank(job->comm, &job->rank));
-    assert_ok(accel_comm_size(job->comm, &job->size));
-    assert_ok(accel_comm_device(job->comm, &job->device));
+    rule_comm_join(conformance_acc, "nccl", &job->comm, &job->rank, &job->size, &job->device, NULL,
+                   0);
     assert_ok(accel_set_device(conformance_acc, job->device));
     rule_library_require(&rule_nccl_library, "NCCL");
 }

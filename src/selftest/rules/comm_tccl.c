@@ -59,34 +59,10 @@ typedef struct rule_tccl_job {
 
 static void rule_tccl_join(rule_tccl_job_t *job)
 {
-    accel_comm_engine_info_t info = {.struct_size = sizeof info};
-    const char *engine = NULL;
     memset(job, 0, sizeof *job);
-    assert_ok(accel_comm_engine_info(conformance_acc, &info));
-    if (info.engine == NULL || strcmp(info.engine, "tccl") != 0 || !info.available)
-        conf_skip("the tccl engine does not serve this run (%s)", info.detail);
-    snprintf(job->detail, sizeof job->detail, "%s", info.detail);
-    assert_ok(accel_comm_init(conformance_acc, NULL, &job->comm));
-    assert_ok(accel_comm_engine_name(job->comm, &engine));
-    if (strcmp(engine, "tccl") != 0)
-        conf_skip("the communicator's engine is %s, not tccl", engine);
-    assert_ok(accel_comm_rank(job->comm, &job->rank));
-    assert_ok(accel_comm_size(job->comm, &job->size));
-    assert_ok(accel_comm_device(job->comm, &job->device));
+    rule_comm_join(conformance_acc, "tccl", &job->comm, &job->rank, &job->size, &job->device,
+                   job->detail, sizeof job->detail);
     assert_ok(accel_set_device(conformance_acc, job->device));
-}
-
-/* `count` int32 of device memory holding `values` (NULL: zeros). */
-static int32_t *rule_tccl_ints(const int32_t *values, size_t count)
-{
-    int32_t *buf = NULL;
-    assert_ok(accel_malloc(conformance_acc, count * sizeof *buf, (void **)&buf));
-    if (values != NULL)
-        assert_ok(accel_memcpy(conformance_acc, buf, values, count * sizeof *buf,
-                               ACCEL_COPY_HOST_TO_DEVICE));
-    else
-        assert_ok(accel_memset(conformance_acc, buf, 0, count * sizeof *buf));
-    return buf;
 }
 
 /* TCCL-DEV: a communicator made by tcclCommInitRank belongs to the thread's
@@ -112,7 +88,7 @@ void probe_comm_tccl_dev_comm_on_thread_device(void **state)
     assert_ok(accel_memcpy(conformance_acc, &id, carrier, sizeof id, ACCEL_COPY_DEVICE_TO_HOST));
     assert_ok(accel_free(conformance_acc, carrier));
     mine = job.rank + 1;
-    buf = rule_tccl_ints(&mine, 1);
+    buf = rule_device_ints(conformance_acc, &mine, 1);
     init = rule_tccl.tcclCommInitRank(&tccl, job.size, id, job.rank);
     if (init == ACCEL_TCCL_SUCCESS) {
         if (rule_tccl.tcclCommDevice != NULL)
@@ -153,7 +129,7 @@ void probe_comm_tccl_overlap_in_place(void **state)
     (void)state;
     rule_tccl_join(&job);
     mine = job.rank + 1;
-    one = rule_tccl_ints(&mine, 1);
+    one = rule_device_ints(conformance_acc, &mine, 1);
     reduced = accel_all_reduce(job.comm, one, one, 1, ACCEL_DTYPE_I32, ACCEL_REDUCE_SUM, NULL);
     if (reduced == ACCEL_OK)
         assert_ok(accel_memcpy(conformance_acc, &got, one, sizeof got, ACCEL_COPY_DEVICE_TO_HOST));
@@ -161,7 +137,7 @@ void probe_comm_tccl_overlap_in_place(void **state)
     host = calloc((size_t)job.size, sizeof *host);
     assert_non_null(host);
     host[job.rank] = 100 + job.rank;
-    all = rule_tccl_ints(host, (size_t)job.size);
+    all = rule_device_ints(conformance_acc, host, (size_t)job.size);
     gathered = accel_all_gather(job.comm, all + job.rank, all, 1, ACCEL_DTYPE_I32, NULL);
     if (gathered == ACCEL_OK)
         assert_ok(accel_memcpy(conformance_acc, host, all, (size_t)job.size * sizeof *host,
@@ -194,8 +170,8 @@ void probe_comm_tccl_nccl_parameters(void **state)
         conf_skip("a send needs two ranks");
     }
     mine = 10 + job.rank;
-    send = rule_tccl_ints(&mine, 1);
-    recv = rule_tccl_ints(NULL, 1);
+    send = rule_device_ints(conformance_acc, &mine, 1);
+    recv = rule_device_ints(conformance_acc, NULL, 1);
     reduced = accel_reduce(job.comm, send, recv, 1, ACCEL_DTYPE_I32, ACCEL_REDUCE_MAX, 0, NULL);
     if (reduced == ACCEL_OK && job.rank == 0)
         assert_ok(accel_memcpy(conformance_acc, &got, recv, sizeof got, ACCEL_COPY_DEVICE_TO_HOST));

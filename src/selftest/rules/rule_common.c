@@ -196,3 +196,33 @@ const char *rule_grouped_ring(accel_t *acc, accel_comm_t *comm, int rank, int si
     assert_ok(accel_free(acc, send));
     return why[0] != '\0' ? why : NULL;
 }
+
+void rule_comm_join(accel_t *acc, const char *engine, accel_comm_t **comm, int *rank, int *size,
+                    int *device, char *detail, size_t detail_size)
+{
+    accel_comm_engine_info_t info = {.struct_size = sizeof info};
+    const char *name = NULL;
+    assert_ok(accel_comm_engine_info(acc, &info));
+    if (info.engine == NULL || strcmp(info.engine, engine) != 0 || !info.available)
+        conf_skip("the %s engine does not serve this run (%s)", engine, info.detail);
+    if (detail != NULL)
+        snprintf(detail, detail_size, "%s", info.detail);
+    assert_ok(accel_comm_init(acc, NULL, comm));
+    assert_ok(accel_comm_engine_name(*comm, &name));
+    if (strcmp(name, engine) != 0)
+        conf_skip("the communicator's engine is %s, not %s", name, engine);
+    assert_ok(accel_comm_rank(*comm, rank));
+    assert_ok(accel_comm_size(*comm, size));
+    assert_ok(accel_comm_device(*comm, device));
+}
+
+int32_t *rule_device_ints(accel_t *acc, const int32_t *values, size_t count)
+{
+    int32_t *buf = NULL;
+    assert_ok(accel_malloc(acc, count * sizeof *buf, (void **)&buf));
+    if (values != NULL)
+        assert_ok(accel_memcpy(acc, buf, values, count * sizeof *buf, ACCEL_COPY_HOST_TO_DEVICE));
+    else
+        assert_ok(accel_memset(acc, buf, 0, count * sizeof *buf));
+    return buf;
+}

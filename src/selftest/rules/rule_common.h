@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <accel/accel.h>
 #include <accel/accel_comm.h>
@@ -34,6 +35,19 @@ float rule_check_elapsed_ms(accel_t *acc, unsigned gap_ms);
  * buffer and of a block allocated in the capture, free that block, allocate
  * again, replay. Skips where the backend has no graphs. */
 void rule_check_graph_addresses(accel_t *acc);
+
+/* The job's accel communicator, when `engine` (accel_comm_engine_info's
+ * name) serves this run: skips the probe when another engine does or it is
+ * unavailable, else makes the communicator (owned by the caller, which
+ * destroys it) and reads its rank, size and device. `detail`, when not
+ * NULL, receives the engine's library line. The device is not made
+ * current: probes that need it call accel_set_device. */
+void rule_comm_join(accel_t *acc, const char *engine, accel_comm_t **comm, int *rank, int *size,
+                    int *device, char *detail, size_t detail_size);
+
+/* `count` int32 of `acc`'s device memory holding `values` (NULL: zeros);
+ * the caller frees it with accel_free. */
+int32_t *rule_device_ints(accel_t *acc, const int32_t *values, size_t count);
 
 /* A grouped ring on `comm` (this process is `rank` of `size` >= 2): inside
  * accel_comm_group_start/end each rank sends 1000 + rank to the next and
