@@ -209,8 +209,13 @@ void rule_comm_join(accel_t *acc, const char *engine, accel_comm_t **comm, int *
         snprintf(detail, detail_size, "%s", info.detail);
     assert_ok(accel_comm_init(acc, NULL, comm));
     assert_ok(accel_comm_engine_name(*comm, &name));
-    if (strcmp(name, engine) != 0)
-        conf_skip("the communicator's engine is %s, not %s", name, engine);
+    if (strcmp(name, engine) != 0) {
+        char other[64];
+        snprintf(other, sizeof other, "%s", name);
+        assert_ok(accel_comm_destroy(*comm));
+        *comm = NULL;
+        conf_skip("the communicator's engine is %s, not %s", other, engine);
+    }
     assert_ok(accel_comm_rank(*comm, rank));
     assert_ok(accel_comm_size(*comm, size));
     assert_ok(accel_comm_device(*comm, device));
