@@ -76,7 +76,11 @@ bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *
  * with accel's overlap_events,
  * DeepSpeed's buffer for O_DIRECT (page-locked, aligned: no bounce copy),
  * transfers repeated to the target time, then one line per repetition. The
- * JIT build is kept between runs in TORCH_EXTENSIONS_DIR. */
+ * JIT build is kept between runs in TORCH_EXTENSIONS_DIR. The script leaves
+ * with os._exit once its lines are out: DeepSpeed 0.19.8's aio handle
+ * sometimes aborts in its destructor at interpreter exit ("terminate called
+ * without an active exception", 2 runs of 11 here), which made
+ * a good sample read as a failed baseline. */
 static const char aio_deepspeed_code[] =
     "import os, sys, time\n"
     "os.environ.setdefault('TORCH_EXTENSIONS_DIR',\n"
@@ -109,7 +113,9 @@ static const char aio_deepspeed_code[] =
     "iters = 1\n"
     "while run(iters) < target: iters *= 2\n"
     "for _ in range(reps): print('sample', run(iters) / iters)\n"
-    "handle.free_cpu_locked_tensor(buf)\n";
+    "handle.free_cpu_locked_tensor(buf)\n"
+    "sys.stdout.flush()\n"
+    "os._exit(0)\n";
 
 bool aio_baseline_deepspeed(const aio_baseline_job_t *job, bench_series_t *out, char *why,
                             size_t cap)

@@ -3,7 +3,9 @@
  * O_DIRECT (1 MiB blocks, one I/O at a time, what a plain program gets),
  * timed alternately with accel; then fio and DeepSpeed's own AsyncIOBuilder
  * op with accel's block size, queue depth and O_DIRECT (aio_baselines.c),
- * each in a child process per sample, alternating with accel's samples. The file lives
+ * each in a child process per sample, alternating with accel's samples;
+ * last, accel's pinned_alloc buffer against a posix_memalign one, the same
+ * op and file (what the huge-page buffer is worth). The file lives
  * in the current directory (so: the file system the bench is run from);
  * 1 GiB, or 16 MiB with --quick (CI). Threads: runs on the calling thread;
  * the baselines are child processes. */
@@ -25,7 +27,8 @@
 typedef struct aio_arg {
     const accel_aio_op_t *op;
     accel_aio_handle_t *handle;
-    DLTensor tensor;
+    DLTensor tensor; /* accel's pinned_alloc buffer */
+    DLTensor plain;  /* the same bytes from posix_memalign: the buffer figure's baseline */
     int64_t shape[1];
     char path[64];
     size_t mib;
@@ -46,6 +49,24 @@ static bool aio_read(void *p, size_t iters)
     aio_arg_t *a = p;
     for (size_t i = 0; i < iters; i++)
         if (a->op->pread(a->handle, &a->tensor, a->path, 0, false) != ACCEL_OK)
+            return false;
+    return true;
+}
+
+static bool aio_write_plain(void *p, size_t iters)
+{
+    aio_arg_t *a = p;
+    for (size_t i = 0; i < iters; i++)
+        if (a->op->pwrite(a->handle, &a->plain, a->path, 0, false) != ACCEL_OK)
+            return false;
+    return true;
+}
+
+static bool aio_read_plain(void *p, size_t iters)
+{
+    aio_arg_t *a = p;
+    for (size_t i = 0; i < iters; i++)
+        if (a->op->pread(a->handle, &a->plain, a->path, 0, false) != ACCEL_OK)
             return false;
     return true;
 }
@@ -116,8 +137,9 @@ static bool dd_available(void)
 #define AIO_GOAL_TOOLS 1.0
 
 /* The figures of one direction, in report order: against dd, fio and
- * DeepSpeed's op. */
-enum { AIO_DD, AIO_FIO, AIO_DEEPSPEED, AIO_TOOLS };
+ * DeepSpeed's op, then the pinned_alloc buffer against a plain one (no
+ * goal: it shows what the huge-page buffer is worth, docs/ops.md). */
+enum { AIO_DD, AIO_FIO, AIO_DEEPSPEED, AIO_PLAIN, AIO_TOOLS };
 
 static bool aio_figures_add(bench_ctx_t *ctx, const char *name, size_t bytes,
                             bench_figure_t *out[AIO_TOOLS])
@@ -126,7 +148,7 @@ static bool aio_figures_add(bench_ctx_t *ctx, const char *name, size_t bytes,
         out[t] = bench_figure_add(ctx, "aio", name, BENCH_RATE, "GB/s", 0, (double)bytes);
         if (out[t] == NULL)
             return false;
-        out[t]->has_goal = true;
+        out[t]->has_goal = t != AIO_PLAIN;
         out[t]->goal = t == AIO_DD ? 0.95 : AIO_GOAL_TOOLS;
     }
     return true;
@@ -211,6 +233,12 @@ static void aio_direction(bench_ctx_t *ctx, aio_arg_t *a, aio_baseline_job_t job
     aio_tool_figure(ctx, f[AIO_FIO], a, &job, note, fio_name, aio_baseline_fio);
     aio_tool_figure(ctx, f[AIO_DEEPSPEED], a, &job, note, "DeepSpeed AsyncIOBuilder",
                     aio_baseline_deepspeed);
+    bench_measure(ctx, f[AIO_PLAIN], job.write ? aio_write : aio_read,
+                  job.write ? aio_write_plain : aio_read_plain, a, "same op, posix_memalign buffer",
+                  NULL);
+    if (!f[AIO_PLAIN]->failed)
+        snprintf(f[AIO_PLAIN]->note, sizeof f[AIO_PLAIN]->note,
+                 "pinned_alloc's buffer (huge pages where THP allows) vs a plain one");
 }
 
 void bench_suite_aio(bench_ctx_t *ctx)
@@ -219,7 +247,7 @@ void bench_suite_aio(bench_ctx_t *ctx)
     accel_op_builder_t *builder = NULL;
     accel_aio_config_t config = ACCEL_AIO_CONFIG_DEFAULT;
     const void *table = NULL;
-    void *buffer = NULL;
+    void *buffer = NULL, *plain = NULL;
     char name_w[64], name_r[64], note[128];
     bench_figure_t *fw[AIO_TOOLS], *fr[AIO_TOOLS];
     snprintf(name_w, sizeof name_w, "write %zu MiB O_DIRECT", a.mib);
@@ -241,22 +269,27 @@ void bench_suite_aio(bench_ctx_t *ctx)
     config.queue_depth = 32;
     config.intra_op_parallelism = 1;
     config.overlap_events = true;
+    /* The buffer is the op's own pinned_alloc, as DeepSpeed's side uses its
+     * new_cpu_locked_tensor: each tool's page-locked buffer for O_DIRECT. */
     if (a.op->handle_create(ctx->acc, &config, &a.handle) != ACCEL_OK ||
-        posix_memalign(&buffer, 4096, a.mib * AIO_MIB) != 0) {
-        aio_figures_fail(fw, NULL);
-        aio_figures_fail(fr, buffer == NULL ? "cannot allocate the buffer" : NULL);
+        a.op->pinned_alloc(a.handle, a.mib * AIO_MIB, &buffer) != ACCEL_OK ||
+        posix_memalign(&plain, a.op->alignment, a.mib * AIO_MIB) != 0) {
+        aio_figures_fail(fw, plain == NULL && buffer != NULL ? "cannot allocate the buffer" : NULL);
+        aio_figures_fail(fr, plain == NULL && buffer != NULL ? "cannot allocate the buffer" : NULL);
         if (a.handle != NULL)
-            a.op->handle_destroy(a.handle);
-        free(buffer);
+            a.op->handle_destroy(a.handle); /* frees `buffer` too */
         return;
     }
     memset(buffer, 0x5a, a.mib * AIO_MIB);
+    memset(plain, 0x5a, a.mib * AIO_MIB);
     a.shape[0] = (int64_t)(a.mib * AIO_MIB);
     a.tensor = (DLTensor){.data = buffer,
                           .device = {.device_type = kDLCPU, .device_id = 0},
                           .ndim = 1,
                           .dtype = {.code = kDLUInt, .bits = 8, .lanes = 1},
                           .shape = a.shape};
+    a.plain = a.tensor;
+    a.plain.data = plain;
     snprintf(a.path, sizeof a.path, "accel-bench-aio-%d.tmp", (int)getpid());
     bool dd = dd_available();
     aio_baseline_job_t job = {.path = a.path,
@@ -266,13 +299,15 @@ void bench_suite_aio(bench_ctx_t *ctx)
                               .overlap_events = config.overlap_events,
                               .reps = ctx->reps,
                               .target_s = ctx->target_s};
-    snprintf(note, sizeof note, "%s, block 1 MiB, queue depth %u kept full, file in ./",
+    snprintf(note, sizeof note,
+             "%s, pinned_alloc buffer, block 1 MiB, queue depth %u kept full, file in ./",
              a.op->implementation, config.queue_depth);
     job.write = true;
     aio_direction(ctx, &a, job, dd, note, fw);
     job.write = false;
     aio_direction(ctx, &a, job, dd, note, fr);
+    a.op->pinned_free(a.handle, buffer);
     a.op->handle_destroy(a.handle);
     unlink(a.path);
-    free(buffer);
+    free(plain);
 }

@@ -519,6 +519,28 @@ ACCEL_API void accel_thread_pool_run(size_t count, size_t grain, size_t min_per_
 /* Threads a run may use, the caller included (>= 1), starting the pool. */
 ACCEL_API size_t accel_thread_pool_threads(void);
 
+/* ================================================================ host pages
+ *
+ * Host memory for buffers that get pinned (mlock, a vendor's host
+ * registration) or moved by O_DIRECT. A buffer of at least one transparent
+ * huge page (the kernel's hpage_pmd_size, read once; none where the kernel
+ * has no THP or its huge page is over 32 MiB) is its own mapping, starts on
+ * a huge-page boundary and is advised MADV_HUGEPAGE, so under THP "madvise"
+ * or "always" the kernel backs it with huge pages: pinning it, and each
+ * O_DIRECT transfer, then walk far fewer pages (512 times on x86-64;
+ * docs/ops.md, Async I/O, has the measurement). A smaller buffer is
+ * posix_memalign'ed. Either way the address is a multiple of `alignment`.
+ * Ownership: the caller frees with accel_host_pages_free and the same byte
+ * count. Threads: any thread. Fork: private anonymous memory, as malloc's. */
+
+/* `bytes` (> 0) at a multiple of `alignment` (a power of two, at least
+ * sizeof(void *), at most the page size for a small buffer). Returns 0 and
+ * sets *out, or an errno (EINVAL for 0 bytes, a NULL out or a bad
+ * alignment; ENOMEM) and leaves *out alone. */
+ACCEL_API int accel_host_pages_alloc(size_t bytes, size_t alignment, void **out);
+/* Free what accel_host_pages_alloc(bytes, ...) returned; NULL is ignored. */
+ACCEL_API void accel_host_pages_free(void *ptr, size_t bytes);
+
 /* ================================================================ Philox
  *
  * accel's random numbers (docs/architecture.md, Random numbers): Philox4x32-10 keyed by the seed,

@@ -143,7 +143,7 @@ static accel_status_t pin_native_alloc(size_t bytes, void **out)
 {
     size_t span = pin_native_span(bytes);
     void *ptr = NULL;
-    int err = posix_memalign(&ptr, (size_t)pin_page_size(), span);
+    int err = accel_host_pages_alloc(span, (size_t)pin_page_size(), &ptr);
     if (err != 0)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
                            "pin_memory (native): cannot allocate %zu bytes of host memory: %s",
@@ -160,7 +160,7 @@ static accel_status_t pin_native_alloc(size_t bytes, void **out)
 static void pin_native_free(void *ptr, size_t bytes)
 {
     munlock(ptr, pin_native_span(bytes));
-    free(ptr);
+    accel_host_pages_free(ptr, pin_native_span(bytes));
 }
 
 static accel_status_t pin_buffer_alloc(accel_t *acc, accel_pin_backend_t backend, size_t bytes,

@@ -79,31 +79,41 @@ def check_optim(figures):
 
 def check_aio(figures):
     """The aio suite's --quick figures: a write and a read of one 16 MiB file,
-    in GB/s, each three times: against dd (goal 0.95, when dd exists), fio
+    in GB/s, each four times: against dd (goal 0.95, when dd exists), fio
     and DeepSpeed's AsyncIOBuilder op (goal 1.0, each skipped with a reason
-    when missing), with a note naming the I/O path."""
+    when missing), with a note naming the I/O path and the pinned_alloc
+    buffer; then that buffer against a posix_memalign one (no goal, always
+    measured)."""
     expected = []
     for name in ("write 16 MiB O_DIRECT", "read 16 MiB O_DIRECT"):
-        expected += [(name, "dd"), (name, "fio"), (name, "DeepSpeed")]
+        expected += [(name, "dd"), (name, "fio"), (name, "DeepSpeed"), (name, "buffer")]
     found = []
     for figure in figures:
         name = figure["name"]
+        baseline = figure["baseline_name"] or figure["baseline_note"] or ""
         tool = ("dd" if figure.get("goal") == 0.95 else
-                "fio" if "fio" in (figure["baseline_name"] or figure["baseline_note"] or "") else
+                "fio" if "fio" in baseline else
+                "buffer" if "posix_memalign" in baseline else
                 "DeepSpeed")
         found.append((name, tool))
         if figure["median"] is None or figure["unit"] != "GB/s":
             fail(f"aio figure {name}: failed, or unit wrong: {figure}")
-        if tool != "dd" and figure.get("goal") != 1.0:
-            fail(f"aio figure {name} against {tool}: goal {figure.get('goal')}, expected 1.0")
+        if tool == "buffer":
+            if figure.get("goal") is not None or figure["baseline"] is None:
+                fail(f"aio figure {name} against a plain buffer: goal or no baseline: {figure}")
+            if "pinned_alloc" not in figure["note"]:
+                fail(f"aio figure {name}: note {figure['note']!r} does not name pinned_alloc")
+            continue
+        if figure.get("goal") != (0.95 if tool == "dd" else 1.0):
+            fail(f"aio figure {name} against {tool}: goal {figure.get('goal')}")
         if figure["baseline"] is None:
             note = figure.get("baseline_note") or ""
             if tool == "dd" and "dd not found" not in note:
                 fail(f"aio figure {name}: no dd baseline")
             if tool != "dd" and not note.startswith("skipped: "):
                 fail(f"aio figure {name}: no {tool} baseline and no reason: {note!r}")
-        if not re.match(r"^(io_uring|threads), block", figure["note"]):
-            fail(f"aio figure {name}: note {figure['note']!r} lacks the I/O path")
+        if not re.match(r"^(io_uring|threads), pinned_alloc buffer, block", figure["note"]):
+            fail(f"aio figure {name}: note {figure['note']!r} lacks the I/O path or the buffer")
     if found != expected:
         fail(f"aio figures {found}, expected {expected}")
 

@@ -126,13 +126,15 @@ accel_status_t accel_cpu_host_alloc(void *self, size_t size, void **out)
     if (size == 0)
         return accel_backend_error(ACCEL_ERROR_INVALID_ARGUMENT,
                                    "cpu: pinned host allocation of 0 bytes");
-    err = posix_memalign(&ptr, (size_t)cpu->page_size, size);
+    /* Huge pages where the kernel allows (fewer pages to lock and to pin per
+     * O_DIRECT transfer): accel_backend_utils.h, host pages. */
+    err = accel_host_pages_alloc(size, (size_t)cpu->page_size, &ptr);
     if (err != 0)
         return memory_out_of(size, "pinned host memory", err);
     page_range(cpu, ptr, size, &base, &len);
     err = lock_pages(cpu, base, len);
     if (err != 0) {
-        free(ptr);
+        accel_host_pages_free(ptr, size);
         return accel_backend_vendor_error(
             err, "cpu: mlock of %zu bytes of new host memory failed: %s", len, strerror(err));
     }
@@ -148,7 +150,7 @@ void accel_cpu_host_free(void *self, void *ptr, size_t size)
         return;
     page_range(self, ptr, size, &base, &len);
     munlock(base, len);
-    free(ptr);
+    accel_host_pages_free(ptr, size);
 }
 
 /* Locks never nest in the kernel: unregistering a range unlocks its whole

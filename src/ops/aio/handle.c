@@ -292,11 +292,11 @@ accel_status_t accel_aio_get_config(const accel_aio_handle_t *h, accel_aio_confi
 
 /* ---------------------------------------------------------------- pinned */
 
-static void pinned_buffer_free(accel_aio_handle_t *h, void *ptr, bool registered)
+static void pinned_buffer_free(accel_aio_handle_t *h, void *ptr, size_t size, bool registered)
 {
     if (registered)
         accel_host_unregister(h->acc, ptr);
-    free(ptr);
+    accel_host_pages_free(ptr, size);
 }
 
 /* Buffers the caller did not free before destroying the handle (accel_ops.h
@@ -311,7 +311,8 @@ static void pinned_release_all(accel_aio_handle_t *h)
                   left);
     for (size_t i = 0; i < left; i++) {
         const accel_range_t *range = accel_range_map_at(&h->pinned, i);
-        pinned_buffer_free(h, (void *)range->base, *(bool *)accel_range_payload(range));
+        pinned_buffer_free(h, (void *)range->base, range->size,
+                           *(bool *)accel_range_payload(range));
     }
     accel_range_map_fini(&h->pinned);
 }
@@ -328,7 +329,9 @@ accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *h, size_t size, void *
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_alloc of %zu bytes",
                            size);
     rounded = (size + ACCEL_AIO_ALIGNMENT - 1) / ACCEL_AIO_ALIGNMENT * ACCEL_AIO_ALIGNMENT;
-    if (posix_memalign(&ptr, ACCEL_AIO_ALIGNMENT, rounded) != 0)
+    /* Huge pages where the kernel allows: each O_DIRECT transfer pins every
+     * page of the buffer (docs/ops.md, Async I/O, buffers). */
+    if (accel_host_pages_alloc(rounded, ACCEL_AIO_ALIGNMENT, &ptr) != 0)
         return accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
                            "async_io: out of host memory for %zu pinned bytes", size);
     accel_query_flag(h->acc, ACCEL_FLAG_HOST_REGISTER_SUPPORTED, &supported);
@@ -344,7 +347,7 @@ accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *h, size_t size, void *
         pthread_mutex_unlock(&h->pinned_lock);
     }
     if (status != ACCEL_OK) {
-        pinned_buffer_free(h, ptr, registered);
+        pinned_buffer_free(h, ptr, rounded, registered);
         return status;
     }
     *out = ptr;
@@ -357,19 +360,20 @@ accel_status_t accel_aio_pinned_alloc(accel_aio_handle_t *h, size_t size, void *
 accel_status_t accel_aio_pinned_free(accel_aio_handle_t *h, void *ptr)
 {
     bool registered = false, found;
+    accel_range_t range;
     if (h == NULL)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT, "async_io: pinned_free: NULL handle");
     if (ptr == NULL)
         return ACCEL_OK;
     pthread_mutex_lock(&h->pinned_lock);
-    found = accel_range_map_remove(&h->pinned, ptr, NULL, &registered);
+    found = accel_range_map_remove(&h->pinned, ptr, &range, &registered);
     pthread_mutex_unlock(&h->pinned_lock);
     if (!found)
         return accel_error(ACCEL_ERROR_INVALID_ARGUMENT,
                            "async_io: pinned_free of %p, which this handle's pinned_alloc did not "
                            "return or which was already freed",
                            ptr);
-    pinned_buffer_free(h, ptr, registered);
+    pinned_buffer_free(h, ptr, range.size, registered);
     return ACCEL_OK;
 }
 
