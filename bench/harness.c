@@ -85,8 +85,10 @@ bench_figure_t *bench_figure_add(bench_ctx_t *ctx, const char *suite, const char
                                  bench_kind_t kind, const char *unit, double unit_scale,
                                  double bytes)
 {
-    if (ctx->figure_count >= BENCH_MAX_FIGURES)
+    if (ctx->figure_count >= BENCH_MAX_FIGURES) {
+        ctx->figures_dropped++;
         return NULL;
+    }
     bench_figure_t *f = &ctx->figures[ctx->figure_count++];
     memset(f, 0, sizeof *f);
     snprintf(f->suite, sizeof f->suite, "%s", suite);
@@ -106,6 +108,19 @@ void bench_figure_fail(bench_figure_t *figure, const char *why)
     figure->ratio_status = BENCH_RATIO_NONE;
     snprintf(figure->note, sizeof figure->note, "failed: %s",
              error && *error ? error : "unknown error");
+}
+
+int bench_figures_close(bench_ctx_t *ctx)
+{
+    int closed = 0;
+    for (int i = 0; i < ctx->figure_count; i++) {
+        bench_figure_t *f = &ctx->figures[i];
+        if (!f->failed && f->measured.reps == 0) {
+            bench_figure_fail(f, "not measured: its suite stopped before timing it");
+            closed++;
+        }
+    }
+    return closed;
 }
 
 const char *bench_no_raw_baseline(const bench_ctx_t *ctx, char *buf, size_t cap)

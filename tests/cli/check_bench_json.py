@@ -186,6 +186,13 @@ def main():
             fail(f"figure {figure['name']}: ratio_status {figure['ratio_status']!r}")
         if (figure["ratio"] is None) != (figure["ratio_status"] != "ok"):
             fail(f"figure {figure['name']}: ratio and ratio_status disagree")
+        # Measured, or failed with a sentence: never a silent 0 (a full
+        # figure table once left the aio figures at 0 GB/s, unfailed).
+        measured = figure["reps"] > 0 and figure["median"] is not None and figure["median"] > 0
+        if not measured and not (figure["failed"] and
+                                 figure["note"].startswith(("failed: ", "skipped: "))):
+            fail(f"figure {figure['suite']} {figure['name']}: neither measured nor failed "
+                 f"with a reason: {figure}")
         suites.add(figure["suite"])
     expected = {suite} if suite else ALL_SUITES
     if suites != expected:

@@ -385,9 +385,14 @@ int accel_cli_bench(int argc, char **argv)
     for (size_t i = 0; i < bench_suite_count; i++)
         if (any_selected ? selected[i] : bench_suite_runs_by_default(&bench_suites[i]))
             bench_suites[i].run(&ctx);
+    bench_figures_close(&ctx);
     bench_print_table(&ctx, stdout);
 
-    bool ok = true;
+    bool ok = ctx.figures_dropped == 0;
+    if (!ok)
+        fprintf(stderr,
+                "accel bench: %d figure(s) did not fit in the table of %d and are missing\n",
+                ctx.figures_dropped, BENCH_MAX_FIGURES);
     if (json_path)
         ok = bench_write_file(&ctx, json_path, bench_write_json) && ok;
     if (svg_path)
