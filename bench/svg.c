@@ -121,7 +121,8 @@ bool bench_write_svg(const bench_ctx_t *ctx, FILE *out)
             x1, SVG_TOP - 4, x1, plot_bottom + 4, x1, plot_bottom + 20);
     fprintf(out,
             "<text x=\"12\" y=\"%d\" class=\"sub\">Ratios are withheld (\"noisy\") when "
-            "(p90-p10)/median of either side exceeds %.0f%%.</text>\n</svg>\n",
+            "(p90-p10)/median of either side exceeds %.0f%% and the p10-p90 ranges "
+            "overlap.</text>\n</svg>\n",
             plot_bottom + 44, BENCH_NOISE_THRESHOLD * 100);
     return !ferror(out);
 }

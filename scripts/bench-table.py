@@ -83,7 +83,8 @@ def table(report):
         ),
         "",
         "Ratio = accel speed / baseline speed (> 1: accel faster); a ratio is withheld "
-        '("noisy") when either side\'s (p90 - p10) / median is over %.0f%%.'
+        '("noisy") when either side\'s (p90 - p10) / median is over %.0f%% and the two '
+        "sides' p10-p90 ranges overlap."
         % (report["noise_threshold"] * 100),
         "",
         "| suite | figure | accel | unit | baseline (same run) | ratio | goal | |",

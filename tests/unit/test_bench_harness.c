@@ -3,7 +3,9 @@
  * adding its figures and timing them, used to leave rows of 0 GB/s that
  * read as measured (the full aio suite did, past 64 figures); now the
  * table counts what it dropped and bench_figures_close fails every figure
- * left unmeasured, with a sentence. */
+ * left unmeasured, with a sentence. A ratio is withheld as noisy only
+ * when a side's spread is over the threshold and the two sides' p10-p90
+ * ranges overlap: ranges apart decide the comparison however wide. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,11 +59,55 @@ static void test_unmeasured_figures_fail(void **state)
     assert_int_equal(bench_figures_close(&ctx), 0);
 }
 
+/* Seconds per op of one side: `reps` samples spread around `center`. */
+static void fill_side(bench_series_t *s, double center, double spread, int reps)
+{
+    for (int i = 0; i < reps; i++)
+        s->samples[i] = center * (1.0 - spread / 2 + spread * i / (reps - 1));
+}
+
+static void test_noisy_only_when_ranges_overlap(void **state)
+{
+    bench_figure_t f;
+    (void)state;
+    /* Both quiet: a ratio. */
+    memset(&f, 0, sizeof f);
+    f.has_baseline = true;
+    fill_side(&f.measured, 1.0, 0.1, 11);
+    fill_side(&f.baseline, 2.0, 0.1, 11);
+    bench_figure_finish(&f, 11);
+    assert_int_equal(f.ratio_status, BENCH_RATIO_OK);
+    /* Wide but apart: accel's slowest beats the baseline's fastest. */
+    memset(&f, 0, sizeof f);
+    f.has_baseline = true;
+    fill_side(&f.measured, 1.0, 0.4, 11);
+    fill_side(&f.baseline, 2.0, 0.5, 11);
+    bench_figure_finish(&f, 11);
+    assert_true(f.measured.spread > BENCH_NOISE_THRESHOLD);
+    assert_int_equal(f.ratio_status, BENCH_RATIO_OK);
+    assert_true(f.ratio > 1.9 && f.ratio < 2.1);
+    /* The same the other way round (accel slower). */
+    memset(&f, 0, sizeof f);
+    f.has_baseline = true;
+    fill_side(&f.measured, 2.0, 0.5, 11);
+    fill_side(&f.baseline, 1.0, 0.4, 11);
+    bench_figure_finish(&f, 11);
+    assert_int_equal(f.ratio_status, BENCH_RATIO_OK);
+    /* Wide and overlapping: withheld. */
+    memset(&f, 0, sizeof f);
+    f.has_baseline = true;
+    fill_side(&f.measured, 1.0, 0.4, 11);
+    fill_side(&f.baseline, 1.3, 0.5, 11);
+    bench_figure_finish(&f, 11);
+    assert_int_equal(f.ratio_status, BENCH_RATIO_NOISY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_table_counts_what_it_drops),
         cmocka_unit_test(test_unmeasured_figures_fail),
+        cmocka_unit_test(test_noisy_only_when_ranges_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,8 @@ static void bench_usage(FILE *out)
             "  Measure accel next to its baseline in the same run: median of repeated\n"
             "  runs after a warm-up, spread (p90-p10)/median, and the ratio\n"
             "  accel speed / baseline speed (> 1: accel faster). A ratio is withheld\n"
-            "  (\"noisy\") when either spread is over %.0f%%.\n"
+            "  (\"noisy\") when either spread is over %.0f%% and the two sides'\n"
+            "  p10-p90 ranges overlap.\n"
             "  --suite SUITE run SUITE (same as naming it; may repeat)\n"
             "  --quick       fewer repetitions and smaller buffers (a few seconds)\n"
             "  --large       optim suite: also 2^28 parameters (4 GiB of buffers)\n"
@@ -146,9 +147,10 @@ static void bench_print_table(const bench_ctx_t *ctx, FILE *out)
             ctx->reps);
     if (any_noisy)
         fprintf(out,
-                "* noisy: the spread of accel or of its baseline is over %.0f%%, so the two "
-                "medians are not\n  comparable and no ratio is printed; rerun on a quieter "
-                "machine or without --quick.\n",
+                "* noisy: the spread of accel or of its baseline is over %.0f%% and their p10-p90 "
+                "ranges overlap,\n  so the two medians are not comparable and no ratio is "
+                "printed; rerun on a quieter machine\n  or without --quick. (Ranges apart "
+                "decide the comparison: those ratios are printed.)\n",
                 BENCH_NOISE_THRESHOLD * 100);
 }
 
