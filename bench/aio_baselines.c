@@ -30,6 +30,39 @@ static double fio_field(const char *line, int index)
     return end == line ? -1 : value;
 }
 
+/* A "Name:   value" line of /proc/meminfo, or -1. */
+static long long meminfo_value(const char *name)
+{
+    char line[256];
+    long long value = -1;
+    size_t len = strlen(name);
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, name, len) == 0 && line[len] == ':') {
+            value = strtoll(line + len + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return value;
+}
+
+/* fio's shmhuge buffer is hugetlb memory, which exists only where huge
+ * pages were reserved (vm.nr_hugepages); transparent huge pages do not
+ * count. The buffer is the block size times the queue depth, plus slack. */
+static bool fio_huge_pages_free(const aio_baseline_job_t *job, char *why, size_t cap)
+{
+    long long free_pages = meminfo_value("HugePages_Free");
+    long long page_kib = meminfo_value("Hugepagesize");
+    size_t need = job->block_size * job->queue_depth + ((size_t)4 << 20);
+    if (free_pages >= 0 && page_kib > 0 && (size_t)(free_pages * page_kib * 1024) >= need)
+        return true;
+    snprintf(why, cap, "skipped: %zu MiB of free reserved huge pages needed (vm.nr_hugepages)",
+             need >> 20);
+    return false;
+}
+
 bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *why, size_t cap)
 {
     char filename[128], rw[16], bs[32], depth[32], size[48], loops_arg[32], text[8192];
@@ -47,6 +80,7 @@ bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *
                     "--numjobs=1",
                     "--output-format=terse",
                     "--terse-version=3",
+                    job->huge_buffer ? "--iomem=shmhuge" : NULL,
                     NULL};
     snprintf(filename, sizeof filename, "--filename=%s", job->path);
     snprintf(rw, sizeof rw, "--rw=%s", job->write ? "write" : "read");
@@ -55,6 +89,8 @@ bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *
     snprintf(size, sizeof size, "--size=%zu", job->bytes);
     snprintf(loops_arg, sizeof loops_arg, "--loops=%zu", loops);
     out->reps = 0;
+    if (job->huge_buffer && !fio_huge_pages_free(job, why, cap))
+        return false;
     for (int r = 0; r < job->reps; r++) {
         int status = bench_run_capture(argv, text, sizeof text);
         if (status == 127) {

@@ -19,12 +19,14 @@ typedef struct aio_baseline_job {
     unsigned queue_depth;
     bool overlap_events; /* DeepSpeed's handle: refill the queue per completion */
     bool write;
+    bool huge_buffer; /* fio: --iomem=shmhuge (a hugetlb buffer) instead of malloc */
     int reps;
     double target_s; /* a sample runs at least this long (DeepSpeed: whole transfers) */
 } aio_baseline_job_t;
 
 /* fio --ioengine=libaio --direct=1, one job. False, with `why` set (a skip
- * when fio is not installed), when no samples came. */
+ * when fio is not installed, or for huge_buffer when the system has too few
+ * free reserved huge pages: vm.nr_hugepages), when no samples came. */
 bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *why, size_t cap);
 
 /* DeepSpeed's aio_handle (sync_pwrite / sync_pread on a buffer from its

@@ -4,8 +4,10 @@
  * timed alternately with accel; then fio and DeepSpeed's own AsyncIOBuilder
  * op with accel's block size, queue depth and O_DIRECT (aio_baselines.c),
  * each in a child process per sample, alternating with accel's samples;
- * last, accel's pinned_alloc buffer against a posix_memalign one, the same
- * op and file (what the huge-page buffer is worth). The file lives
+ * fio again on a hugetlb buffer (--iomem=shmhuge, where huge pages are
+ * reserved: the engines without the buffer's part); last, accel's
+ * pinned_alloc buffer against a posix_memalign one, the same op and file
+ * (what the huge-page buffer is worth). The file lives
  * in the current directory (so: the file system the bench is run from);
  * 1 GiB, or 16 MiB with --quick (CI). Threads: runs on the calling thread;
  * the baselines are child processes. */
@@ -139,7 +141,7 @@ static bool dd_available(void)
 /* The figures of one direction, in report order: against dd, fio and
  * DeepSpeed's op, then the pinned_alloc buffer against a plain one (no
  * goal: it shows what the huge-page buffer is worth, docs/ops.md). */
-enum { AIO_DD, AIO_FIO, AIO_DEEPSPEED, AIO_PLAIN, AIO_TOOLS };
+enum { AIO_DD, AIO_FIO, AIO_DEEPSPEED, AIO_FIO_HUGE, AIO_PLAIN, AIO_TOOLS };
 
 static bool aio_figures_add(bench_ctx_t *ctx, const char *name, size_t bytes,
                             bench_figure_t *out[AIO_TOOLS])
@@ -148,7 +150,7 @@ static bool aio_figures_add(bench_ctx_t *ctx, const char *name, size_t bytes,
         out[t] = bench_figure_add(ctx, "aio", name, BENCH_RATE, "GB/s", 0, (double)bytes);
         if (out[t] == NULL)
             return false;
-        out[t]->has_goal = t != AIO_PLAIN;
+        out[t]->has_goal = t != AIO_PLAIN && t != AIO_FIO_HUGE;
         out[t]->goal = t == AIO_DD ? 0.95 : AIO_GOAL_TOOLS;
     }
     return true;
@@ -233,6 +235,13 @@ static void aio_direction(bench_ctx_t *ctx, aio_arg_t *a, aio_baseline_job_t job
     aio_tool_figure(ctx, f[AIO_FIO], a, &job, note, fio_name, aio_baseline_fio);
     aio_tool_figure(ctx, f[AIO_DEEPSPEED], a, &job, note, "DeepSpeed AsyncIOBuilder",
                     aio_baseline_deepspeed);
+    /* fio on a huge-page buffer as well: the two engines alone, without
+     * the buffer's part (no goal). */
+    job.huge_buffer = true;
+    snprintf(fio_name, sizeof fio_name, "fio as above, --iomem=shmhuge");
+    aio_tool_figure(ctx, f[AIO_FIO_HUGE], a, &job,
+                    "engines alone: fio on a hugetlb buffer, accel on pinned_alloc's", fio_name,
+                    aio_baseline_fio);
     bench_measure(ctx, f[AIO_PLAIN], job.write ? aio_write : aio_read,
                   job.write ? aio_write_plain : aio_read_plain, a, "same op, posix_memalign buffer",
                   NULL);

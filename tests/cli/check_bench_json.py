@@ -79,19 +79,22 @@ def check_optim(figures):
 
 def check_aio(figures):
     """The aio suite's --quick figures: a write and a read of one 16 MiB file,
-    in GB/s, each four times: against dd (goal 0.95, when dd exists), fio
+    in GB/s, each five times: against dd (goal 0.95, when dd exists), fio
     and DeepSpeed's AsyncIOBuilder op (goal 1.0, each skipped with a reason
     when missing), with a note naming the I/O path and the pinned_alloc
-    buffer; then that buffer against a posix_memalign one (no goal, always
-    measured)."""
+    buffer; fio on a hugetlb buffer (no goal; skipped with a reason without
+    reserved huge pages); then that buffer against a posix_memalign one (no
+    goal, always measured)."""
     expected = []
     for name in ("write 16 MiB O_DIRECT", "read 16 MiB O_DIRECT"):
-        expected += [(name, "dd"), (name, "fio"), (name, "DeepSpeed"), (name, "buffer")]
+        expected += [(name, "dd"), (name, "fio"), (name, "DeepSpeed"), (name, "fio huge"),
+                     (name, "buffer")]
     found = []
     for figure in figures:
         name = figure["name"]
         baseline = figure["baseline_name"] or figure["baseline_note"] or ""
         tool = ("dd" if figure.get("goal") == 0.95 else
+                "fio huge" if "shmhuge" in baseline or "huge pages needed" in baseline else
                 "fio" if "fio" in baseline else
                 "buffer" if "posix_memalign" in baseline else
                 "DeepSpeed")
@@ -103,6 +106,12 @@ def check_aio(figures):
                 fail(f"aio figure {name} against a plain buffer: goal or no baseline: {figure}")
             if "pinned_alloc" not in figure["note"]:
                 fail(f"aio figure {name}: note {figure['note']!r} does not name pinned_alloc")
+            continue
+        if tool == "fio huge":
+            if figure.get("goal") is not None or "engines alone" not in figure["note"]:
+                fail(f"aio figure {name} against fio on huge pages: goal or note: {figure}")
+            if figure["baseline"] is None and not baseline.startswith("skipped: "):
+                fail(f"aio figure {name}: no fio huge-page baseline and no reason: {baseline!r}")
             continue
         if figure.get("goal") != (0.95 if tool == "dd" else 1.0):
             fail(f"aio figure {name} against {tool}: goal {figure.get('goal')}")
