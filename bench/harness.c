@@ -198,7 +198,8 @@ const bench_suite_t bench_suites[] = {
     {"optim",
      "CPU optimizer steps vs a plain C loop and the STREAM ceiling; ZeRO-Offload fused vs unfused",
      bench_suite_optim},
-    {"aio", "async_io read/write GB/s of one file vs dd with O_DIRECT", bench_suite_aio},
+    {"aio", "async_io read/write GB/s of one file vs dd, fio and DeepSpeed's op, O_DIRECT",
+     bench_suite_aio},
     {"comm",
      "all_reduce latency and bus bandwidth vs MPI_Allreduce (2 ranks, mpirun), and on cuda vs "
      "ncclAllReduce",
