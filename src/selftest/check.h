@@ -28,6 +28,13 @@
 extern accel_t *conformance_acc;
 extern const char *conformance_backend;
 
+/* The checks this child process ran before the running one, in order, and
+ * whether each FAILed (child.c; a skip is not a failure). Every rank of a
+ * launched run runs the same collectives in the same order, so index i
+ * names the same check on every rank (comm.ranks_agree relies on it).
+ * Valid until the child exits. */
+size_t selftest_child_history(const char *const **names, const bool **failed);
+
 /* ---------------------------------------------------------------- ending a check */
 
 /* End the running check as failed (FAIL) or skipped (SKIP) with a sentence;

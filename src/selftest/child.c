@@ -51,6 +51,28 @@ static void child_flatten(char *out, size_t cap, const char *text)
 
 static const char *child_running_name;
 
+/* What this child ran so far (selftest_child_history); the names point
+ * into the --run-one list, which lives until the child exits. */
+#define CHILD_HISTORY_MAX 512
+static const char *child_history_names[CHILD_HISTORY_MAX];
+static bool child_history_failed[CHILD_HISTORY_MAX];
+static size_t child_history_count;
+
+size_t selftest_child_history(const char *const **names, const bool **failed)
+{
+    *names = child_history_names;
+    *failed = child_history_failed;
+    return child_history_count;
+}
+
+static void child_history_add(const char *name, check_result_t result)
+{
+    if (child_history_count == CHILD_HISTORY_MAX)
+        return;
+    child_history_names[child_history_count] = name;
+    child_history_failed[child_history_count++] = result == CHECK_FAIL;
+}
+
 static void child_report(const char *name, const check_outcome_t *outcome)
 {
     char sentence[CHECK_SENTENCE_MAX], line[CHECK_SENTENCE_MAX + 256];
@@ -127,10 +149,12 @@ static void child_run_one(const char *name, bool keep_open)
         outcome.result = CHECK_FAIL;
         snprintf(outcome.sentence, sizeof outcome.sentence, "no check is named '%s'", name);
         child_report(name, &outcome);
+        child_history_add(name, outcome.result);
         return;
     }
     if (!(check->flags & SELFTEST_NO_BACKEND) && !child_open(&outcome)) {
         child_report(name, &outcome);
+        child_history_add(name, outcome.result);
         return;
     }
     check_run(check->fn, &outcome, child_report_and_exit);
@@ -146,6 +170,7 @@ static void child_run_one(const char *name, bool keep_open)
         if (!keep_open)
             child_close(&outcome);
         child_report(name, &outcome);
+        child_history_add(name, outcome.result);
         return;
     }
     /* A check that did not pass may have left work that never completes (a
@@ -153,6 +178,7 @@ static void child_run_one(const char *name, bool keep_open)
      * it: report first, then clean up between two facts, so that the
      * parent blames a hang there on the cleanup, not on a check. */
     child_report(name, &outcome);
+    child_history_add(name, outcome.result);
     selftest_child_fact("cleanup", "closing the backend after a check that did not pass");
     child_close(&outcome);
     selftest_child_fact("cleaned", "");

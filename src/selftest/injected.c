@@ -80,6 +80,19 @@ void selftest_check_rank_fail_injected(void **state)
     fail_msg("rank %d fails on purpose", rank);
 }
 
+/* Under `accel launch`: fails on the last rank only (rank 1 of 2) and
+ * passes on rank 0, so only comm.ranks_agree can tell rank 0's report. */
+void selftest_check_other_rank_fail_injected(void **state)
+{
+    int rank = 0, size = 1;
+    (void)state;
+    selftest_launcher_rank(&rank, &size);
+    print_message("rank %d of %d: ACCEL_SELFTEST_INJECT=other_rank_fail enabled this check\n", rank,
+                  size);
+    if (rank == size - 1 && rank != 0)
+        fail_msg("rank %d fails on purpose", rank);
+}
+
 static void injected_exit_failure(void)
 {
     fprintf(stderr, "exiting with status 3 on purpose (ACCEL_SELFTEST_INJECT=exit_failure)\n");

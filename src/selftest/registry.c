@@ -57,6 +57,9 @@ static const registry_source_t registry_sources[] = {
     {"selftest", NULL, "rank_fail_injected", selftest_check_rank_fail_injected,
      "test only (ACCEL_SELFTEST_INJECT=rank_fail): fails on every rank, rank 0 last", NULL,
      SELFTEST_TEST_ONLY | SELFTEST_COMM | SELFTEST_NO_BACKEND | SELFTEST_QUICK},
+    {"selftest", NULL, "other_rank_fail_injected", selftest_check_other_rank_fail_injected,
+     "test only (ACCEL_SELFTEST_INJECT=other_rank_fail): fails on the last rank only", NULL,
+     SELFTEST_TEST_ONLY | SELFTEST_COMM | SELFTEST_NO_BACKEND | SELFTEST_QUICK},
     CONFORMANCE_TESTS(CONFORMANCE_ROW) CONFORMANCE_THREAD_TESTS(THREAD_ROW)
         DEVICE_CHECKS(DEVICE_ROW) COMM_CHECKS(COMM_ROW) VENDOR_RULE_PROBES(RULE_ROW)};
 

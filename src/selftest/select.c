@@ -118,13 +118,16 @@ const selftest_check_t **selftest_select(const selftest_options_t *options, size
         return NULL;
     }
     /* Run order: selftest.open, the collectives (every rank starts with
-     * them), then the rest in the order of the registry. */
-    for (int pass = 0; pass < 3; pass++) {
+     * them) ending with comm.ranks_agree (it reports the failures of the
+     * collectives before it on other ranks), then the rest in the order of
+     * the registry. */
+    for (int pass = 0; pass < 4; pass++) {
         for (size_t i = 0; i < total; i++) {
             const selftest_check_t *check = &checks[i];
-            int want = strcmp(check->name, "selftest.open") == 0 ? 0
-                       : (check->flags & SELFTEST_COMM)          ? 1
-                                                                 : 2;
+            int want = strcmp(check->name, "selftest.open") == 0      ? 0
+                       : strcmp(check->name, "comm.ranks_agree") == 0 ? 2
+                       : (check->flags & SELFTEST_COMM)               ? 1
+                                                                      : 3;
             if (want == pass && runner_selected(options, check))
                 chosen[n++] = check;
         }

@@ -13,6 +13,7 @@ void selftest_check_thread_fail_injected(void **state);
 void selftest_check_exit_failure_injected(void **state);
 void selftest_check_stuck_fail_injected(void **state);
 void selftest_check_rank_fail_injected(void **state);
+void selftest_check_other_rank_fail_injected(void **state);
 
 /* From a check in the child: a `fact` record for the parent (child.c). */
 void selftest_child_fact(const char *key, const char *value);

@@ -38,7 +38,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("accel")
     parser.add_argument("--backend", required=True)
-    parser.add_argument("--expect", action="append", default=[], metavar="NAME=RESULT[/RESULT]")
+    parser.add_argument("--expect", action="append", default=[],
+                        metavar="NAME=RESULT[/RESULT][:TEXT]",
+                        help="the check's result, and TEXT in its sentence")
     parser.add_argument("--launch", type=int, default=0, metavar="N",
                         help="run under `accel launch -n N` (rank 0 writes the report)")
     opts, opts.args = parser.parse_known_args()
@@ -97,9 +99,12 @@ def main():
     for check in report["checks"]:
         want = expected.pop(check["name"], None)
         if want is not None:
+            want, _, text = want.partition(":")
             if check["result"] not in want.split("/"):
                 bad.append(f"{check['name']} is {check['result']}, expected {want}: "
                            f"{check['sentence']}")
+            elif text not in check["sentence"]:
+                bad.append(f"{check['name']}: sentence {check['sentence']!r} lacks {text!r}")
             else:
                 print(f"{check['name']}: {check['result']} as injected: {check['sentence']}")
         elif opts.launch and check["name"].startswith("comm.") and check["result"] != "PASS":
@@ -112,7 +117,9 @@ def main():
         bad.append(f"not in the report: {sorted(expected)}")
     if bad:
         fail("\n".join(bad), run.stdout)
-    want_rc = 1 if opts.expect else 0
+    # Exit 1 when some expected result is a failure (no PASS or SKIP in it).
+    want_rc = 1 if any(not {"PASS", "SKIP"} & set(e.split("=", 1)[1].partition(":")[0].split("/"))
+                       for e in opts.expect) else 0
     if run.returncode != want_rc:
         fail(f"exit code {run.returncode}, expected {want_rc}", run.stdout + run.stderr)
     if not any(c["result"] == "PASS" for c in report["checks"]

@@ -3,7 +3,9 @@
  * launcher that sets RANK/WORLD_SIZE). Each check makes a communicator over
  * the world on device LOCAL_RANK, runs one kind of collective on device
  * buffers and compares every element with what the ranks must agree on. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <accel/accel_comm.h>
 
@@ -191,4 +193,58 @@ void check_comm_barrier(void **state)
     assert_ok(accel_barrier(world.comm, NULL));
     conf_sync_current_stream();
     comm_close(&world);
+}
+
+/* Append `text` to `out`, cut at its end. */
+static void comm_text_add(char *out, size_t cap, const char *text)
+{
+    size_t len = strlen(out);
+    if (len + 1 < cap)
+        snprintf(out + len, cap - len, "%s", text);
+}
+
+/* Last of the collectives: each rank tells the others which of the checks
+ * before this one failed there (one flag per check, all_gather'ed), and
+ * rank 0 fails this check naming them. A rank other than 0 prints its own
+ * failures and exits 0 (so that the launcher does not kill rank 0 before it
+ * writes its report); without this check rank 0's report and exit status
+ * would never show them. */
+void check_comm_ranks_agree(void **state)
+{
+    const char *const *names = NULL;
+    const bool *failed = NULL;
+    size_t ran = selftest_child_history(&names, &failed);
+    size_t slots = ran > 0 ? ran : 1;
+    comm_world_t world = comm_open();
+    float *mine = calloc(slots, sizeof *mine);
+    float *all = calloc(slots * (size_t)world.size, sizeof *all);
+    char heard[512] = "";
+    (void)state;
+    assert_non_null(mine);
+    assert_non_null(all);
+    for (size_t i = 0; i < ran; i++)
+        mine[i] = failed[i] ? 1.0f : 0.0f;
+    float *dev_mine = comm_upload(mine, slots);
+    float *dev_all = conf_device_alloc(slots * (size_t)world.size * sizeof(float));
+    assert_ok(accel_all_gather(world.comm, dev_mine, dev_all, slots, ACCEL_DTYPE_F32, NULL));
+    conf_to_host(all, dev_all, slots * (size_t)world.size * sizeof(float));
+    for (int r = 1; r < world.size && world.rank == 0; r++) {
+        bool named = false;
+        for (size_t i = 0; i < ran; i++) {
+            if (all[(size_t)r * slots + i] == 0.0f)
+                continue;
+            char head[32];
+            snprintf(head, sizeof head, "%srank %d: ", heard[0] != '\0' ? "; " : "", r);
+            comm_text_add(heard, sizeof heard, named ? ", " : head);
+            comm_text_add(heard, sizeof heard, names[i]);
+            named = true;
+        }
+    }
+    conf_device_free(dev_mine);
+    conf_device_free(dev_all);
+    free(mine);
+    free(all);
+    comm_close(&world);
+    if (heard[0] != '\0')
+        fail_msg("failed on another rank (its own output says why): %s", heard);
 }

@@ -38,7 +38,9 @@
     X(check_comm_all_gather, "all_gather puts every rank's block in rank order")                   \
     X(check_comm_reduce_scatter, "reduce_scatter gives each rank the sum of its block")            \
     X(check_comm_send_recv_ring, "send/recv around the ring in one group")                         \
-    X(check_comm_barrier, "a barrier returns on every rank")
+    X(check_comm_barrier, "a barrier returns on every rank")                                       \
+    X(check_comm_ranks_agree, "rank 0 hears of every collective check that failed on another "     \
+                              "rank")
 
 #define DEVICE_CHECK_DECLARE(name, ...) void name(void **state);
 DEVICE_CHECKS(DEVICE_CHECK_DECLARE)
