@@ -37,40 +37,40 @@ typedef struct aio_arg {
     bool dd_missing;
 } aio_arg_t;
 
+/* `iters` whole-file transfers of `t`, each synchronous. */
+static bool aio_transfers(aio_arg_t *a, DLTensor *t, bool write, size_t iters)
+{
+    for (size_t i = 0; i < iters; i++) {
+        accel_status_t status = write ? a->op->pwrite(a->handle, t, a->path, 0, false)
+                                      : a->op->pread(a->handle, t, a->path, 0, false);
+        if (status != ACCEL_OK)
+            return false;
+    }
+    return true;
+}
+
 static bool aio_write(void *p, size_t iters)
 {
     aio_arg_t *a = p;
-    for (size_t i = 0; i < iters; i++)
-        if (a->op->pwrite(a->handle, &a->tensor, a->path, 0, false) != ACCEL_OK)
-            return false;
-    return true;
+    return aio_transfers(a, &a->tensor, true, iters);
 }
 
 static bool aio_read(void *p, size_t iters)
 {
     aio_arg_t *a = p;
-    for (size_t i = 0; i < iters; i++)
-        if (a->op->pread(a->handle, &a->tensor, a->path, 0, false) != ACCEL_OK)
-            return false;
-    return true;
+    return aio_transfers(a, &a->tensor, false, iters);
 }
 
 static bool aio_write_plain(void *p, size_t iters)
 {
     aio_arg_t *a = p;
-    for (size_t i = 0; i < iters; i++)
-        if (a->op->pwrite(a->handle, &a->plain, a->path, 0, false) != ACCEL_OK)
-            return false;
-    return true;
+    return aio_transfers(a, &a->plain, true, iters);
 }
 
 static bool aio_read_plain(void *p, size_t iters)
 {
     aio_arg_t *a = p;
-    for (size_t i = 0; i < iters; i++)
-        if (a->op->pread(a->handle, &a->plain, a->path, 0, false) != ACCEL_OK)
-            return false;
-    return true;
+    return aio_transfers(a, &a->plain, false, iters);
 }
 
 /* Run dd quietly; false if it cannot run or fails. */

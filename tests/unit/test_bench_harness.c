@@ -66,40 +66,32 @@ static void fill_side(bench_series_t *s, double center, double spread, int reps)
         s->samples[i] = center * (1.0 - spread / 2 + spread * i / (reps - 1));
 }
 
+/* The ratio status of a figure whose sides spread around their centers. */
+static bench_ratio_status_t status_of(double accel_s, double accel_spread, double base_s,
+                                      double base_spread, bench_figure_t *f)
+{
+    memset(f, 0, sizeof *f);
+    f->has_baseline = true;
+    fill_side(&f->measured, accel_s, accel_spread, 11);
+    fill_side(&f->baseline, base_s, base_spread, 11);
+    bench_figure_finish(f, 11);
+    return f->ratio_status;
+}
+
 static void test_noisy_only_when_ranges_overlap(void **state)
 {
     bench_figure_t f;
     (void)state;
     /* Both quiet: a ratio. */
-    memset(&f, 0, sizeof f);
-    f.has_baseline = true;
-    fill_side(&f.measured, 1.0, 0.1, 11);
-    fill_side(&f.baseline, 2.0, 0.1, 11);
-    bench_figure_finish(&f, 11);
-    assert_int_equal(f.ratio_status, BENCH_RATIO_OK);
+    assert_int_equal(status_of(1.0, 0.1, 2.0, 0.1, &f), BENCH_RATIO_OK);
     /* Wide but apart: accel's slowest beats the baseline's fastest. */
-    memset(&f, 0, sizeof f);
-    f.has_baseline = true;
-    fill_side(&f.measured, 1.0, 0.4, 11);
-    fill_side(&f.baseline, 2.0, 0.5, 11);
-    bench_figure_finish(&f, 11);
+    assert_int_equal(status_of(1.0, 0.4, 2.0, 0.5, &f), BENCH_RATIO_OK);
     assert_true(f.measured.spread > BENCH_NOISE_THRESHOLD);
-    assert_int_equal(f.ratio_status, BENCH_RATIO_OK);
     assert_true(f.ratio > 1.9 && f.ratio < 2.1);
     /* The same the other way round (accel slower). */
-    memset(&f, 0, sizeof f);
-    f.has_baseline = true;
-    fill_side(&f.measured, 2.0, 0.5, 11);
-    fill_side(&f.baseline, 1.0, 0.4, 11);
-    bench_figure_finish(&f, 11);
-    assert_int_equal(f.ratio_status, BENCH_RATIO_OK);
+    assert_int_equal(status_of(2.0, 0.5, 1.0, 0.4, &f), BENCH_RATIO_OK);
     /* Wide and overlapping: withheld. */
-    memset(&f, 0, sizeof f);
-    f.has_baseline = true;
-    fill_side(&f.measured, 1.0, 0.4, 11);
-    fill_side(&f.baseline, 1.3, 0.5, 11);
-    bench_figure_finish(&f, 11);
-    assert_int_equal(f.ratio_status, BENCH_RATIO_NOISY);
+    assert_int_equal(status_of(1.0, 0.4, 1.3, 0.5, &f), BENCH_RATIO_NOISY);
 }
 
 int main(void)
