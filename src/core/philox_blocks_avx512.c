@@ -9,11 +9,7 @@
 #include <stdint.h>
 
 #include "core/philox.h"
-
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
+#include "core/philox_blocks_keys.h"
 
 typedef __m512i vec_t;
 
@@ -30,34 +26,6 @@ typedef __m512i vec_t;
 typedef struct philox_lanes {
     vec_t c0, c1, c2, c3;
 } philox_lanes_t;
-
-/* The round keys of one seed, each as a 64-bit lane value (high half 0) the
- * rounds broadcast from memory, and the constants of rounds 1 and 2. */
-typedef struct philox_keys {
-    uint64_t k0[10], k1[10];
-    uint64_t r1_c2_xor; /* hi(M0 * (ctr1 ^ k0[0])) ^ k1[1]: round 1's c2 is lo(M0 * ctr0) ^ this */
-    uint64_t r2_c3;     /* lo(M0 * (ctr1 ^ k0[0])) ^ k1[2]: round 2's c3 (a constant) xor its key */
-} philox_keys_t;
-
-/* Rounds 0 and 1 start from c2 = c3 = 0 and c1 = ctr1, the same in every
- * lane of a group (no low-word wrap inside a group): round 0's second
- * product is 0 and its c0 = ctr1 ^ k0 a constant, so round 1's first product
- * is a scalar constant, made here once per call (or change of ctr1); round
- * 0's first product is one vector multiply per group plus an add per lane
- * set. About 17 vector multiplies per eight blocks instead of 20. */
-static void philox_keys_init(philox_keys_t *keys, uint64_t seed, uint32_t ctr1)
-{
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-    for (int round = 0; round < 10; round++) {
-        keys->k0[round] = k0;
-        keys->k1[round] = k1;
-        k0 += PHILOX_W0;
-        k1 += PHILOX_W1;
-    }
-    uint64_t p = (uint64_t)PHILOX_M0 * (ctr1 ^ (uint32_t)keys->k0[0]);
-    keys->r1_c2_xor = (uint32_t)(p >> 32) ^ keys->k1[1];
-    keys->r2_c3 = (uint32_t)p ^ keys->k1[2];
-}
 
 static inline __attribute__((always_inline)) void philox_round(philox_lanes_t *s, vec_t m0,
                                                                vec_t m1, vec_t k0, vec_t k1)
@@ -162,39 +130,5 @@ philox_group(const philox_keys_t *keys, uint64_t first, bool uniform, uint32_t *
     }
 }
 
-/* Whole groups of PHILOX_GROUP blocks; the rest (fewer than a group, or a
- * group that would wrap) is left to the caller's scalar path. `uniform`: each
- * word is stored as its uniform float instead (the fill's conversion,
- * fused). */
-static inline __attribute__((always_inline)) size_t
-philox_blocks(uint64_t seed, uint64_t block, size_t count, bool uniform, uint32_t *out)
-{
-    size_t written = 0;
-    philox_keys_t keys;
-    uint32_t keys_ctr1 = 0;
-    bool have_keys = false;
-    for (; count - written >= PHILOX_GROUP; written += PHILOX_GROUP) {
-        uint64_t first = (block + written) & (UINT64_MAX >> 2); /* word indices wrap at 2^64 */
-        /* A group whose low words would wrap, or that crosses the 2^62 wrap,
-         * is left to the scalar loop; a fill would need 2^34 bytes. */
-        if ((uint32_t)first > UINT32_MAX - PHILOX_GROUP || first > (UINT64_MAX >> 2) - PHILOX_GROUP)
-            break;
-        if (!have_keys || (uint32_t)(first >> 32) != keys_ctr1) {
-            keys_ctr1 = (uint32_t)(first >> 32);
-            philox_keys_init(&keys, seed, keys_ctr1);
-            have_keys = true;
-        }
-        philox_group(&keys, first, uniform, out + 4 * written);
-    }
-    return written;
-}
-
-size_t accel_philox_blocks_avx512(uint64_t seed, uint64_t block, size_t count, uint32_t *out)
-{
-    return philox_blocks(seed, block, count, false, out);
-}
-
-size_t accel_philox_uniform_blocks_avx512(uint64_t seed, uint64_t block, size_t count, float *out)
-{
-    return philox_blocks(seed, block, count, true, (uint32_t *)out);
-}
+#define PHILOX_ISA avx512
+#include "core/philox_blocks_driver.h"
