@@ -156,8 +156,6 @@ ACCEL_BACKEND_DECLARE_GRAPH_SLOTS(accel_mlu);
 
 /* ---------------------------------------------------------------- cnpx.c */
 
-/* Whether libcnpx.so loaded, and from where or why not (for the report). */
-bool accel_mlu_cnpx_status(char *out, size_t cap);
 void accel_mlu_range_push(void *self, const char *msg, const char *domain, const char *category);
 void accel_mlu_range_pop(void *self, const char *domain);
 
