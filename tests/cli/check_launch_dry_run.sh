@@ -48,14 +48,14 @@ expect srun "/bin/true --nodes=2 --ntasks=4 --ntasks-per-node=2 --nodelist=worke
 
 q="'\\''"  # a ' inside the single-quoted ssh command
 exports="ACCEL_ACCELERATOR=cpu ACCEL_LAUNCH_TEST=${q}two words${q} ACCEL_MPIRUN=/bin/true ACCEL_PLUGIN_PATH=${q}${q} ACCEL_SRUN=/bin/true ACCEL_SSH=/bin/true MASTER_ADDR=worker-0 MASTER_PORT=29500 WORLD_SIZE=4 CROSS_SIZE=2"
-wait_all='rc=0; for p in $pids; do wait "$p"; s=$?; [ "$rc" = 0 ] && rc=$s; done; exit "$rc"'
-expect ssh "/bin/true -p 2222 worker-0 'cd $work || exit 1; export $exports CUDA_VISIBLE_DEVICES=0,2 CROSS_RANK=0 LOCAL_SIZE=2; pids=; RANK=0 LOCAL_RANK=0 prog a & pids=\"\$pids \$!\"; RANK=1 LOCAL_RANK=1 prog a & pids=\"\$pids \$!\"; $wait_all'
-/bin/true -p 2222 worker-1 'cd $work || exit 1; export $exports CUDA_VISIBLE_DEVICES=0,1 CROSS_RANK=1 LOCAL_SIZE=2; pids=; RANK=2 LOCAL_RANK=0 prog a & pids=\"\$pids \$!\"; RANK=3 LOCAL_RANK=1 prog a & pids=\"\$pids \$!\"; $wait_all'" \
+wait_all='{ cat >/dev/null; kill -TERM $pids; } <&3 >/dev/null 2>&1 & watch=$!; exec 3<&-; rc=0; for p in $pids; do wait "$p"; s=$?; [ "$rc" = 0 ] && rc=$s; done; kill "$watch" 2>/dev/null; exit "$rc"'
+expect ssh "/bin/true -p 2222 worker-0 'cd $work || exit 1; exec 3<&0; export $exports CUDA_VISIBLE_DEVICES=0,2 CROSS_RANK=0 LOCAL_SIZE=2; pids=; RANK=0 LOCAL_RANK=0 prog a 3<&- & pids=\"\$pids \$!\"; RANK=1 LOCAL_RANK=1 prog a 3<&- & pids=\"\$pids \$!\"; $wait_all'
+/bin/true -p 2222 worker-1 'cd $work || exit 1; exec 3<&0; export $exports CUDA_VISIBLE_DEVICES=0,1 CROSS_RANK=1 LOCAL_SIZE=2; pids=; RANK=2 LOCAL_RANK=0 prog a 3<&- & pids=\"\$pids \$!\"; RANK=3 LOCAL_RANK=1 prog a 3<&- & pids=\"\$pids \$!\"; $wait_all'" \
     -H "$hostfile" --launcher ssh --exclude worker-0:1,3 --ssh_port 2222 prog a
 
 # pdsh is DeepSpeed's name for the same fan-out; --num_accelerators its
 # other name for --num_gpus; --num_nodes the first hosts.
-expect pdsh_alias "/bin/true worker-0 'cd $work || exit 1; export ${exports/WORLD_SIZE=4 CROSS_SIZE=2/WORLD_SIZE=1 CROSS_SIZE=1} CUDA_VISIBLE_DEVICES=0 CROSS_RANK=0 LOCAL_SIZE=1; pids=; RANK=0 LOCAL_RANK=0 prog & pids=\"\$pids \$!\"; $wait_all'" \
+expect pdsh_alias "/bin/true worker-0 'cd $work || exit 1; exec 3<&0; export ${exports/WORLD_SIZE=4 CROSS_SIZE=2/WORLD_SIZE=1 CROSS_SIZE=1} CUDA_VISIBLE_DEVICES=0 CROSS_RANK=0 LOCAL_SIZE=1; pids=; RANK=0 LOCAL_RANK=0 prog 3<&- & pids=\"\$pids \$!\"; $wait_all'" \
     -H "$hostfile" --launcher pdsh --num_nodes 1 --num_accelerators 1 prog
 
 exit "$failed"

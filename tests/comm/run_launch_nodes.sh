@@ -10,7 +10,8 @@
 # which each rank runs. 2 nodes x 2 ranks, with devices 1,3 of the first
 # host's 4 and both of the second's 2 (--include), a third host left out.
 # Over ssh, then a job whose rank 3 exits 7: the launcher must exit 7 and
-# name 127.0.0.3.
+# name 127.0.0.3. Last, the launcher killed mid-job (SIGTERM, SIGKILL):
+# every rank must end.
 # Exits 77 (ctest's skip) saying why when mpirun is missing.
 set -euo pipefail
 accel=$1 engine=$2 check=$3
@@ -90,4 +91,38 @@ if [ "$engine" = ssh ]; then
     grep -q "accel launch: the ranks on host '127.0.0.3' ended with status 7" "$work/err" &&
         [ "$rc" = 7 ] || { echo "FAIL: a failing rank gave exit $rc and: $(cat "$work/err")"; exit 1; }
     echo "a failing rank: exit $rc, $(cat "$work/err")"
+fi
+if [ "$engine" = ssh ]; then
+    # The launcher dies (SIGTERM, then SIGKILL, where no handler can run):
+    # no rank may outlive it. Over real ssh the remote side sees its stdin
+    # close when the launcher goes; here the stand-in's sh is that side.
+    for sig in TERM KILL; do
+        rm -f "$work"/rank.*.pid
+        "$accel" launch "${args[@]}" /bin/sh -c \
+            "echo \$\$ >'$work'/rank.\$RANK.pid; exec sleep 300" 2>/dev/null &
+        launcher=$!
+        for _ in $(seq 150); do
+            [ "$(ls "$work"/rank.*.pid 2>/dev/null | wc -l)" = 4 ] && break
+            sleep 0.2
+        done
+        [ "$(ls "$work"/rank.*.pid 2>/dev/null | wc -l)" = 4 ] ||
+            { echo "FAIL: the 4 ranks did not start"; kill -KILL "$launcher"; exit 1; }
+        kill "-$sig" "$launcher"
+        wait "$launcher" || true
+        alive=4
+        for _ in $(seq 50); do
+            alive=0
+            for f in "$work"/rank.*.pid; do
+                kill -0 "$(cat "$f")" 2>/dev/null && alive=$((alive + 1))
+            done
+            [ "$alive" = 0 ] && break
+            sleep 0.2
+        done
+        if [ "$alive" != 0 ]; then
+            echo "FAIL: $alive rank(s) still running 10 s after the launcher got SIG$sig"
+            for f in "$work"/rank.*.pid; do kill -KILL "$(cat "$f")" 2>/dev/null || true; done
+            exit 1
+        fi
+        echo "the launcher got SIG$sig: every rank ended"
+    done
 fi

@@ -13,6 +13,7 @@
  * hosts come from launch_pool.c and launch_hosts.c, the variables from
  * launch_env.c, the commands from launch_plan.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,14 +313,22 @@ static char **launch_split_args(const char *text, size_t *count)
 }
 
 /* One ssh per node, all at once; the first failure's status (128 + signal
- * for a signal), naming its host. */
+ * for a signal), naming its host. Every ssh reads its stdin from one pipe
+ * whose write end only this process holds and never writes: when it ends,
+ * however it ends, each node's script sees EOF and stops its ranks
+ * (launch_plan.c, the ssh script). */
 static int launch_run_ssh(const launch_plan_t *plan)
 {
     size_t nodes = plan->hosts->count, running = 0;
     pid_t *pids = calloc(nodes, sizeof *pids);
-    int rc = 0;
+    int rc = 0, lifeline[2];
     if (pids == NULL) {
         fprintf(stderr, "accel launch: out of host memory\n");
+        return ACCEL_CLI_EXIT_FAILURE;
+    }
+    if (pipe2(lifeline, O_CLOEXEC) != 0) {
+        fprintf(stderr, "accel launch: cannot make a pipe for ssh: %s\n", strerror(errno));
+        free(pids);
         return ACCEL_CLI_EXIT_FAILURE;
     }
     fflush(stdout);
@@ -330,6 +339,8 @@ static int launch_run_ssh(const launch_plan_t *plan)
             fprintf(stderr, "accel launch: %s\n", err);
             rc = ACCEL_CLI_EXIT_FAILURE;
         } else if ((pids[node] = fork()) == 0) {
+            if (dup2(lifeline[0], STDIN_FILENO) < 0)
+                _exit(127);
             execv(plan->engine_path, command.items);
             fprintf(stderr, "accel launch: cannot run %s: %s\n", plan->engine_path,
                     strerror(errno));
@@ -342,6 +353,7 @@ static int launch_run_ssh(const launch_plan_t *plan)
         }
         launch_argv_free(&command);
     }
+    close(lifeline[0]);
     while (running > 0) {
         int status;
         pid_t pid = waitpid(-1, &status, 0);
@@ -362,6 +374,7 @@ static int launch_run_ssh(const launch_plan_t *plan)
             rc = code;
         }
     }
+    close(lifeline[1]);
     free(pids);
     return rc;
 }

@@ -268,7 +268,13 @@ bool launch_plan_command(const launch_plan_t *plan, launch_argv_t *out, char *er
 
 /* The script ssh runs on node `node`: go to this directory, set the
  * variables, start each rank in the background, wait for all of them and
- * exit with the first failure's status. */
+ * exit with the first failure's status. A watcher reads the session's
+ * stdin (saved as fd 3: an asynchronous list's own stdin is /dev/null),
+ * which the launcher holds open and never writes (launch_cmd.c): when the
+ * launcher ends, however it ends (Ctrl-C, a kill, a lost connection), it
+ * reads EOF and sends SIGTERM to the ranks, so none outlives the job. Its
+ * output goes to /dev/null, so that a watcher still waiting after the ranks
+ * ended never holds the session open. */
 static char *plan_ssh_script(const launch_plan_t *plan, size_t node)
 {
     const launch_host_t *host = &plan->hosts->hosts[node];
@@ -281,7 +287,7 @@ static char *plan_ssh_script(const launch_plan_t *plan, size_t node)
     FILE *out = script.out;
     fputs("cd ", out);
     launch_shell_quote(out, plan->cwd);
-    fputs(" || exit 1; export", out);
+    fputs(" || exit 1; exec 3<&0; export", out);
     plan_print_assignments(out, plan->forwarded);
     plan_print_assignments(out, plan->job_vars);
     plan_print_assignments(out, &plan->node_vars[node]);
@@ -292,10 +298,11 @@ static char *plan_ssh_script(const launch_plan_t *plan, size_t node)
             fputc(' ', out);
             launch_shell_quote(out, plan->program[i]);
         }
-        fputs(" & pids=\"$pids $!\"", out);
+        fputs(" 3<&- & pids=\"$pids $!\"", out);
     }
-    fputs("; rc=0; for p in $pids; do wait \"$p\"; s=$?; [ \"$rc\" = 0 ] && rc=$s; done;"
-          " exit \"$rc\"",
+    fputs("; { cat >/dev/null; kill -TERM $pids; } <&3 >/dev/null 2>&1 & watch=$!; exec 3<&-;"
+          " rc=0; for p in $pids; do wait \"$p\"; s=$?; [ \"$rc\" = 0 ] && rc=$s; done;"
+          " kill \"$watch\" 2>/dev/null; exit \"$rc\"",
           out);
     return plan_text_close(&script);
 }
