@@ -529,7 +529,8 @@ ACCEL_API size_t accel_thread_pool_threads(void);
  * or "always" the kernel backs it with huge pages: pinning it, and each
  * O_DIRECT transfer, then walk far fewer pages (512 times on x86-64;
  * docs/ops.md, Async I/O, has the measurement). A smaller buffer is
- * posix_memalign'ed. Either way the address is a multiple of `alignment`.
+ * posix_memalign'ed, and so is every buffer under ACCEL_HOST_HUGE_PAGES=0.
+ * Either way the address is a multiple of `alignment`.
  * Ownership: the caller frees with accel_host_pages_free and the same byte
  * count. Threads: any thread. Fork: private anonymous memory, as malloc's. */
 

@@ -4,7 +4,8 @@
  * buffer is an anonymous mapping over-allocated by one huge page and
  * trimmed to an aligned start, so its huge-page advice covers only itself
  * and never a malloc arena. The free path tells the two kinds apart by the
- * byte count alone, which the same threshold decides. */
+ * byte count alone, which the same threshold decides. ACCEL_HOST_HUGE_PAGES=0
+ * (read once) makes every buffer a plain posix_memalign one. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -27,8 +28,13 @@ static void huge_read(void)
 {
     unsigned long long size = 0;
     long page = sysconf(_SC_PAGESIZE);
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+    FILE *f = NULL;
     page_size = page > 0 ? (size_t)page : 4096;
+    /* The opt-out: THP faults may compact memory (defrag "madvise"), a
+     * stall some latency-bound programs refuse. */
+    if (!accel_env_get_bool("ACCEL_HOST_HUGE_PAGES", true))
+        return;
+    f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
     if (f != NULL) {
         if (fscanf(f, "%llu", &size) != 1)
             size = 0;
