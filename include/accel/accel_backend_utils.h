@@ -519,6 +519,19 @@ ACCEL_API void accel_thread_pool_run(size_t count, size_t grain, size_t min_per_
 /* Threads a run may use, the caller included (>= 1), starting the pool. */
 ACCEL_API size_t accel_thread_pool_threads(void);
 
+/* ================================================================ library threads
+ *
+ * Every thread libaccel or a backend starts for its own work (stream
+ * workers, callback threads, async_io workers, the host thread pool) must
+ * not take the application's signals: the kernel hands a process-directed
+ * signal to any thread that does not block it, and an application handler
+ * running on a library thread races the application's own threads, which
+ * go on meanwhile. accel_thread_start is pthread_create with every signal
+ * blocked in the new thread; the caller's mask is unchanged. Returns
+ * pthread_create's result. Any thread. */
+ACCEL_API int accel_thread_start(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                                 void *arg);
+
 /* ================================================================ host pages
  *
  * Host memory for buffers that get pinned (mlock, a vendor's host

@@ -99,7 +99,7 @@ static accel_status_t emulator_start(accel_callback_emulator_t *em)
     int error = 0;
     pthread_mutex_lock(&em->lock);
     if (!em->started) {
-        error = pthread_create(&em->thread, NULL, emulator_main, em);
+        error = accel_thread_start(&em->thread, NULL, emulator_main, em);
         em->started = error == 0;
     }
     pthread_mutex_unlock(&em->lock);

@@ -170,16 +170,13 @@ static void pool_start(void)
 {
     size_t wanted = pool_wanted_threads();
     pthread_attr_t attr;
-    sigset_t all, saved;
     pthread_once(&atfork_once, pool_register_atfork);
     pool.started = true;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &saved);
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     for (size_t i = 1; i < wanted; i++) {
         pthread_t thread;
-        if (pthread_create(&thread, &attr, pool_worker, (void *)(uintptr_t)i) != 0) {
+        if (accel_thread_start(&thread, &attr, pool_worker, (void *)(uintptr_t)i) != 0) {
             accel_log(ACCEL_LOG_WARN, "CPU worker pool: started %zu of %zu threads", i, wanted);
             break;
         }
@@ -188,7 +185,6 @@ static void pool_start(void)
         pthread_mutex_unlock(&pool.lock);
     }
     pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 size_t accel_thread_pool_threads(void)

@@ -363,16 +363,11 @@ void accel_cpu_stream_run_queued(accel_cpu_stream_t *stream, bool (*done)(const 
     pthread_mutex_unlock(&stream->lock);
 }
 
-/* Start the worker with every signal blocked, so the application's signal
- * handlers keep running on its own threads. */
+/* Start the worker with every signal blocked (accel_thread_start), so the
+ * application's signal handlers keep running on its own threads. */
 static int stream_start_worker(accel_cpu_stream_t *stream)
 {
-    sigset_t all, saved;
-    int rc;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &saved);
-    rc = pthread_create(&stream->worker, NULL, stream_worker_main, stream);
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    int rc = accel_thread_start(&stream->worker, NULL, stream_worker_main, stream);
     if (rc == 0)
         pthread_setname_np(stream->worker, "accel-cpu-strm");
     return rc;

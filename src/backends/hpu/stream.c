@@ -120,7 +120,7 @@ accel_status_t accel_hpu_stream_submit(accel_hpu_backend_t *hpu, accel_hpu_strea
     /* Deferred: behind a callback, or a wait for a record that is itself
      * deferred. */
     if (!stream->worker_running) {
-        int error = pthread_create(&stream->worker, NULL, hpu_worker_main, stream);
+        int error = accel_thread_start(&stream->worker, NULL, hpu_worker_main, stream);
         if (error != 0) {
             if (item->kind == ACCEL_HPU_ITEM_RECORD) {
                 item->event->requested--;

@@ -369,7 +369,7 @@ static accel_status_t npu_report_start(accel_npu_backend_t *npu, int device)
     arg->npu = npu;
     arg->device = device;
     atomic_store(&report->stop, false);
-    error = pthread_create(&report->thread, NULL, npu_report_main, arg);
+    error = accel_thread_start(&report->thread, NULL, npu_report_main, arg);
     if (error != 0) {
         free(arg);
         return accel_backend_error(ACCEL_ERROR_DEVICE_ERROR,

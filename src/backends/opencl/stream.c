@@ -297,7 +297,7 @@ static void callback_fired(accel_cl_event marker, accel_cl_int status, void *arg
     bool started;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    started = pthread_create(&thread, &attr, callback_run, arg) == 0;
+    started = accel_thread_start(&thread, &attr, callback_run, arg) == 0;
     pthread_attr_destroy(&attr);
     if (!started) {
         accel_log(ACCEL_LOG_WARN, "opencl: no thread for a host callback; running it on the "

@@ -160,7 +160,7 @@ accel_status_t accel_aio_handle_create(accel_t *acc, const accel_aio_config_t *c
             status = accel_error(ACCEL_ERROR_UNAVAILABLE, "async_io: %s", reason);
         if (status == ACCEL_OK)
             status = worker_buffers(h, w);
-        if (status == ACCEL_OK && pthread_create(&w->thread, NULL, worker_main, w) != 0)
+        if (status == ACCEL_OK && accel_thread_start(&w->thread, NULL, worker_main, w) != 0)
             status = accel_error(ACCEL_ERROR_OUT_OF_MEMORY,
                                  "async_io: could not start I/O thread %u: %s", i, strerror(errno));
         if (status != ACCEL_OK)
