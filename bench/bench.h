@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <accel/accel.h>
 
@@ -120,6 +121,11 @@ int bench_figures_close(bench_ctx_t *ctx);
 
 /* "n/a (no raw baseline for opencl)" for backends other than cpu. */
 const char *bench_no_raw_baseline(const bench_ctx_t *ctx, char *buf, size_t cap);
+
+/* The child a baseline runs now through bench_run_capture (0: none), for a
+ * suite's signal handler to stop before it cleans up. Main thread only
+ * writes it. */
+extern volatile pid_t bench_child;
 
 /* Monotonic seconds (CLOCK_MONOTONIC). */
 double bench_now(void);

@@ -21,6 +21,7 @@ int bench_run_capture(char *const argv[], char *out, size_t cap)
         close(fds[1]);
         return -1;
     }
+    bench_child = pid;
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
         dup2(fds[1], STDOUT_FILENO);
@@ -45,7 +46,9 @@ int bench_run_capture(char *const argv[], char *out, size_t cap)
     }
     out[used] = '\0';
     close(fds[0]);
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+    pid_t waited = waitpid(pid, &status, 0);
+    bench_child = 0;
+    if (waited != pid || !WIFEXITED(status))
         return -1;
     return WEXITSTATUS(status);
 }

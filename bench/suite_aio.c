@@ -12,6 +12,7 @@
  * 1 GiB, or 16 MiB with --quick (CI). Threads: runs on the calling thread;
  * the baselines are child processes. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,48 @@ typedef struct aio_arg {
     size_t mib;
     bool dd_missing;
 } aio_arg_t;
+
+/* The suite's file, removed when SIGINT, SIGTERM or SIGHUP ends the bench
+ * while it exists (a 1 GiB leftover in the working directory otherwise).
+ * Set once before the file is made; the handlers are the previous ones
+ * again when the suite has removed it. */
+static char aio_cleanup_path[64];
+static const int aio_cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction aio_cleanup_saved[3];
+
+static void aio_cleanup_on_signal(int sig)
+{
+    /* A baseline still running (dd, fio) could make the file again: it
+     * goes first. kill, waitpid and unlink are async-signal-safe. */
+    pid_t child = bench_child;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+    }
+    unlink(aio_cleanup_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void aio_cleanup_arm(const char *path)
+{
+    struct sigaction action = {.sa_handler = aio_cleanup_on_signal};
+    snprintf(aio_cleanup_path, sizeof aio_cleanup_path, "%s", path);
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < 3; i++) {
+        sigaction(aio_cleanup_signals[i], NULL, &aio_cleanup_saved[i]);
+        /* A signal the caller ignores (a background job's SIGINT) stays ignored. */
+        if (aio_cleanup_saved[i].sa_handler != SIG_IGN)
+            sigaction(aio_cleanup_signals[i], &action, NULL);
+    }
+}
+
+static void aio_cleanup_disarm(void)
+{
+    for (size_t i = 0; i < 3; i++)
+        sigaction(aio_cleanup_signals[i], &aio_cleanup_saved[i], NULL);
+    unlink(aio_cleanup_path);
+}
 
 /* `iters` whole-file transfers of `t`, each synchronous. */
 static bool aio_transfers(aio_arg_t *a, DLTensor *t, bool write, size_t iters)
@@ -76,29 +119,22 @@ static bool aio_read_plain(void *p, size_t iters)
 /* Run dd quietly; false if it cannot run or fails. */
 static bool aio_dd(aio_arg_t *a, bool write)
 {
-    char in[96], out[96], count[32];
+    char in[96], out[96], count[32], text[512];
     snprintf(count, sizeof count, "count=%zu", a->mib);
     snprintf(in, sizeof in, "if=%s", write ? "/dev/zero" : a->path);
     snprintf(out, sizeof out, "of=%s", write ? a->path : "/dev/null");
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execlp("dd", "dd", in, out, "bs=1M", count, write ? "oflag=direct" : "iflag=direct",
-               write ? "conv=notrunc" : "status=none", (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-        return false;
-    if (WEXITSTATUS(status) == 127)
+    char *argv[] = {"dd",
+                    in,
+                    out,
+                    "bs=1M",
+                    count,
+                    write ? "oflag=direct" : "iflag=direct",
+                    write ? "conv=notrunc" : "status=none",
+                    NULL};
+    int status = bench_run_capture(argv, text, sizeof text);
+    if (status == 127)
         a->dd_missing = true;
-    return WEXITSTATUS(status) == 0;
+    return status == 0;
 }
 
 static bool dd_write(void *p, size_t iters)
@@ -119,20 +155,9 @@ static bool dd_read(void *p, size_t iters)
 
 static bool dd_available(void)
 {
-    pid_t pid = fork();
-    int status = 0;
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execlp("dd", "dd", "if=/dev/zero", "of=/dev/null", "count=1", (char *)NULL);
-        _exit(127);
-    }
-    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    char text[512];
+    char *argv[] = {"dd", "if=/dev/zero", "of=/dev/null", "count=1", NULL};
+    return bench_run_capture(argv, text, sizeof text) == 0;
 }
 
 /* Issue 32: accel at least as fast as fio and DeepSpeed's op, both ways. */
@@ -300,6 +325,7 @@ void bench_suite_aio(bench_ctx_t *ctx)
     a.plain = a.tensor;
     a.plain.data = plain;
     snprintf(a.path, sizeof a.path, "accel-bench-aio-%d.tmp", (int)getpid());
+    aio_cleanup_arm(a.path);
     bool dd = dd_available();
     aio_baseline_job_t job = {.path = a.path,
                               .bytes = a.mib * AIO_MIB,
@@ -317,6 +343,6 @@ void bench_suite_aio(bench_ctx_t *ctx)
     aio_direction(ctx, &a, job, dd, note, fr);
     a.op->pinned_free(a.handle, buffer);
     a.op->handle_destroy(a.handle);
-    unlink(a.path);
+    aio_cleanup_disarm();
     free(plain);
 }
