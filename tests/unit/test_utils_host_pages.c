@@ -39,17 +39,25 @@ static size_t thp_size(void)
     return (size_t)size;
 }
 
-/* True when THP may back a mapping that asks for it ("always" or "madvise"). */
-static bool thp_on(void)
+/* Whether the kernel's THP mode (the bracketed word of
+ * /sys/kernel/mm/transparent_hugepage/enabled) is `mode`. */
+static bool thp_mode_is(const char *mode)
 {
-    char mode[128] = "";
+    char line[128] = "", bracketed[32];
     FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     if (f == NULL)
         return false;
-    if (fgets(mode, sizeof mode, f) == NULL)
-        mode[0] = '\0';
+    if (fgets(line, sizeof line, f) == NULL)
+        line[0] = '\0';
     fclose(f);
-    return strstr(mode, "[always]") != NULL || strstr(mode, "[madvise]") != NULL;
+    snprintf(bracketed, sizeof bracketed, "[%s]", mode);
+    return strstr(line, bracketed) != NULL;
+}
+
+/* True when THP may back a mapping that asks for it ("always" or "madvise"). */
+static bool thp_on(void)
+{
+    return thp_mode_is("always") || thp_mode_is("madvise");
 }
 
 /* THPeligible of the mapping that holds `p` (1 or 0), or -1 where smaps has
@@ -86,19 +94,6 @@ static bool huge_pages_wanted(void)
     return value == NULL || strcmp(value, "0") != 0;
 }
 
-/* THP's mode is "madvise": only advised mappings get huge pages. */
-static bool thp_madvise(void)
-{
-    char mode[128] = "";
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    if (f == NULL)
-        return false;
-    if (fgets(mode, sizeof mode, f) == NULL)
-        mode[0] = '\0';
-    fclose(f);
-    return strstr(mode, "[madvise]") != NULL;
-}
-
 /* A big buffer is huge-page aligned and advised, where the kernel has THP
  * (and not advised when ACCEL_HOST_HUGE_PAGES=0). */
 static void assert_huge_page_friendly(const void *p)
@@ -106,7 +101,7 @@ static void assert_huge_page_friendly(const void *p)
     size_t huge = thp_size();
     if (!huge_pages_wanted()) {
         int eligible = thp_eligible(p);
-        if (thp_madvise() && eligible >= 0)
+        if (thp_mode_is("madvise") && eligible >= 0)
             assert_int_equal(eligible, 0);
         else
             printf("# THP not in madvise mode, or smaps silent: the opt-out is not checked\n");
