@@ -44,7 +44,8 @@ typedef struct aio_arg {
  * again when the suite has removed it. */
 static char aio_cleanup_path[64];
 static const int aio_cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction aio_cleanup_saved[3];
+#define AIO_CLEANUP_SIGNALS (sizeof aio_cleanup_signals / sizeof aio_cleanup_signals[0])
+static struct sigaction aio_cleanup_saved[AIO_CLEANUP_SIGNALS];
 
 static void aio_cleanup_on_signal(int sig)
 {
@@ -65,7 +66,7 @@ static void aio_cleanup_arm(const char *path)
     struct sigaction action = {.sa_handler = aio_cleanup_on_signal};
     snprintf(aio_cleanup_path, sizeof aio_cleanup_path, "%s", path);
     sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < AIO_CLEANUP_SIGNALS; i++) {
         sigaction(aio_cleanup_signals[i], NULL, &aio_cleanup_saved[i]);
         /* A signal the caller ignores (a background job's SIGINT) stays ignored. */
         if (aio_cleanup_saved[i].sa_handler != SIG_IGN)
@@ -75,7 +76,7 @@ static void aio_cleanup_arm(const char *path)
 
 static void aio_cleanup_disarm(void)
 {
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < AIO_CLEANUP_SIGNALS; i++)
         sigaction(aio_cleanup_signals[i], &aio_cleanup_saved[i], NULL);
     unlink(aio_cleanup_path);
 }

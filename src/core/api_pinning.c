@@ -159,8 +159,9 @@ static accel_status_t pin_native_alloc(size_t bytes, void **out)
 
 static void pin_native_free(void *ptr, size_t bytes)
 {
-    munlock(ptr, pin_native_span(bytes));
-    accel_host_pages_free(ptr, pin_native_span(bytes));
+    size_t span = pin_native_span(bytes);
+    munlock(ptr, span);
+    accel_host_pages_free(ptr, span);
 }
 
 static accel_status_t pin_buffer_alloc(accel_t *acc, accel_pin_backend_t backend, size_t bytes,

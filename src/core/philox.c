@@ -9,10 +9,6 @@
 
 #include "core/cpu_isa.h"
 
-#define PHILOX_M0     0xD2511F53u /* round multipliers */
-#define PHILOX_M1     0xCD9E8D57u
-#define PHILOX_W0     0x9E3779B9u /* key schedule (Weyl) increments */
-#define PHILOX_W1     0xBB67AE85u
 #define PHILOX_ROUNDS 10
 
 /* Words generated per stack chunk when a transform sits between the

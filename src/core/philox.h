@@ -12,6 +12,12 @@
 #include "accel/accel_backend.h"
 #include "accel/accel_backend_utils.h"
 
+/* Philox4x32's constants, shared by the scalar path and the vector files. */
+#define PHILOX_M0 0xD2511F53u /* round multipliers */
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u /* key schedule (Weyl) increments */
+#define PHILOX_W1 0xBB67AE85u
+
 /* One block: 10 rounds on counter `ctr` with key `key`. */
 void accel_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 

@@ -1,7 +1,7 @@
 /* philox_blocks_keys.h: what the vector Philox files (philox_blocks_avx2.c,
  * philox_blocks_avx512.c) share and that needs no vector instruction: the
- * constants, the round keys of one seed as 64-bit lane values (high half
- * 0) and the constants of rounds 1 and 2 that both fold. Included once by
+ * round keys of one seed as 64-bit lane values (high half 0) and the
+ * constants of rounds 1 and 2 that both fold. Included once by
  * each of those files (built with different -m flags, so the code is
  * compiled per file); nothing else includes it.
  *
@@ -17,10 +17,7 @@
 
 #include <stdint.h>
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
+#include "core/philox.h" /* the constants */
 
 typedef struct philox_keys {
     uint64_t k0[10], k1[10];

@@ -73,9 +73,11 @@ static void child_history_add(const char *name, check_result_t result)
     child_history_failed[child_history_count++] = result == CHECK_FAIL;
 }
 
+/* One record to the parent; also kept in this child's history. */
 static void child_report(const char *name, const check_outcome_t *outcome)
 {
     char sentence[CHECK_SENTENCE_MAX], line[CHECK_SENTENCE_MAX + 256];
+    child_history_add(name, outcome->result);
     child_flatten(sentence, sizeof sentence, outcome->sentence);
     int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\n", name,
                      selftest_result_name(outcome->result), outcome->where, sentence);
@@ -149,12 +151,10 @@ static void child_run_one(const char *name, bool keep_open)
         outcome.result = CHECK_FAIL;
         snprintf(outcome.sentence, sizeof outcome.sentence, "no check is named '%s'", name);
         child_report(name, &outcome);
-        child_history_add(name, outcome.result);
         return;
     }
     if (!(check->flags & SELFTEST_NO_BACKEND) && !child_open(&outcome)) {
         child_report(name, &outcome);
-        child_history_add(name, outcome.result);
         return;
     }
     check_run(check->fn, &outcome, child_report_and_exit);
@@ -170,7 +170,6 @@ static void child_run_one(const char *name, bool keep_open)
         if (!keep_open)
             child_close(&outcome);
         child_report(name, &outcome);
-        child_history_add(name, outcome.result);
         return;
     }
     /* A check that did not pass may have left work that never completes (a
@@ -178,7 +177,6 @@ static void child_run_one(const char *name, bool keep_open)
      * it: report first, then clean up between two facts, so that the
      * parent blames a hang there on the cleanup, not on a check. */
     child_report(name, &outcome);
-    child_history_add(name, outcome.result);
     selftest_child_fact("cleanup", "closing the backend after a check that did not pass");
     child_close(&outcome);
     selftest_child_fact("cleaned", "");
