@@ -204,18 +204,6 @@ void probe_comm_tccl_nccl_parameters(void **state)
  * group is never left open for the probes after this one. */
 void probe_comm_tccl_groups(void **state)
 {
-    rule_tccl_job_t job;
-    const char *why;
     (void)state;
-    rule_tccl_join(&job);
-    print_message("tccl engine: %s\n", job.detail);
-    if (job.size < 2) {
-        assert_ok(accel_comm_destroy(job.comm));
-        conf_skip("a ring needs two ranks");
-    }
-    why = rule_grouped_ring(conformance_acc, job.comm, job.rank, job.size,
-                            strstr(job.detail, "without group calls") == NULL);
-    assert_ok(accel_comm_destroy(job.comm));
-    if (why != NULL)
-        fail_msg("%s", why);
+    rule_optional_groups_probe(conformance_acc, "tccl");
 }

@@ -197,6 +197,25 @@ const char *rule_grouped_ring(accel_t *acc, accel_comm_t *comm, int rank, int si
     return why[0] != '\0' ? why : NULL;
 }
 
+void rule_optional_groups_probe(accel_t *acc, const char *engine)
+{
+    accel_comm_t *comm = NULL;
+    int rank = 0, size = 0, device = 0;
+    char detail[320];
+    rule_comm_join(acc, engine, &comm, &rank, &size, &device, detail, sizeof detail);
+    assert_ok(accel_set_device(acc, device));
+    print_message("%s engine: %s\n", engine, detail);
+    if (size < 2) {
+        assert_ok(accel_comm_destroy(comm));
+        conf_skip("a ring needs two ranks");
+    }
+    const char *why =
+        rule_grouped_ring(acc, comm, rank, size, strstr(detail, "without group calls") == NULL);
+    assert_ok(accel_comm_destroy(comm));
+    if (why != NULL)
+        fail_msg("%s", why);
+}
+
 void rule_comm_join(accel_t *acc, const char *engine, accel_comm_t **comm, int *rank, int *size,
                     int *device, char *detail, size_t detail_size)
 {

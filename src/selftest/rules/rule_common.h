@@ -62,4 +62,11 @@ int32_t *rule_device_ints(accel_t *acc, const int32_t *values, size_t count);
 const char *rule_grouped_ring(accel_t *acc, accel_comm_t *comm, int rank, int size,
                               bool groups_required);
 
+/* The whole probe of an engine whose group calls are optional (cncl,
+ * tccl): join the job's communicator through `engine` on its device, skip
+ * below two ranks, then rule_grouped_ring, with groups required unless the
+ * engine's library line says it runs "without group calls". Destroys the
+ * communicator before reporting. */
+void rule_optional_groups_probe(accel_t *acc, const char *engine);
+
 #endif /* ACCEL_SELFTEST_RULE_COMMON_H */
