@@ -528,7 +528,8 @@ ACCEL_API size_t accel_thread_pool_threads(void);
  * running on a library thread races the application's own threads, which
  * go on meanwhile. accel_thread_start is pthread_create with every signal
  * blocked in the new thread; the caller's mask is unchanged. Returns
- * pthread_create's result. Any thread. */
+ * pthread_create's result (EINVAL, nothing started, for a NULL thread or
+ * fn). Any thread. */
 ACCEL_API int accel_thread_start(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
                                  void *arg);
 

@@ -8,6 +8,7 @@
  * thread a cpu accelerator has after using its stream worker, the host
  * thread pool and an async_io handle's workers. */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -42,6 +43,9 @@ static void test_thread_start_blocks_signals(void **state)
     pthread_sigmask(SIG_BLOCK, NULL, &before);
     assert_int_equal(accel_thread_start(&thread, NULL, mask_of_thread, &seen), 0);
     assert_int_equal(pthread_join(thread, NULL), 0);
+    /* Bad input: refused, nothing started. */
+    assert_int_equal(accel_thread_start(NULL, NULL, mask_of_thread, &seen), EINVAL);
+    assert_int_equal(accel_thread_start(&thread, NULL, NULL, NULL), EINVAL);
     pthread_sigmask(SIG_BLOCK, NULL, &after);
     for (int sig = 1; sig < 32; sig++) {
         if (sig == SIGKILL || sig == SIGSTOP)
