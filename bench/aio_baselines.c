@@ -67,21 +67,13 @@ bool aio_baseline_fio(const aio_baseline_job_t *job, bench_series_t *out, char *
 {
     char filename[128], rw[16], bs[32], depth[32], size[48], loops_arg[32], text[8192];
     size_t loops = job->bytes >= FIO_MIN_TRANSFER ? 1 : FIO_MIN_TRANSFER / job->bytes;
-    char *argv[] = {"fio",
-                    "--name=accel-bench",
-                    filename,
-                    rw,
-                    bs,
-                    depth,
-                    "--direct=1",
-                    "--ioengine=libaio",
-                    size,
-                    loops_arg,
-                    "--numjobs=1",
-                    "--output-format=terse",
-                    "--terse-version=3",
-                    job->huge_buffer ? "--iomem=shmhuge" : NULL,
-                    NULL};
+    char *argv[] = {"fio", "--name=accel-bench", filename, rw, bs, depth, "--direct=1",
+                    "--ioengine=libaio", size, loops_arg, "--numjobs=1",
+                    /* Jobs as threads, not forked processes: stopping the
+                     * fio process then stops its I/O too (suite_aio.c's
+                     * cleanup on a signal). */
+                    "--thread", "--output-format=terse", "--terse-version=3",
+                    job->huge_buffer ? "--iomem=shmhuge" : NULL, NULL};
     snprintf(filename, sizeof filename, "--filename=%s", job->path);
     snprintf(rw, sizeof rw, "--rw=%s", job->write ? "write" : "read");
     snprintf(bs, sizeof bs, "--bs=%zu", job->block_size);

@@ -2,6 +2,7 @@
 #include "python_baseline.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +14,25 @@ int bench_run_capture(char *const argv[], char *out, size_t cap)
     int fds[2];
     size_t used = 0;
     int status = 0;
+    sigset_t all, saved;
     if (pipe(fds) != 0)
         return -1;
+    /* Signals wait until bench_child names the new child, so a suite's
+     * handler (suite_aio.c) never misses one it must stop. */
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &saved);
     pid_t pid = fork();
+    if (pid > 0)
+        bench_child = pid;
+    if (pid != 0)
+        sigprocmask(SIG_SETMASK, &saved, NULL);
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
         return -1;
     }
-    bench_child = pid;
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &saved, NULL);
         int null = open("/dev/null", O_RDWR);
         dup2(fds[1], STDOUT_FILENO);
         if (null >= 0) {
